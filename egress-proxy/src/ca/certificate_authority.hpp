@@ -1,0 +1,60 @@
+// The proxy's own certificate authority: a key pair made at start, held only
+// in memory, and leaf certificates minted per host on first use.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+
+namespace osf::ca {
+
+struct X509Deleter {
+    void operator()(X509* x) const { X509_free(x); }
+};
+struct PKeyDeleter {
+    void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
+};
+using X509Ptr = std::unique_ptr<X509, X509Deleter>;
+using PKeyPtr = std::unique_ptr<EVP_PKEY, PKeyDeleter>;
+
+// A minted leaf: its certificate and the (shared) leaf key.
+struct Leaf {
+    X509Ptr certificate;
+    std::shared_ptr<EVP_PKEY> key; // shared by every leaf
+    std::int64_t not_after = 0;    // seconds since the epoch
+};
+
+struct CaOptions {
+    // DNS names (and IP literals) the CA may issue for; empty means no name
+    // constraints. A name permits itself and its subdomains (RFC 5280).
+    std::vector<std::string> permitted_names;
+    std::string common_name = "osf egress-proxy CA";
+};
+
+class CertificateAuthority {
+public:
+    // Makes a new key pair (P-256) and a self-signed CA certificate. Throws
+    // std::runtime_error on an OpenSSL failure.
+    static std::unique_ptr<CertificateAuthority> create(const CaOptions& options);
+    ~CertificateAuthority();
+
+    // The CA certificate in PEM, for <state-dir>/ca.crt and clients.
+    std::string certificate_pem() const;
+    X509* certificate() const;
+
+    // Mints a leaf for `host` (a DNS name or IP literal; SAN = host), signed by
+    // this CA. Not cached: see LeafCache.
+    Leaf mint_leaf(std::string_view host) const;
+
+private:
+    CertificateAuthority();
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+} // namespace osf::ca

@@ -1,0 +1,88 @@
+// The egress decision: which destinations a sandbox may reach, and what the
+// proxy does there (secret substitution, MCP filtering). Built once from the
+// validated spec, then shared read-only. Pure: no sockets, no DNS.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/asio/ip/address.hpp>
+
+#include "osf/spec.hpp"
+#include "policy/address_class.hpp"
+
+namespace osf::policy {
+
+// Refusal reasons, as written in the log's `refusedBy` and the X-Osf-Refused-By header.
+namespace reason {
+inline constexpr std::string_view host_not_allowed = "host-not-allowed";
+inline constexpr std::string_view port_not_allowed = "port-not-allowed";
+inline constexpr std::string_view bad_host = "bad-host";
+inline constexpr std::string_view destination_address = "destination-address";
+inline constexpr std::string_view host_mismatch = "host-mismatch";
+inline constexpr std::string_view bad_request = "bad-request";
+inline constexpr std::string_view mcp_tool = "mcp-tool";
+inline constexpr std::string_view mcp_unreadable = "mcp-unreadable";
+inline constexpr std::string_view limit = "limit";
+} // namespace reason
+
+struct Decision {
+    bool allowed = false;        // deny is the default
+    std::string_view refused_by; // one of reason::*, empty when allowed
+    std::string detail;          // short human text for the 403 body, no secrets
+    static Decision allow() { return Decision{true, {}, {}}; }
+    static Decision refuse(std::string_view why, std::string detail) {
+        return Decision{false, why, std::move(detail)};
+    }
+};
+
+// OSF_SANDBOX_HOST_ALIASES: "host=ip,host=ip". Hosts are canonicalised.
+using HostAliases = std::map<std::string, boost::asio::ip::address>;
+struct AliasParse {
+    HostAliases aliases;
+    std::string error; // empty on success; names the bad entry
+};
+AliasParse parse_host_aliases(std::string_view text);
+
+class Policy {
+public:
+    Policy(const osf::Spec& spec, HostAliases aliases);
+
+    // Before DNS: may this canonical host and port be reached at all? Allowed
+    // when the host matches an `egress` entry (wildcards included, port
+    // respected) or is the host and port of an `mcp` server.
+    Decision check_destination(std::string_view host, std::uint16_t port) const;
+
+    // After DNS (or for an IP literal): may the proxy connect to this address
+    // for this host? Loopback, link-local, unspecified and multicast are
+    // refused unless an alias for `host` names exactly this address.
+    Decision check_address(std::string_view host, const boost::asio::ip::address& address) const;
+
+    // The address an alias gives the host, if any.
+    std::optional<boost::asio::ip::address> alias_for(std::string_view host) const;
+
+    // Secret placeholders are substituted only for hosts in `egress`.
+    bool substitutes_secrets(std::string_view host, std::uint16_t port) const;
+
+    // The MCP server whose traffic this request is, if any: a request to the
+    // server's URL path (or below it), or any request to a host:port that is
+    // only an MCP host (not in `egress`).
+    const osf::McpServer* mcp_server_for(std::string_view host, std::uint16_t port,
+                                         std::string_view path) const;
+
+    // Names the CA may be constrained to: every egress and MCP host, wildcards
+    // as their parent domain ("*.example.com" -> "example.com").
+    std::vector<std::string> permitted_names() const;
+
+private:
+    bool in_egress(std::string_view host, std::uint16_t port) const;
+
+    std::vector<osf::EgressRule> egress_;
+    std::vector<osf::McpServer> mcp_;
+    HostAliases aliases_;
+};
+
+} // namespace osf::policy

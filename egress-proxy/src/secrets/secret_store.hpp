@@ -1,0 +1,64 @@
+// Real secret values, resolved once at start, and their substitution into
+// request headers. Substitution is pure; resolution reads the sources.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/beast/http/fields.hpp>
+
+#include "osf/spec.hpp"
+
+namespace osf::secrets {
+
+// Where resolution reads from; tests pass their own.
+struct SourceEnvironment {
+    std::function<std::optional<std::string>(const std::string&)> getenv; // OSF_SECRET_<NAME>, OSF_OPENBAO_*
+    std::string secrets_dir = "/run/secrets";                          // OSF_SECRETS_DIR
+    std::string extra_ca_bundle;                                       // also trusted for OpenBao
+    static SourceEnvironment from_process();
+};
+
+struct Secret {
+    std::string name;
+    std::string placeholder; // osf-secret-placeholder-<NAME>
+    std::string value;
+};
+
+class SecretStore {
+public:
+    SecretStore() = default;
+    explicit SecretStore(std::vector<Secret> secrets);
+
+    // Resolves every secret of the spec. On failure `error` holds one line
+    // naming the secret and its source, never a value.
+    struct Loaded;
+    static Loaded load(const osf::Spec& spec, const SourceEnvironment& env);
+
+    // Replaces every declared placeholder in every header value, including
+    // inside `Authorization: Basic` credentials (decoded, replaced,
+    // re-encoded). Returns the names substituted, sorted, without repeats.
+    std::vector<std::string> substitute(boost::beast::http::fields& headers) const;
+
+    // Same on one value (for tests and for the WebSocket upgrade request).
+    std::string substitute_value(std::string_view value, std::vector<std::string>& used) const;
+
+    // Replaces any real value found in `text` with "[redacted]" (diagnostics).
+    std::string redact(std::string_view text) const;
+
+    bool empty() const { return secrets_.empty(); }
+    const std::vector<Secret>& secrets() const { return secrets_; }
+
+private:
+    std::vector<Secret> secrets_;
+};
+
+struct SecretStore::Loaded {
+    SecretStore store;
+    std::string error; // empty on success
+};
+
+} // namespace osf::secrets

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs every Debian package the build, the tests and the benchmark need.
+# Idempotent: apt-get skips what is already there. Run as root.
+set -euo pipefail
+
+packages=(
+  # build
+  build-essential cmake ninja-build pkg-config git
+  libboost1.81-dev libboost-url1.81-dev libssl-dev
+  nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev catch2
+  clang clang-format libclang-rt-14-dev
+  # tests: real clients and servers
+  curl openssl ca-certificates python3 python3-pytest python3-websockets
+  python3-yaml python3-cryptography nodejs jq iproute2 util-linux
+  bubblewrap buildah
+  # benchmark
+  hey procps
+)
+
+if [ "$(id -u)" != 0 ]; then
+  echo "install-deps: run as root (apt-get needs it)" >&2
+  exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+# npm: nodesource's nodejs ships it (and conflicts with Debian's npm).
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+# kubectl: Debian's own kubernetes-client is too old for exec over WebSocket;
+# use the kubectl package where an apt source offers it.
+if ! command -v kubectl >/dev/null 2>&1; then
+  if apt-cache show kubectl >/dev/null 2>&1; then missing+=(kubectl); else missing+=(kubernetes-client); fi
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+echo "install-deps: all packages present"
