@@ -1,0 +1,5 @@
+# Makes the osftest fixture library importable from every integration test.
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))

@@ -1,0 +1,147 @@
+"""The built egress-proxy, started on 127.0.0.1 with kernel-chosen ports."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+from .paths import proxy_bin
+
+
+class ProxyExited(Exception):
+    def __init__(self, code, stderr):
+        super().__init__(f"egress-proxy exited with {code}: {stderr.strip()}")
+        self.code, self.stderr = code, stderr
+
+
+class Proxy:
+    """Starts `egress-proxy --spec <spec> --listen 127.0.0.1:0 --admin-listen
+    127.0.0.1:0 --state-dir <dir>/state` and waits until it is ready.
+
+    `spec` is a dict (written to <dir>/spec.json) or a path. `aliases` becomes
+    OSF_SANDBOX_HOST_ALIASES; `upstream_ca` the extra trust bundle. The
+    addresses come from <state-dir>/listen.json, which the proxy writes once
+    it listens."""
+
+    def __init__(self, spec, directory, *, aliases=None, upstream_ca=None, env=None, args=(),
+                 start=True, timeout=30):
+        self.dir = directory
+        os.makedirs(directory, exist_ok=True)
+        if isinstance(spec, dict):
+            self.spec_path = os.path.join(directory, "spec.json")
+            with open(self.spec_path, "w") as f:
+                json.dump(spec, f)
+        else:
+            self.spec_path = spec
+        self.state_dir = os.path.join(directory, "state")
+        self.env = dict(os.environ)
+        for k in list(self.env):
+            if k.startswith("OSF_") or k.lower().endswith("_proxy"):
+                del self.env[k]
+        if aliases:
+            self.env["OSF_SANDBOX_HOST_ALIASES"] = ",".join(f"{h}={a}" for h, a in aliases.items())
+        self.env.update(env or {})
+        self.argv = [proxy_bin(), "--spec", self.spec_path, "--listen", "127.0.0.1:0",
+                     "--admin-listen", "127.0.0.1:0", "--state-dir", self.state_dir]
+        if upstream_ca:
+            self.argv += ["--upstream-ca", upstream_ca]
+        self.argv += list(args)
+        self.stdout_path = os.path.join(directory, "proxy.stdout")
+        self.stderr_path = os.path.join(directory, "proxy.stderr")
+        self.proc = None
+        if start:
+            self.start(timeout)
+
+    def start(self, timeout=30):
+        listen_file = os.path.join(self.state_dir, "listen.json")
+        if os.path.exists(listen_file):
+            os.remove(listen_file)
+        self._out = open(self.stdout_path, "wb")
+        self._err = open(self.stderr_path, "wb")
+        self.proc = subprocess.Popen(self.argv, env=self.env, stdout=self._out, stderr=self._err,
+                                     stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise ProxyExited(self.proc.returncode, self.stderr())
+            try:
+                with open(listen_file) as f:
+                    info = json.load(f)
+                break
+            except (FileNotFoundError, json.JSONDecodeError):
+                time.sleep(0.05)
+        else:
+            self.kill()
+            raise TimeoutError("egress-proxy did not become ready: " + self.stderr())
+        self.listen = info["proxy"]
+        self.admin = info["admin"]
+        self.url = "http://" + self.listen
+        self.admin_url = "http://" + self.admin
+        self.ca_path = os.path.join(self.state_dir, "ca.crt")
+        self.log_path = os.path.join(self.state_dir, "egress.jsonl")
+        return self
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def stderr(self) -> str:
+        try:
+            with open(self.stderr_path, errors="replace") as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
+
+    def stdout(self) -> str:
+        with open(self.stdout_path, errors="replace") as f:
+            return f.read()
+
+    def log_lines(self):
+        """Every egress log line, parsed (raises on a line that is not JSON)."""
+        try:
+            with open(self.log_path) as f:
+                return [json.loads(line) for line in f if line.strip()]
+        except FileNotFoundError:
+            return []
+
+    def wait_for_log(self, predicate, timeout=10):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            lines = [l for l in self.log_lines() if predicate(l)]
+            if lines:
+                return lines
+            time.sleep(0.05)
+        raise AssertionError("no matching egress log line; log: " + json.dumps(self.log_lines())[-2000:])
+
+    def terminate(self, timeout=30) -> int:
+        """SIGTERM, then wait; returns the exit code."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+    def kill(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def stop(self):
+        code = self.terminate()
+        for f in (self._out, self._err):
+            f.close()
+        return code
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def run_proxy(argv, env=None, timeout=30):
+    """Runs the proxy binary to completion (subcommands, bad configuration)."""
+    return subprocess.run([proxy_bin(), *argv], capture_output=True, text=True, env=env, timeout=timeout)
