@@ -1,9 +1,8 @@
 // Classifies a resolved destination address. Pure.
 #pragma once
 
-#include <string_view>
-
 #include <boost/asio/ip/address.hpp>
+#include <string_view>
 
 namespace osf::policy {
 

@@ -1,11 +1,11 @@
 // Host names and addresses as the proxy will connect to them. Pure.
 #pragma once
 
+#include <boost/asio/ip/address.hpp>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <boost/asio/ip/address.hpp>
 
 namespace osf::policy {
 

@@ -3,16 +3,15 @@
 // validated spec, then shared read-only. Pure: no sockets, no DNS.
 #pragma once
 
+#include "osf/spec.hpp"
+#include "policy/address_class.hpp"
+
+#include <boost/asio/ip/address.hpp>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/asio/ip/address.hpp>
-
-#include "osf/spec.hpp"
-#include "policy/address_class.hpp"
 
 namespace osf::policy {
 

@@ -1,0 +1,140 @@
+// The egress decision. Hosts reaching here should already be canonical; they
+// are canonicalised again so that a caller's slip fails closed ("bad-host")
+// rather than matching or missing by accident.
+#include "policy/policy.hpp"
+
+#include "policy/host.hpp"
+#include "policy/url_path.hpp"
+
+#include <algorithm>
+
+namespace osf::policy {
+namespace {
+
+// Spec hosts are validated elsewhere; canonicalise anyway so "127.1" in the
+// spec and "127.0.0.1" on the wire compare equal. A host that does not
+// canonicalise is kept as written and simply never matches.
+std::string canonical_rule_host(const std::string& host) {
+    if (host.starts_with("*.")) {
+        auto parent = canonical_host(std::string_view(host).substr(2));
+        return parent ? "*." + *parent : host;
+    }
+    auto canonical = canonical_host(host);
+    return canonical ? *canonical : host;
+}
+
+// "*.example.com" matches "a.example.com" and "a.b.example.com", not
+// "example.com"; it never matches an IP literal.
+bool host_matches(const std::string& pattern, std::string_view host) {
+    if (!pattern.starts_with("*.")) return pattern == host;
+    if (host_as_address(host)) return false;
+    std::string_view suffix = std::string_view(pattern).substr(1); // ".example.com"
+    return host.size() > suffix.size() && host.ends_with(suffix);
+}
+
+std::string host_port_text(std::string_view host, std::uint16_t port) {
+    bool v6 = host.find(':') != std::string_view::npos;
+    return (v6 ? "[" + std::string(host) + "]" : std::string(host)) + ":" + std::to_string(port);
+}
+
+} // namespace
+
+Policy::Policy(const osf::Spec& spec, HostAliases aliases)
+    : egress_(spec.egress), mcp_(spec.mcp), aliases_(std::move(aliases)) {
+    for (auto& rule : egress_)
+        rule.host = canonical_rule_host(rule.host);
+    for (auto& server : mcp_) {
+        server.host = canonical_rule_host(server.host);
+        if (server.path.empty()) server.path = "/";
+    }
+}
+
+bool Policy::in_egress(std::string_view host, std::uint16_t port) const {
+    return std::any_of(egress_.begin(), egress_.end(), [&](const osf::EgressRule& rule) {
+        return host_matches(rule.host, host) && (!rule.port || *rule.port == port);
+    });
+}
+
+Decision Policy::check_destination(std::string_view raw_host, std::uint16_t port) const {
+    auto host = canonical_host(raw_host);
+    if (!host) return Decision::refuse(reason::bad_host, "not a valid host name or address");
+    if (port == 0) return Decision::refuse(reason::port_not_allowed, "port 0 is not allowed");
+    if (in_egress(*host, port)) return Decision::allow();
+    for (const auto& server : mcp_)
+        if (server.host == *host && server.port == port) return Decision::allow();
+
+    bool host_known =
+        std::any_of(egress_.begin(), egress_.end(),
+                    [&](const osf::EgressRule& rule) { return host_matches(rule.host, *host); }) ||
+        std::any_of(mcp_.begin(), mcp_.end(),
+                    [&](const osf::McpServer& server) { return server.host == *host; });
+    if (host_known)
+        return Decision::refuse(reason::port_not_allowed,
+                                host_port_text(*host, port) + " is not allowed: port " +
+                                    std::to_string(port) + " is not in the egress list");
+    return Decision::refuse(reason::host_not_allowed, *host + " is not in the egress list");
+}
+
+Decision Policy::check_address(std::string_view host,
+                               const boost::asio::ip::address& address) const {
+    auto alias = alias_for(host);
+    if (alias && *alias == address) return Decision::allow();
+    AddressClass c = classify(address);
+    if (c == AddressClass::Public) return Decision::allow();
+    auto canonical = canonical_host(host);
+    return Decision::refuse(reason::destination_address,
+                            (canonical ? *canonical : std::string("the host")) + " resolves to " +
+                                address.to_string() + " (" + std::string(to_string(c)) + ")");
+}
+
+std::optional<boost::asio::ip::address> Policy::alias_for(std::string_view host) const {
+    auto canonical = canonical_host(host);
+    if (!canonical) return std::nullopt;
+    auto it = aliases_.find(*canonical);
+    if (it == aliases_.end()) return std::nullopt;
+    return it->second;
+}
+
+bool Policy::substitutes_secrets(std::string_view host, std::uint16_t port) const {
+    auto canonical = canonical_host(host);
+    return canonical && in_egress(*canonical, port);
+}
+
+const osf::McpServer* Policy::mcp_server_for(std::string_view host, std::uint16_t port,
+                                             std::string_view path) const {
+    auto canonical = canonical_host(host);
+    if (!canonical) return nullptr;
+    const osf::McpServer* first = nullptr;
+    const osf::McpServer* best = nullptr;
+    std::size_t best_length = 0;
+    for (const auto& server : mcp_) {
+        if (server.host != *canonical || server.port != port) continue;
+        if (!first) first = &server;
+        if (!path_is_under(path, server.path)) continue;
+        std::string base = normalize_path(server.path);
+        std::size_t length = base.size() > 1 && base.ends_with('/') ? base.size() - 1 : base.size();
+        if (!best || length > best_length) {
+            best = &server;
+            best_length = length;
+        }
+    }
+    if (best) return best;
+    // A host:port that is only an MCP host carries nothing but MCP traffic.
+    if (first && !in_egress(*canonical, port)) return first;
+    return nullptr;
+}
+
+std::vector<std::string> Policy::permitted_names() const {
+    std::vector<std::string> names;
+    auto add = [&](std::string name) {
+        if (std::find(names.begin(), names.end(), name) == names.end())
+            names.push_back(std::move(name));
+    };
+    for (const auto& rule : egress_)
+        add(rule.wildcard() ? rule.host.substr(2) : rule.host);
+    for (const auto& server : mcp_)
+        add(server.host);
+    return names;
+}
+
+} // namespace osf::policy

@@ -1,0 +1,89 @@
+#include "policy/url_path.hpp"
+
+#include <vector>
+
+namespace osf::policy {
+namespace {
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+bool is_unreserved(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '.' || c == '_' || c == '~';
+}
+
+char to_lower(char c) {
+    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+std::string decode_unreserved(std::string_view path) {
+    std::string out;
+    out.reserve(path.size());
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        char c = path[i];
+        if (c == '%' && i + 2 < path.size() && hex_value(path[i + 1]) >= 0 &&
+            hex_value(path[i + 2]) >= 0) {
+            char decoded = static_cast<char>(hex_value(path[i + 1]) * 16 + hex_value(path[i + 2]));
+            if (is_unreserved(decoded)) {
+                out.push_back(decoded);
+            } else {
+                static constexpr char digits[] = "0123456789ABCDEF";
+                auto byte = static_cast<unsigned char>(decoded);
+                out.push_back('%');
+                out.push_back(digits[byte >> 4]);
+                out.push_back(digits[byte & 0xf]);
+            }
+            i += 2;
+        } else {
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::string normalize_path(std::string_view path) {
+    path = path.substr(0, path.find_first_of("?#"));
+    std::string decoded = decode_unreserved(path);
+
+    std::vector<std::string_view> segments;
+    std::string_view rest = decoded;
+    while (!rest.empty()) {
+        std::size_t slash = rest.find('/');
+        std::string_view segment = rest.substr(0, slash);
+        rest = slash == std::string_view::npos ? std::string_view{} : rest.substr(slash + 1);
+        if (segment == "..") {
+            if (!segments.empty()) segments.pop_back();
+        } else if (segment != "." && !segment.empty()) {
+            segments.push_back(segment);
+        }
+    }
+    std::string_view d = decoded;
+    bool trailing_slash = d.ends_with('/') || d.ends_with("/.") || d.ends_with("/..");
+    std::string out;
+    for (std::string_view segment : segments) {
+        out.push_back('/');
+        out.append(segment);
+    }
+    if (out.empty() || trailing_slash) out.push_back('/');
+    return out;
+}
+
+bool path_is_under(std::string_view path, std::string_view prefix) {
+    std::string p = normalize_path(path);
+    std::string base = normalize_path(prefix);
+    if (base.size() > 1 && base.back() == '/') base.pop_back();
+    if (base == "/") return true;
+    if (p.size() < base.size()) return false;
+    for (std::size_t i = 0; i < base.size(); ++i)
+        if (to_lower(p[i]) != to_lower(base[i])) return false;
+    return p.size() == base.size() || p[base.size()] == '/';
+}
+
+} // namespace osf::policy
