@@ -2,23 +2,23 @@
 // request headers. Substitution is pure; resolution reads the sources.
 #pragma once
 
+#include "osf/spec.hpp"
+
+#include <boost/beast/http/fields.hpp>
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <boost/beast/http/fields.hpp>
-
-#include "osf/spec.hpp"
-
 namespace osf::secrets {
 
 // Where resolution reads from; tests pass their own.
 struct SourceEnvironment {
-    std::function<std::optional<std::string>(const std::string&)> getenv; // OSF_SECRET_<NAME>, OSF_OPENBAO_*
-    std::string secrets_dir = "/run/secrets";                          // OSF_SECRETS_DIR
-    std::string extra_ca_bundle;                                       // also trusted for OpenBao
+    std::function<std::optional<std::string>(const std::string&)>
+        getenv;                               // OSF_SECRET_<NAME>, OSF_OPENBAO_*
+    std::string secrets_dir = "/run/secrets"; // OSF_SECRETS_DIR
+    std::string extra_ca_bundle;              // also trusted for OpenBao
     static SourceEnvironment from_process();
 };
 
