@@ -22,16 +22,19 @@ struct ServerPolicy {
 // The verdict on a client request body (POST to an MCP endpoint).
 struct RequestVerdict {
     enum class Action {
-        Forward,     // send to the server unchanged
-        ReplyJsonRpc, // answer the client ourselves: HTTP 200, application/json, `body`
-        Refuse,      // answer with HTTP `status` and `body` (text), refusedBy = mcp-unreadable
+        Forward,      // send to the server unchanged
+        ReplyJsonRpc, // answer the client ourselves with HTTP `status`: 200 with an
+                      // application/json `body`, or 202 with no body when only
+                      // notifications were refused (JSON-RPC answers them with nothing)
+        Refuse,       // answer with HTTP `status` (400, 413, 415) and `body` (a JSON-RPC
+                      // error, application/json), refusedBy = mcp-unreadable
     };
     Action action = Action::Refuse;
     int status = 400;
     std::string body;
-    std::string refused_by;       // "mcp-tool" | "mcp-unreadable" | empty
-    std::string reason;           // short text for the log/diagnostics, no arguments
-    std::vector<std::string> tools_called; // tools/call names seen (for the log's `tool`)
+    std::string refused_by;                  // "mcp-tool" | "mcp-unreadable" | empty
+    std::string reason;                      // short text for the log/diagnostics, no arguments
+    std::vector<std::string> tools_called;   // tools/call names seen (for the log's `tool`)
     std::vector<std::string> tools_list_ids; // JSON-serialised ids of tools/list requests
 };
 
@@ -48,6 +51,12 @@ struct FilteredBody {
     std::size_t tools_removed = 0;
 };
 std::optional<FilteredBody> filter_json_response(const ServerPolicy& policy, std::string_view body);
+// Same, stricter: a response whose id is one of `tools_list_ids` (the request
+// verdict's) must carry a result.tools array when it has a result.
+std::optional<FilteredBody> filter_json_response(const ServerPolicy& policy, std::string_view body,
+                                                 const std::vector<std::string>& tools_list_ids);
+
+class SessionRegistry; // mcp/session_registry.hpp: the 2024-11-05 HTTP+SSE transport
 
 // Rewrites a text/event-stream as it streams: each complete event is parsed
 // (multi-line data: included); JSON-RPC payloads go through the same filter as
@@ -55,6 +64,10 @@ std::optional<FilteredBody> filter_json_response(const ServerPolicy& policy, std
 class SseFilter {
 public:
     explicit SseFilter(const ServerPolicy& policy);
+    // For the GET stream of the 2024-11-05 HTTP+SSE transport: learns the
+    // session from the "endpoint" event and checks answers to the tools/list
+    // requests recorded in `registry` for it (forgotten when the filter ends).
+    SseFilter(const ServerPolicy& policy, std::shared_ptr<SessionRegistry> registry);
     ~SseFilter();
     SseFilter(SseFilter&&) noexcept;
 
@@ -63,8 +76,14 @@ public:
     // End of stream: returns what is left (an incomplete final event is dropped).
     std::string finish();
 
+    // Answers to these JSON-serialised tools/list request ids (from the POST
+    // whose answer this stream is) must carry a result.tools array.
+    void expect_tools_list_ids(std::vector<std::string> ids);
+
     std::size_t events_dropped() const;
     std::size_t tools_removed() const;
+    // The legacy transport's session id, once the "endpoint" event was seen.
+    std::optional<std::string> session_id() const;
 
 private:
     struct Impl;

@@ -1,0 +1,98 @@
+#include "mcp/session_registry.hpp"
+
+#include <algorithm>
+
+namespace osf::mcp {
+
+SessionRegistry::SessionRegistry(std::size_t max_sessions, std::size_t max_pending_per_session)
+    : max_sessions_(std::max<std::size_t>(1, max_sessions)),
+      max_pending_per_session_(std::max<std::size_t>(1, max_pending_per_session)) {}
+
+void SessionRegistry::expect_tools_list(std::string_view session_id, std::string_view request_id) {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(session_id);
+    if (it == sessions_.end()) {
+        if (sessions_.size() >= max_sessions_) {
+            auto oldest = by_age_.begin();
+            sessions_.erase(oldest->second);
+            by_age_.erase(oldest);
+        }
+        Session session;
+        session.created = next_sequence_++;
+        by_age_.emplace(session.created, std::string(session_id));
+        it = sessions_.emplace(std::string(session_id), std::move(session)).first;
+    }
+    auto& pending = it->second.pending_ids;
+    if (pending.size() >= max_pending_per_session_) pending.pop_front();
+    pending.emplace_back(request_id);
+}
+
+bool SessionRegistry::take_tools_list(std::string_view session_id, std::string_view request_id) {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(session_id);
+    if (it == sessions_.end()) return false;
+    auto& pending = it->second.pending_ids;
+    auto id = std::find(pending.begin(), pending.end(), request_id);
+    if (id == pending.end()) return false;
+    pending.erase(id);
+    return true;
+}
+
+void SessionRegistry::forget(std::string_view session_id) {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(session_id);
+    if (it == sessions_.end()) return;
+    by_age_.erase(it->second.created);
+    sessions_.erase(it);
+}
+
+std::size_t SessionRegistry::session_count() const {
+    std::lock_guard lock(mutex_);
+    return sessions_.size();
+}
+
+namespace {
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+std::string percent_decode(std::string_view s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '%' && i + 2 < s.size() && hex_value(s[i + 1]) >= 0 &&
+            hex_value(s[i + 2]) >= 0) {
+            out.push_back(static_cast<char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2])));
+            i += 2;
+        } else if (s[i] == '+') {
+            out.push_back(' ');
+        } else {
+            out.push_back(s[i]);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::optional<std::string> session_id_from_url(std::string_view url) {
+    url = url.substr(0, url.find('#'));
+    std::size_t question = url.find('?');
+    if (question == std::string_view::npos) return std::nullopt;
+    std::string_view query = url.substr(question + 1);
+    while (!query.empty()) {
+        std::size_t amp = query.find('&');
+        std::string_view pair = query.substr(0, amp);
+        query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+        std::size_t eq = pair.find('=');
+        if (pair.substr(0, eq) == "sessionId" && eq != std::string_view::npos) {
+            return percent_decode(pair.substr(eq + 1));
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace osf::mcp

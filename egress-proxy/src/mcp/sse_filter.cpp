@@ -1,0 +1,141 @@
+// SseFilter: rewrites an MCP server's text/event-stream event by event.
+#include "mcp/json_reader.hpp"
+#include "mcp/mcp_filter.hpp"
+#include "mcp/session_registry.hpp"
+#include "mcp/sse_parser.hpp"
+#include "mcp/tools_pruner.hpp"
+
+#include <algorithm>
+
+namespace osf::mcp {
+
+struct SseFilter::Impl {
+    Impl(const ServerPolicy& p, std::shared_ptr<SessionRegistry> r)
+        : policy(p), parser(p.max_message_bytes), registry(std::move(r)) {}
+
+    ~Impl() {
+        if (registry && session_id) registry->forget(*session_id);
+    }
+
+    bool expected_answer(const Json& id) {
+        std::string key = write_json(id);
+        auto it = std::find(expected_ids.begin(), expected_ids.end(), key);
+        if (it != expected_ids.end()) {
+            expected_ids.erase(it);
+            return true;
+        }
+        return registry && session_id && registry->take_tools_list(*session_id, key);
+    }
+
+    void write_event(const SseEvent& event, std::string_view data, std::string& out) const {
+        if (!event.type.empty()) out.append("event: ").append(event.type).append("\n");
+        if (event.id) out.append("id: ").append(*event.id).append("\n");
+        if (event.retry) out.append("retry: ").append(*event.retry).append("\n");
+        if (event.has_data) {
+            std::size_t start = 0;
+            while (true) {
+                std::size_t end = data.find('\n', start);
+                out.append("data: ").append(data.substr(start, end - start)).append("\n");
+                if (end == std::string_view::npos) break;
+                start = end + 1;
+            }
+        }
+        out.append("\n");
+    }
+
+    void rewrite(const SseEvent& event, std::string& out) {
+        if (!event.has_data) {
+            // Not dispatched by a client; only its id and retry have an effect.
+            if (event.id || event.retry) write_event(event, {}, out);
+            return;
+        }
+        if (event.type == "endpoint") {
+            // Legacy transport: data is the URL to POST to, not JSON-RPC.
+            if (registry && !session_id) session_id = session_id_from_url(event.data);
+            write_event(event, event.data, out);
+            return;
+        }
+        if (event.data.empty()) {
+            // A priming event (resumability); nothing to read.
+            write_event(event, event.data, out);
+            return;
+        }
+        JsonReadResult read = read_strict_json(event.data);
+        if (!read.value || !(read.value->is_object() || read.value->is_array())) {
+            ++events_dropped;
+            return;
+        }
+        auto removed = prune_tools(*read.value, policy.tools,
+                                   [this](const Json& id) { return expected_answer(id); });
+        if (!removed) {
+            ++events_dropped;
+            return;
+        }
+        tools_removed += *removed;
+        write_event(event, write_json(*read.value), out);
+    }
+
+    std::string process(std::vector<SseItem> items) {
+        std::string out;
+        for (auto& item : items) {
+            switch (item.kind) {
+            case SseItem::Kind::Comment:
+                out.append(":").append(item.comment).append("\n");
+                break;
+            case SseItem::Kind::Oversized:
+                ++events_dropped;
+                break;
+            case SseItem::Kind::Event:
+                rewrite(item.event, out);
+                break;
+            }
+        }
+        return out;
+    }
+
+    ServerPolicy policy;
+    SseParser parser;
+    std::shared_ptr<SessionRegistry> registry;
+    std::optional<std::string> session_id;
+    std::vector<std::string> expected_ids;
+    std::size_t events_dropped = 0;
+    std::size_t tools_removed = 0;
+    bool finished = false;
+};
+
+SseFilter::SseFilter(const ServerPolicy& policy) : SseFilter(policy, nullptr) {}
+
+SseFilter::SseFilter(const ServerPolicy& policy, std::shared_ptr<SessionRegistry> registry)
+    : impl_(std::make_unique<Impl>(policy, std::move(registry))) {}
+
+SseFilter::~SseFilter() = default;
+SseFilter::SseFilter(SseFilter&&) noexcept = default;
+
+std::string SseFilter::feed(std::string_view chunk) {
+    if (impl_->finished) return {};
+    return impl_->process(impl_->parser.feed(chunk));
+}
+
+std::string SseFilter::finish() {
+    if (impl_->finished) return {};
+    impl_->finished = true;
+    // An event not ended by a blank line is never dispatched by a client.
+    if (impl_->parser.has_partial_event()) ++impl_->events_dropped;
+    return {};
+}
+
+void SseFilter::expect_tools_list_ids(std::vector<std::string> ids) {
+    impl_->expected_ids = std::move(ids);
+}
+
+std::size_t SseFilter::events_dropped() const {
+    return impl_->events_dropped;
+}
+std::size_t SseFilter::tools_removed() const {
+    return impl_->tools_removed;
+}
+std::optional<std::string> SseFilter::session_id() const {
+    return impl_->session_id;
+}
+
+} // namespace osf::mcp

@@ -1,0 +1,139 @@
+#include "mcp/sse_parser.hpp"
+
+#include <algorithm>
+
+namespace osf::mcp {
+
+namespace {
+
+constexpr std::string_view kBom = "\xEF\xBB\xBF";
+
+bool all_ascii_digits(std::string_view s) {
+    return !s.empty() &&
+           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+} // namespace
+
+SseParser::SseParser(std::size_t max_event_bytes) : max_event_bytes_(max_event_bytes) {}
+
+bool SseParser::has_partial_event() const {
+    return block_started_ || line_started_ || skipping_ || !bom_probe_.empty();
+}
+
+bool SseParser::over_limit(std::size_t extra) const {
+    return block_bytes_ + line_.size() + extra > max_event_bytes_;
+}
+
+void SseParser::reset_block() {
+    block_ = SseEvent{};
+    block_started_ = false;
+    block_bytes_ = 0;
+}
+
+std::vector<SseItem> SseParser::feed(std::string_view chunk) {
+    std::vector<SseItem> out;
+    std::string joined; // only used while the stream's first bytes may be a BOM
+    if (at_stream_start_) {
+        joined = bom_probe_ + std::string(chunk);
+        if (joined.size() < kBom.size() && kBom.starts_with(joined)) {
+            bom_probe_ = std::move(joined);
+            return out;
+        }
+        at_stream_start_ = false;
+        bom_probe_.clear();
+        chunk = joined;
+        if (chunk.starts_with(kBom)) chunk.remove_prefix(kBom.size());
+    }
+    if (chunk.empty()) return out;
+
+    std::size_t pos = 0;
+    if (skip_lf_) {
+        if (chunk[0] == '\n') pos = 1;
+        skip_lf_ = false;
+    }
+    while (pos < chunk.size()) {
+        std::size_t end = chunk.find_first_of("\r\n", pos);
+        std::string_view piece = chunk.substr(pos, end == std::string_view::npos ? end : end - pos);
+        if (end == std::string_view::npos) {
+            // Unfinished line: keep it (bounded) for the next chunk.
+            if (!skipping_ && over_limit(piece.size())) {
+                reset_block();
+                line_.clear();
+                skipping_ = true;
+                out.push_back(SseItem{SseItem::Kind::Oversized, {}, {}});
+            }
+            if (!skipping_) line_.append(piece);
+            line_started_ = line_started_ || !piece.empty();
+            break;
+        }
+        if (line_.empty()) {
+            take_line(piece, out);
+        } else {
+            line_.append(piece);
+            std::string line = std::move(line_);
+            line_.clear();
+            take_line(line, out);
+        }
+        if (chunk[end] == '\r') {
+            if (end + 1 < chunk.size()) {
+                if (chunk[end + 1] == '\n') ++end;
+            } else {
+                skip_lf_ = true;
+            }
+        }
+        pos = end + 1;
+    }
+    return out;
+}
+
+void SseParser::take_line(std::string_view line, std::vector<SseItem>& out) {
+    const bool blank = line.empty() && !line_started_;
+    line_started_ = false;
+    if (skipping_) {
+        if (blank) skipping_ = false;
+        return;
+    }
+    if (blank) {
+        end_block(out);
+        return;
+    }
+    if (line.front() == ':') {
+        out.push_back(SseItem{SseItem::Kind::Comment, {}, std::string(line.substr(1))});
+        return;
+    }
+    if (block_bytes_ + line.size() > max_event_bytes_) {
+        reset_block();
+        skipping_ = true;
+        out.push_back(SseItem{SseItem::Kind::Oversized, {}, {}});
+        return;
+    }
+    std::size_t colon = line.find(':');
+    std::string_view field = line.substr(0, colon);
+    std::string_view value;
+    if (colon != std::string_view::npos) {
+        value = line.substr(colon + 1);
+        if (value.starts_with(' ')) value.remove_prefix(1);
+    }
+    block_started_ = true;
+    block_bytes_ += line.size();
+    if (field == "event") {
+        block_.type = value;
+    } else if (field == "data") {
+        if (block_.has_data) block_.data.push_back('\n');
+        block_.data.append(value);
+        block_.has_data = true;
+    } else if (field == "id") {
+        if (value.find('\0') == std::string_view::npos) block_.id = std::string(value);
+    } else if (field == "retry") {
+        if (all_ascii_digits(value)) block_.retry = std::string(value);
+    }
+    // Other field names are ignored by clients, so they are not kept.
+}
+
+void SseParser::end_block(std::vector<SseItem>& out) {
+    if (block_started_) out.push_back(SseItem{SseItem::Kind::Event, std::move(block_), {}});
+    reset_block();
+}
+
+} // namespace osf::mcp

@@ -1,0 +1,248 @@
+// inspect_request on requests as the MCP TypeScript SDK client sends them.
+#include "mcp/mcp_filter.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+using osf::mcp::inspect_request;
+using osf::mcp::RequestVerdict;
+using osf::mcp::ServerPolicy;
+using Action = RequestVerdict::Action;
+using nlohmann::json;
+
+namespace {
+
+ServerPolicy wiki_policy() {
+    ServerPolicy policy;
+    policy.name = "wiki";
+    policy.tools = {"search", "fetch_page"};
+    policy.max_message_bytes = 4096;
+    return policy;
+}
+
+RequestVerdict inspect(std::string_view body, std::string_view type = "application/json",
+                       std::string_view encoding = "") {
+    return inspect_request(wiki_policy(), type, encoding, body);
+}
+
+const char* kInitialize =
+    R"({"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test-client","version":"1.0.0"}},"jsonrpc":"2.0","id":0})";
+const char* kCallSearch =
+    R"({"method":"tools/call","params":{"name":"search","arguments":{"query":"kittens"}},"jsonrpc":"2.0","id":2})";
+const char* kCallDelete =
+    R"({"method":"tools/call","params":{"name":"delete_everything","arguments":{"really":true}},"jsonrpc":"2.0","id":3})";
+
+} // namespace
+
+TEST_CASE("ordinary requests are forwarded") {
+    for (const char* body :
+         {kInitialize, kCallSearch, R"({"method":"notifications/initialized","jsonrpc":"2.0"})",
+          R"({"method":"tools/list","jsonrpc":"2.0","id":1})",
+          R"({"jsonrpc":"2.0","id":"srv-1","result":{}})", // answer to a server request
+          R"({"method":"notifications/tools/list_changed","jsonrpc":"2.0"})"}) {
+        auto verdict = inspect(body);
+        INFO(body);
+        CHECK(verdict.action == Action::Forward);
+        CHECK(verdict.refused_by.empty());
+    }
+}
+
+TEST_CASE("a declared tool call passes and is named for the log") {
+    auto verdict = inspect(kCallSearch);
+    CHECK(verdict.action == Action::Forward);
+    CHECK(verdict.tools_called == std::vector<std::string>{"search"});
+}
+
+TEST_CASE("an undeclared tool call is answered like an unknown tool") {
+    auto verdict = inspect(kCallDelete);
+    CHECK(verdict.action == Action::ReplyJsonRpc);
+    CHECK(verdict.status == 200);
+    CHECK(verdict.refused_by == "mcp-tool");
+    CHECK(verdict.tools_called == std::vector<std::string>{"delete_everything"});
+    CHECK(
+        json::parse(verdict.body) ==
+        json::parse(
+            R"({"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Unknown tool: delete_everything"}})"));
+    // The reason is for the log: no arguments in it.
+    CHECK(verdict.reason.find("really") == std::string::npos);
+}
+
+TEST_CASE("the refusal carries the request's id whatever its type") {
+    auto verdict =
+        inspect(R"({"jsonrpc":"2.0","id":"abc-7","method":"tools/call","params":{"name":"rm"}})");
+    CHECK(json::parse(verdict.body)["id"] == "abc-7");
+    verdict =
+        inspect(R"({"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"rm"}})");
+    CHECK(json::parse(verdict.body)["id"].is_null());
+    verdict = inspect(
+        R"({"jsonrpc":"2.0","id":12345678901,"method":"tools/call","params":{"name":"rm"}})");
+    CHECK(json::parse(verdict.body)["id"] == 12345678901LL);
+}
+
+TEST_CASE("a tools/call without a string tool name is refused") {
+    for (const char* body :
+         {R"({"jsonrpc":"2.0","id":4,"method":"tools/call"})",
+          R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{}})",
+          R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":[]})",
+          R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":["search"]}})",
+          R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":null}})"}) {
+        INFO(body);
+        auto verdict = inspect(body);
+        CHECK(verdict.action == Action::ReplyJsonRpc);
+        CHECK(verdict.refused_by == "mcp-tool");
+        auto answer = json::parse(verdict.body);
+        CHECK(answer["id"] == 4);
+        CHECK(answer["error"]["code"] == -32602);
+    }
+}
+
+TEST_CASE("tool names compare exactly") {
+    for (const char* name : {"Search", "search ", "search\\u0000", "searc", "SEARCH"}) {
+        std::string body =
+            std::string(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":")") +
+            name + R"("}})";
+        INFO(body);
+        CHECK(inspect(body).action == Action::ReplyJsonRpc);
+    }
+    // An escaped spelling of a declared name is that name.
+    CHECK(
+        inspect(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"s\u0065arch"}})")
+            .action == Action::Forward);
+}
+
+TEST_CASE("method names are case-sensitive: Tools/Call is not a tool call") {
+    for (const char* method :
+         {"Tools/Call", "TOOLS/CALL", "tools/Call", "tools/call ", "tools//call"}) {
+        std::string body = std::string(R"({"jsonrpc":"2.0","id":1,"method":")") + method +
+                           R"(","params":{"name":"delete_everything"}})";
+        INFO(body);
+        auto verdict = inspect(body);
+        CHECK(verdict.action == Action::Forward);
+        CHECK(verdict.tools_called.empty());
+    }
+}
+
+TEST_CASE("escaped method names decode to the same method") {
+    for (const char* method :
+         {"tools\\/call", "tools\\u002fcall", "\\u0074ools/call", "tools/cal\\u006C"}) {
+        std::string body = std::string(R"({"jsonrpc":"2.0","id":1,"method":")") + method +
+                           R"(","params":{"name":"delete_everything"}})";
+        INFO(body);
+        CHECK(inspect(body).action == Action::ReplyJsonRpc);
+    }
+    // Escaped member names too.
+    CHECK(
+        inspect(
+            R"({"jsonrpc":"2.0","id":1,"m\u0065thod":"tools/call","p\u0061rams":{"n\u0061me":"x"}})")
+            .action == Action::ReplyJsonRpc);
+}
+
+TEST_CASE("duplicate keys cannot hide a call") {
+    for (
+        const char* body :
+        {R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","name":"delete_everything"}})",
+         R"({"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{"name":"x"}})",
+         R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"a":1,"a":2}}})",
+         R"([{"jsonrpc":"2.0","id":1,"method":"ping","id":2}])"}) {
+        INFO(body);
+        auto verdict = inspect(body);
+        CHECK(verdict.action == Action::Refuse);
+        CHECK(verdict.status == 400);
+        CHECK(verdict.refused_by == "mcp-unreadable");
+        CHECK(json::parse(verdict.body)["error"]["code"] == -32700);
+    }
+}
+
+TEST_CASE("a batch with a refused call is answered whole, without the server") {
+    std::string batch = std::string("[") + kCallSearch + "," + kCallDelete + "," +
+                        R"({"jsonrpc":"2.0","method":"notifications/progress","params":{}},)" +
+                        R"({"jsonrpc":"2.0","id":"t","method":"tools/list"}])";
+    auto verdict = inspect(batch);
+    CHECK(verdict.action == Action::ReplyJsonRpc);
+    CHECK(verdict.status == 200);
+    CHECK(verdict.refused_by == "mcp-tool");
+    CHECK(verdict.tools_called == std::vector<std::string>{"search", "delete_everything"});
+    auto answers = json::parse(verdict.body);
+    REQUIRE(answers.is_array());
+    REQUIRE(answers.size() == 3); // the notification gets nothing
+    CHECK(answers[0]["id"] == 2);
+    CHECK(answers[0]["error"]["code"] == -32600);
+    CHECK(
+        answers[1] ==
+        json::parse(
+            R"({"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Unknown tool: delete_everything"}})"));
+    CHECK(answers[2]["id"] == "t");
+    CHECK(answers[2]["error"]["code"] == -32600);
+}
+
+TEST_CASE("a batch of allowed messages is forwarded and its tools/list ids recorded") {
+    std::string batch =
+        std::string("[") + kCallSearch +
+        R"(,{"jsonrpc":"2.0","id":"L1","method":"tools/list"},{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"cursor":"c2"}}])";
+    auto verdict = inspect(batch);
+    CHECK(verdict.action == Action::Forward);
+    CHECK(verdict.tools_list_ids == std::vector<std::string>{"\"L1\"", "9"});
+}
+
+TEST_CASE("refused notifications get an empty 202") {
+    auto verdict =
+        inspect(R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"delete_everything"}})");
+    CHECK(verdict.action == Action::ReplyJsonRpc);
+    CHECK(verdict.status == 202);
+    CHECK(verdict.body.empty());
+    CHECK(verdict.refused_by == "mcp-tool");
+    verdict = inspect(
+        R"([{"jsonrpc":"2.0","method":"tools/call","params":{"name":"x"}},{"jsonrpc":"2.0","method":"notifications/initialized"}])");
+    CHECK(verdict.action == Action::ReplyJsonRpc);
+    CHECK(verdict.status == 202);
+}
+
+TEST_CASE("bodies that are not JSON-RPC messages are refused") {
+    for (const char* body : {"", "not json", "[]", "42", "\"tools/call\"", "null", "[1]",
+                             R"([{"jsonrpc":"2.0","id":1,"method":"ping"},"x"])",
+                             R"({"jsonrpc":"2.0","id":1,"method":7})"}) {
+        INFO(body);
+        auto verdict = inspect(body);
+        CHECK(verdict.action == Action::Refuse);
+        CHECK(verdict.status == 400);
+        CHECK(verdict.refused_by == "mcp-unreadable");
+        auto error = json::parse(verdict.body);
+        CHECK(error["jsonrpc"] == "2.0");
+        CHECK(error["id"].is_null());
+        CHECK((error["error"]["code"] == -32700 || error["error"]["code"] == -32600));
+    }
+}
+
+TEST_CASE("compressed bodies and other content types are refused with 415") {
+    for (auto [type, encoding] : std::vector<std::pair<const char*, const char*>>{
+             {"application/json", "gzip"},
+             {"application/json", "deflate"},
+             {"application/json", "br"},
+             {"", ""},
+             {"text/plain", ""},
+             {"application/x-www-form-urlencoded", ""},
+             {"application/json; charset=utf-16", ""},
+             {"multipart/form-data; boundary=x", ""}}) {
+        INFO(type << " / " << encoding);
+        auto verdict = inspect(kCallSearch, type, encoding);
+        CHECK(verdict.action == Action::Refuse);
+        CHECK(verdict.status == 415);
+        CHECK(verdict.refused_by == "mcp-unreadable");
+    }
+    CHECK(inspect(kCallSearch, "application/json; charset=utf-8", "identity").action ==
+          Action::Forward);
+}
+
+TEST_CASE("bodies over the size limit are refused with 413") {
+    std::string big =
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":")" +
+        std::string(5000, 'a') + "\"}}}";
+    auto verdict = inspect(big);
+    CHECK(verdict.action == Action::Refuse);
+    CHECK(verdict.status == 413);
+    CHECK(verdict.refused_by == "mcp-unreadable");
+    std::string exact = R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"p":")";
+    exact += std::string(4096 - exact.size() - 3, 'b') + "\"}}";
+    REQUIRE(exact.size() == 4096);
+    CHECK(inspect(exact).action == Action::Forward);
+}
