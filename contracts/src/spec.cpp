@@ -1,0 +1,60 @@
+#include "osf/spec.hpp"
+
+#include "json_path.hpp"
+#include "json_reader.hpp"
+#include "osf/spec_limits.hpp"
+#include "spec_sections.hpp"
+
+namespace osf {
+
+bool Spec::template_is_image() const {
+    return template_name.find_first_of("/:@") != std::string::npos;
+}
+
+SpecResult parse_spec(std::string_view json_text) {
+    using namespace spec_detail;
+    SpecResult result;
+    if (json_text.size() > spec_limits::max_spec_bytes) {
+        result.errors.push_back({"$", "the spec is " + std::to_string(json_text.size()) +
+                                          " bytes; at most 1 MiB (1048576 bytes) is allowed"});
+        return result;
+    }
+    JsonReadResult read = read_json(json_text);
+    result.errors = std::move(read.errors);
+    if (!read.complete) return result;
+
+    const nlohmann::json& document = read.document;
+    if (!document.is_object()) {
+        result.errors.push_back({"$", "the spec must be a JSON object, as "
+                                      "{\"template\": \"node:24-alpine\"}; got " +
+                                          describe_type(document)});
+        return result;
+    }
+
+    const SpecCheck check{read.numbers, result.errors};
+    check_known_fields(
+        document, "$", {"$schema", "template", "cpu", "memory", "env", "egress", "secrets", "mcp"},
+        "the spec's fields are template, cpu, memory, env, egress, secrets and mcp", check);
+    if (document.contains("$schema") && !document["$schema"].is_string())
+        check.fail("$['$schema']", "must be a string (the schema's URL, for editors); got " +
+                                       describe_type(document["$schema"]));
+
+    Spec spec;
+    if (!document.contains("template"))
+        check.fail("$", "\"template\" is missing: name an image (\"node:24-alpine\") or a "
+                        "SandboxTemplate");
+    else
+        check_template(document["template"], check, spec);
+    if (document.contains("cpu")) check_cpu(document["cpu"], check, spec);
+    if (document.contains("memory")) check_memory(document["memory"], check, spec);
+    if (document.contains("env")) check_env(document["env"], check, spec);
+    if (document.contains("egress")) check_egress(document["egress"], check, spec);
+    if (document.contains("secrets")) check_secrets(document["secrets"], check, spec);
+    if (document.contains("mcp")) check_mcp(document["mcp"], check, spec);
+    check_cross_section(document, check);
+
+    if (result.errors.empty()) result.spec = std::move(spec);
+    return result;
+}
+
+} // namespace osf

@@ -1,0 +1,162 @@
+#include "json_path.hpp"
+#include "mcp_url.hpp"
+#include "osf/spec_limits.hpp"
+#include "spec_sections.hpp"
+
+#include <map>
+
+namespace osf::spec_detail {
+
+namespace {
+
+bool is_server_name(std::string_view name) {
+    if (name.empty() || name.size() > spec_limits::max_mcp_name_length) return false;
+    if (name.front() == '-' || name.back() == '-') return false;
+    for (const char c : name)
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+    return true;
+}
+
+bool has_control_char(std::string_view text) {
+    for (const char c : text)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
+    return false;
+}
+
+// Names and URLs seen so far, for "listed twice" messages that point at the first.
+struct SeenServers {
+    std::map<std::string, std::string> names; // name -> its path
+    std::map<std::string, std::string> urls;  // url as written -> its path
+};
+
+bool check_name(const nlohmann::json& value, const std::string& at, SeenServers& seen,
+                const SpecCheck& check, McpServer& server) {
+    if (!value.is_string()) {
+        check.fail(at, "must be a string, as \"wiki\"; got " + describe_type(value));
+        return false;
+    }
+    const auto& name = value.get_ref<const std::string&>();
+    if (!is_server_name(name)) {
+        check.fail(at, json_quoted(name) +
+                           " is not a server name: use lower-case letters, digits and "
+                           "inner '-', at most 63 characters, as \"wiki\"");
+        return false;
+    }
+    if (const auto [first, fresh] = seen.names.emplace(name, at.substr(0, at.rfind('.'))); !fresh) {
+        check.fail(at, json_quoted(name) + " is already the name of " + first->second);
+        return false;
+    }
+    server.name = name;
+    return true;
+}
+
+bool check_url(const nlohmann::json& value, const std::string& at, SeenServers& seen,
+               const SpecCheck& check, McpServer& server) {
+    if (!value.is_string()) {
+        check.fail(at, "must be a string, as \"https://wiki.example.com/mcp\"; got " +
+                           describe_type(value));
+        return false;
+    }
+    const auto& url = value.get_ref<const std::string&>();
+    auto endpoint = check_mcp_url(url);
+    if (auto* problem = std::get_if<std::string>(&endpoint)) {
+        check.fail(at, json_quoted(url) + " " + *problem);
+        return false;
+    }
+    if (const auto [first, fresh] = seen.urls.emplace(url, at.substr(0, at.rfind('.'))); !fresh) {
+        check.fail(at, json_quoted(url) + " is already the URL of " + first->second);
+        return false;
+    }
+    auto& parts = std::get<McpEndpoint>(endpoint);
+    server.url = url;
+    server.scheme = std::move(parts.scheme);
+    server.host = std::move(parts.host);
+    server.port = parts.port;
+    server.path = std::move(parts.path);
+    return true;
+}
+
+bool check_tools(const nlohmann::json& value, const std::string& at, const SpecCheck& check,
+                 McpServer& server) {
+    if (!value.is_array()) {
+        check.fail(at,
+                   "must be an array of tool names, as [\"search\"]; got " + describe_type(value));
+        return false;
+    }
+    bool good = true;
+    if (value.size() > spec_limits::max_mcp_tools) {
+        check.fail(at, "has " + std::to_string(value.size()) + " tools; at most 256 are allowed");
+        good = false;
+    }
+    std::map<std::string, std::size_t> first_seen;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        const std::string tool_at = index_path(at, i);
+        if (!value[i].is_string()) {
+            check.fail(tool_at, "must be a string, a tool name; got " + describe_type(value[i]));
+            good = false;
+            continue;
+        }
+        const auto& tool = value[i].get_ref<const std::string&>();
+        std::string problem;
+        if (tool.empty())
+            problem = "is empty: name a tool the server offers";
+        else if (code_points(tool) > spec_limits::max_mcp_tool_length)
+            problem = "is longer than 128 characters";
+        else if (has_control_char(tool))
+            problem = json_quoted(tool) + " holds a control character";
+        else if (const auto [seen, fresh] = first_seen.emplace(tool, i); !fresh)
+            problem = json_quoted(tool) + " is listed twice (first at " +
+                      index_path(at, seen->second) + ")";
+        if (!problem.empty()) {
+            check.fail(tool_at, problem);
+            good = false;
+            continue;
+        }
+        server.tools.push_back(tool);
+    }
+    return good;
+}
+
+} // namespace
+
+void check_mcp(const nlohmann::json& value, const SpecCheck& check, Spec& spec) {
+    const std::string path = "$.mcp";
+    if (!value.is_array()) {
+        check.fail(path, "must be an array of servers, as [{\"name\": \"wiki\", \"url\": "
+                         "\"https://wiki.example.com/mcp\", \"tools\": [\"search\"]}]; got " +
+                             describe_type(value));
+        return;
+    }
+    if (value.size() > spec_limits::max_mcp_servers)
+        check.fail(path,
+                   "has " + std::to_string(value.size()) + " servers; at most 32 are allowed");
+    SeenServers seen;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        const std::string at = index_path(path, i);
+        const auto& entry = value[i];
+        if (!entry.is_object()) {
+            check.fail(at, "must be an object {\"name\", \"url\", \"tools\"}; got " +
+                               describe_type(entry));
+            continue;
+        }
+        check_known_fields(entry, at, {"name", "url", "tools"},
+                           "an MCP server has name, url and tools", check);
+        McpServer server;
+        bool good = true;
+        for (const char* field : {"name", "url", "tools"}) {
+            if (!entry.contains(field)) {
+                check.fail(at, json_quoted(field) + " is missing");
+                good = false;
+            }
+        }
+        if (entry.contains("name"))
+            good = check_name(entry["name"], at + ".name", seen, check, server) && good;
+        if (entry.contains("url"))
+            good = check_url(entry["url"], at + ".url", seen, check, server) && good;
+        if (entry.contains("tools"))
+            good = check_tools(entry["tools"], at + ".tools", check, server) && good;
+        if (good) spec.mcp.push_back(std::move(server));
+    }
+}
+
+} // namespace osf::spec_detail

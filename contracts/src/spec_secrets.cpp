@@ -1,0 +1,48 @@
+#include "json_path.hpp"
+#include "osf/spec_limits.hpp"
+#include "secret_ref.hpp"
+#include "spec_sections.hpp"
+
+namespace osf::spec_detail {
+
+void check_secrets(const nlohmann::json& value, const SpecCheck& check, Spec& spec) {
+    const std::string path = "$.secrets";
+    if (!value.is_object()) {
+        check.fail(path, "must be an object of NAME -> reference, as {\"NPM_TOKEN\": "
+                         "\"ref:env/NPM_TOKEN\"}; got " +
+                             describe_type(value));
+        return;
+    }
+    if (value.size() > spec_limits::max_secrets)
+        check.fail(path,
+                   "has " + std::to_string(value.size()) + " secrets; at most 64 are allowed");
+    for (const auto& [name, ref] : value.items()) {
+        const std::string at = member_path(path, name);
+        bool good = true;
+        if (!is_secret_name(name) || name.size() > spec_limits::max_secret_name_length) {
+            check.fail(at, json_quoted(name) +
+                               " is not a secret name: use upper-case letters, digits and '_', not "
+                               "starting with a digit, at most 128 characters, as " +
+                               json_quoted(suggest_secret_name(name)));
+            good = false;
+        } else if (spec_limits::is_reserved_env_name(name)) {
+            check.fail(at, "is a variable sandbox-kubernetes sets so that the sandbox reaches the "
+                           "egress proxy; choose another name");
+            good = false;
+        }
+        if (!ref.is_string()) {
+            check.fail(at, "must be a string \"ref:env/<NAME>\", \"ref:file/<name>\" or "
+                           "\"ref:openbao/<path>\"; got " +
+                               describe_type(ref));
+            continue;
+        }
+        auto checked = check_secret_ref(ref.get_ref<const std::string&>());
+        if (auto* problem = std::get_if<std::string>(&checked)) {
+            check.fail(at, "the value " + *problem);
+            continue;
+        }
+        if (good) spec.secrets.emplace(name, std::move(std::get<SecretRef>(checked)));
+    }
+}
+
+} // namespace osf::spec_detail

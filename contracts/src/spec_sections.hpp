@@ -1,0 +1,38 @@
+// The spec's sections, each checked on its own: every problem is recorded
+// with its JSONPath, and whatever is valid is copied into the Spec.
+#pragma once
+
+#include "osf/spec.hpp"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace osf::spec_detail {
+
+struct SpecCheck {
+    const std::map<std::string, std::string>& numbers; // JSONPath -> number as written
+    std::vector<SpecError>& errors;
+    void fail(std::string path, std::string message) const {
+        errors.push_back({std::move(path), std::move(message)});
+    }
+};
+
+void check_template(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+void check_cpu(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+void check_memory(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+void check_env(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+void check_egress(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+void check_secrets(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+void check_mcp(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+
+// Rules across sections that the JSON Schema cannot state.
+void check_cross_section(const nlohmann::json& document, const SpecCheck& check);
+
+// Unknown members of `object` at `path`, with the closest known name suggested.
+void check_known_fields(const nlohmann::json& object, const std::string& path,
+                        const std::vector<std::string>& known, std::string_view what,
+                        const SpecCheck& check);
+
+} // namespace osf::spec_detail
