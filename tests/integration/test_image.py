@@ -202,12 +202,22 @@ class ImageProxy(Proxy):
         args[args.index("--listen") + 1] = "127.0.0.1:0"
         args[args.index("--admin-listen") + 1] = "127.0.0.1:0"
         args += ["--upstream-ca", "/etc/egress-proxy/upstream-ca.crt"]
+        # /etc/egress-proxy is mounted whole, as Kubernetes mounts the spec's ConfigMap.
+        config_dir = os.path.join(directory, "etc")
+        os.makedirs(config_dir)
+        shutil.copy(self.spec_path, os.path.join(config_dir, "spec.json"))
+        shutil.copy(upstream_ca, os.path.join(config_dir, "upstream-ca.crt"))
+        os.chmod(config_dir, 0o755)
+        # The image's top-level directories on bwrap's empty root, which then
+        # takes the mount points a container runtime adds (/proc, /dev).
+        image_dirs = []
+        for name in sorted(os.listdir(image["rootfs"])):
+            image_dirs += ["--ro-bind", os.path.join(image["rootfs"], name), "/" + name]
         self.sandbox = [
             "setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--",
-            "bwrap", "--ro-bind", image["rootfs"], "/", "--proc", "/proc", "--dev", "/dev",
-            "--bind", self.state_dir, STATE_DIR,
-            "--ro-bind", self.spec_path, "/etc/egress-proxy/spec.json",
-            "--ro-bind", upstream_ca, "/etc/egress-proxy/upstream-ca.crt",
+            "bwrap", *image_dirs, "--proc", "/proc", "--dev", "/dev",
+            "--bind", self.state_dir, STATE_DIR, "--ro-bind", config_dir, "/etc/egress-proxy",
+            "--remount-ro", "/",
             "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
             "--chdir", config.get("WorkingDir") or "/", *env, "--",
         ]
@@ -251,7 +261,8 @@ def test_proxy_from_the_image_allows_and_refuses(image):
             assert os.stat(proxy.log_path).st_uid == NONROOT
 
             # The subcommand the adapter runs through kubectl exec works from the image too.
-            res = _run(proxy.sandbox + [PROXY_PATH, "ca", "--state-dir", STATE_DIR], timeout=60)
+            # As the adapter runs it (kubectl exec ... egress-proxy ca): found through the image's PATH.
+            res = _run(proxy.sandbox + ["egress-proxy", "ca", "--state-dir", STATE_DIR], timeout=60)
             assert res.returncode == 0, res.stderr
             with open(proxy.ca_path) as f:
                 assert res.stdout.strip() == f.read().strip()

