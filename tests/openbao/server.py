@@ -139,14 +139,20 @@ class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
 
-def self_signed(directory):
-    """Writes a CA (ca.crt) and a leaf for 127.0.0.1, ::1 and localhost into
-    `directory`; returns the leaf's (cert, key) paths."""
+def self_signed(directory, names):
+    """Writes a CA (ca.crt) and a leaf for `names` (DNS names or IP addresses)
+    into `directory`; returns the leaf's (cert, key) paths."""
     import ipaddress
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import NameOID
+
+    def san(name):
+        try:
+            return x509.IPAddress(ipaddress.ip_address(name))
+        except ValueError:
+            return x509.DNSName(name)
 
     os.makedirs(directory, exist_ok=True)
     now = datetime.datetime.now(datetime.timezone.utc)
@@ -165,9 +171,8 @@ def self_signed(directory):
             .serial_number(x509.random_serial_number())
             .not_valid_before(now - datetime.timedelta(hours=1))
             .not_valid_after(now + datetime.timedelta(days=2))
-            .add_extension(x509.SubjectAlternativeName([
-                x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
-                x509.IPAddress(ipaddress.ip_address("::1"))]), critical=False)
+            .add_extension(x509.SubjectAlternativeName([san(name) for name in names]),
+                           critical=False)
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .sign(ca_key, hashes.SHA256()))
     paths = {name: os.path.join(directory, name) for name in ("ca.crt", "server.crt", "server.key")}
@@ -187,7 +192,9 @@ def main():
     parser.add_argument("--cert", help="server certificate chain (PEM)")
     parser.add_argument("--key", help="server private key (PEM)")
     parser.add_argument("--self-signed", metavar="DIR",
-                        help="make a CA and a certificate for 127.0.0.1/localhost in DIR")
+                        help="make a CA (DIR/ca.crt) and a server certificate in DIR")
+    parser.add_argument("--self-signed-names", default="localhost,127.0.0.1,::1",
+                        help="names in the --self-signed certificate (comma-separated)")
     parser.add_argument("--plain-http", action="store_true", help="serve without TLS")
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
@@ -197,7 +204,7 @@ def main():
     if not args.plain_http:
         cert, key = (args.cert, args.key)
         if args.self_signed:
-            cert, key = self_signed(args.self_signed)
+            cert, key = self_signed(args.self_signed, args.self_signed_names.split(","))
         if not cert or not key:
             parser.error("give --cert and --key, --self-signed DIR, or --plain-http")
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
