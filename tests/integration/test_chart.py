@@ -392,3 +392,37 @@ def test_network_policy_denies_everything_for_sandbox_pods_only(helm):
     assert _selects(selector, pods["sandbox"]), f"sandbox pods ({pods['sandbox']}) are not selected"
     assert _selects(selector, pods["snapshot-copy"])
     assert not _selects(selector, pods["egress"]), "the egress pods would lose their internet access"
+
+
+def test_chart_fits_what_the_adapter_creates(helm, tmp_path):
+    """`sandbox-kubernetes create --dry-run` prints the objects create makes:
+    the Role may create each kind, the default deny selects the sandbox pod
+    and not the egress pod, and the ConfigMap names the adapter's variables."""
+    from osftest import adapter_bin
+    binary = adapter_bin()
+    assert os.access(binary, os.X_OK), f"no sandbox-kubernetes at {binary}; build the sandbox-kubernetes target"
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"template": "debian:12", "egress": ["example.com"]}')
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "OSF_SANDBOX_NAMESPACE": "sandboxes",
+           "KUBECONFIG": str(tmp_path / "no-kubeconfig")}
+    res = subprocess.run([binary, "create", "--dry-run", str(spec)], capture_output=True, text=True,
+                         env=env, timeout=60)
+    assert res.returncode == 0, res.stderr
+    items = yaml.safe_load(res.stdout)["items"]
+
+    _, by_kind = render(helm)
+    role = granted(one(by_kind, "Role"))
+    for item in items:
+        group = item["apiVersion"].rpartition("/")[0]
+        assert (group, KINDS[item["kind"]][1]) in role, f"no rule for {item['kind']}"
+        assert "create" in role[(group, KINDS[item["kind"]][1])], f"the Role cannot create a {item['kind']}"
+
+    selector = one(by_kind, "NetworkPolicy")["spec"]["podSelector"]
+    template = next(i for i in items if i["kind"] == "SandboxTemplate")
+    egress_pod = next(i for i in items if i["kind"] == "Pod")
+    assert _selects(selector, template["spec"]["podTemplate"]["metadata"]["labels"])
+    assert not _selects(selector, egress_pod["metadata"]["labels"])
+
+    env_map = one(by_kind, "ConfigMap")["data"]
+    image = egress_pod["spec"]["containers"][0]["image"]
+    assert image == env_map["OSF_EGRESS_PROXY_IMAGE"], "the chart's default image differs from the adapter's"
