@@ -1,0 +1,301 @@
+"""HTTP routing of the Kubernetes REST API onto the object service."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+
+import api_errors
+import discovery
+import tables
+from api_errors import ApiError, bad_request
+from http_server import Request, Response, StreamResponse
+from label_selectors import FieldSelector, LabelSelector
+from objects import ObjectService
+from resources import Registry, ResourceType
+from store import Watcher
+
+log = logging.getLogger("kube-api.api")
+
+NOT_FOUND_RESOURCE = ApiError(404, "NotFound", "the server could not find the requested resource")
+MAX_WATCH_SECONDS = 1800
+
+
+def json_response(obj, status: int = 200, headers: dict | None = None) -> Response:
+    return Response(status, json.dumps(obj, separators=(",", ":")).encode(), headers or {})
+
+
+def error_response(err: ApiError) -> Response:
+    return json_response(err.status(), err.code)
+
+
+def _warning_headers(warnings: list[str]) -> dict:
+    if not warnings:
+        return {}
+    # One header per warning is what the server sends; joined values are equivalent in HTTP.
+    return {"Warning": ", ".join('299 - "' + w.replace("\\", "\\\\").replace('"', '\\"') + '"' for w in warnings)}
+
+
+class Api:
+    def __init__(self, registry: Registry, objects: ObjectService, token: str, server_address: str,
+                 exec_handler=None, log_handler=None, hooks=None):
+        self.registry = registry
+        self.objects = objects
+        self.token = token
+        self.server_address = server_address
+        self.exec_handler = exec_handler
+        self.log_handler = log_handler
+        self.hooks = hooks
+
+    def authorized(self, request: Request) -> bool:
+        auth = request.header("authorization")
+        if not auth.lower().startswith("bearer "):
+            return False
+        return hmac.compare_digest(auth[7:].strip().encode(), self.token.encode())
+
+    async def __call__(self, request: Request):
+        try:
+            if request.path in ("/healthz", "/livez", "/readyz"):
+                return Response(200, b"ok", {"Content-Type": "text/plain"})
+            if not self.authorized(request):
+                raise api_errors.unauthorized()
+            if request.path.startswith("/_test/") and self.hooks is not None:
+                return await self.hooks.handle(request)
+            return await self._route(request)
+        except ApiError as err:
+            if err.code >= 500:
+                log.warning("%s %s -> %d %s", request.method, request.path, err.code, err.message)
+            return error_response(err)
+
+    async def _route(self, request: Request):
+        path = request.path.rstrip("/") or "/"
+        parts = [p for p in path.split("/") if p]
+        accept = request.header("accept")
+        if path == "/version":
+            return json_response(discovery.VERSION_INFO)
+        if path == "/api":
+            media = discovery.wants_aggregated(accept)
+            if media:
+                return json_response(discovery.aggregated(self.registry, True, media), headers={"Content-Type": media})
+            return json_response(discovery.api_versions(self.server_address))
+        if path == "/apis":
+            media = discovery.wants_aggregated(accept)
+            if media:
+                return json_response(discovery.aggregated(self.registry, False, media), headers={"Content-Type": media})
+            return json_response(discovery.api_group_list(self.registry))
+        if path == "/openapi/v3":
+            return json_response(discovery.openapi_v3_root(self.registry))
+        if path.startswith("/openapi/v3/"):
+            rest = parts[2:]
+            group, version = ("", rest[1]) if rest[0] == "api" and len(rest) == 2 else (
+                (rest[1], rest[2]) if rest[0] == "apis" and len(rest) == 3 else (None, None))
+            doc = discovery.openapi_v3_group_version(self.registry, group, version) if version else None
+            if doc is None:
+                raise NOT_FOUND_RESOURCE
+            return json_response(doc)
+        if path == "/openapi/v2":
+            if "protobuf" in accept:
+                return Response(200, discovery.openapi_v2_protobuf(),
+                                {"Content-Type": "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"})
+            return json_response(discovery.openapi_v2_json())
+        if parts and parts[0] == "api":
+            if len(parts) == 1:
+                raise NOT_FOUND_RESOURCE
+            return await self._group_version(request, "", parts[1], parts[2:])
+        if parts and parts[0] == "apis":
+            if len(parts) == 2:
+                doc = discovery.api_group(self.registry, parts[1])
+                if doc is None:
+                    raise NOT_FOUND_RESOURCE
+                return json_response(doc)
+            if len(parts) >= 3:
+                return await self._group_version(request, parts[1], parts[2], parts[3:])
+        raise NOT_FOUND_RESOURCE
+
+    async def _group_version(self, request: Request, group: str, version: str, rest: list[str]):
+        if not rest:
+            doc = discovery.api_resource_list(self.registry, group, version)
+            if doc is None:
+                raise NOT_FOUND_RESOURCE
+            return json_response(doc)
+        namespace = None
+        if rest[0] == "namespaces" and len(rest) >= 3 and not (len(rest) == 3 and rest[2] in ("status", "finalize")):
+            namespace = rest[1]
+            rest = rest[2:]
+        rt = self.registry.lookup(group, version, rest[0])
+        if rt is None:
+            raise NOT_FOUND_RESOURCE
+        if namespace is not None and not rt.namespaced:
+            raise NOT_FOUND_RESOURCE
+        name = rest[1] if len(rest) > 1 else None
+        sub = rest[2] if len(rest) > 2 else None
+        if len(rest) > 3 or (sub is not None and sub not in rt.subresources):
+            raise NOT_FOUND_RESOURCE
+        if rt.namespaced and namespace is None and (name is not None or request.method not in ("GET",)):
+            raise NOT_FOUND_RESOURCE
+        return await self._resource(request, rt, namespace or "", name, sub)
+
+    # -- verbs ----------------------------------------------------------------------------
+    def _dry_run(self, request: Request) -> bool:
+        values = request.params("dryRun")
+        for v in values:
+            if v != "All":
+                raise bad_request(f'Invalid dry run value: "{v}": supported values: "All"')
+        return bool(values)
+
+    def _field_validation(self, request: Request) -> str | None:
+        value = request.param("fieldValidation")
+        if value is not None and value.lower() not in ("strict", "warn", "ignore", ""):
+            raise bad_request(f'fieldValidation must be one of "Ignore", "Warn", "Strict", got "{value}"')
+        return value
+
+    def _body(self, request: Request):
+        try:
+            text = request.body.decode("utf-8")
+            if request.header("content-type").startswith("application/yaml"):
+                import yaml
+                return yaml.safe_load(text)
+            return json.loads(text)
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise bad_request(f"couldn't get version/kind; json parse error: {exc}")
+
+    async def _resource(self, request: Request, rt: ResourceType, namespace: str, name: str | None, sub: str | None):
+        method = request.method
+        ns_or_all = namespace if rt.namespaced and namespace else None
+        if sub == "exec":
+            if self.exec_handler is None or method not in ("GET", "POST"):
+                raise api_errors.method_not_allowed()
+            return await self.exec_handler(request, namespace, name)
+        if sub == "log":
+            if method != "GET" or self.log_handler is None:
+                raise api_errors.method_not_allowed()
+            return await self.log_handler(request, namespace, name)
+        if method == "GET":
+            watching = request.param("watch", "false").lower() in ("true", "1")
+            if name is None and watching:
+                return self._watch(request, rt, ns_or_all)
+            if name is not None and watching:
+                return self._watch(request, rt, ns_or_all, name)
+            if name is None:
+                listed = self.objects.list(rt, ns_or_all, request.param("labelSelector"), request.param("fieldSelector"))
+                if tables.wants_table(request.header("accept")):
+                    return json_response(tables.to_table(rt, listed["items"], listed["metadata"]["resourceVersion"],
+                                                         request.param("includeObject")))
+                return json_response(listed)
+            obj = self.objects.get(rt, namespace, name)
+            if tables.wants_table(request.header("accept")) and sub is None:
+                return json_response(tables.to_table(rt, [obj], obj["metadata"]["resourceVersion"],
+                                                     request.param("includeObject")))
+            return json_response(obj)
+        if method == "POST":
+            if name is not None:
+                raise api_errors.method_not_allowed()
+            obj, warnings = self.objects.create(rt, namespace, self._body(request), dry_run=self._dry_run(request),
+                                                field_validation=self._field_validation(request))
+            return json_response(obj, 201, _warning_headers(warnings))
+        if method == "PUT":
+            if name is None:
+                raise api_errors.method_not_allowed()
+            obj, warnings, created = self.objects.replace(
+                rt, namespace, name, self._body(request), subresource=sub, dry_run=self._dry_run(request),
+                field_validation=self._field_validation(request))
+            return json_response(obj, 201 if created else 200, _warning_headers(warnings))
+        if method == "PATCH":
+            if name is None:
+                raise api_errors.method_not_allowed()
+            obj, warnings, created = self.objects.patch(
+                rt, namespace, name, request.header("content-type"), request.body, subresource=sub,
+                dry_run=self._dry_run(request), field_validation=self._field_validation(request))
+            return json_response(obj, 201 if created else 200, _warning_headers(warnings))
+        if method == "DELETE":
+            options = {}
+            if request.body.strip():
+                options = self._body(request) or {}
+            propagation = request.param("propagationPolicy") or options.get("propagationPolicy")
+            dry_run = self._dry_run(request) or bool(options.get("dryRun"))
+            if name is None:
+                return self._delete_collection(request, rt, ns_or_all, propagation, dry_run)
+            obj = self.objects.delete(rt, namespace, name, dry_run=dry_run, propagation=propagation,
+                                      preconditions=options.get("preconditions"))
+            return json_response(obj)
+        raise api_errors.method_not_allowed()
+
+    def _delete_collection(self, request: Request, rt: ResourceType, namespace: str | None, propagation, dry_run):
+        listed = self.objects.list(rt, namespace, request.param("labelSelector"), request.param("fieldSelector"))
+        deleted = []
+        for obj in listed["items"]:
+            meta = obj["metadata"]
+            if self.objects.find(rt, meta.get("namespace", ""), meta["name"]) is None:
+                continue  # already collected as a dependent
+            deleted.append(self.objects.delete(rt, meta.get("namespace", ""), meta["name"], dry_run=dry_run,
+                                               propagation=propagation))
+        return json_response({"kind": rt.list_kind, "apiVersion": rt.api_version,
+                              "metadata": {"resourceVersion": str(self.objects.store.resource_version)},
+                              "items": deleted})
+
+    def _watch(self, request: Request, rt: ResourceType, namespace: str | None, name: str | None = None):
+        fields = request.param("fieldSelector") or ""
+        if name is not None:
+            fields = f"metadata.name={name}" + (f",{fields}" if fields else "")
+        watcher = Watcher(rt.key, namespace, LabelSelector.parse(request.param("labelSelector")),
+                          FieldSelector.parse(fields))
+        rv = request.param("resourceVersion")
+        send_initial = request.param("sendInitialEvents", "false") == "true"
+        since = None if (not rv or rv == "0" or send_initial) else _parse_rv(rv)
+        timeout = request.param("timeoutSeconds")
+        timeout_s = min(float(timeout), MAX_WATCH_SECONDS) if timeout else MAX_WATCH_SECONDS
+        bookmarks = request.param("allowWatchBookmarks", "false") == "true"
+        store = self.objects.store
+        table = tables.wants_table(request.header("accept"))
+        include = request.param("includeObject")
+
+        async def events():
+            if not store.watch(watcher, since):
+                err = api_errors.gone(f"too old resource version: {rv} ({store.resource_version})")
+                yield json.dumps({"type": "ERROR", "object": err.status()}).encode() + b"\n"
+                return
+            try:
+                if send_initial:
+                    # Every current object arrives as ADDED (queued by store.watch); then the
+                    # bookmark that ends the initial events.
+                    initial = watcher.queue.qsize()
+                    for _ in range(initial):
+                        yield self._event_bytes(rt, *watcher.queue.get_nowait(), table, include)
+                    yield json.dumps({"type": "BOOKMARK", "object": {
+                        "kind": rt.kind, "apiVersion": rt.api_version,
+                        "metadata": {"resourceVersion": str(store.resource_version),
+                                     "annotations": {"k8s.io/initial-events-end": "true"}}}}).encode() + b"\n"
+                loop = asyncio.get_running_loop()
+                deadline = loop.time() + timeout_s
+                while True:
+                    remaining = deadline - loop.time()
+                    if remaining <= 0:
+                        return
+                    try:
+                        event_type, obj = await asyncio.wait_for(watcher.queue.get(), min(remaining, 30))
+                    except asyncio.TimeoutError:
+                        if bookmarks:
+                            yield json.dumps({"type": "BOOKMARK", "object": {
+                                "kind": rt.kind, "apiVersion": rt.api_version,
+                                "metadata": {"resourceVersion": str(store.resource_version)}}}).encode() + b"\n"
+                        continue
+                    yield self._event_bytes(rt, event_type, obj, table, include)
+            finally:
+                store.unwatch(watcher)
+
+        return StreamResponse(events())
+
+    @staticmethod
+    def _event_bytes(rt: ResourceType, event_type: str, obj: dict, table: bool, include) -> bytes:
+        if table:
+            obj = tables.to_table(rt, [obj], obj["metadata"]["resourceVersion"], include)
+        return json.dumps({"type": event_type, "object": obj}, separators=(",", ":")).encode() + b"\n"
+
+
+def _parse_rv(rv: str) -> int:
+    try:
+        return int(rv)
+    except ValueError:
+        raise bad_request(f'Invalid value: "{rv}": resourceVersion must be an integer') from None
