@@ -9,6 +9,7 @@ import logging
 
 import api_errors
 import discovery
+import protobuf_codec
 import tables
 from api_errors import ApiError, bad_request
 from http_server import Request, Response, StreamResponse
@@ -152,6 +153,8 @@ class Api:
         return value
 
     def _body(self, request: Request):
+        if "protobuf" in request.header("content-type"):
+            return protobuf_codec.decode_object(request.body)
         try:
             text = request.body.decode("utf-8")
             if request.header("content-type").startswith("application/yaml"):

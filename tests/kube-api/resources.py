@@ -71,7 +71,8 @@ def load_crds(directory: str) -> list[ResourceType]:
     types = []
     for path in sorted(glob.glob(os.path.join(directory, "*.yaml")) + glob.glob(os.path.join(directory, "*.yml"))):
         with open(path, encoding="utf-8") as f:
-            for doc in yaml.safe_load_all(f):
+            loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+            for doc in yaml.load_all(f, Loader=loader):
                 if not doc or doc.get("kind") != "CustomResourceDefinition":
                     continue
                 types.append(_crd_type(doc))
