@@ -61,7 +61,7 @@ std::vector<SseItem> SseParser::feed(std::string_view chunk) {
                 reset_block();
                 line_.clear();
                 skipping_ = true;
-                out.push_back(SseItem{SseItem::Kind::Oversized, {}, {}});
+                out.emplace_back().kind = SseItem::Kind::Oversized;
             }
             if (!skipping_) line_.append(piece);
             line_started_ = line_started_ || !piece.empty();
@@ -99,13 +99,15 @@ void SseParser::take_line(std::string_view line, std::vector<SseItem>& out) {
         return;
     }
     if (line.front() == ':') {
-        out.push_back(SseItem{SseItem::Kind::Comment, {}, std::string(line.substr(1))});
+        SseItem& item = out.emplace_back();
+        item.kind = SseItem::Kind::Comment;
+        item.comment = line.substr(1);
         return;
     }
     if (block_bytes_ + line.size() > max_event_bytes_) {
         reset_block();
         skipping_ = true;
-        out.push_back(SseItem{SseItem::Kind::Oversized, {}, {}});
+        out.emplace_back().kind = SseItem::Kind::Oversized;
         return;
     }
     std::size_t colon = line.find(':');
@@ -132,7 +134,11 @@ void SseParser::take_line(std::string_view line, std::vector<SseItem>& out) {
 }
 
 void SseParser::end_block(std::vector<SseItem>& out) {
-    if (block_started_) out.push_back(SseItem{SseItem::Kind::Event, std::move(block_), {}});
+    if (block_started_) {
+        SseItem& item = out.emplace_back();
+        item.kind = SseItem::Kind::Event;
+        item.event = std::move(block_);
+    }
     reset_block();
 }
 
