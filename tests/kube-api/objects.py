@@ -207,6 +207,9 @@ class ObjectService:
         elif kind == ("networking.k8s.io", "networkpolicies"):
             spec = obj.setdefault("spec", {})
             spec.setdefault("podSelector", {})
+            for rule in (spec.get("ingress") or []) + (spec.get("egress") or []):
+                for port in rule.get("ports") or []:
+                    port.setdefault("protocol", "TCP")
             if not spec.get("policyTypes"):
                 spec["policyTypes"] = ["Ingress"] + (["Egress"] if spec.get("egress") else [])
         elif kind == NAMESPACE_KEY:
