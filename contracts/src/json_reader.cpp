@@ -58,6 +58,9 @@ public:
         if (const auto end = what.find("] ");
             what.starts_with("[json.exception") && end != std::string::npos)
             what.erase(0, end + 2);
+        // "; last read: '...'" would repeat the text, which may be a pasted secret.
+        if (const auto last = what.find("; last read: "); last != std::string::npos)
+            what.erase(last);
         result_.errors.push_back({"$", "not valid JSON: " + what});
         return false;
     }

@@ -1,0 +1,58 @@
+// The C++ constants and the JSON Schemas spell the same names: log field names,
+// outcomes, refusal reasons, reserved variables.
+#include "osf/log_fields.hpp"
+#include "osf/spec_limits.hpp"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace {
+
+nlohmann::json schema(const std::string& name) {
+    std::ifstream in(std::string(OSF_SOURCE_DIR) + "/contracts/" + name);
+    REQUIRE(in);
+    return nlohmann::json::parse(in);
+}
+
+template <std::size_t N>
+std::set<std::string> as_set(const std::array<std::string_view, N>& names) {
+    return {names.begin(), names.end()};
+}
+
+std::set<std::string> strings(const nlohmann::json& array) {
+    return array.get<std::set<std::string>>();
+}
+
+} // namespace
+
+TEST_CASE("log_field names are the egress log schema's properties", "[log_fields]") {
+    const auto log = schema("egress-log.schema.json");
+    std::set<std::string> properties;
+    for (const auto& [name, _] : log["properties"].items())
+        properties.insert(name);
+    CHECK(as_set(osf::log_field::all) == properties);
+    CHECK(log["additionalProperties"] == false);
+    for (const auto& required : log["required"])
+        CHECK(properties.count(required.get<std::string>()) == 1);
+}
+
+TEST_CASE("outcome and refusedBy values are the schema's enums", "[log_fields]") {
+    const auto log = schema("egress-log.schema.json");
+    CHECK(as_set(osf::outcome::all) == strings(log["properties"]["outcome"]["enum"]));
+    CHECK(as_set(osf::refused_by::all) == strings(log["properties"]["refusedBy"]["enum"]));
+}
+
+TEST_CASE("reserved variable names are the spec schema's", "[spec_limits]") {
+    const auto spec = schema("sandbox-spec.schema.json");
+    CHECK(as_set(osf::spec_limits::reserved_env_names) ==
+          strings(spec["$defs"]["reservedEnvName"]["enum"]));
+    CHECK(spec["properties"]["env"]["maxProperties"] == osf::spec_limits::max_env_vars);
+    CHECK(spec["properties"]["egress"]["maxItems"] == osf::spec_limits::max_egress_entries);
+    CHECK(spec["properties"]["secrets"]["maxProperties"] == osf::spec_limits::max_secrets);
+    CHECK(spec["properties"]["mcp"]["maxItems"] == osf::spec_limits::max_mcp_servers);
+    CHECK(spec["$defs"]["envValue"]["maxLength"] == osf::spec_limits::max_env_value_length);
+    CHECK(spec["$defs"]["egressEntry"]["maxLength"] == osf::spec_limits::max_egress_entry_length);
+    CHECK(spec["properties"]["template"]["maxLength"] == osf::spec_limits::max_template_length);
+}

@@ -1,0 +1,280 @@
+// Every kind of mistake: where it is reported (JSONPath) and what the message
+// tells the user to write instead.
+#include "spec_test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+using spec_test::errors_of;
+using spec_test::spec_with;
+
+namespace {
+
+struct Mistake {
+    const char* members; // added to {"template": "node:24-alpine", ...}
+    const char* path;
+    const char* says; // a part of the message
+};
+
+void check_single_error(const std::string& json, const std::string& path, const std::string& says) {
+    INFO(json);
+    const auto result = osf::parse_spec(json);
+    REQUIRE_FALSE(result.ok());
+    CHECK_FALSE(result.spec.has_value());
+    REQUIRE(result.errors.size() == 1);
+    CHECK(result.errors[0].path == path);
+    CHECK_THAT(result.errors[0].message, Catch::Contains(says));
+}
+
+} // namespace
+
+TEST_CASE("each mistake is one error at its path, with the right form", "[spec][errors]") {
+    const Mistake mistakes[] = {
+        // top level
+        {R"("egres": [])", "$.egres", "did you mean \"egress\"?"},
+        {R"("Template2": "x")", "$.Template2", "unknown field"},
+        {R"("my field": 1)", "$['my field']", "unknown field"},
+        {R"("$schema": 3)", "$['$schema']", "must be a string"},
+        // cpu
+        {R"("cpu": true)", "$.cpu", "as 2, 0.5 or \"500m\"; got a boolean"},
+        {R"("cpu": null)", "$.cpu", "got null"},
+        {R"("cpu": -1)", "$.cpu", "-1 is not a positive number of cores"},
+        {R"("cpu": 0)", "$.cpu", "at least 0.001"},
+        {R"("cpu": 0.0001)", "$.cpu", "0.0001 is not a positive number"},
+        {R"("cpu": "0")", "$.cpu", "asks for no CPU"},
+        {R"("cpu": "0m")", "$.cpu", "asks for no CPU"},
+        {R"("cpu": "500M")", "$.cpu", "millicores (\"500m\")"},
+        {R"("cpu": "1.2345")", "$.cpu", "more than three decimals"},
+        {R"("cpu": "2 cores")", "$.cpu", "is not a CPU quantity"},
+        {R"("cpu": "-1")", "$.cpu", "is not a CPU quantity"},
+        {R"("cpu": ".5")", "$.cpu", "is not a CPU quantity"},
+        {R"("cpu": "1e3")", "$.cpu", "is not a CPU quantity"},
+        // memory
+        {R"("memory": 4096)", "$.memory", "write its unit"},
+        {R"("memory": "4GB")", "$.memory",
+         "write \"4G\" (powers of 1000) or \"4Gi\" (powers of 1024)"},
+        {R"("memory": "512MiB")", "$.memory", "\"512M\" (powers of 1000) or \"512Mi\""},
+        {R"("memory": "4gi")", "$.memory", "is not a memory quantity"},
+        {R"("memory": "0Gi")", "$.memory", "asks for no memory"},
+        {R"("memory": "1.Gi")", "$.memory", "is not a memory quantity"},
+        {R"("memory": "")", "$.memory", "is not a memory quantity"},
+        {R"("memory": "500m")", "$.memory", "is not a memory quantity"},
+        // env
+        {R"("env": ["CI=1"])", "$.env", "NAME -> value, as {\"CI\": \"1\"}; got an array"},
+        {R"("env": {"CI": 1})", "$.env.CI", "must be a string; got a number (put it in quotes)"},
+        {R"("env": {"CI": true})", "$.env.CI", "put it in quotes"},
+        {R"("env": {"CI": null})", "$.env.CI", "got null"},
+        {R"("env": {"MY-VAR": "x"})", "$.env['MY-VAR']", "is not a variable name"},
+        {R"("env": {"1X": "x"})", "$.env['1X']", "not starting with a digit"},
+        {R"("env": {"": "x"})", "$.env['']", "is not a variable name"},
+        {R"("env": {"HTTPS_PROXY": "x"})", "$.env.HTTPS_PROXY", "set by sandbox-kubernetes"},
+        {R"("env": {"no_proxy": ""})", "$.env.no_proxy", "set by sandbox-kubernetes"},
+        {R"("env": {"X": "a\u0000b"})", "$.env.X", "NUL"},
+        // egress
+        {R"("egress": "x.com")", "$.egress", "must be an array of host names"},
+        {R"("egress": [443])", "$.egress[0]", "got a number"},
+        {R"("egress": ["ok.com", "https://x.com"])", "$.egress[1]",
+         "\"https://x.com\" is not a host name: write the host alone, as \"x.com\""},
+        {R"("egress": ["http://u:p@x.com:8080/a"])", "$.egress[0]", "as \"x.com:8080\""},
+        {R"("egress": ["x.com/api"])", "$.egress[0]", "not paths; write \"x.com\""},
+        {R"("egress": ["x.com?a=1"])", "$.egress[0]", "write \"x.com\""},
+        {R"("egress": ["user@x.com"])", "$.egress[0]", "user info"},
+        {R"("egress": [""])", "$.egress[0]", "is empty"},
+        {R"("egress": ["*"])", "$.egress[0]", "every host"},
+        {R"("egress": ["*.com"])", "$.egress[0]", "top-level domain"},
+        {R"("egress": ["api.*.example.com"])", "$.egress[0]",
+         "a wildcard is written \"*.example.com\""},
+        {R"("egress": ["*example.com"])", "$.egress[0]", "whole first label"},
+        {R"("egress": ["**.example.com"])", "$.egress[0]", "whole first label"},
+        {R"("egress": ["x.com:70000"])", "$.egress[0]", "outside 1-65535"},
+        {R"("egress": ["x.com:0"])", "$.egress[0]", "outside 1-65535"},
+        {R"("egress": ["x.com:0443"])", "$.egress[0]", "leading zero"},
+        {R"("egress": ["x.com:"])", "$.egress[0]", "empty port"},
+        {R"("egress": ["x.com:https"])", "$.egress[0]", "not a number"},
+        {R"("egress": ["x.com:1:2"])", "$.egress[0]", "more than one ':'"},
+        {R"("egress": ["a", "b", "a"])", "$.egress[2]",
+         "\"a\" is listed twice (first at $.egress[0])"},
+        {R"("egress": ["my_host.com"])", "$.egress[0]", "holds '_'"},
+        {R"("egress": ["my host.com"])", "$.egress[0]", "holds a space"},
+        {R"("egress": ["bücher.de"])", "$.egress[0]", "punycode"},
+        {R"("egress": ["a..b"])", "$.egress[0]", "empty label"},
+        {R"("egress": [".a.b"])", "$.egress[0]", "empty label"},
+        {R"("egress": ["x.com.."])", "$.egress[0]", "empty label"},
+        {R"("egress": ["-a.com"])", "$.egress[0]", "starts or ends with '-'"},
+        {R"("egress": ["a-.com"])", "$.egress[0]", "starts or ends with '-'"},
+        {R"("egress": ["192.168.1.256"])", "$.egress[0]", "from 0 to 255"},
+        {R"("egress": ["10.0.0.01"])", "$.egress[0]", "leading zero"},
+        {R"("egress": ["10.0.0.1."])", "$.egress[0]", "no trailing dot"},
+        {R"("egress": ["1.2.3"])", "$.egress[0]", "not an IPv4 address"},
+        {R"("egress": ["example.123"])", "$.egress[0]", "not an IPv4 address"},
+        {R"("egress": ["*.1.2.3.4"])", "$.egress[0]", "wildcard over a number"},
+        {R"("egress": ["[::1]:443"])", "$.egress[0]", "IPv6"},
+        // secrets
+        {R"("secrets": ["A"])", "$.secrets", "NAME -> reference"},
+        {R"("secrets": {"token": "ref:env/TOKEN"})", "$.secrets.token", "as \"TOKEN\""},
+        {R"("secrets": {"my-token": "ref:env/TOKEN"})", "$.secrets['my-token']", "as \"MY_TOKEN\""},
+        {R"("secrets": {"9A": "ref:env/TOKEN"})", "$.secrets['9A']", "not starting with a digit"},
+        {R"("secrets": {"HTTP_PROXY": "ref:env/P"})", "$.secrets.HTTP_PROXY",
+         "choose another name"},
+        {R"("secrets": {"T": 5})", "$.secrets.T", "got a number"},
+        {R"("secrets": {"T": "ref:vault/x"})", "$.secrets.T", "unknown kind \"vault\""},
+        {R"("secrets": {"T": "ref:file/.."})", "$.secrets.T",
+         "file name \"..\", which would leave"},
+        {R"("secrets": {"T": "ref:file/."})", "$.secrets.T", "which would leave"},
+        {R"("secrets": {"T": "ref:file/"})", "$.secrets.T", "empty file name"},
+        {R"("secrets": {"T": "ref:file/a/b"})", "$.secrets.T", "without '/'"},
+        {R"("secrets": {"T": "ref:file/a b"})", "$.secrets.T", "a character other than"},
+        {R"("secrets": {"T": "ref:env/token"})", "$.secrets.T", "as \"ref:env/TOKEN\""},
+        {R"("secrets": {"T": "ref:env/"})", "$.secrets.T", "names variable \"\""},
+        {R"("secrets": {"T": "ref:openbao/"})", "$.secrets.T", "empty OpenBao path"},
+        {R"("secrets": {"T": "ref:openbao//a"})", "$.secrets.T", "starts or ends with '/'"},
+        {R"("secrets": {"T": "ref:openbao/a/"})", "$.secrets.T", "starts or ends with '/'"},
+        {R"("secrets": {"T": "ref:openbao/a//b"})", "$.secrets.T", "empty OpenBao path segment"},
+        {R"("secrets": {"T": "ref:openbao/a/../b"})", "$.secrets.T", "segment \"..\""},
+        {R"("secrets": {"T": "ref:openbao/./b"})", "$.secrets.T", "segment \".\""},
+        {R"("secrets": {"T": "ref:openbao/a:b"})", "$.secrets.T", "a character other than"},
+        {R"("secrets": {"T": "REF:env/T"})", "$.secrets.T", "is not a secret reference"},
+        // mcp
+        {R"("mcp": {})", "$.mcp", "must be an array of servers"},
+        {R"("mcp": ["wiki"])", "$.mcp[0]", "must be an object"},
+        {R"("mcp": [{"name": "w", "url": "https://w.com", "tools": [], "tool": []}])",
+         "$.mcp[0].tool", "did you mean \"tools\"?"},
+        {R"("mcp": [{"url": "https://w.com", "tools": []}])", "$.mcp[0]", "\"name\" is missing"},
+        {R"("mcp": [{"name": "w", "tools": []}])", "$.mcp[0]", "\"url\" is missing"},
+        {R"("mcp": [{"name": "w", "url": "https://w.com"}])", "$.mcp[0]", "\"tools\" is missing"},
+        {R"("mcp": [{"name": "Wiki", "url": "https://w.com", "tools": []}])", "$.mcp[0].name",
+         "as \"wiki\""},
+        {R"("mcp": [{"name": "-w", "url": "https://w.com", "tools": []}])", "$.mcp[0].name",
+         "inner '-'"},
+        {R"("mcp": [{"name": 1, "url": "https://w.com", "tools": []}])", "$.mcp[0].name",
+         "got a number"},
+        {R"("mcp": [{"name": "w", "url": "ftp://w.com", "tools": []}])", "$.mcp[0].url",
+         "scheme \"ftp\""},
+        {R"("mcp": [{"name": "w", "url": "HTTPS://w.com", "tools": []}])", "$.mcp[0].url",
+         "(lower case)"},
+        {R"("mcp": [{"name": "w", "url": "w.com/mcp", "tools": []}])", "$.mcp[0].url",
+         "not an absolute URL"},
+        {R"("mcp": [{"name": "w", "url": "https://a:b@w.com", "tools": []}])", "$.mcp[0].url",
+         "user info"},
+        {R"("mcp": [{"name": "w", "url": "https://w.com/#x", "tools": []}])", "$.mcp[0].url",
+         "fragment"},
+        {R"("mcp": [{"name": "w", "url": "https://", "tools": []}])", "$.mcp[0].url",
+         "has no host"},
+        {R"("mcp": [{"name": "w", "url": "https://*.w.com/", "tools": []}])", "$.mcp[0].url",
+         "holds '*'"},
+        {R"("mcp": [{"name": "w", "url": "https://w.com:99999/", "tools": []}])", "$.mcp[0].url",
+         "outside 1-65535"},
+        {R"("mcp": [{"name": "w", "url": "https://w_x.com/", "tools": []}])", "$.mcp[0].url",
+         "host \"w_x.com\""},
+        {R"("mcp": [{"name": "w", "url": "https://[::1]/", "tools": []}])", "$.mcp[0].url", "IPv6"},
+        {R"("mcp": [{"name": "w", "url": "https://w.com/a b", "tools": []}])", "$.mcp[0].url",
+         "a space in its path"},
+        {R"("mcp": [{"name": "w", "url": "https://w.com/a%zz", "tools": []}])", "$.mcp[0].url",
+         "two hex digits"},
+        {R"("mcp": [{"name": "w", "url": "https://w.com/a?b=|", "tools": []}])", "$.mcp[0].url",
+         "'|' in its query"},
+        {R"("mcp": [{"name": "w", "url": 5, "tools": []}])", "$.mcp[0].url", "got a number"},
+        {R"("mcp": [{"name": "w", "url": "https://w.com", "tools": "search"}])", "$.mcp[0].tools",
+         "array of tool names"},
+        {R"("mcp": [{"name": "w", "url": "https://w.com", "tools": ["a", 1]}])",
+         "$.mcp[0].tools[1]", "got a number"},
+        {R"("mcp": [{"name": "w", "url": "https://w.com", "tools": ["a", ""]}])",
+         "$.mcp[0].tools[1]", "is empty"},
+        {R"("mcp": [{"name": "w", "url": "https://w.com", "tools": ["a", "b", "a"]}])",
+         "$.mcp[0].tools[2]", "listed twice (first at $.mcp[0].tools[0])"},
+        {R"("mcp": [{"name": "w", "url": "https://w.com", "tools": ["a\nb"]}])",
+         "$.mcp[0].tools[0]", "control character"},
+        {R"("mcp": [{"name": "w", "url": "https://w.com", "tools": []},
+                    {"name": "w", "url": "https://v.com", "tools": []}])",
+         "$.mcp[1].name", "\"w\" is already the name of $.mcp[0]"},
+        {R"("mcp": [{"name": "w", "url": "https://w.com", "tools": []},
+                    {"name": "v", "url": "https://w.com", "tools": []}])",
+         "$.mcp[1].url", "is already the URL of $.mcp[0]"},
+        // across sections
+        {R"("env": {"TOKEN": "x"}, "secrets": {"TOKEN": "ref:env/TOKEN"})", "$.env.TOKEN",
+         "is also a secret"},
+    };
+    for (const auto& mistake : mistakes)
+        check_single_error(spec_with(mistake.members), mistake.path, mistake.says);
+}
+
+TEST_CASE("template mistakes", "[spec][errors]") {
+    check_single_error("{}", "$", "\"template\" is missing");
+    check_single_error(R"({"template": ""})", "$.template", "is empty");
+    check_single_error(R"({"template": 24})", "$.template", "got a number");
+    check_single_error(R"({"template": "My_Template"})", "$.template",
+                       "neither an image (which holds '/', ':' or '@'");
+    check_single_error(R"({"template": "-x"})", "$.template", "neither an image");
+    check_single_error(R"({"template": "node: 24"})", "$.template", "holds a space");
+    check_single_error(R"({"template": ")" + std::string(254, 'a') + "\"}", "$.template",
+                       "neither an image");
+    check_single_error(R"({"template": "a/)" + std::string(1023, 'a') + "\"}", "$.template",
+                       "longer than 1024");
+}
+
+TEST_CASE("a document that is not an object says what a spec looks like", "[spec][errors]") {
+    check_single_error(
+        "[]", "$", "must be a JSON object, as {\"template\": \"node:24-alpine\"}; got an array");
+    check_single_error("\"node\"", "$", "got a string");
+    check_single_error("null", "$", "got null");
+    check_single_error("3", "$", "got a number");
+}
+
+TEST_CASE("every error is reported, not just the first", "[spec][errors]") {
+    const auto errors = spec_test::error_paths(R"({
+        "cpu": "lots", "memory": 1, "env": {"A-B": 1}, "egress": ["https://a.com", "b.com/x", "ok.com"],
+        "secrets": {"x": "plain"}, "mcp": [{"name": "W", "url": "ftp://w", "tools": [1]}], "extra": 1
+    })");
+    const std::vector<std::string> expected = {"$.extra",
+                                               "$",
+                                               "$.cpu",
+                                               "$.memory",
+                                               "$.env['A-B']",
+                                               "$.env['A-B']",
+                                               "$.egress[0]",
+                                               "$.egress[1]",
+                                               "$.secrets.x",
+                                               "$.secrets.x",
+                                               "$.mcp[0].name",
+                                               "$.mcp[0].url",
+                                               "$.mcp[0].tools[0]"};
+    CHECK(errors == expected);
+}
+
+TEST_CASE("limits on sizes are errors at the section", "[spec][errors][limits]") {
+    std::string egress = "\"egress\": [";
+    for (int i = 0; i < 257; ++i)
+        egress += (i ? ",\"h" : "\"h") + std::to_string(i) + ".example.com\"";
+    check_single_error(spec_with(egress + "]"), "$.egress", "at most 256");
+
+    std::string secrets = "\"secrets\": {";
+    for (int i = 0; i < 65; ++i)
+        secrets += (i ? ",\"S" : "\"S") + std::to_string(i) + "\": \"ref:env/X\"";
+    check_single_error(spec_with(secrets + "}"), "$.secrets", "at most 64");
+
+    check_single_error(spec_with("\"env\": {\"BIG\": \"" + std::string(32769, 'x') + "\"}"),
+                       "$.env.BIG", "longer than 32768");
+    CHECK(
+        osf::parse_spec(spec_with("\"env\": {\"BIG\": \"" + std::string(32768, 'x') + "\"}")).ok());
+
+    check_single_error(spec_with("\"egress\": [\"" + std::string(63, 'a') + "." +
+                                 std::string(63, 'a') + "." + std::string(63, 'a') + "." +
+                                 std::string(62, 'a') + "\"]"),
+                       "$.egress[0]", "longer than 253");
+
+    const std::string huge(1024 * 1024 + 1, ' ');
+    const auto result = osf::parse_spec(huge);
+    REQUIRE(result.errors.size() == 1);
+    CHECK_THAT(result.errors[0].message, Catch::Contains("at most 1 MiB"));
+}
+
+TEST_CASE("messages never repeat a value that may be a secret", "[spec][errors]") {
+    const std::string token = "ghp_0123456789abcdefSECRET";
+    for (const auto& members :
+         {R"("secrets": {"T": ")" + token + "\"}", R"("env": {"T": [")" + token + "\"]}",
+          R"("secrets": {"T": "ref:)" + token + "\"}"}) {
+        const auto errors = errors_of(spec_with(members));
+        REQUIRE_FALSE(errors.empty());
+        for (const auto& error : errors)
+            CHECK(error.find("SECRET") == std::string::npos);
+    }
+}
