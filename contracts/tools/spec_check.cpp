@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -21,6 +22,11 @@ constexpr const char* usage =
 
 std::optional<std::string> read_file(const std::string& name) {
     if (name == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
+    std::error_code error;
+    if (std::filesystem::is_directory(name, error)) {
+        errno = EISDIR;
+        return std::nullopt;
+    }
     std::ifstream in(name, std::ios::binary);
     if (!in) return std::nullopt;
     std::ostringstream text;
