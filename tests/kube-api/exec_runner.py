@@ -117,7 +117,16 @@ class ExecService:
         flags = {k: request.param(k, "false").lower() in ("true", "1") for k in ("stdin", "stdout", "stderr", "tty")}
 
         async def session(ws):
-            await self._session(ws, pod, container, argv, flags)
+            try:
+                await self._session(ws, pod, container, argv, flags)
+            except Exception as exc:  # tell the client instead of leaving it with a silent success
+                log.exception("exec in %s/%s failed", namespace, name)
+                failure = {"metadata": {}, "status": "Failure", "reason": "InternalError",
+                           "message": f"test API server failed to run the command: {exc}"}
+                try:
+                    await _send(ws, ERROR, json.dumps(failure).encode())
+                except Exception:
+                    pass
 
         return WebSocketResponse(session, protocol)
 

@@ -83,7 +83,7 @@ class PodFilesystem:
             os.makedirs(path, exist_ok=True)
             files: dict[str, bytes] = {}
             if "configMap" in vol:
-                files = self._config_files(lookup("configmaps", vol["configMap"]), vol["configMap"], False)
+                files = self._config_files(lookup("configmaps", vol["configMap"].get("name", "")), vol["configMap"], False)
             elif "secret" in vol:
                 files = self._config_files(lookup("secrets", vol["secret"].get("secretName", "")), vol["secret"], True)
             elif "projected" in vol:

@@ -52,8 +52,8 @@ class TestHooks:
             if parts == ["reconcile"] and method == "POST":
                 self.simulation.reconcile()
                 return _json({"ok": True})
-            if len(parts) == 6 and parts[0] == "namespaces" and parts[2] == "pods":
-                return self._pod_hook(request, parts[1], parts[3], parts[5])
+            if len(parts) == 5 and parts[0] == "namespaces" and parts[2] == "pods":
+                return self._pod_hook(request, parts[1], parts[3], parts[4])
         except ValueError as exc:
             raise bad_request(str(exc))
         raise ApiError(404, "NotFound", f"no test hook {request.method} {request.path}")

@@ -1,0 +1,497 @@
+"""The test Kubernetes API server (tests/kube-api) driven by the real kubectl binary: what the
+sandbox-kubernetes adapter relies on behaves as a real cluster's API server does for kubectl."""
+
+import base64
+import json
+import os
+import shutil
+import ssl
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+REPO = os.environ.get("OSF_REPO") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+KUBE_API_DIR = os.path.join(REPO, "tests", "kube-api")
+sys.path.insert(0, KUBE_API_DIR)
+
+from kube_api_fixture import KubeApiServer  # noqa: E402
+from test_openapi_validate import *  # noqa: E402,F401,F403  (the validator's unit tests run here too)
+
+pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+
+GROUP = "extensions.agents.x-k8s.io"
+
+
+@pytest.fixture(scope="module")
+def kube(tmp_path_factory):
+    with KubeApiServer(tmp_path_factory.mktemp("kube-api")) as server:
+        yield server
+
+
+@pytest.fixture
+def name():
+    return "t-" + uuid.uuid4().hex[:8]
+
+
+@pytest.fixture
+def default_simulation(kube):
+    yield kube
+    kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True)
+    kube.set_exec(handlers=[], bin_dirs=[])
+
+
+def ok(result):
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def sandbox_objects(name, image="node:24-alpine", extra_claim_spec=None):
+    template = {
+        "apiVersion": f"{GROUP}/v1beta1", "kind": "SandboxTemplate",
+        "metadata": {"name": name, "labels": {"osf.sandbox.id": name}},
+        "spec": {
+            "podTemplate": {
+                "metadata": {"labels": {"osf.sandbox.id": name, "agents.x-k8s.io/dropped": "yes"}},
+                "spec": {
+                    "containers": [{"name": "sandbox", "image": image, "command": ["sleep", "infinity"],
+                                    "workingDir": "/workspace",
+                                    "env": [{"name": "CI", "value": "1"}],
+                                    "volumeMounts": [{"name": "workspace", "mountPath": "/workspace"}]}],
+                    "volumes": [{"name": "workspace", "emptyDir": {}}],
+                },
+            },
+            "networkPolicy": {"ingress": [], "egress": [
+                {"to": [{"podSelector": {"matchLabels": {"osf.sandbox.id": name}}}],
+                 "ports": [{"port": 8080, "protocol": "TCP"}]}]},
+        },
+    }
+    pool = {"apiVersion": f"{GROUP}/v1beta1", "kind": "SandboxWarmPool",
+            "metadata": {"name": name, "labels": {"osf.sandbox.id": name}},
+            "spec": {"replicas": 0, "sandboxTemplateRef": {"name": name}}}
+    claim = {"apiVersion": f"{GROUP}/v1beta1", "kind": "SandboxClaim",
+             "metadata": {"name": name, "labels": {"osf.sandbox.id": name}},
+             "spec": {"warmPoolRef": {"name": name}, **(extra_claim_spec or {})}}
+    return {"apiVersion": "v1", "kind": "List", "items": [template, pool, claim]}
+
+
+def create_pod(kube, name, image="busybox:1.36", labels=None, extra_spec=None):
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": labels or {"app": name}},
+           "spec": {"containers": [{"name": "main", "image": image, "command": ["sleep", "infinity"],
+                                    "workingDir": "/workspace",
+                                    "volumeMounts": [{"name": "workspace", "mountPath": "/workspace"}]}],
+                    "volumes": [{"name": "workspace", "emptyDir": {}}], **(extra_spec or {})}}
+    ok(kube.kubectl("create", "-f", "-", input=json.dumps(pod)))
+    ok(kube.kubectl("wait", "--for=condition=Ready", f"pod/{name}", "--timeout=60s"))
+
+
+# -- discovery and auth -------------------------------------------------------------------------
+
+def test_kubectl_version_reports_the_server(kube):
+    out = ok(kube.kubectl("version", "-o", "json"))
+    assert json.loads(out)["serverVersion"]["gitVersion"].startswith("v1.32")
+
+
+def test_api_resources_list_the_agent_sandbox_kinds_as_the_crds_declare_them(kube):
+    out = ok(kube.kubectl("api-resources", "-o", "wide", "--no-headers"))
+    rows = {line.split()[0]: line.split() for line in out.splitlines()}
+    assert rows["sandboxes"][1:5] == ["sandbox", "agents.x-k8s.io/v1beta1", "true", "Sandbox"]
+    assert rows["sandboxclaims"][1:5] == ["sandboxclaim", f"{GROUP}/v1beta1", "true", "SandboxClaim"]
+    assert rows["sandboxtemplates"][1:5] == ["sandboxtemplate", f"{GROUP}/v1beta1", "true", "SandboxTemplate"]
+    assert rows["sandboxwarmpools"][1:5] == ["swp", f"{GROUP}/v1beta1", "true", "SandboxWarmPool"]
+    assert rows["sandboxclaims"][5] == "create,delete,deletecollection,get,list,patch,update,watch"
+    for core in ("pods", "services", "configmaps", "secrets", "persistentvolumeclaims", "namespaces",
+                 "networkpolicies"):
+        assert core in rows
+
+
+def test_legacy_discovery_documents(kube):
+    status, doc = kube.request("GET", "/apis/extensions.agents.x-k8s.io/v1beta1")
+    assert status == 200 and doc["kind"] == "APIResourceList"
+    names = {r["name"]: r for r in doc["resources"]}
+    assert names["sandboxwarmpools"]["shortNames"] == ["swp"]
+    assert "sandboxclaims/status" in names
+    status, doc = kube.request("GET", "/api/v1")
+    assert status == 200 and "pods/exec" in {r["name"] for r in doc["resources"]}
+    status, doc = kube.request("GET", "/apis")
+    assert {"agents.x-k8s.io", GROUP, "networking.k8s.io"} <= {g["name"] for g in doc["groups"]}
+
+
+def test_a_wrong_token_is_refused(kube):
+    status, doc = kube.request("GET", "/api/v1/namespaces/default/pods", token="wrong")
+    assert status == 401 and doc["reason"] == "Unauthorized"
+    result = kube.kubectl("--token=wrong", "get", "pods")
+    assert result.returncode == 1
+    assert "You must be logged in to the server (Unauthorized)" in result.stderr
+
+
+# -- CRUD ---------------------------------------------------------------------------------------
+
+def test_create_get_list_by_label_and_delete_by_label(kube, name):
+    for i, tier in enumerate(("fe", "be", "db")):
+        cm = {"apiVersion": "v1", "kind": "ConfigMap",
+              "metadata": {"name": f"{name}-{i}", "labels": {"set": name, "tier": tier}}, "data": {"i": str(i)}}
+        assert f"configmap/{name}-{i} created" in ok(kube.kubectl("create", "-f", "-", input=json.dumps(cm)))
+    got = kube.kubectl_json("get", "configmap", f"{name}-0")
+    meta = got["metadata"]
+    assert got["data"] == {"i": "0"} and meta["namespace"] == "default"
+    assert meta["uid"] and meta["creationTimestamp"] and int(meta["resourceVersion"]) > 0
+
+    def names(selector):
+        out = ok(kube.kubectl("get", "configmaps", "-l", selector, "-o", "jsonpath={.items[*].metadata.name}"))
+        return sorted(out.split())
+
+    assert names(f"set={name}") == [f"{name}-0", f"{name}-1", f"{name}-2"]
+    assert names(f"set={name},tier!=fe") == [f"{name}-1", f"{name}-2"]
+    assert names(f"set={name},tier in (fe,db)") == [f"{name}-0", f"{name}-2"]
+    assert names(f"set={name},tier notin (fe,db)") == [f"{name}-1"]
+    assert names(f"set={name},!tier") == []
+    out = ok(kube.kubectl("get", "configmaps", f"--field-selector=metadata.name={name}-1", "-o", "name"))
+    assert out.strip() == f"configmap/{name}-1"
+    out = ok(kube.kubectl("delete", "configmaps", "-l", f"set={name},tier!=db"))
+    assert f'configmap "{name}-0" deleted' in out and f'configmap "{name}-1" deleted' in out
+    assert names(f"set={name}") == [f"{name}-2"]
+
+
+def test_errors_read_as_kubectl_prints_them(kube, name):
+    result = kube.kubectl("get", "pod", name)
+    assert result.returncode == 1
+    assert result.stderr.strip() == f'Error from server (NotFound): pods "{name}" not found'
+    ok(kube.kubectl("create", "configmap", name, "--from-literal=a=1"))
+    result = kube.kubectl("create", "configmap", name, "--from-literal=a=1")
+    assert result.returncode == 1
+    assert f'configmaps "{name}" already exists' in result.stderr
+    result = kube.kubectl("create", "-f", "-", input=json.dumps(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}))
+    assert ('Error from server (AlreadyExists): error when creating "STDIN": '
+            f'configmaps "{name}" already exists') in result.stderr
+    result = kube.kubectl("get", "sandboxclaim", name)
+    assert f'sandboxclaims.{GROUP} "{name}" not found' in result.stderr
+    result = kube.kubectl("create", "configmap", "Bad_Name")
+    assert result.returncode == 1 and 'ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value' in result.stderr
+
+
+def test_patch_apply_and_server_side_apply(kube, name):
+    ok(kube.kubectl("create", "configmap", name, "--from-literal=a=1"))
+    ok(kube.kubectl("patch", "configmap", name, "--type=merge", "-p", '{"data":{"b":"2"}}'))
+    ok(kube.kubectl("patch", "configmap", name, "--type=json", "-p", '[{"op":"remove","path":"/data/a"}]'))
+    ok(kube.kubectl("patch", "configmap", name, "-p", '{"data":{"c":"3"}}'))
+    ok(kube.kubectl("label", "configmap", name, "osf.sandbox.id=abc"))
+    got = kube.kubectl_json("get", "configmap", name)
+    assert got["data"] == {"b": "2", "c": "3"} and got["metadata"]["labels"] == {"osf.sandbox.id": "abc"}
+
+    pool = {"apiVersion": f"{GROUP}/v1beta1", "kind": "SandboxWarmPool", "metadata": {"name": name},
+            "spec": {"replicas": 0, "sandboxTemplateRef": {"name": "x"}}}
+    assert "created" in ok(kube.kubectl("apply", "-f", "-", input=json.dumps(pool)))
+    assert "unchanged" in ok(kube.kubectl("apply", "-f", "-", input=json.dumps(pool)))
+    pool["spec"]["replicas"] = 2
+    assert "configured" in ok(kube.kubectl("apply", "-f", "-", input=json.dumps(pool)))
+    got = kube.kubectl_json("get", "swp", name)
+    assert got["spec"]["replicas"] == 2 and got["metadata"]["generation"] == 2
+    assert got["spec"].get("updateStrategy") is None  # defaults apply only inside objects that exist
+    del pool["spec"]["replicas"]
+    pool["spec"]["updateStrategy"] = {}
+    pool["metadata"]["name"] = name + "-defaults"
+    ok(kube.kubectl("create", "-f", "-", input=json.dumps(pool)))
+    got = kube.kubectl_json("get", "swp", name + "-defaults")
+    assert got["spec"]["replicas"] == 1 and got["spec"]["updateStrategy"] == {"type": "OnReplenish"}
+    pool["spec"]["replicas"] = 2
+
+    pool["metadata"]["name"] = name + "-ssa"
+    out = ok(kube.kubectl("apply", "--server-side", "-f", "-", input=json.dumps(pool)))
+    assert "serverside-applied" in out
+    assert kube.kubectl_json("get", "swp", name + "-ssa")["spec"]["replicas"] == 2
+
+
+def test_dry_run_server_stores_nothing(kube, name):
+    objects = sandbox_objects(name)
+    out = ok(kube.kubectl("apply", "--dry-run=server", "-f", "-", input=json.dumps(objects)))
+    assert out.count("(server dry run)") == 3
+    assert ok(kube.kubectl("get", "sandboxtemplates,sandboxwarmpools,sandboxclaims", "-l",
+                           f"osf.sandbox.id={name}", "-o", "name")).strip() == ""
+
+
+def test_status_subresource_is_separate_from_the_object(kube, name):
+    pool = {"apiVersion": f"{GROUP}/v1beta1", "kind": "SandboxWarmPool", "metadata": {"name": name},
+            "spec": {"replicas": 0, "sandboxTemplateRef": {"name": "x"}, }, "status": {"replicas": 9}}
+    ok(kube.kubectl("create", "-f", "-", input=json.dumps(pool)))
+    assert "status" not in kube.kubectl_json("get", "swp", name)
+    ok(kube.kubectl("patch", "swp", name, "--subresource=status", "--type=merge", "-p", '{"status":{"replicas":3}}'))
+    got = kube.kubectl_json("get", "swp", name)
+    assert got["status"] == {"replicas": 3} and got["metadata"]["generation"] == 1
+
+
+# -- validation ---------------------------------------------------------------------------------
+
+def test_a_claim_with_an_unknown_field_is_refused_as_the_real_server_does(kube, name):
+    claim = {"apiVersion": f"{GROUP}/v1beta1", "kind": "SandboxClaim", "metadata": {"name": name},
+             "spec": {"warmPoolRef": {"name": "p"}, "sandboxTemplateRef": {"name": "t"}}}
+    result = kube.kubectl("create", "-f", "-", input=json.dumps(claim))
+    assert result.returncode == 1
+    assert ('Error from server (BadRequest): error when creating "STDIN": SandboxClaim in version "v1beta1" '
+            'cannot be handled as a SandboxClaim: strict decoding error: unknown field "spec.sandboxTemplateRef"'
+            in result.stderr)
+    # Without field validation the unknown field is dropped, as the real server prunes it.
+    ok(kube.kubectl("create", "--validate=false", "-f", "-", input=json.dumps(claim)))
+    assert "sandboxTemplateRef" not in kube.kubectl_json("get", "sandboxclaim", name)["spec"]
+
+
+def test_a_claim_without_warm_pool_ref_is_invalid(kube, name):
+    claim = {"apiVersion": f"{GROUP}/v1beta1", "kind": "SandboxClaim", "metadata": {"name": name},
+             "spec": {"lifecycle": {"shutdownPolicy": "Sometimes"}}}
+    result = kube.kubectl("create", "-f", "-", input=json.dumps(claim))
+    assert result.returncode == 1
+    assert f'The SandboxClaim "{name}" is invalid' in result.stderr
+    assert "spec.warmPoolRef: Required value" in result.stderr
+    assert ('spec.lifecycle.shutdownPolicy: Unsupported value: "Sometimes": supported values: "Delete", '
+            '"DeleteForeground", "Retain"') in result.stderr
+    status, doc = kube.request("POST", f"/apis/{GROUP}/v1beta1/namespaces/default/sandboxclaims", claim)
+    assert status == 422 and doc["reason"] == "Invalid"
+    assert doc["message"].startswith(f'SandboxClaim.{GROUP} "{name}" is invalid: [spec.warmPoolRef: Required value, ')
+    assert {"reason": "FieldValueRequired", "message": "Required value", "field": "spec.warmPoolRef"} \
+        in doc["details"]["causes"]
+
+
+def test_pods_are_validated(kube, name):
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+           "spec": {"containers": [{"name": "main", "imagePullPolcy": "Always"}]}}
+    result = kube.kubectl("create", "-f", "-", input=json.dumps(pod))
+    assert 'strict decoding error: unknown field "spec.containers[0].imagePullPolcy"' in result.stderr
+    del pod["spec"]["containers"][0]["imagePullPolcy"]
+    result = kube.kubectl("create", "-f", "-", input=json.dumps(pod))
+    assert f'The Pod "{name}" is invalid: spec.containers[0].image: Required value' in result.stderr
+
+
+def test_objects_go_only_into_existing_namespaces(kube, name):
+    result = kube.kubectl("-n", name, "create", "configmap", "x")
+    assert f'namespaces "{name}" not found' in result.stderr
+    ok(kube.kubectl("create", "namespace", name))
+    ok(kube.kubectl("-n", name, "create", "configmap", "x"))
+    ok(kube.kubectl("delete", "namespace", name))
+    assert kube.kubectl("-n", name, "get", "configmap", "x").returncode == 1
+
+
+# -- wait, watch, tables ------------------------------------------------------------------------
+
+def test_wait_for_ready_and_for_delete(kube, name):
+    create_pod(kube, name)
+    pod = kube.kubectl_json("get", "pod", name)
+    assert pod["status"]["phase"] == "Running" and pod["status"]["podIP"]
+    out = ok(kube.kubectl("get", "pod", name))
+    assert "1/1" in out and "Running" in out
+    waiter = subprocess.Popen(["kubectl", "wait", "--for=delete", f"pod/{name}", "--timeout=60s"],
+                              env=kube.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1)
+        ok(kube.kubectl("delete", "pod", name, "--wait=false"))
+        out, err = waiter.communicate(timeout=60)
+    finally:
+        if waiter.poll() is None:
+            waiter.kill()
+            waiter.wait()
+    assert waiter.returncode == 0, err
+
+
+def test_watch_streams_events_after_a_resource_version(kube, name):
+    status, listed = kube.request("GET", f"/api/v1/namespaces/default/configmaps?labelSelector=w%3D{name}")
+    rv = listed["metadata"]["resourceVersion"]
+    ok(kube.kubectl("create", "configmap", name, "--from-literal=a=1"))
+    ok(kube.kubectl("label", "configmap", name, f"w={name}"))
+    ok(kube.kubectl("delete", "configmap", name))
+    import http.client
+    conn = http.client.HTTPSConnection("127.0.0.1", kube.port, timeout=30,
+                                       context=ssl.create_default_context(cafile=os.path.join(kube.state_dir, "tls", "ca.crt")))
+    conn.request("GET", f"/api/v1/namespaces/default/configmaps?watch=true&resourceVersion={rv}"
+                        f"&labelSelector=w%3D{name}&timeoutSeconds=2",
+                 headers={"Authorization": f"Bearer {kube.token}"})
+    resp = conn.getresponse()
+    events = [json.loads(line) for line in resp.read().decode().splitlines() if line.strip()]
+    conn.close()
+    # The object enters the selection when labelled (ADDED), then is deleted.
+    assert [e["type"] for e in events] == ["ADDED", "DELETED"]
+    assert events[0]["object"]["metadata"]["labels"] == {"w": name}
+
+
+def test_get_prints_the_crd_printer_columns(kube, name, default_simulation):
+    ok(kube.kubectl("apply", "-f", "-", input=json.dumps(sandbox_objects(name))))
+    ok(kube.kubectl("wait", "--for=condition=Ready", f"sandboxclaim/{name}", "--timeout=60s"))
+    header, row = ok(kube.kubectl("get", "sandboxclaim", name)).splitlines()
+    assert header.split() == ["NAME", "READY", "SANDBOX", "REASON", "AGE"]
+    assert row.split()[:3] == [name, "True", name]
+
+
+# -- exec and cp --------------------------------------------------------------------------------
+
+def test_exec_runs_in_the_workspace_with_exit_codes_and_streams(kube, name):
+    create_pod(kube, name, extra_spec=None)
+    result = kube.kubectl("exec", name, "--", "sh", "-c", "pwd; echo to-out; echo to-err >&2; exit 7")
+    assert result.returncode == 7
+    assert result.stdout == "/workspace\nto-out\n"
+    assert "to-err" in result.stderr
+    result = kube.kubectl("exec", "-i", name, "--", "sh", "-c", "cat > /workspace/in.txt; wc -c < in.txt",
+                          input="hello stdin\n")
+    assert result.returncode == 0 and result.stdout.strip() == "12"
+    assert ok(kube.kubectl("exec", name, "--", "cat", "/workspace/in.txt")) == "hello stdin\n"
+    result = kube.kubectl("exec", name, "--", "no-such-command")
+    assert result.returncode == 126
+    assert 'exec: "no-such-command": executable file not found in $PATH' in result.stdout + result.stderr
+    assert ok(kube.kubectl("exec", name, "--", "hostname")).strip() == name
+
+
+def test_exec_sees_the_container_environment_and_volumes(kube, name):
+    ok(kube.kubectl("create", "configmap", name + "-ca", "--from-literal=egress-ca.crt=PEM DATA"))
+    ok(kube.kubectl("create", "secret", "generic", name + "-s", "--from-literal=TOKEN=s3cret"))
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+           "spec": {"containers": [{
+               "name": "main", "image": "busybox", "workingDir": "/workspace",
+               "env": [{"name": "SSL_CERT_FILE", "value": "/etc/osf/egress-ca.crt"},
+                       {"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": name + "-s", "key": "TOKEN"}}},
+                       {"name": "POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
+               "volumeMounts": [{"name": "ws", "mountPath": "/workspace"},
+                                {"name": "ca", "mountPath": "/etc/osf", "readOnly": True}]}],
+               "volumes": [{"name": "ws", "emptyDir": {}}, {"name": "ca", "configMap": {"name": name + "-ca"}}]}}
+    ok(kube.kubectl("create", "-f", "-", input=json.dumps(pod)))
+    ok(kube.kubectl("wait", "--for=condition=Ready", f"pod/{name}", "--timeout=60s"))
+    out = ok(kube.kubectl("exec", name, "--", "sh", "-c", 'cat "$SSL_CERT_FILE"; echo; echo "$TOKEN $POD"'))
+    assert out == f"PEM DATA\ns3cret {name}\n"
+    result = kube.kubectl("exec", name, "--", "sh", "-c", "echo x > /etc/osf/new")
+    assert result.returncode != 0
+
+
+def test_kubectl_cp_both_ways(kube, name, tmp_path):
+    create_pod(kube, name)
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "a.txt").write_text("alpha\n")
+    (src / "sub" / "b.bin").write_bytes(bytes(range(256)) * 100)
+    ok(kube.kubectl("cp", str(src), f"{name}:/workspace/project"))
+    assert ok(kube.kubectl("exec", name, "--", "cat", "project/a.txt")) == "alpha\n"
+    back = tmp_path / "back"
+    ok(kube.kubectl("cp", f"{name}:/workspace/project", str(back)))
+    assert (back / "a.txt").read_text() == "alpha\n"
+    assert (back / "sub" / "b.bin").read_bytes() == bytes(range(256)) * 100
+    ok(kube.kubectl("cp", f"{name}:project/a.txt", str(tmp_path / "single.txt")))
+    assert (tmp_path / "single.txt").read_text() == "alpha\n"
+
+
+def test_persistent_volume_claims_outlive_pods(kube, name):
+    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name},
+           "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+    ok(kube.kubectl("create", "-f", "-", input=json.dumps(pvc)))
+    assert kube.kubectl_json("get", "pvc", name)["status"]["phase"] == "Bound"
+    spec = {"volumes": [{"name": "workspace", "persistentVolumeClaim": {"claimName": name}}]}
+    create_pod(kube, name + "-a", extra_spec=spec)
+    ok(kube.kubectl("exec", name + "-a", "--", "sh", "-c", "echo kept > /workspace/file"))
+    ok(kube.kubectl("delete", "pod", name + "-a"))
+    create_pod(kube, name + "-b", extra_spec=spec)
+    assert ok(kube.kubectl("exec", name + "-b", "--", "cat", "/workspace/file")) == "kept\n"
+
+
+def test_exec_handlers_answer_for_the_egress_proxy_image(kube, name, default_simulation, tmp_path):
+    pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+    kube.set_exec(handlers=[{"image": "*egress-proxy*", "command": ["egress-proxy", "ca"], "stdout": pem}])
+    create_pod(kube, name, image="ghcr.io/example/egress-proxy:1.0")
+    assert ok(kube.kubectl("exec", name, "--", "egress-proxy", "ca")) == pem
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    tool = bin_dir / "egress-proxy"
+    tool.write_text("#!/bin/sh\necho \"log for $1\"\nexit 4\n")
+    tool.chmod(0o755)
+    kube.set_exec(handlers=[], bin_dirs=[{"image": "*egress-proxy*", "dir": str(bin_dir)}])
+    result = kube.kubectl("exec", name, "--", "egress-proxy", "log")
+    assert result.returncode == 4 and result.stdout == "log for log\n"
+
+
+# -- simulation: kubelet and agent-sandbox controller -------------------------------------------
+
+def test_a_claim_becomes_ready_with_its_sandbox_and_pod(kube, name, default_simulation):
+    ok(kube.kubectl("apply", "-f", "-", input=json.dumps(sandbox_objects(name))))
+    ok(kube.kubectl("wait", "--for=condition=Ready", f"sandboxclaim/{name}", "--timeout=60s"))
+    claim = kube.kubectl_json("get", "sandboxclaim", name)
+    assert claim["status"]["sandbox"]["name"] == name
+    sandbox = kube.kubectl_json("get", "sandbox", name)
+    assert sandbox["metadata"]["ownerReferences"][0]["uid"] == claim["metadata"]["uid"]
+    pod = kube.kubectl_json("get", "pod", name)
+    assert pod["metadata"]["ownerReferences"][0]["kind"] == "Sandbox"
+    assert pod["metadata"]["labels"]["osf.sandbox.id"] == name
+    assert "agents.x-k8s.io/dropped" not in pod["metadata"]["labels"]
+    assert pod["spec"]["automountServiceAccountToken"] is False
+    assert ok(kube.kubectl("exec", name, "--", "sh", "-c", "pwd; echo $CI")) == "/workspace\n1\n"
+    ok(kube.kubectl("delete", "sandboxclaim,sandboxwarmpool,sandboxtemplate", "-l", f"osf.sandbox.id={name}"))
+    assert kube.kubectl("get", "sandbox", name).returncode == 1
+    kube.wait_for(lambda: kube.kubectl("get", "pod", name).returncode == 1, what="the sandbox pod to go")
+
+
+def test_a_claim_without_its_pool_is_not_ready(kube, name, default_simulation):
+    claim = sandbox_objects(name)["items"][2]
+    ok(kube.kubectl("create", "-f", "-", input=json.dumps(claim)))
+
+    def reason():
+        conds = kube.kubectl_json("get", "sandboxclaim", name).get("status", {}).get("conditions", [])
+        return conds and conds[0]["reason"]
+
+    assert kube.wait_for(reason, what="a claim condition") == "WarmPoolNotFound"
+
+
+def test_an_image_that_cannot_be_pulled_keeps_the_claim_not_ready(kube, name, default_simulation):
+    kube.configure(podRules=[{"image": "registry.example/missing:*", "behavior": "ErrImagePull"}])
+    ok(kube.kubectl("apply", "-f", "-", input=json.dumps(sandbox_objects(name, image="registry.example/missing:1"))))
+
+    def waiting():
+        pod = kube.kubectl("get", "pod", name, "-o", "json")
+        if pod.returncode != 0:
+            return None
+        statuses = json.loads(pod.stdout).get("status", {}).get("containerStatuses") or []
+        return statuses and statuses[0]["state"].get("waiting")
+
+    state = kube.wait_for(waiting, what="the pod to wait")
+    assert state["reason"] == "ErrImagePull"
+    assert 'failed to pull and unpack image "registry.example/missing:1"' in state["message"]
+    claim = kube.kubectl_json("get", "sandboxclaim", name)
+    ready = claim["status"]["conditions"][0]
+    assert (ready["type"], ready["status"], ready["reason"]) == ("Ready", "False", "SandboxNotReady")
+    result = kube.kubectl("wait", "--for=condition=Ready", f"sandboxclaim/{name}", "--timeout=2s")
+    assert result.returncode == 1 and "timed out waiting for the condition" in result.stderr
+
+
+def test_a_container_that_exits(kube, name, default_simulation):
+    kube.configure(podRules=[{"name": name + "-*", "behavior": "exit", "exitCode": 3}])
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name + "-crash"},
+           "spec": {"containers": [{"name": "main", "image": "busybox"}]}}
+    ok(kube.kubectl("create", "-f", "-", input=json.dumps(pod)))
+
+    def waiting():
+        statuses = kube.kubectl_json("get", "pod", name + "-crash").get("status", {}).get("containerStatuses") or []
+        return statuses and statuses[0]
+
+    status = kube.wait_for(waiting, what="a container status")
+    assert status["state"]["waiting"]["reason"] == "CrashLoopBackOff"
+    assert status["lastState"]["terminated"]["exitCode"] == 3
+    pod["metadata"]["name"] = name + "-once"
+    pod["spec"]["restartPolicy"] = "Never"
+    ok(kube.kubectl("create", "-f", "-", input=json.dumps(pod)))
+    phase = kube.wait_for(lambda: kube.kubectl_json("get", "pod", name + "-once")["status"]["phase"] == "Failed",
+                          what="the pod to fail")
+    assert phase
+
+
+def test_the_state_hook_sets_a_pods_state(kube, name, default_simulation):
+    create_pod(kube, name)
+    kube.set_pod_state(name, "ImagePullBackOff", message="Back-off pulling image \"busybox:1.36\"")
+    pod = kube.kubectl_json("get", "pod", name)
+    assert pod["status"]["phase"] == "Pending"
+    assert pod["status"]["containerStatuses"][0]["state"]["waiting"]["reason"] == "ImagePullBackOff"
+    time.sleep(1)  # the simulation must not undo a pinned state
+    assert kube.kubectl_json("get", "pod", name)["status"]["phase"] == "Pending"
+    kube.set_pod_state(name, "ready")
+    ok(kube.kubectl("wait", "--for=condition=Ready", f"pod/{name}", "--timeout=30s"))
+
+
+def test_secrets_from_files_arrive_base64_encoded(kube, name, tmp_path):
+    secret_file = tmp_path / "GITHUB_TOKEN"
+    secret_file.write_bytes(b"ghp_example\n")
+    ok(kube.kubectl("create", "secret", "generic", name, f"--from-file={secret_file}", "--from-literal=A=b"))
+    data = kube.kubectl_json("get", "secret", name)["data"]
+    assert base64.b64decode(data["GITHUB_TOKEN"]) == b"ghp_example\n" and base64.b64decode(data["A"]) == b"b"
