@@ -4,12 +4,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <openssl/evp.h>
+#include <openssl/x509.h>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <openssl/evp.h>
-#include <openssl/x509.h>
 
 namespace osf::ca {
 
@@ -22,16 +21,31 @@ struct PKeyDeleter {
 using X509Ptr = std::unique_ptr<X509, X509Deleter>;
 using PKeyPtr = std::unique_ptr<EVP_PKEY, PKeyDeleter>;
 
+// Certificates start an hour in the past: a client whose clock runs a little
+// behind the proxy's must not see a certificate that is "not yet valid".
+inline constexpr std::int64_t backdate_seconds = 60 * 60;
+// The CA lives only as long as the process (a new one at every start); a year
+// is far longer than any proxy runs, and short enough that a leaked CA
+// certificate stops being trusted by itself.
+inline constexpr std::int64_t ca_validity_seconds = 365 * 24 * 60 * 60;
+// Leaves: 30 days, well under the 200-day maximum the CA/Browser Forum sets
+// for TLS leaves from March 2026 (and Apple's 825 days for user-added roots),
+// so no client that enforces a maximum rejects them. LeafCache re-mints them
+// after half their validity, long before they expire.
+inline constexpr std::int64_t leaf_validity_seconds = 30 * 24 * 60 * 60;
+
 // A minted leaf: its certificate and the (shared) leaf key.
 struct Leaf {
     X509Ptr certificate;
     std::shared_ptr<EVP_PKEY> key; // shared by every leaf
     std::int64_t not_after = 0;    // seconds since the epoch
+    std::int64_t not_before = 0;   // seconds since the epoch (backdated)
 };
 
 struct CaOptions {
     // DNS names (and IP literals) the CA may issue for; empty means no name
-    // constraints. A name permits itself and its subdomains (RFC 5280).
+    // constraints. A name permits itself and its subdomains (RFC 5280). When
+    // names are given but no IP literal, the CA may issue for no IP at all.
     std::vector<std::string> permitted_names;
     std::string common_name = "osf egress-proxy CA";
 };

@@ -1,0 +1,45 @@
+// Small RAII and error helpers over OpenSSL's C API, for the CA's own use.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <openssl/bio.h>
+#include <openssl/x509v3.h>
+#include <string>
+#include <string_view>
+
+namespace osf::ca::detail {
+
+struct BioDeleter {
+    void operator()(BIO* b) const { BIO_free(b); }
+};
+struct GeneralNamesDeleter {
+    void operator()(GENERAL_NAMES* n) const { GENERAL_NAMES_free(n); }
+};
+struct NameConstraintsDeleter {
+    void operator()(NAME_CONSTRAINTS* n) const { NAME_CONSTRAINTS_free(n); }
+};
+using BioPtr = std::unique_ptr<BIO, BioDeleter>;
+using GeneralNamesPtr = std::unique_ptr<GENERAL_NAMES, GeneralNamesDeleter>;
+using NameConstraintsPtr = std::unique_ptr<NAME_CONSTRAINTS, NameConstraintsDeleter>;
+
+// Throws std::runtime_error naming `what` and OpenSSL's queued errors, and
+// clears the queue so that it does not leak into an unrelated later call.
+[[noreturn]] void throw_openssl_error(std::string_view what);
+
+// A GENERAL_NAME for `name`: iPAddress when it is an IP literal, else dNSName.
+GENERAL_NAME* make_general_name(const std::string& name);
+
+// A positive random serial of up to 128 bits (RFC 5280: at most 20 octets;
+// CA/B Forum: at least 64 random bits).
+void set_random_serial(X509* certificate);
+
+// notBefore = now - backdate, notAfter = now + validity.
+void set_validity(X509* certificate, std::int64_t now, std::int64_t backdate,
+                  std::int64_t validity);
+
+// Adds an extension from OpenSSL's config syntax ("critical,CA:TRUE"). Only
+// for fixed strings: names go in through the typed builders above.
+void add_extension(X509* certificate, X509* issuer, int nid, const char* value);
+
+} // namespace osf::ca::detail
