@@ -495,3 +495,64 @@ def test_secrets_from_files_arrive_base64_encoded(kube, name, tmp_path):
     ok(kube.kubectl("create", "secret", "generic", name, f"--from-file={secret_file}", "--from-literal=A=b"))
     data = kube.kubectl_json("get", "secret", name)["data"]
     assert base64.b64decode(data["GITHUB_TOKEN"]) == b"ghp_example\n" and base64.b64decode(data["A"]) == b"b"
+
+
+def test_generate_name_conflicts_annotations_and_logs(kube, name):
+    out = ok(kube.kubectl("create", "-f", "-", input=json.dumps(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": name + "-"}})))
+    assert out.startswith(f"configmap/{name}-") and len(out.split("/")[1].split()[0]) == len(name) + 6
+    ok(kube.kubectl("create", "configmap", name))
+    stale = kube.kubectl("get", "configmap", name, "-o", "json").stdout
+    ok(kube.kubectl("annotate", "configmap", name, "note=changed"))
+    result = kube.kubectl("replace", "-f", "-", input=stale)
+    assert result.returncode == 1
+    assert (f'Error from server (Conflict): error when replacing "STDIN": Operation cannot be fulfilled on '
+            f'configmaps "{name}": the object has been modified') in result.stderr
+    create_pod(kube, name)
+    kube.hook("PUT", f"namespaces/default/pods/{name}/log?container=main", "line 1\nline 2\n")
+    assert ok(kube.kubectl("logs", name)) == "line 1\nline 2\n"
+    assert ok(kube.kubectl("logs", name, "--tail=1")) == "line 2\n"
+
+
+def test_a_read_only_root_file_system_leaves_only_volumes_writable(kube, name):
+    create_pod(kube, name, extra_spec=None)
+    assert ok(kube.kubectl("exec", name, "--", "sh", "-c", "echo x > /tmp/t && cat /tmp/t")) == "x\n"
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name + "-ro"},
+           "spec": {"containers": [{"name": "main", "image": "busybox", "workingDir": "/workspace",
+                                    "securityContext": {"readOnlyRootFilesystem": True, "allowPrivilegeEscalation": False},
+                                    "volumeMounts": [{"name": "ws", "mountPath": "/workspace"}]}],
+                    "volumes": [{"name": "ws", "emptyDir": {}}]}}
+    ok(kube.kubectl("create", "-f", "-", input=json.dumps(pod)))
+    ok(kube.kubectl("wait", "--for=condition=Ready", f"pod/{name}-ro", "--timeout=60s"))
+    assert kube.kubectl("exec", name + "-ro", "--", "sh", "-c", "echo x > /tmp/t").returncode != 0
+    assert ok(kube.kubectl("exec", name + "-ro", "--", "sh", "-c", "echo y > w && cat w")) == "y\n"
+
+
+def test_exec_over_the_v4_channel_protocol(kube, name):
+    """The channel framing and the error channel's Status, seen by a plain WebSocket client."""
+    import asyncio
+    import urllib.parse
+    import websockets
+
+    create_pod(kube, name)
+    query = urllib.parse.urlencode([("command", "sh"), ("command", "-c"),
+                                    ("command", "head -c 5; echo; echo oops >&2; exit 5"),
+                                    ("stdin", "true"), ("stdout", "true"), ("stderr", "true")])
+    url = f"wss://127.0.0.1:{kube.port}/api/v1/namespaces/default/pods/{name}/exec?{query}"
+    context = ssl.create_default_context(cafile=os.path.join(kube.state_dir, "tls", "ca.crt"))
+
+    async def run():
+        received = {1: b"", 2: b"", 3: b""}
+        async with websockets.connect(url, ssl=context, subprotocols=["v4.channel.k8s.io"],
+                                      extra_headers={"Authorization": f"Bearer {kube.token}"}) as ws:
+            assert ws.subprotocol == "v4.channel.k8s.io"
+            await ws.send(b"\x00hello")
+            async for message in ws:
+                received[message[0]] += message[1:]
+        return received
+
+    received = asyncio.run(asyncio.wait_for(run(), 60))
+    assert received[1] == b"hello\n" and received[2] == b"oops\n"
+    status = json.loads(received[3])
+    assert status["status"] == "Failure" and status["reason"] == "NonZeroExitCode"
+    assert status["details"]["causes"] == [{"reason": "ExitCode", "message": "5"}]

@@ -137,7 +137,11 @@ class PodFilesystem:
     def container_mounts(self, pod: dict, container: dict, root: str, sources: dict[str, str]
                          ) -> list[tuple[str, str, bool]]:
         """(container path, host path, read-only) for the container's volume mounts, /root and /tmp."""
-        mounts = [("/root", os.path.join(root, "home"), False), ("/tmp", os.path.join(root, "tmp"), False)]
+        # The image's own writable places; read-only like the rest of the root file system when
+        # the container asks for a read-only root file system.
+        read_only_root = bool((container.get("securityContext") or {}).get("readOnlyRootFilesystem"))
+        mounts = [("/root", os.path.join(root, "home"), read_only_root),
+                  ("/tmp", os.path.join(root, "tmp"), read_only_root)]
         for m in container.get("volumeMounts") or []:
             src = sources.get(m.get("name"))
             dest = os.path.normpath("/" + m.get("mountPath", "").lstrip("/"))
