@@ -90,6 +90,9 @@ X509* CertificateAuthority::certificate() const {
 }
 
 Leaf CertificateAuthority::mint_leaf(std::string_view host) const {
+    // Callers pass canonical hosts; brackets are dropped in case one does not.
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+        host = host.substr(1, host.size() - 2);
     const std::string name(host);
     const std::int64_t now = now_seconds();
     X509* issuer = state_->certificate.get();

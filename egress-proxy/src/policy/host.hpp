@@ -13,7 +13,9 @@ namespace osf::policy {
 // without brackets; an IPv4 literal in any form inet_aton accepts (decimal
 // "2130706433", octal "0177.0.0.1", hex "0x7f.1") becomes dotted quad.
 // Returns nullopt for anything that is not a valid DNS name or IP literal
-// (empty labels, non-ASCII, '_' outside labels, userinfo, spaces, ...).
+// (empty labels, labels over 63 or names over 253 characters, characters
+// outside [a-z0-9-] in a name, '_' included, non-ASCII, userinfo, spaces,
+// IPv6 zone ids, a last label that is numeric but not a valid IPv4 address).
 // Punycode ("xn--...") is a valid DNS name and is kept as is.
 std::optional<std::string> canonical_host(std::string_view raw);
 
@@ -21,8 +23,9 @@ std::optional<std::string> canonical_host(std::string_view raw);
 std::optional<boost::asio::ip::address> host_as_address(std::string_view canonical);
 
 // Splits "host:port", "[v6]:port", "host" (port = default_port). Returns
-// nullopt on a bad port (0, > 65535, not digits) or an empty host. The host is
-// returned as written (not yet canonical).
+// nullopt on a bad port (0, > 65535, not digits, empty after ':'), an empty
+// host or an unbracketed IPv6 address. The host is returned as written (not
+// yet canonical; an IPv6 literal keeps its brackets).
 struct HostPort {
     std::string host;
     std::uint16_t port;

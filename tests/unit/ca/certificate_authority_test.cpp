@@ -209,6 +209,12 @@ TEST_CASE("IP literals in the permitted names allow exactly those addresses", "[
     }
 }
 
+TEST_CASE("a bracketed IPv6 host gets an iPAddress SAN", "[ca]") {
+    auto ca = make_ca({"2001:db8::5"});
+    auto leaf = ca->mint_leaf("[2001:db8::5]");
+    CHECK(verify_leaf(ca->certificate(), leaf.certificate.get(), "2001:db8::5") == X509_V_OK);
+}
+
 TEST_CASE("an IP leaf verifies when DNS names are permitted too", "[ca]") {
     auto ca = make_ca({"example.com", "10.1.2.3"});
     auto leaf = ca->mint_leaf("10.1.2.3");

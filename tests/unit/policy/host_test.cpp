@@ -1,5 +1,6 @@
 #include "policy/host.hpp"
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <catch2/catch.hpp>
 
@@ -185,4 +186,32 @@ TEST_CASE("split_host_port handles authorities and Host headers", "[host]") {
             CHECK(result->port == c.expected->second);
         }
     }
+}
+
+TEST_CASE("canonical_host is idempotent and its output is canonical", "[host]") {
+    // Random strings over the characters that matter, from a fixed seed.
+    const std::string alphabet = "aZ0179x.-_:[]%@ \xc3";
+    std::uint32_t state = 12345;
+    auto next = [&] {
+        state = state * 1664525u + 1013904223u;
+        return state >> 8;
+    };
+    int accepted = 0;
+    for (int i = 0; i < 20000; ++i) {
+        std::string raw;
+        std::size_t length = 1 + next() % 12;
+        for (std::size_t j = 0; j < length; ++j)
+            raw.push_back(alphabet[next() % alphabet.size()]);
+        auto once = canonical_host(raw);
+        if (!once) continue;
+        ++accepted;
+        INFO("raw = \"" << raw << "\" -> \"" << *once << "\"");
+        CHECK(canonical_host(*once) == once);
+        CHECK_FALSE(once->ends_with('.'));
+        CHECK(std::none_of(once->begin(), once->end(), [](char c) {
+            return (c >= 'A' && c <= 'Z') || c == '_' || c == '%' || c == '@' || c == ' ' ||
+                   c == '[' || c == ']';
+        }));
+    }
+    CHECK(accepted > 100);
 }
