@@ -39,8 +39,10 @@ std::string host_port_text(std::string_view host, std::uint16_t port) {
 
 } // namespace
 
-Policy::Policy(const osf::Spec& spec, HostAliases aliases)
-    : egress_(spec.egress), mcp_(spec.mcp), aliases_(std::move(aliases)) {
+Policy::Policy(const osf::Spec& spec, HostAliases aliases) : egress_(spec.egress), mcp_(spec.mcp) {
+    // parse_host_aliases gives canonical keys; a hand-built map may not.
+    for (auto& [name, address] : aliases)
+        if (auto canonical = canonical_host(name)) aliases_.emplace(*canonical, address);
     for (auto& rule : egress_)
         rule.host = canonical_rule_host(rule.host);
     for (auto& server : mcp_) {

@@ -210,6 +210,13 @@ TEST_CASE("alias_for looks up canonical names", "[policy]") {
     CHECK_FALSE(policy.alias_for("upstream.test.."));
 }
 
+TEST_CASE("hand-built alias maps are canonicalised too", "[policy]") {
+    Policy policy(osf::Spec{}, {{"Upstream.TEST.", boost::asio::ip::make_address("127.0.0.1")}});
+    CHECK(policy.alias_for("upstream.test") == boost::asio::ip::make_address("127.0.0.1"));
+    CHECK(
+        policy.check_address("upstream.test", boost::asio::ip::make_address("127.0.0.1")).allowed);
+}
+
 TEST_CASE("secrets are substituted only where egress rules allow host and port", "[policy]") {
     Policy policy(sample_spec(), {});
     CHECK(policy.substitutes_secrets("api.linear.app", 443));
