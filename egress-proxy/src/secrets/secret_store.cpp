@@ -3,12 +3,32 @@
 #include "secrets/http_get.hpp"
 #include "secrets/placeholder_substitution.hpp"
 #include "secrets/secret_loader.hpp"
+#include "secrets/value_masking.hpp"
 
 #include <algorithm>
 
 namespace osf::secrets {
 
 namespace http = boost::beast::http;
+
+namespace {
+
+// beast::http::fields cannot change a value in place: when anything changes,
+// the fields are put back in their original order. clear() keeps the start
+// line (method, target, status).
+void replace_all(http::fields& headers,
+                 const std::vector<std::pair<std::string, std::string>>& fields) {
+    headers.clear();
+    for (const auto& [name, value] : fields)
+        headers.insert(name, value);
+}
+
+void sort_unique(std::vector<std::string>& names) {
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+}
+
+} // namespace
 
 SecretStore::SecretStore(std::vector<Secret> secrets) : secrets_(std::move(secrets)) {}
 
@@ -25,8 +45,6 @@ std::vector<std::string> SecretStore::substitute(http::fields& headers) const {
     std::vector<std::string> used;
     if (secrets_.empty()) return used;
 
-    // beast::http::fields cannot change a value in place: when anything
-    // changes, the fields are put back in their original order.
     std::vector<std::pair<std::string, std::string>> rebuilt;
     bool changed = false;
     for (const auto& field : headers) {
@@ -35,38 +53,34 @@ std::vector<std::string> SecretStore::substitute(http::fields& headers) const {
         changed = changed || used.size() != before;
         rebuilt.emplace_back(std::string(field.name_string()), std::move(value));
     }
-    if (changed) {
-        headers.clear(); // keeps the request line
-        for (const auto& [name, value] : rebuilt)
-            headers.insert(name, value);
-    }
-    std::sort(used.begin(), used.end());
-    used.erase(std::unique(used.begin(), used.end()), used.end());
+    if (changed) replace_all(headers, rebuilt);
+    sort_unique(used);
     return used;
 }
 
 std::string SecretStore::redact(std::string_view text) const {
-    // Longest value first, so that a value containing another is redacted whole.
-    std::vector<std::string_view> values;
-    for (const auto& secret : secrets_)
-        if (!secret.value.empty()) values.emplace_back(secret.value);
-    std::sort(values.begin(), values.end(),
-              [](std::string_view a, std::string_view b) { return a.size() > b.size(); });
+    std::vector<std::string> ignored;
+    return mask_values(text, secrets_, Mask::Redacted, ignored);
+}
 
-    std::string out;
-    std::size_t i = 0;
-    while (i < text.size()) {
-        const auto match = std::find_if(values.begin(), values.end(), [&](std::string_view value) {
-            return text.substr(i).starts_with(value);
-        });
-        if (match != values.end()) {
-            out += "[redacted]";
-            i += match->size();
-        } else {
-            out += text[i++];
-        }
+std::vector<std::string> SecretStore::restore_placeholders(http::fields& headers) const {
+    std::vector<std::string> found;
+    if (secrets_.empty()) return found;
+    std::vector<std::pair<std::string, std::string>> rebuilt;
+    bool changed = false;
+    for (const auto& field : headers) {
+        const bool framing = field.name() == http::field::content_length ||
+                             field.name() == http::field::transfer_encoding;
+        const auto before = found.size();
+        std::string value = framing
+                                ? std::string(field.value())
+                                : mask_values(field.value(), secrets_, Mask::Placeholder, found);
+        changed = changed || found.size() != before;
+        rebuilt.emplace_back(std::string(field.name_string()), std::move(value));
     }
-    return out;
+    if (changed) replace_all(headers, rebuilt);
+    sort_unique(found);
+    return found;
 }
 
 } // namespace osf::secrets

@@ -49,6 +49,13 @@ public:
     // Replaces any real value found in `text` with "[redacted]" (diagnostics).
     std::string redact(std::string_view text) const;
 
+    // For responses: puts the placeholder back wherever a real value appears
+    // in a header value, so that a server echoing a credential (in a header,
+    // a cookie, a redirect URL) never hands it to the sandbox. Framing headers
+    // (Content-Length, Transfer-Encoding) are left alone. Returns the names
+    // found, sorted, without repeats. Bodies are not inspected.
+    std::vector<std::string> restore_placeholders(boost::beast::http::fields& headers) const;
+
     bool empty() const { return secrets_.empty(); }
     const std::vector<Secret>& secrets() const { return secrets_; }
 

@@ -2,7 +2,9 @@
 #include "secrets/basic_auth.hpp"
 #include "secrets/secret_store.hpp"
 
+#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/fields.hpp>
+#include <boost/beast/http/message.hpp>
 #include <catch2/catch.hpp>
 
 using osf::secrets::Secret;
@@ -169,4 +171,50 @@ TEST_CASE("an empty store changes nothing") {
     headers.insert("X", "osf-secret-placeholder-TOKEN");
     CHECK(SecretStore().substitute(headers).empty());
     CHECK(headers["X"] == "osf-secret-placeholder-TOKEN");
+}
+
+TEST_CASE("real values echoed in response headers go back to their placeholders") {
+    http::fields response;
+    response.insert("Content-Length", "12");
+    response.insert("X-Echo-Authorization", "Bearer tok-123");
+    response.insert("Set-Cookie", "s=tok-123; p=p@ss:w0rd");
+    response.insert("Location", "https://x.example/?k=real-ab");
+    response.insert("Content-Type", "application/json");
+
+    const auto found = store().restore_placeholders(response);
+
+    CHECK(found == std::vector<std::string>{"AB", "PASS", "TOKEN"});
+    CHECK(all(response) ==
+          std::vector<std::pair<std::string, std::string>>{
+              {"Content-Length", "12"},
+              {"X-Echo-Authorization", "Bearer osf-secret-placeholder-TOKEN"},
+              {"Set-Cookie", "s=osf-secret-placeholder-TOKEN; p=osf-secret-placeholder-PASS"},
+              {"Location", "https://x.example/?k=osf-secret-placeholder-AB"},
+              {"Content-Type", "application/json"},
+          });
+}
+
+TEST_CASE("framing headers are never rewritten, whatever the values") {
+    SecretStore digits({secret("PIN", "12")});
+    http::fields response;
+    response.insert("Content-Length", "12");
+    response.insert("X-Pin", "12");
+    CHECK(digits.restore_placeholders(response) == std::vector<std::string>{"PIN"});
+    CHECK(response["Content-Length"] == "12");
+    CHECK(response["X-Pin"] == "osf-secret-placeholder-PIN");
+}
+
+TEST_CASE("the start line survives a rewrite of the fields") {
+    http::request<http::empty_body> request{http::verb::post, "/path?q=1", 11};
+    request.set(http::field::authorization, "Bearer osf-secret-placeholder-TOKEN");
+    CHECK(store().substitute(request.base()) == std::vector<std::string>{"TOKEN"});
+    CHECK(request.method() == http::verb::post);
+    CHECK(request.target() == "/path?q=1");
+    CHECK(request[http::field::authorization] == "Bearer tok-123");
+
+    http::response<http::empty_body> response{http::status::created, 11};
+    response.set("X-Echo", "tok-123");
+    store().restore_placeholders(response.base());
+    CHECK(response.result() == http::status::created);
+    CHECK(response["X-Echo"] == "osf-secret-placeholder-TOKEN");
 }
