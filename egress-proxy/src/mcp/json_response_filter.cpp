@@ -1,5 +1,4 @@
 // filter_json_response: an application/json answer from an MCP server.
-#include "mcp/json_reader.hpp"
 #include "mcp/mcp_filter.hpp"
 #include "mcp/tools_pruner.hpp"
 
@@ -12,11 +11,9 @@ namespace {
 std::optional<FilteredBody> filter(const ServerPolicy& policy, std::string_view body,
                                    const ToolsListIdMatcher& is_tools_list_answer) {
     if (body.size() > policy.max_message_bytes) return std::nullopt;
-    JsonReadResult read = read_strict_json(body);
-    if (!read.value || !(read.value->is_object() || read.value->is_array())) return std::nullopt;
-    auto removed = prune_tools(*read.value, policy.tools, is_tools_list_answer);
-    if (!removed) return std::nullopt;
-    return FilteredBody{write_json(*read.value), *removed};
+    auto pruned = prune_tools(body, policy.tools, is_tools_list_answer);
+    if (!pruned) return std::nullopt;
+    return FilteredBody{std::move(pruned->text), pruned->removed};
 }
 
 } // namespace
@@ -28,9 +25,8 @@ std::optional<FilteredBody> filter_json_response(const ServerPolicy& policy,
 
 std::optional<FilteredBody> filter_json_response(const ServerPolicy& policy, std::string_view body,
                                                  const std::vector<std::string>& tools_list_ids) {
-    return filter(policy, body, [&tools_list_ids](const Json& id) {
-        return std::find(tools_list_ids.begin(), tools_list_ids.end(), write_json(id)) !=
-               tools_list_ids.end();
+    return filter(policy, body, [&tools_list_ids](std::string_view id) {
+        return std::find(tools_list_ids.begin(), tools_list_ids.end(), id) != tools_list_ids.end();
     });
 }
 

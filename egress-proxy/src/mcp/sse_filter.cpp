@@ -1,5 +1,4 @@
 // SseFilter: rewrites an MCP server's text/event-stream event by event.
-#include "mcp/json_reader.hpp"
 #include "mcp/mcp_filter.hpp"
 #include "mcp/session_registry.hpp"
 #include "mcp/sse_parser.hpp"
@@ -17,8 +16,7 @@ struct SseFilter::Impl {
         if (registry && session_id) registry->forget(*session_id);
     }
 
-    bool expected_answer(const Json& id) {
-        std::string key = write_json(id);
+    bool expected_answer(std::string_view key) {
         auto it = std::find(expected_ids.begin(), expected_ids.end(), key);
         if (it != expected_ids.end()) {
             expected_ids.erase(it);
@@ -60,19 +58,14 @@ struct SseFilter::Impl {
             write_event(event, event.data, out);
             return;
         }
-        JsonReadResult read = read_strict_json(event.data);
-        if (!read.value || !(read.value->is_object() || read.value->is_array())) {
+        auto pruned = prune_tools(event.data, policy.tools,
+                                  [this](std::string_view id) { return expected_answer(id); });
+        if (!pruned) {
             ++events_dropped;
             return;
         }
-        auto removed = prune_tools(*read.value, policy.tools,
-                                   [this](const Json& id) { return expected_answer(id); });
-        if (!removed) {
-            ++events_dropped;
-            return;
-        }
-        tools_removed += *removed;
-        write_event(event, write_json(*read.value), out);
+        tools_removed += pruned->removed;
+        write_event(event, pruned->text, out);
     }
 
     std::string process(std::vector<SseItem> items) {

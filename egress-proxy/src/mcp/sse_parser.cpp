@@ -1,6 +1,7 @@
 #include "mcp/sse_parser.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace osf::mcp {
 
@@ -11,6 +12,20 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 bool all_ascii_digits(std::string_view s) {
     return !s.empty() &&
            std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The first CR or LF at or after `from` (npos when none). Two memchr scans:
+// string_view::find_first_of tests every byte against the set one by one.
+std::size_t find_line_end(std::string_view s, std::size_t from) {
+    const char* begin = s.data() + from;
+    const std::size_t size = s.size() - from;
+    const void* lf = std::memchr(begin, '\n', size);
+    const std::size_t lf_at =
+        lf ? static_cast<std::size_t>(static_cast<const char*>(lf) - begin) : size;
+    const void* cr = std::memchr(begin, '\r', lf_at);
+    const std::size_t at =
+        cr ? static_cast<std::size_t>(static_cast<const char*>(cr) - begin) : lf_at;
+    return at == size ? std::string_view::npos : from + at;
 }
 
 } // namespace
@@ -53,7 +68,7 @@ std::vector<SseItem> SseParser::feed(std::string_view chunk) {
         skip_lf_ = false;
     }
     while (pos < chunk.size()) {
-        std::size_t end = chunk.find_first_of("\r\n", pos);
+        std::size_t end = find_line_end(chunk, pos);
         std::string_view piece = chunk.substr(pos, end == std::string_view::npos ? end : end - pos);
         if (end == std::string_view::npos) {
             // Unfinished line: keep it (bounded) for the next chunk.

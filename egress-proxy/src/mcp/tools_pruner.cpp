@@ -1,53 +1,105 @@
 #include "mcp/tools_pruner.hpp"
 
+#include "mcp/json_reader.hpp"
+#include "mcp/json_tape.hpp"
+
+#include <vector>
+
 namespace osf::mcp {
 
 namespace {
 
-bool is_allowed_tool(const Json& tool, const std::set<std::string>& allowed) {
-    if (!tool.is_object()) return false;
-    auto name = tool.find("name");
-    return name != tool.end() && name->is_string() &&
-           allowed.contains(name->get_ref<const std::string&>());
+using Kind = JsonTape::Kind;
+
+struct Rewrite {
+    std::uint32_t array;             // the tools array entry
+    std::vector<std::uint32_t> kept; // its elements that stay
+};
+
+bool is_allowed_tool(const JsonTape& tape, std::uint32_t tool,
+                     const std::set<std::string>& allowed) {
+    if (tape.at(tool).kind != Kind::Object) return false;
+    auto name = tape.member(tool, "name");
+    return name && tape.at(*name).kind == Kind::String &&
+           allowed.contains(tape.string_value(*name));
 }
 
-std::optional<std::size_t> prune_response(Json& response, const std::set<std::string>& allowed,
-                                          const ToolsListIdMatcher& is_tools_list_answer) {
-    if (!response.is_object()) return 0;
-    auto result = response.find("result");
-    if (result == response.end()) return 0;
-    bool expected =
-        is_tools_list_answer && response.contains("id") && is_tools_list_answer(response.at("id"));
-    auto tools = result->is_object() ? result->find("tools") : result->end();
-    if (!result->is_object() || tools == result->end() || !tools->is_array()) {
-        if (expected) return std::nullopt;
-        return 0;
+// The id as write_json would print it, so it compares with request ids.
+std::string canonical_id(const JsonTape& tape, std::uint32_t id) {
+    auto read = read_strict_json(tape.span(id));
+    return read.value ? write_json(*read.value) : std::string(tape.span(id));
+}
+
+// False when the response is unreadable for the filter.
+bool plan_response(const JsonTape& tape, std::uint32_t response,
+                   const std::set<std::string>& allowed,
+                   const ToolsListIdMatcher& is_tools_list_answer, std::vector<Rewrite>& rewrites,
+                   std::size_t& removed) {
+    if (tape.at(response).kind != Kind::Object) return true;
+    auto result = tape.member(response, "result");
+    if (!result) return true;
+    bool expected = false;
+    if (is_tools_list_answer) {
+        auto id = tape.member(response, "id");
+        expected = id && is_tools_list_answer(canonical_id(tape, *id));
     }
-    Json kept = Json::array();
-    std::size_t removed = 0;
-    for (auto& tool : *tools) {
-        if (is_allowed_tool(tool, allowed)) {
-            kept.push_back(std::move(tool));
-        } else {
-            ++removed;
-        }
+    auto tools = tape.member(*result, "tools"); // nullopt unless result is an object
+    if (!tools || tape.at(*tools).kind != Kind::Array) return !expected;
+    Rewrite rewrite{*tools, {}};
+    auto elements = tape.elements(*tools);
+    for (auto element : elements) {
+        if (is_allowed_tool(tape, element, allowed)) rewrite.kept.push_back(element);
     }
-    *tools = std::move(kept);
-    return removed;
+    if (rewrite.kept.size() != elements.size()) {
+        removed += elements.size() - rewrite.kept.size();
+        rewrites.push_back(std::move(rewrite));
+    }
+    return true;
 }
 
 } // namespace
 
-std::optional<std::size_t> prune_tools(Json& message, const std::set<std::string>& allowed,
-                                       const ToolsListIdMatcher& is_tools_list_answer) {
-    if (!message.is_array()) return prune_response(message, allowed, is_tools_list_answer);
+std::optional<PrunedText> prune_tools(std::string_view text, const std::set<std::string>& allowed,
+                                      const ToolsListIdMatcher& is_tools_list_answer) {
+    auto tape = JsonTape::read(text);
+    if (!tape) return std::nullopt;
+    const auto root = JsonTape::root();
+    std::vector<Rewrite> rewrites;
     std::size_t removed = 0;
-    for (auto& element : message) {
-        auto count = prune_response(element, allowed, is_tools_list_answer);
-        if (!count) return std::nullopt;
-        removed += *count;
+    if (tape->at(root).kind == Kind::Object) {
+        if (!plan_response(*tape, root, allowed, is_tools_list_answer, rewrites, removed))
+            return std::nullopt;
+    } else if (tape->at(root).kind == Kind::Array) {
+        for (auto element : tape->elements(root)) {
+            if (!plan_response(*tape, element, allowed, is_tools_list_answer, rewrites, removed))
+                return std::nullopt;
+        }
+    } else {
+        return std::nullopt;
     }
-    return removed;
+
+    PrunedText out;
+    out.removed = removed;
+    if (rewrites.empty()) {
+        out.text.assign(text);
+        return out;
+    }
+    // Rewrites are in document order and never nested (one per response).
+    out.text.reserve(text.size());
+    std::size_t copied = 0;
+    for (const auto& rewrite : rewrites) {
+        const auto& array = tape->at(rewrite.array);
+        out.text.append(text.substr(copied, array.begin - copied));
+        out.text.push_back('[');
+        for (std::size_t i = 0; i < rewrite.kept.size(); ++i) {
+            if (i) out.text.push_back(',');
+            out.text.append(tape->span(rewrite.kept[i]));
+        }
+        out.text.push_back(']');
+        copied = array.end;
+    }
+    out.text.append(text.substr(copied));
+    return out;
 }
 
 } // namespace osf::mcp

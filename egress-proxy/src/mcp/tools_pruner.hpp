@@ -4,25 +4,31 @@
 // list that was not a tools/list answer costs nothing (fail closed).
 #pragma once
 
-#include "mcp/json_reader.hpp"
-
 #include <cstddef>
 #include <functional>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 namespace osf::mcp {
 
-// Says whether a response id is known to answer a tools/list request.
-using ToolsListIdMatcher = std::function<bool(const Json& id)>;
+// Says whether a response id (JSON-serialised the way write_json writes it,
+// e.g. `1` or `"a"`) is known to answer a tools/list request.
+using ToolsListIdMatcher = std::function<bool(std::string_view id)>;
 
-// Prunes `message` (a response object or a batch array) in place, keeping
-// every other field and the order of the kept tools. A tool is kept only when
-// it is an object whose "name" is a declared string. Returns how many tools
-// were removed, or nullopt when a response that `is_tools_list_answer` claims
-// has a result without a "tools" array (unreadable: fail closed).
-std::optional<std::size_t> prune_tools(Json& message, const std::set<std::string>& allowed,
-                                       const ToolsListIdMatcher& is_tools_list_answer = {});
+struct PrunedText {
+    std::string text;        // the message without the removed tools
+    std::size_t removed = 0; // how many tools were removed
+};
+
+// Reads `text` as strict JSON (a response object or a batch array) and removes
+// every tool that is not an object whose "name" is a declared string. Every
+// other byte is kept as the server sent it, except the whitespace inside a
+// "tools" array that lost an element. Returns nullopt when the text is not
+// strict JSON, is not an object or array, or when a response that
+// `is_tools_list_answer` claims has a result without a "tools" array.
+std::optional<PrunedText> prune_tools(std::string_view text, const std::set<std::string>& allowed,
+                                      const ToolsListIdMatcher& is_tools_list_answer = {});
 
 } // namespace osf::mcp

@@ -1,0 +1,54 @@
+// A fast strict JSON reader for MCP answers, which can be large (a tools/list
+// of a thousand tools) or many (an SSE stream): it validates the text (RFC
+// 8259, UTF-8, no lone surrogates, no duplicate keys at any depth, bounded
+// depth) and records where every value is, without building a DOM. Pruning
+// then copies the original bytes minus the removed tools, so everything kept
+// is byte for byte what the server sent.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace osf::mcp {
+
+class JsonTape {
+public:
+    enum class Kind : std::uint8_t { Object, Array, String, Number, True, False, Null, Key };
+
+    struct Entry {
+        Kind kind;
+        std::uint32_t begin; // byte offsets in the text; a string's include its quotes
+        std::uint32_t end;
+        std::uint32_t next; // index of the entry after this value (and its children)
+    };
+
+    // Reads `text` (which must outlive the tape); nullopt with `error` set when it
+    // is not strict JSON. Texts of 4 GiB and more are refused.
+    static std::optional<JsonTape> read(std::string_view text, std::string* error = nullptr);
+
+    std::string_view text() const { return text_; }
+    const Entry& at(std::uint32_t index) const { return entries_[index]; }
+    static constexpr std::uint32_t root() { return 0; }
+    std::string_view span(std::uint32_t index) const {
+        return text_.substr(entries_[index].begin, entries_[index].end - entries_[index].begin);
+    }
+
+    // The member of object `object` named `key` (compared after unescaping);
+    // returns the value's index.
+    std::optional<std::uint32_t> member(std::uint32_t object, std::string_view key) const;
+    // Indexes of the elements of array `array`.
+    std::vector<std::uint32_t> elements(std::uint32_t array) const;
+    // The unescaped content of a String or Key entry.
+    std::string string_value(std::uint32_t index) const;
+
+private:
+    std::string_view text_;
+    std::vector<Entry> entries_;
+    friend class JsonTapeReader;
+};
+
+} // namespace osf::mcp

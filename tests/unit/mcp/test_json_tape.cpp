@@ -1,0 +1,160 @@
+// The fast reader used on answers must accept exactly what the strict DOM
+// reader (used on requests) accepts, and find members the way a server would.
+#include "mcp/json_reader.hpp"
+#include "mcp/json_tape.hpp"
+
+#include <catch2/catch.hpp>
+#include <random>
+
+using osf::mcp::JsonTape;
+using osf::mcp::read_strict_json;
+
+namespace {
+
+const char* kCorpus[] = {
+    "{}",
+    "[]",
+    "0",
+    "-0",
+    "1.5e+10",
+    "-12.0E-3",
+    "true",
+    "false",
+    "null",
+    "\"\"",
+    R"({"a":[1,{"b":null}],"c":"\u00e9\ud83d\ude00\n\"\\\/"})",
+    "  [ 1 , 2 ]  ",
+    "\"\xC3\xA9\"",
+    "\"\xF0\x9F\x98\x80\"",
+    "\"\xE2\x82\xAC\"",
+    // Refused by both:
+    "",
+    " ",
+    "{",
+    "}",
+    "[",
+    "[1,]",
+    "{\"a\":1,}",
+    "{\"a\" 1}",
+    "{a:1}",
+    "01",
+    "1.",
+    ".5",
+    "1e",
+    "-",
+    "+1",
+    "NaN",
+    "Infinity",
+    "tru",
+    "nul",
+    "[1 2]",
+    "{\"a\":1}{}",
+    "{\"a\":1} x",
+    "'a'",
+    "\"\\x\"",
+    "\"\\u12\"",
+    "\"\\ud800\"",
+    "\"\\udc00\"",
+    "\"\\ud800\\u0041\"",
+    "\"a\tb\"",
+    "\"\xC3\"",
+    "\"\xC0\x80\"",
+    "\"\xED\xA0\x80\"",
+    "\"\xF4\x90\x80\x80\"",
+    "\"\xFF\"",
+    "\"\xE0\x80\x80\"",
+    "\xEF\xBB\xBF{}",
+    "{\"a\":1,\"a\":2}",
+    "{\"a\":1,\"\\u0061\":2}",
+    "[{\"x\":{\"y\":1,\"y\":1}}]",
+    "/*c*/{}",
+    "{\"a\":1 /*c*/}",
+};
+
+bool tape_accepts(std::string_view text) {
+    return JsonTape::read(text).has_value();
+}
+bool dom_accepts(std::string_view text) {
+    return read_strict_json(text).value.has_value();
+}
+
+} // namespace
+
+TEST_CASE("the tape reader and the DOM reader agree on a corpus") {
+    for (const char* text : kCorpus) {
+        INFO(text);
+        CHECK(tape_accepts(text) == dom_accepts(text));
+    }
+}
+
+TEST_CASE("the tape reader and the DOM reader agree on mutated messages") {
+    const std::string seed =
+        R"({"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"s\u00e9arch","n":-1.5e3,"ok":true,"x":null},{"name":"b"}],"nextCursor":"c"}})";
+    const std::string alphabet = "{}[]\",:\\/u0123456789abcdefnrtlsE.-+ \n\xC3\xA9\xF0\x9F";
+    std::mt19937 rng(12345);
+    int accepted = 0;
+    for (int round = 0; round < 20000; ++round) {
+        std::string text = seed;
+        const int edits = 1 + static_cast<int>(rng() % 3);
+        for (int e = 0; e < edits; ++e) {
+            std::size_t at = rng() % text.size();
+            switch (rng() % 3) {
+            case 0:
+                text.erase(at, 1);
+                break;
+            case 1:
+                text.insert(at, 1, alphabet[rng() % alphabet.size()]);
+                break;
+            default:
+                text[at] = alphabet[rng() % alphabet.size()];
+                break;
+            }
+            if (text.empty()) text = "x";
+        }
+        INFO(text);
+        REQUIRE(tape_accepts(text) == dom_accepts(text));
+        accepted += tape_accepts(text) ? 1 : 0;
+    }
+    CHECK(accepted > 100); // the mutations also produce valid documents
+}
+
+TEST_CASE("nesting is bounded like the DOM reader") {
+    for (std::size_t depth : {osf::mcp::kMaxJsonDepth - 1, osf::mcp::kMaxJsonDepth,
+                              osf::mcp::kMaxJsonDepth + 1, osf::mcp::kMaxJsonDepth + 50}) {
+        std::string text = std::string(depth, '[') + std::string(depth, ']');
+        INFO(depth);
+        CHECK(tape_accepts(text) == dom_accepts(text));
+        std::string objects;
+        for (std::size_t i = 0; i < depth; ++i)
+            objects += "{\"a\":";
+        objects += "1" + std::string(depth, '}');
+        CHECK(tape_accepts(objects) == dom_accepts(objects));
+    }
+}
+
+TEST_CASE("duplicate keys in large objects are found") {
+    std::string text = "{";
+    for (int i = 0; i < 1000; ++i)
+        text += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+    CHECK(tape_accepts(text + "\"k999x\":1}"));
+    CHECK_FALSE(tape_accepts(text + "\"k5\":1}"));
+    CHECK_FALSE(tape_accepts(text + "\"\\u006b5\":1}"));
+}
+
+TEST_CASE("members, elements and strings") {
+    auto tape = JsonTape::read(R"( {"id": 7, "r\u0065sult": {"tools": [ {"name":"a\nb"}, 2 ]}} )");
+    REQUIRE(tape);
+    auto result = tape->member(JsonTape::root(), "result");
+    REQUIRE(result);
+    auto tools = tape->member(*result, "tools");
+    REQUIRE(tools);
+    auto elements = tape->elements(*tools);
+    REQUIRE(elements.size() == 2);
+    CHECK(tape->span(elements[1]) == "2");
+    auto name = tape->member(elements[0], "name");
+    REQUIRE(name);
+    CHECK(tape->string_value(*name) == "a\nb");
+    CHECK(tape->span(*tape->member(JsonTape::root(), "id")) == "7");
+    CHECK_FALSE(tape->member(JsonTape::root(), "tools"));
+    CHECK_FALSE(tape->member(*tools, "name")); // not an object
+}
