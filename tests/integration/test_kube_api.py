@@ -556,3 +556,14 @@ def test_exec_over_the_v4_channel_protocol(kube, name):
     status = json.loads(received[3])
     assert status["status"] == "Failure" and status["reason"] == "NonZeroExitCode"
     assert status["details"]["causes"] == [{"reason": "ExitCode", "message": "5"}]
+
+
+def test_apply_removes_what_the_configuration_no_longer_has(kube, name):
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name},
+               "spec": {"selector": {"app": name}, "ports": [{"name": "a", "port": 80}, {"name": "b", "port": 81}]}}
+    ok(kube.kubectl("apply", "-f", "-", input=json.dumps(service)))
+    got = kube.kubectl_json("get", "service", name)
+    assert got["spec"]["clusterIP"] and [p["targetPort"] for p in got["spec"]["ports"]] == [80, 81]
+    service["spec"]["ports"] = [{"name": "b", "port": 81}, {"name": "c", "port": 82}]
+    ok(kube.kubectl("apply", "-f", "-", input=json.dumps(service)))
+    assert [p["port"] for p in kube.kubectl_json("get", "service", name)["spec"]["ports"]] == [81, 82]

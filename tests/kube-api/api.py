@@ -49,6 +49,15 @@ class Api:
         self.exec_handler = exec_handler
         self.log_handler = log_handler
         self.hooks = hooks
+        self._documents: dict[str, bytes] = {}
+
+    def _cached(self, key: str, build) -> Response:
+        """Documents that depend only on the (fixed) registry are built once."""
+        body = self._documents.get(key)
+        if body is None:
+            body = json.dumps(build(), separators=(",", ":")).encode()
+            self._documents[key] = body
+        return Response(200, body)
 
     def authorized(self, request: Request) -> bool:
         auth = request.header("authorization")
@@ -87,15 +96,15 @@ class Api:
                 return json_response(discovery.aggregated(self.registry, False, media), headers={"Content-Type": media})
             return json_response(discovery.api_group_list(self.registry))
         if path == "/openapi/v3":
-            return json_response(discovery.openapi_v3_root(self.registry))
+            return self._cached("openapi-v3", lambda: discovery.openapi_v3_root(self.registry))
         if path.startswith("/openapi/v3/"):
             rest = parts[2:]
             group, version = ("", rest[1]) if rest[0] == "api" and len(rest) == 2 else (
                 (rest[1], rest[2]) if rest[0] == "apis" and len(rest) == 3 else (None, None))
-            doc = discovery.openapi_v3_group_version(self.registry, group, version) if version else None
-            if doc is None:
+            if version is None or not self.registry.in_group_version(group, version):
                 raise NOT_FOUND_RESOURCE
-            return json_response(doc)
+            return self._cached(f"openapi-v3/{group}/{version}",
+                                lambda: discovery.openapi_v3_group_version(self.registry, group, version))
         if path == "/openapi/v2":
             if "protobuf" in accept:
                 return Response(200, discovery.openapi_v2_protobuf(),

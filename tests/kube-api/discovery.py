@@ -170,8 +170,13 @@ def openapi_v3_group_version(registry: Registry, group: str, version: str) -> di
     for t in types:
         gvk = {"group": t.group, "version": t.version, "kind": t.kind}
         item = f"{prefix}/namespaces/{{namespace}}/{t.plural}/{{name}}" if t.namespaced else f"{prefix}/{t.plural}/{{name}}"
-        ref = {"$ref": f"#/components/schemas/{_schema_name(t)}"}
-        ok = {"200": {"description": "OK", "content": {"application/json": {"schema": ref}}}}
+        # Only CRD schemas are published: for built-in kinds kubectl then computes strategic
+        # merge patches from its compiled-in types, which know every patch merge key.
+        if t.schema is not None:
+            ref = {"$ref": f"#/components/schemas/{_schema_name(t)}"}
+            ok = {"200": {"description": "OK", "content": {"application/json": {"schema": ref}}}}
+        else:
+            ok = {"200": {"description": "OK"}}
         paths[item] = {
             "get": {"operationId": f"read{t.kind}", "x-kubernetes-action": "get",
                     "x-kubernetes-group-version-kind": gvk, "responses": ok},
@@ -179,9 +184,10 @@ def openapi_v3_group_version(registry: Registry, group: str, version: str) -> di
                       "x-kubernetes-group-version-kind": gvk, "parameters": params, "responses": ok},
             "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
         }
-        schema = dict(t.schema) if t.schema else {"type": "object"}
-        schema["x-kubernetes-group-version-kind"] = [gvk]
-        schemas[_schema_name(t)] = schema
+        if t.schema is not None:
+            schema = dict(t.schema)
+            schema["x-kubernetes-group-version-kind"] = [gvk]
+            schemas[_schema_name(t)] = schema
     return {"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": VERSION_INFO["gitVersion"]},
             "paths": paths, "components": {"schemas": schemas}}
 

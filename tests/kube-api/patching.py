@@ -58,7 +58,12 @@ def strategic_merge_patch(target, patch, field_name: str = ""):
     if isinstance(retain, list):
         result = {k: v for k, v in result.items() if k in retain}
     for key, value in patch.items():
-        if key in ("$patch", "$retainKeys") or key.startswith("$setElementOrder/"):
+        if key in ("$patch", "$retainKeys"):
+            continue
+        if key.startswith("$setElementOrder/"):
+            name = key.split("/", 1)[1]
+            if name not in patch and isinstance(result.get(name), list) and isinstance(value, list):
+                result[name] = _reorder(result[name], value)
             continue
         if key.startswith("$deleteFromPrimitiveList/"):
             name = key.split("/", 1)[1]
@@ -68,7 +73,10 @@ def strategic_merge_patch(target, patch, field_name: str = ""):
         if value is None:
             result.pop(key, None)
         elif isinstance(value, list):
-            result[key] = _merge_list(result.get(key), value, key)
+            order = patch.get(f"$setElementOrder/{key}")
+            result[key] = _merge_list(result.get(key), value, key, _merge_key(key, value, order))
+            if isinstance(order, list):
+                result[key] = _reorder(result[key], order)
         elif isinstance(value, dict):
             merged = strategic_merge_patch(result.get(key), value, key)
             if merged is None:
@@ -80,7 +88,29 @@ def strategic_merge_patch(target, patch, field_name: str = ""):
     return result
 
 
-def _merge_list(current, patch: list, field_name: str):
+def _merge_key(field_name: str, patch: list, order) -> str | None:
+    """The list's merge key: what kubectl's `$setElementOrder` entries or `$patch` items name,
+    else the known key of the field."""
+    for entry in (order if isinstance(order, list) else []) + patch:
+        if isinstance(entry, dict):
+            keys = [k for k in entry if not k.startswith("$")]
+            if len(keys) == 1 and (entry in (order or []) or "$patch" in entry):
+                return keys[0]
+    return MERGE_KEYS.get(field_name)
+
+
+def _reorder(items: list, order: list) -> list:
+    """Orders merged items as `$setElementOrder` lists them; items it does not name go last."""
+    if not all(isinstance(o, dict) and len(o) == 1 for o in order):
+        return [i for i in order if i in items] + [i for i in items if i not in order]
+    (key,) = order[0].keys() if order else (None,)
+    if key is None:
+        return items
+    ranked = {o[key]: n for n, o in enumerate(order) if key in o}
+    return sorted(items, key=lambda i: ranked.get(i.get(key) if isinstance(i, dict) else None, len(ranked)))
+
+
+def _merge_list(current, patch: list, field_name: str, key: str | None = None):
     if not isinstance(current, list):
         current = []
     if field_name in PRIMITIVE_SET_FIELDS:
@@ -89,7 +119,6 @@ def _merge_list(current, patch: list, field_name: str):
             if v not in merged:
                 merged.append(v)
         return merged
-    key = MERGE_KEYS.get(field_name)
     if key is None or not all(isinstance(v, dict) for v in patch):
         return [v for v in copy.deepcopy(patch) if not (isinstance(v, dict) and v.get("$patch"))]
     if len(patch) == 1 and patch[0].get("$patch") == "replace":
