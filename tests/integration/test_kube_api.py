@@ -39,7 +39,7 @@ def name():
 @pytest.fixture
 def default_simulation(kube):
     yield kube
-    kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True)
+    kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True, forbid=[])
     kube.set_exec(handlers=[], bin_dirs=[])
 
 
@@ -567,3 +567,18 @@ def test_apply_removes_what_the_configuration_no_longer_has(kube, name):
     service["spec"]["ports"] = [{"name": "b", "port": 81}, {"name": "c", "port": 82}]
     ok(kube.kubectl("apply", "-f", "-", input=json.dumps(service)))
     assert [p["port"] for p in kube.kubectl_json("get", "service", name)["spec"]["ports"]] == [81, 82]
+
+
+def test_forbid_rules_answer_403_as_rbac_does(kube, name, default_simulation):
+    kube.configure(forbid=[{"verb": "create", "resource": "sandboxclaims"}, {"resource": "pods/exec"}])
+    result = kube.kubectl("apply", "-f", "-", input=json.dumps(sandbox_objects(name)))
+    assert result.returncode == 1
+    assert (f'Error from server (Forbidden): error when creating "STDIN": sandboxclaims.{GROUP} is forbidden: '
+            f'User "kube-api-test-user" cannot create resource "sandboxclaims" in API group "{GROUP}" in the '
+            f'namespace "default"') in result.stderr
+    create_pod(kube, name)
+    result = kube.kubectl("exec", name, "--", "true")
+    assert result.returncode == 1
+    assert f'pods "{name}" is forbidden: User "kube-api-test-user" cannot create resource "pods/exec"' in result.stderr
+    kube.configure(forbid=[])
+    ok(kube.kubectl("exec", name, "--", "true"))

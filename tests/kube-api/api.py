@@ -50,6 +50,7 @@ class Api:
         self.log_handler = log_handler
         self.hooks = hooks
         self._documents: dict[str, bytes] = {}
+        self.authorizer = None  # (verb, resource, namespace, name) -> True to refuse with 403
 
     def _cached(self, key: str, build) -> Response:
         """Documents that depend only on the (fixed) registry are built once."""
@@ -173,7 +174,26 @@ class Api:
         except (UnicodeDecodeError, ValueError) as exc:
             raise bad_request(f"couldn't get version/kind; json parse error: {exc}")
 
+    def _authorize(self, request: Request, rt: ResourceType, namespace: str, name: str | None, sub: str | None):
+        if self.authorizer is None:
+            return
+        watching = request.param("watch", "false").lower() in ("true", "1")
+        verb = {"GET": "watch" if watching else ("get" if name else "list"), "POST": "create", "PUT": "update",
+                "PATCH": "patch", "DELETE": "delete" if name else "deletecollection"}.get(request.method, "")
+        if sub == "exec":
+            verb = "create" if request.method == "POST" or request.is_websocket else "get"
+        resource = rt.plural + (f"/{sub}" if sub else "")
+        if not self.authorizer(verb, resource, namespace, name or ""):
+            return
+        where = f' in the namespace "{namespace}"' if rt.namespaced and namespace else (
+            "" if rt.namespaced else " at the cluster scope")
+        subject = api_errors.qualified_resource(rt.group, rt.plural) + (f' "{name}"' if name else "")
+        raise ApiError(403, "Forbidden", f'{subject} is forbidden: User "kube-api-test-user" cannot {verb} resource '
+                       f'"{resource}" in API group "{rt.group}"{where}',
+                       {"name": name or "", "group": rt.group, "kind": rt.plural})
+
     async def _resource(self, request: Request, rt: ResourceType, namespace: str, name: str | None, sub: str | None):
+        self._authorize(request, rt, namespace, name, sub)
         method = request.method
         ns_or_all = namespace if rt.namespaced and namespace else None
         if sub == "exec":

@@ -40,6 +40,7 @@ DEFAULT_CONFIG = {
     "podDelaySeconds": 0.2,     # time from pod creation to its first status
     "podRules": [],             # [{image|name|namespace: glob, behavior, exitCode, message, container}]
     "sandboxController": True,  # simulate the agent-sandbox controller
+    "forbid": [],               # [{verb, resource (e.g. "pods/exec"), namespace, name}: globs] -> 403
 }
 
 
@@ -90,6 +91,14 @@ class Simulation:
         behavior = rule.get("behavior", "ready")
         if behavior not in BEHAVIORS:
             raise ValueError(f"unknown behavior {behavior!r}; one of {sorted(BEHAVIORS)}")
+
+    def forbids(self, verb: str, resource: str, namespace: str, name: str) -> bool:
+        """Whether a `forbid` rule denies this request (RBAC, simulated)."""
+        for rule in self.config.get("forbid") or []:
+            if all(fnmatch.fnmatchcase(value, rule.get(field, "*")) for field, value in
+                   (("verb", verb), ("resource", resource), ("namespace", namespace), ("name", name))):
+                return True
+        return False
 
     def pin_pod(self, pod: dict, behavior: dict) -> dict:
         """A test hook's explicit state for one pod; the simulation keeps it from then on."""

@@ -71,6 +71,7 @@ async def main(argv=None) -> int:
     api = Api(registry, objects, token, "127.0.0.1:0", exec_handler=exec_service.handle_exec,
               log_handler=exec_service.handle_log, hooks=None)
     api.hooks = TestHooks(registry, objects, simulation, exec_service)
+    api.authorizer = simulation.forbids
     server = HttpServer(api, server_context(cert, key))
     port = await server.start("127.0.0.1", 0)
     api.server_address = f"127.0.0.1:{port}"
