@@ -1,5 +1,7 @@
 #include "host_syntax.hpp"
 
+#include "json_path.hpp"
+
 #include <algorithm>
 #include <vector>
 
@@ -115,12 +117,12 @@ std::variant<std::uint16_t, HostProblem> check_port(std::string_view text) {
     if (text.empty())
         return HostProblem{"has an empty port after ':'; name one (\":8443\") or leave it out"};
     if (!all_digits(text))
-        return HostProblem{"has a port that is not a number (" + std::string(text.substr(0, 16)) +
+        return HostProblem{"has a port that is not a number (" + json_quoted(text, 16) +
                            "); a port is a number from 1 to 65535"};
     if (text.size() > 1 && text.front() == '0')
         return HostProblem{"has a port with a leading zero; write it without one"};
     if (text.size() > 5 || std::stoul(std::string(text)) > 65535 || text == "0")
-        return HostProblem{"has port " + std::string(text.substr(0, 16)) + ", outside 1-65535"};
+        return HostProblem{"has port " + json_quoted(text, 16) + ", outside 1-65535"};
     return static_cast<std::uint16_t>(std::stoul(std::string(text)));
 }
 

@@ -50,8 +50,8 @@ std::variant<McpEndpoint, std::string> check_mcp_url(std::string_view url) {
         return "is not an absolute URL: write \"https://host/path\"";
     const auto scheme = url.substr(0, separator);
     if (scheme != "http" && scheme != "https")
-        return "has scheme \"" + std::string(scheme.substr(0, 16)) +
-               "\": an MCP server is reached over \"https://\" or \"http://\" (lower case)";
+        return "has scheme " + json_quoted(scheme, 16) +
+               ": an MCP server is reached over \"https://\" or \"http://\" (lower case)";
     if (url.find('#') != std::string_view::npos)
         return "has a fragment ('#'), which never reaches a server: remove it";
 
@@ -70,7 +70,7 @@ std::variant<McpEndpoint, std::string> check_mcp_url(std::string_view url) {
     if (host_text.empty()) return "has no host: write \"https://host/path\"";
     auto host = check_host(host_text, false);
     if (auto* problem = std::get_if<HostProblem>(&host))
-        return "has host " + json_quoted(host_text) + ", which " + problem->message;
+        return "has host " + json_quoted(host_text) + ": it " + problem->message;
     endpoint.host = std::get<std::string>(host);
     if (colon != std::string_view::npos) {
         auto port = check_port(authority.substr(colon + 1));
