@@ -151,6 +151,8 @@ class Simulation:
                 continue
             first = self._seen.setdefault(uid, loop.time())
             if loop.time() - first < float(self.config.get("podDelaySeconds", 0)):
+                # Scheduled, containers being created: what a real node reports first.
+                self._apply_pod(pod, {"behavior": "ContainerCreating"})
                 continue
             self._apply_pod(pod, self._behavior_for(pod))
 
