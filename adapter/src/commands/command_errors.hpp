@@ -1,0 +1,45 @@
+// The outcomes a subcommand reports besides success, each with its exit code:
+// bad usage or input (2), a failure (1), an interruption (128 + signal).
+#pragma once
+
+#include "commands/command_context.hpp"
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace osf::commands {
+
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+// Exit 2: an invalid ID, spec, variable or argument. Nothing was started.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Exit 1: the command could not do its work (unknown ID, start failure...).
+class CommandFailed : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Exit 128 + signal: Ctrl-C (130) or SIGTERM (143) arrived.
+class Interrupted : public std::runtime_error {
+public:
+    explicit Interrupted(int signal) : std::runtime_error("interrupted"), signal_(signal) {}
+    int signal() const { return signal_; }
+
+private:
+    int signal_;
+};
+
+// Throws Interrupted when a signal is pending.
+void check_interrupted(const CommandContext& context);
+
+// Runs a subcommand, prints its error (one message on stderr, prefixed with
+// "sandbox-kubernetes: ") and returns its exit code.
+int run_guarded(CommandContext& context, const std::function<int()>& body);
+
+} // namespace osf::commands

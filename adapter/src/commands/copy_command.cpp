@@ -1,0 +1,55 @@
+#include "commands/copy_command.hpp"
+
+#include "commands/command_errors.hpp"
+#include "commands/sandbox_lookup.hpp"
+#include "manifests/sandbox_objects.hpp"
+#include "manifests/settings.hpp"
+
+namespace osf::commands {
+
+CopyEndpoint parse_copy_endpoint(const std::string& text) {
+    const auto colon = text.find(':');
+    if (colon == std::string::npos || text.substr(0, colon).find('/') != std::string::npos)
+        return {std::nullopt, text};
+    CopyEndpoint endpoint;
+    endpoint.id = parse_sandbox_id(text.substr(0, colon));
+    std::string path = text.substr(colon + 1);
+    if (path.empty() || path == ".")
+        path = manifests::kWorkspaceDir;
+    else if (path.front() != '/')
+        path = std::string(manifests::kWorkspaceDir) + "/" + path;
+    endpoint.path = path;
+    return endpoint;
+}
+
+int run_copy(CommandContext& context, const CopyOptions& options) {
+    const CopyEndpoint from = parse_copy_endpoint(options.from);
+    const CopyEndpoint to = parse_copy_endpoint(options.to);
+    if (from.id.has_value() == to.id.has_value())
+        throw UsageError("copy: exactly one of <from> and <to> must be <ID>:<path>");
+    if (from.path.empty() || to.path.empty()) throw UsageError("copy: empty path");
+    const std::string id = from.id ? *from.id : *to.id;
+    const auto settings = manifests::read_settings(context.getenv);
+    kubectl::Kubectl kube(context.runner, settings.ns);
+    const std::string pod = find_sandbox_pod(kube, id);
+    auto side = [&pod](const CopyEndpoint& endpoint) {
+        return endpoint.id ? pod + ":" + endpoint.path : endpoint.path;
+    };
+    kubectl::KubectlCall call;
+    call.args = {"cp", side(from), side(to), "--namespace", settings.ns};
+    kube.run_checked(call);
+    return 0;
+}
+
+void setup_copy(CLI::App& app, CommandContext& context) {
+    auto options = std::make_shared<CopyOptions>();
+    CLI::App* sub = app.add_subcommand("copy", "Copy files into or out of a sandbox: <ID>:<path> "
+                                               "is the sandbox side, relative to /workspace");
+    sub->add_option("from", options->from, "Source: a local path or <ID>:<path>")->required();
+    sub->add_option("to", options->to, "Destination: a local path or <ID>:<path>")->required();
+    sub->callback([&context, options] {
+        context.exit_code = run_guarded(context, [&] { return run_copy(context, *options); });
+    });
+}
+
+} // namespace osf::commands

@@ -1,0 +1,149 @@
+#include "commands/create_command.hpp"
+
+#include "commands/command_errors.hpp"
+#include "commands/sandbox_lookup.hpp"
+#include "commands/secret_creation.hpp"
+#include "commands/start_waiter.hpp"
+#include "kubectl/kubectl.hpp"
+#include "manifests/create_objects.hpp"
+#include "manifests/egress_objects.hpp"
+#include "manifests/names.hpp"
+#include "manifests/resources.hpp"
+#include "manifests/sandbox_id.hpp"
+#include "manifests/sandbox_objects.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace osf::commands {
+
+using nlohmann::json;
+
+namespace {
+
+std::string read_spec_file(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) throw UsageError("cannot read spec " + path + ": " + std::strerror(errno));
+    std::ostringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+// Everything that can be checked before anything starts: the spec, the
+// variables and the secrets. Throws UsageError (exit 2).
+manifests::SandboxRequest prepare(CommandContext& context, const CreateOptions& options) {
+    manifests::SandboxRequest request;
+    request.spec_text = read_spec_file(options.spec_path);
+    const osf::SpecResult parsed = osf::parse_spec(request.spec_text);
+    if (!parsed.ok()) {
+        std::string message = "invalid spec " + options.spec_path + ":";
+        for (const auto& error : parsed.errors)
+            message += "\n  " + error.to_string();
+        throw UsageError(message);
+    }
+    request.spec = *parsed.spec;
+    try {
+        request.settings = manifests::read_settings(context.getenv);
+    } catch (const manifests::SettingsError& e) {
+        throw UsageError(e.what());
+    }
+    auto secrets = manifests::plan_secrets(request.spec, request.settings, context.getenv,
+                                           context.file_exists);
+    if (!secrets.errors.empty()) {
+        std::string message = "cannot resolve secrets:";
+        for (const auto& error : secrets.errors)
+            message += "\n  " + error;
+        throw UsageError(message);
+    }
+    request.secrets = secrets.plan;
+    request.id = manifests::sandbox_id_from_bytes(context.random_bytes());
+    return request;
+}
+
+std::string read_ca(kubectl::Kubectl& kube, const std::string& id) {
+    const std::string pem =
+        kube.exec_output(manifests::egress_name(id), manifests::kProxyContainer,
+                         {manifests::kProxyBinary, "ca", "--state-dir", manifests::kProxyStateDir});
+    if (pem.find("-----BEGIN CERTIFICATE-----") == std::string::npos)
+        throw CommandFailed("the egress proxy printed no CA certificate");
+    return pem;
+}
+
+// The steps after the first object exists; any exception leaves cleanup to the caller.
+void start(CommandContext& context, kubectl::Kubectl& kube,
+           const manifests::SandboxRequest& request, const json& base_pod_template) {
+    const std::string& id = request.id;
+    StartWaiter waiter(context, kube, std::chrono::seconds(request.settings.start_timeout_seconds));
+    if (!request.secrets.empty()) create_egress_secret(kube, request, context.getenv);
+    check_interrupted(context);
+    kube.create(manifests::kube_list(manifests::egress_side_objects(request)));
+    waiter.wait_pod_ready(manifests::egress_name(id), "egress proxy");
+    const std::string pem = read_ca(kube, id);
+    check_interrupted(context);
+    kube.create(
+        manifests::kube_list(manifests::sandbox_side_objects(request, base_pod_template, pem)));
+    waiter.wait_claim_ready(manifests::sandbox_name(id), manifests::egress_name(id));
+}
+
+} // namespace
+
+int run_create(CommandContext& context, const CreateOptions& options) {
+    const manifests::SandboxRequest request = prepare(context, options);
+    const std::string& template_name = request.spec.template_name;
+
+    if (options.dry_run) {
+        json base = manifests::image_pod_template(template_name);
+        if (!request.spec.template_is_image()) {
+            // --dry-run touches no cluster, so the named template is not read.
+            base = {{"metadata", json::object()},
+                    {"spec", {{"containers", json::array({json{{"name", "sandbox"}}})}}}};
+            context.err << "note: create copies the pod template of SandboxTemplate "
+                        << template_name << "; --dry-run does not read it\n";
+        }
+        context.out << manifests::dry_run_list(request, base).dump(2) << "\n";
+        return 0;
+    }
+
+    kubectl::Kubectl kube(context.runner, request.settings.ns);
+    json base = manifests::image_pod_template(template_name);
+    if (!request.spec.template_is_image()) {
+        const auto found = kube.get(manifests::kSandboxTemplates, template_name);
+        if (!found)
+            throw CommandFailed("no SandboxTemplate " + template_name + " in namespace " +
+                                request.settings.ns);
+        base = found->value("spec", json::object()).value("podTemplate", json::object());
+    }
+    check_interrupted(context);
+
+    context.err << "creating sandbox " << request.id << " in namespace " << request.settings.ns
+                << "\n";
+    try {
+        start(context, kube, request, base);
+    } catch (...) {
+        context.err << "removing sandbox " << request.id << "\n";
+        try {
+            remove_sandbox(kube, request.id);
+        } catch (const std::exception& e) {
+            context.err << "sandbox-kubernetes: cleanup failed: " << e.what() << "\n";
+        }
+        throw;
+    }
+    context.out << request.id << "\n";
+    return 0;
+}
+
+void setup_create(CLI::App& app, CommandContext& context) {
+    auto options = std::make_shared<CreateOptions>();
+    CLI::App* sub =
+        app.add_subcommand("create", "Start a sandbox from a spec; prints its 12-hex-digit ID");
+    sub->add_option("spec", options->spec_path, "The sandbox spec (JSON)")->required();
+    sub->add_flag("--dry-run", options->dry_run,
+                  "Print every object as one Kubernetes List (JSON) and touch no cluster");
+    sub->callback([&context, options] {
+        context.exit_code = run_guarded(context, [&] { return run_create(context, *options); });
+    });
+}
+
+} // namespace osf::commands

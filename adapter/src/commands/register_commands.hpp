@@ -1,0 +1,15 @@
+// Registers every subcommand on the application.
+#pragma once
+
+#include "commands/command_context.hpp"
+
+#include <CLI/CLI.hpp>
+
+namespace osf::commands {
+
+void register_commands(CLI::App& app, CommandContext& context);
+
+// Parses and runs: returns the exit code (2 for a usage error, 0 for --help).
+int run_cli(CLI::App& app, CommandContext& context, int argc, const char* const* argv);
+
+} // namespace osf::commands

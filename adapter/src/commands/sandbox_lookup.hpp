@@ -1,0 +1,22 @@
+// Turning the ID a user typed into the cluster objects it names.
+#pragma once
+
+#include "kubectl/kubectl.hpp"
+
+#include <string>
+
+namespace osf::commands {
+
+// The ID in lower case; UsageError (exit 2) when it is not 12 hex digits.
+std::string parse_sandbox_id(const std::string& text);
+
+// The sandbox pod's name, from the claim's .status.sandbox.name (the claim's
+// own name until the controller fills it in). CommandFailed "no sandbox <ID>"
+// when there is no claim.
+std::string find_sandbox_pod(kubectl::Kubectl& kube, const std::string& id);
+
+// Deletes every object labelled with the ID (and the Sandbox named after the
+// claim, in case the controller did not label it).
+void remove_sandbox(kubectl::Kubectl& kube, const std::string& id);
+
+} // namespace osf::commands

@@ -1,0 +1,52 @@
+#include "commands/secret_creation.hpp"
+
+#include "kubectl/kubectl_error.hpp"
+#include "manifests/labels.hpp"
+#include "manifests/names.hpp"
+
+namespace osf::commands {
+
+using kubectl::KubectlCall;
+
+std::vector<KubectlCall> secret_creation_calls(const manifests::SandboxRequest& request,
+                                               const manifests::EnvLookup& getenv) {
+    const std::string& ns = request.settings.ns;
+    KubectlCall make;
+    make.args = {"create",      "secret", "generic",          manifests::secret_name(request.id),
+                 "--namespace", ns,       "--dry-run=client", "-o",
+                 "json"};
+    auto add_value = [&](const std::string& key, const std::string& variable) {
+        const int fd = 3 + static_cast<int>(make.extra_inputs.size());
+        make.args.push_back("--from-file=" + key + "=/dev/fd/" + std::to_string(fd));
+        make.extra_inputs.push_back(getenv(variable).value_or(""));
+    };
+    for (const auto& name : request.secrets.env_names)
+        add_value(manifests::kEnvKeyPrefix + name, "OSF_SECRET_" + name);
+    if (request.secrets.openbao) add_value(manifests::kOpenBaoTokenKey, "OSF_OPENBAO_TOKEN");
+    for (const auto& name : request.secrets.file_names)
+        make.args.push_back("--from-file=" + std::string(manifests::kFileKeyPrefix) + name + "=" +
+                            request.settings.secrets_dir + "/" + name);
+
+    KubectlCall label;
+    label.args = {"label",
+                  "--local",
+                  "-f",
+                  "-",
+                  "-o",
+                  "json",
+                  std::string(manifests::kSandboxIdLabel) + "=" + request.id,
+                  manifests::managed_selector()};
+    KubectlCall create;
+    create.args = {"create", "--namespace", ns, "-f", "-"};
+    return {make, label, create};
+}
+
+void create_egress_secret(kubectl::Kubectl& kube, const manifests::SandboxRequest& request,
+                          const manifests::EnvLookup& getenv) {
+    const auto calls = secret_creation_calls(request, getenv);
+    const auto results = kube.runner().run_pipeline(calls);
+    for (std::size_t i = 0; i < calls.size(); ++i)
+        kubectl::check(calls[i].args, results[i]);
+}
+
+} // namespace osf::commands

@@ -1,0 +1,118 @@
+#include "commands/snapshot_command.hpp"
+
+#include "commands/command_errors.hpp"
+#include "commands/sandbox_lookup.hpp"
+#include "commands/start_waiter.hpp"
+#include "kubectl/kubectl_error.hpp"
+#include "manifests/names.hpp"
+#include "manifests/resources.hpp"
+#include "manifests/sandbox_objects.hpp"
+#include "manifests/settings.hpp"
+#include "manifests/snapshot_objects.hpp"
+
+#include <ctime>
+#include <ostream>
+
+namespace osf::commands {
+
+using nlohmann::json;
+
+std::string snapshot_stamp(std::chrono::system_clock::time_point time) {
+    const std::time_t seconds = std::chrono::system_clock::to_time_t(time);
+    std::tm utc{};
+    gmtime_r(&seconds, &utc);
+    char text[16];
+    std::strftime(text, sizeof text, "%Y%m%d%H%M%S", &utc);
+    return text;
+}
+
+namespace {
+
+std::string first_image(const json& sandbox_template) {
+    const json containers = sandbox_template.value("spec", json::object())
+                                .value("podTemplate", json::object())
+                                .value("spec", json::object())
+                                .value("containers", json::array());
+    if (containers.empty() || !containers[0].is_object() ||
+        containers[0].value("image", "").empty())
+        throw CommandFailed("the sandbox's template names no image");
+    return containers[0].value("image", "");
+}
+
+// Streams /workspace out of the sandbox into the copy pod's /data.
+void copy_workspace(kubectl::Kubectl& kube, const std::string& sandbox_pod,
+                    const std::string& copy_pod) {
+    kubectl::KubectlCall pack;
+    pack.args = {"exec", sandbox_pod, "--namespace", kube.ns(), "--",
+                 "tar",  "cf",        "-",           "-C",      manifests::kWorkspaceDir,
+                 "."};
+    kubectl::KubectlCall unpack;
+    unpack.args = {"exec",
+                   "-i",
+                   copy_pod,
+                   "--namespace",
+                   kube.ns(),
+                   "--",
+                   "tar",
+                   "xf",
+                   "-",
+                   "-C",
+                   manifests::kSnapshotCopyMount};
+    const auto results = kube.runner().run_pipeline({pack, unpack});
+    kubectl::check(pack.args, results[0]);
+    kubectl::check(unpack.args, results[1]);
+}
+
+} // namespace
+
+int run_snapshot(CommandContext& context, const SnapshotOptions& options) {
+    const std::string id = parse_sandbox_id(options.id);
+    const auto settings = manifests::read_settings(context.getenv);
+    kubectl::Kubectl kube(context.runner, settings.ns);
+    const std::string pod = find_sandbox_pod(kube, id);
+    const auto source = kube.get(manifests::kSandboxTemplates, manifests::sandbox_name(id));
+    if (!source) throw CommandFailed("no sandbox " + id);
+
+    manifests::SnapshotRequest request{id, settings.ns, snapshot_stamp(context.wall_clock()),
+                                       settings.snapshot_size, first_image(*source)};
+    const std::string name = manifests::snapshot_name(id, request.stamp);
+    const std::string copy_pod = manifests::snapshot_copy_pod_name(id, request.stamp);
+    bool template_made = false;
+    try {
+        kube.create(manifests::snapshot_pvc(request));
+        kube.create(manifests::snapshot_copy_pod(request));
+        StartWaiter waiter(context, kube, std::chrono::seconds(settings.start_timeout_seconds));
+        waiter.wait_pod_ready(copy_pod, "snapshot copy");
+        check_interrupted(context);
+        copy_workspace(kube, pod, copy_pod);
+        kube.delete_named(manifests::kPods, copy_pod);
+        check_interrupted(context);
+        kube.create(manifests::snapshot_template(*source, request));
+        template_made = true;
+    } catch (...) {
+        // A half-made snapshot is removed whole; the sandbox is untouched.
+        context.err << "removing snapshot " << name << "\n";
+        try {
+            kube.delete_named(manifests::kPods, copy_pod);
+            if (!template_made) kube.delete_named("persistentvolumeclaims", name);
+        } catch (const std::exception& e) {
+            context.err << "sandbox-kubernetes: cleanup failed: " << e.what() << "\n";
+        }
+        throw;
+    }
+    context.out << name << "\n";
+    return 0;
+}
+
+void setup_snapshot(CLI::App& app, CommandContext& context) {
+    auto options = std::make_shared<SnapshotOptions>();
+    CLI::App* sub = app.add_subcommand(
+        "snapshot",
+        "Copy /workspace into a new PVC; prints a SandboxTemplate name that starts from it");
+    sub->add_option("id", options->id, "The sandbox ID (12 hex digits)")->required();
+    sub->callback([&context, options] {
+        context.exit_code = run_guarded(context, [&] { return run_snapshot(context, *options); });
+    });
+}
+
+} // namespace osf::commands

@@ -1,0 +1,81 @@
+#include "commands/start_waiter.hpp"
+
+#include "commands/command_errors.hpp"
+#include "manifests/pod_status.hpp"
+#include "manifests/resources.hpp"
+
+#include <ostream>
+
+namespace osf::commands {
+
+StartWaiter::StartWaiter(CommandContext& context, kubectl::Kubectl& kube,
+                         std::chrono::seconds timeout)
+    : context_(context), kube_(kube), timeout_(timeout), deadline_(context.now() + timeout) {}
+
+void StartWaiter::progress(const std::string& line) {
+    if (line == last_progress_) return;
+    last_progress_ = line;
+    context_.err << line << "\n" << std::flush;
+}
+
+void StartWaiter::pause(const std::string& waiting_for) {
+    check_interrupted(context_);
+    if (context_.now() >= deadline_)
+        throw CommandFailed("timed out after " + std::to_string(timeout_.count()) +
+                            "s waiting for " + waiting_for + " (OSF_SANDBOX_START_TIMEOUT)");
+    context_.sleep(context_.poll_interval);
+    check_interrupted(context_);
+}
+
+void StartWaiter::check_pod(const std::string& pod, const std::string& what) {
+    const auto object = kube_.get(manifests::kPods, pod);
+    if (!object) return;
+    if (auto failure = manifests::pod_start_failure(*object))
+        throw CommandFailed(what + " did not start: pod " + pod + ", container " +
+                            failure->container + ": " + failure->reason +
+                            (failure->message.empty() ? "" : ": " + failure->message));
+}
+
+void StartWaiter::wait_pod_ready(const std::string& pod, const std::string& what) {
+    for (;;) {
+        check_interrupted(context_);
+        const auto object = kube_.get(manifests::kPods, pod);
+        if (object) {
+            if (auto failure = manifests::pod_start_failure(*object))
+                throw CommandFailed(what + " did not start: pod " + pod + ", container " +
+                                    failure->container + ": " + failure->reason +
+                                    (failure->message.empty() ? "" : ": " + failure->message));
+            if (manifests::pod_ready(*object)) {
+                progress(what + " " + pod + ": ready");
+                return;
+            }
+            progress(what + " " + pod + ": " + manifests::pod_progress(*object));
+        } else {
+            progress(what + " " + pod + ": not created yet");
+        }
+        pause(what + " " + pod);
+    }
+}
+
+std::string StartWaiter::wait_claim_ready(const std::string& claim, const std::string& egress_pod) {
+    for (;;) {
+        check_interrupted(context_);
+        check_pod(egress_pod, "egress proxy");
+        const auto object = kube_.get(manifests::kSandboxClaims, claim);
+        if (!object) throw CommandFailed("SandboxClaim " + claim + " disappeared");
+        const auto status = manifests::claim_status(*object);
+        const std::string pod = status.sandbox_name.empty() ? claim : status.sandbox_name;
+        check_pod(pod, "sandbox");
+        if (status.ready) {
+            progress("sandbox " + pod + ": ready");
+            return pod;
+        }
+        std::string line = "sandbox " + claim + ": ";
+        line += status.reason.empty() ? "waiting for the controller" : status.reason;
+        if (!status.message.empty()) line += " (" + status.message + ")";
+        progress(line);
+        pause("sandbox " + claim);
+    }
+}
+
+} // namespace osf::commands

@@ -1,0 +1,39 @@
+// Waits for pods and the claim to become ready, polling with kubectl get,
+// printing progress to stderr, and failing fast on a start failure (an image
+// that cannot be pulled, a container that exits) instead of waiting for the
+// timeout.
+#pragma once
+
+#include "commands/command_context.hpp"
+#include "kubectl/kubectl.hpp"
+
+#include <chrono>
+#include <string>
+
+namespace osf::commands {
+
+class StartWaiter {
+public:
+    StartWaiter(CommandContext& context, kubectl::Kubectl& kube, std::chrono::seconds timeout);
+
+    // Returns when the pod is ready. Throws CommandFailed naming the pod, the
+    // container, the reason and Kubernetes' message; Interrupted on a signal.
+    void wait_pod_ready(const std::string& pod, const std::string& what);
+
+    // Returns the sandbox pod's name when the claim is Ready; meanwhile also
+    // watches `egress_pod` so that a proxy that dies fails the start.
+    std::string wait_claim_ready(const std::string& claim, const std::string& egress_pod);
+
+private:
+    void check_pod(const std::string& pod, const std::string& what);
+    void progress(const std::string& line);
+    void pause(const std::string& waiting_for);
+
+    CommandContext& context_;
+    kubectl::Kubectl& kube_;
+    std::chrono::seconds timeout_;
+    std::chrono::steady_clock::time_point deadline_;
+    std::string last_progress_;
+};
+
+} // namespace osf::commands

@@ -1,0 +1,25 @@
+// The error every failed kubectl call turns into: "kubectl <command> failed: "
+// followed by kubectl's own message, as users of the adapter expect.
+#pragma once
+
+#include "kubectl/kubectl_runner.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace osf::kubectl {
+
+class KubectlError : public std::runtime_error {
+public:
+    explicit KubectlError(const std::string& message) : std::runtime_error(message) {}
+};
+
+// "kubectl get failed: Error from server (Forbidden): ..." for a failed call;
+// the command is the first argument, kubectl's stderr is trimmed.
+std::string describe_failure(const std::vector<std::string>& args, const KubectlResult& result);
+
+// Throws KubectlError when the result is a failure.
+void check(const std::vector<std::string>& args, const KubectlResult& result);
+
+} // namespace osf::kubectl

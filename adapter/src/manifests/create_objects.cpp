@@ -1,0 +1,36 @@
+#include "manifests/create_objects.hpp"
+
+#include "manifests/egress_objects.hpp"
+#include "manifests/sandbox_objects.hpp"
+
+namespace osf::manifests {
+
+using nlohmann::json;
+
+json kube_list(const json& items) {
+    return {{"apiVersion", "v1"}, {"kind", "List"}, {"metadata", json::object()}, {"items", items}};
+}
+
+json egress_side_objects(const SandboxRequest& request) {
+    return json::array({spec_config_map(request), egress_pod(request), egress_service(request),
+                        egress_network_policy(request)});
+}
+
+json sandbox_side_objects(const SandboxRequest& request, const json& base_pod_template,
+                          const std::string& ca_pem) {
+    return json::array({ca_config_map(request, ca_pem),
+                        sandbox_template(request, sandbox_pod_template(base_pod_template, request)),
+                        sandbox_warm_pool(request), sandbox_claim(request)});
+}
+
+json dry_run_list(const SandboxRequest& request, const json& base_pod_template) {
+    json items = json::array();
+    if (!request.secrets.empty()) items.push_back(egress_secret_preview(request));
+    for (auto& item : egress_side_objects(request))
+        items.push_back(item);
+    for (auto& item : sandbox_side_objects(request, base_pod_template, ""))
+        items.push_back(item);
+    return kube_list(items);
+}
+
+} // namespace osf::manifests

@@ -1,0 +1,27 @@
+#include "manifests/labels.hpp"
+
+namespace osf::manifests {
+
+nlohmann::json sandbox_labels(const std::string& id) {
+    return {{kSandboxIdLabel, id}, {kManagedByLabel, kManagedByValue}};
+}
+
+nlohmann::json role_labels(const std::string& id, const std::string& role) {
+    auto labels = sandbox_labels(id);
+    labels[kRoleLabel] = role;
+    return labels;
+}
+
+nlohmann::json role_selector(const std::string& id, const std::string& role) {
+    return {{kSandboxIdLabel, id}, {kRoleLabel, role}};
+}
+
+std::string id_selector(const std::string& id) {
+    return std::string(kSandboxIdLabel) + "=" + id;
+}
+
+std::string managed_selector() {
+    return std::string(kManagedByLabel) + "=" + kManagedByValue;
+}
+
+} // namespace osf::manifests

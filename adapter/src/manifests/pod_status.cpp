@@ -1,0 +1,107 @@
+#include "manifests/pod_status.hpp"
+
+namespace osf::manifests {
+
+using nlohmann::json;
+
+namespace {
+
+std::string str(const json& object, const char* key) {
+    if (!object.is_object()) return {};
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+const json& field(const json& object, const char* key) {
+    static const json null;
+    if (!object.is_object()) return null;
+    const auto it = object.find(key);
+    return it != object.end() ? *it : null;
+}
+
+std::optional<StartFailure> container_failure(const json& status, bool init) {
+    const std::string name = str(status, "name");
+    const json& state = field(status, "state");
+    const json& waiting = field(state, "waiting");
+    if (waiting.is_object()) {
+        const std::string reason = str(waiting, "reason");
+        if (!reason.empty() && reason != "ContainerCreating" && reason != "PodInitializing")
+            return StartFailure{name, reason, str(waiting, "message")};
+    }
+    const json& terminated = field(state, "terminated");
+    if (terminated.is_object()) {
+        const int code = field(terminated, "exitCode").is_number_integer()
+                             ? field(terminated, "exitCode").get<int>()
+                             : -1;
+        if (init && code == 0) return std::nullopt;
+        std::string reason = str(terminated, "reason");
+        if (reason.empty()) reason = "Terminated";
+        std::string message = str(terminated, "message");
+        const std::string exited = "exited with code " + std::to_string(code);
+        message = message.empty() ? exited : exited + ": " + message;
+        return StartFailure{name, reason, message};
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::optional<StartFailure> pod_start_failure(const json& pod) {
+    const json& status = field(pod, "status");
+    for (const auto& [key, init] :
+         {std::pair{"initContainerStatuses", true}, std::pair{"containerStatuses", false}}) {
+        const json& statuses = field(status, key);
+        if (!statuses.is_array()) continue;
+        for (const auto& container : statuses)
+            if (auto failure = container_failure(container, init)) return failure;
+    }
+    if (str(status, "phase") == "Failed") {
+        std::string reason = str(status, "reason");
+        return StartFailure{"-", reason.empty() ? "Failed" : reason, str(status, "message")};
+    }
+    return std::nullopt;
+}
+
+bool pod_ready(const json& pod) {
+    const json& status = field(pod, "status");
+    if (str(status, "phase") != "Running") return false;
+    const json& conditions = field(status, "conditions");
+    if (!conditions.is_array()) return false;
+    for (const auto& condition : conditions)
+        if (str(condition, "type") == "Ready") return str(condition, "status") == "True";
+    return false;
+}
+
+std::string pod_progress(const json& pod) {
+    const json& status = field(pod, "status");
+    std::string phase = str(status, "phase");
+    if (phase.empty()) phase = "Pending";
+    std::string detail;
+    for (const char* key : {"initContainerStatuses", "containerStatuses"}) {
+        const json& statuses = field(status, key);
+        if (!statuses.is_array()) continue;
+        for (const auto& container : statuses) {
+            const std::string reason = str(field(field(container, "state"), "waiting"), "reason");
+            if (!reason.empty() && detail.empty()) detail = reason;
+        }
+    }
+    if (detail.empty() && phase == "Running" && !pod_ready(pod)) detail = "not ready";
+    return detail.empty() ? phase : phase + " (" + detail + ")";
+}
+
+ClaimStatus claim_status(const json& claim) {
+    ClaimStatus result;
+    const json& status = field(claim, "status");
+    result.sandbox_name = str(field(status, "sandbox"), "name");
+    const json& conditions = field(status, "conditions");
+    if (conditions.is_array())
+        for (const auto& condition : conditions)
+            if (str(condition, "type") == "Ready") {
+                result.ready = str(condition, "status") == "True";
+                result.reason = str(condition, "reason");
+                result.message = str(condition, "message");
+            }
+    return result;
+}
+
+} // namespace osf::manifests

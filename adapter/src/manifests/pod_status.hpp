@@ -1,0 +1,40 @@
+// Reading start-up progress from pod and claim status: pure functions over
+// the JSON kubectl prints, so waiting and failure detection are testable
+// without a cluster.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace osf::manifests {
+
+// Why a pod will not start: the container, its waiting or terminated reason,
+// and Kubernetes' message.
+struct StartFailure {
+    std::string container;
+    std::string reason;
+    std::string message;
+};
+
+// A failure when any container (init or not) waits for a reason other than
+// ContainerCreating or PodInitializing, or has terminated (an init container
+// that completed successfully is fine), or the pod's phase is Failed.
+std::optional<StartFailure> pod_start_failure(const nlohmann::json& pod);
+
+// Running, with the Ready condition True.
+bool pod_ready(const nlohmann::json& pod);
+
+// One short line for progress output: "Pending (ContainerCreating)".
+std::string pod_progress(const nlohmann::json& pod);
+
+struct ClaimStatus {
+    bool ready = false;
+    std::string sandbox_name; // .status.sandbox.name, empty while unknown
+    std::string reason;       // the Ready condition's reason, if any
+    std::string message;
+};
+
+ClaimStatus claim_status(const nlohmann::json& claim);
+
+} // namespace osf::manifests

@@ -1,0 +1,60 @@
+// The sandbox side, agent-sandbox v1beta1: a SandboxTemplate whose pod runs
+// behind the egress proxy, a SandboxWarmPool with no replicas (a cold start)
+// and the SandboxClaim; plus the ConfigMap with the proxy's CA certificate.
+#pragma once
+
+#include "manifests/sandbox_request.hpp"
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace osf::manifests {
+
+inline constexpr const char* kSandboxContainer = "sandbox";
+inline constexpr const char* kWorkspaceDir = "/workspace";
+inline constexpr const char* kWorkspaceVolume = "workspace";
+inline constexpr const char* kCaVolume = "osf-egress-ca";
+inline constexpr const char* kCaDir = "/etc/osf";
+inline constexpr const char* kCaFile = "egress-ca.crt";
+inline constexpr const char* kCaPath = "/etc/osf/egress-ca.crt";
+
+// Variables that point every common TLS client at the egress CA.
+inline constexpr const char* kCaVariables[] = {"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS",
+                                               "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+                                               "GIT_SSL_CAINFO"};
+// Everything else is dropped: these are what a root package manager (apt,
+// apk, npm -g) needs to install files and switch to its unprivileged user.
+inline constexpr const char* kSandboxCapabilities[] = {"CHOWN",  "DAC_OVERRIDE", "FOWNER",
+                                                       "FSETID", "SETGID",       "SETUID"};
+
+// The ConfigMap the sandbox's CA file comes from; `pem` is empty in --dry-run.
+nlohmann::json ca_config_map(const SandboxRequest& request, const std::string& pem);
+
+// The pod template for a spec whose `template` is an image: one container,
+// `sleep infinity`.
+nlohmann::json image_pod_template(const std::string& image);
+
+// `base` (the image pod template, or a SandboxTemplate's podTemplate) with
+// everything a sandbox needs laid over it: labels, the workspace, the CA, the
+// proxy and CA variables, secret placeholders, resources and hardening.
+// Applying it to its own output for another ID gives the same as applying it
+// once, so snapshot templates can be used as a spec's `template`.
+nlohmann::json sandbox_pod_template(const nlohmann::json& base, const SandboxRequest& request);
+
+// The container's variables in order: the spec's `env`, the secret
+// placeholders, then the proxy and CA variables (which win).
+nlohmann::json sandbox_env(const SandboxRequest& request);
+
+// SandboxTemplate.spec.networkPolicy: egress only to this sandbox's proxy on
+// 8080 and to cluster DNS; no ingress.
+nlohmann::json sandbox_network_policy(const std::string& id);
+
+nlohmann::json sandbox_template(const SandboxRequest& request, const nlohmann::json& pod_template);
+nlohmann::json sandbox_warm_pool(const SandboxRequest& request);
+nlohmann::json sandbox_claim(const SandboxRequest& request);
+
+// Hardening shared by every container the adapter runs with the sandbox's
+// image: merged into an existing securityContext.
+nlohmann::json harden_container_security(nlohmann::json security);
+
+} // namespace osf::manifests

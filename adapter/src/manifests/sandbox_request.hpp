@@ -1,0 +1,20 @@
+// Everything the manifests of one sandbox are built from.
+#pragma once
+
+#include "manifests/secret_plan.hpp"
+#include "manifests/settings.hpp"
+#include "osf/spec.hpp"
+
+#include <string>
+
+namespace osf::manifests {
+
+struct SandboxRequest {
+    std::string id;
+    osf::Spec spec;
+    std::string spec_text; // the spec file as given: the egress proxy reads it
+    Settings settings;
+    SecretPlan secrets;
+};
+
+} // namespace osf::manifests

@@ -1,0 +1,38 @@
+// A snapshot: a PVC holding a copy of /workspace, the short-lived pod that
+// receives the copy, and a SandboxTemplate whose pod starts from it. The PVC
+// and the template carry osf.snapshot.of, not osf.sandbox.id, so destroy
+// leaves them.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace osf::manifests {
+
+inline constexpr const char* kSnapshotVolume = "osf-snapshot";
+inline constexpr const char* kSnapshotMount = "/osf-snapshot";
+inline constexpr const char* kSnapshotCopyMount = "/data";
+inline constexpr const char* kRestoreContainer = "osf-restore-workspace";
+
+struct SnapshotRequest {
+    std::string id;
+    std::string ns;
+    std::string stamp; // UTC time, YYYYMMDDhhmmss
+    std::string size;  // OSF_SANDBOX_SNAPSHOT_SIZE
+    std::string image; // the sandbox container's image: it has tar and cp
+};
+
+// {osf.snapshot.of: id, app.kubernetes.io/managed-by: sandbox-kubernetes}
+nlohmann::json snapshot_labels(const std::string& id);
+
+nlohmann::json snapshot_pvc(const SnapshotRequest& request);
+
+// Mounts the PVC at /data and sleeps; labelled with the sandbox ID so that a
+// copy pod left behind by an interrupted snapshot goes with destroy.
+nlohmann::json snapshot_copy_pod(const SnapshotRequest& request);
+
+// `source` is the sandbox's SandboxTemplate as read from the cluster. The
+// copy's pod gets an init container that copies the PVC into /workspace.
+nlohmann::json snapshot_template(const nlohmann::json& source, const SnapshotRequest& request);
+
+} // namespace osf::manifests
