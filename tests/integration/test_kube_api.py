@@ -444,7 +444,8 @@ def test_an_image_that_cannot_be_pulled_keeps_the_claim_not_ready(kube, name, de
         if pod.returncode != 0:
             return None
         statuses = json.loads(pod.stdout).get("status", {}).get("containerStatuses") or []
-        return statuses and statuses[0]["state"].get("waiting")
+        waiting = statuses and statuses[0]["state"].get("waiting")
+        return waiting if waiting and waiting["reason"] != "ContainerCreating" else None
 
     state = kube.wait_for(waiting, what="the pod to wait")
     assert state["reason"] == "ErrImagePull"
@@ -464,7 +465,7 @@ def test_a_container_that_exits(kube, name, default_simulation):
 
     def waiting():
         statuses = kube.kubectl_json("get", "pod", name + "-crash").get("status", {}).get("containerStatuses") or []
-        return statuses and statuses[0]
+        return statuses and statuses[0]["lastState"] and statuses[0]
 
     status = kube.wait_for(waiting, what="a container status")
     assert status["state"]["waiting"]["reason"] == "CrashLoopBackOff"
