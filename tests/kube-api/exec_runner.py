@@ -18,8 +18,9 @@ import fnmatch
 import json
 import logging
 import os
-import signal
 import shutil
+import signal
+import subprocess
 
 import api_errors
 from api_errors import ApiError, bad_request
@@ -52,7 +53,7 @@ class ExecService:
         self.objects = objects
         self.fs = PodFilesystem(pods_dir, pvcs_dir)
         self.simulation = simulation
-        self.use_bwrap = use_bwrap and shutil.which("bwrap") is not None
+        self.use_bwrap = use_bwrap and _bwrap_works()
         self.canned: list[dict] = []   # {image, command: [argv prefix], stdout, stderr, exitCode}
         self.bin_dirs: list[dict] = []  # {image, dir}
         self.logs: dict[tuple[str, str, str], str] = {}
@@ -325,6 +326,21 @@ class ExecService:
         if canned.get("stderr") and flags["stderr"]:
             await _send(ws, STDERR, canned["stderr"].encode())
         await _send(ws, ERROR, json.dumps(exit_status(int(canned.get("exitCode", 0)), argv)).encode())
+
+
+def _bwrap_works() -> bool:
+    """bubblewrap needs mount namespaces; without them exec runs unsandboxed (and says so)."""
+    if shutil.which("bwrap") is None:
+        log.warning("bwrap not found: exec runs commands without a sandbox")
+        return False
+    probe = PodFilesystem.bwrap_args([], "probe", "/") + ["--", "true"]
+    try:
+        ok = subprocess.run(probe, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    if not ok:
+        log.warning("bwrap cannot create namespaces here: exec runs commands without a sandbox")
+    return ok
 
 
 async def _send(ws, channel: int, data: bytes) -> None:
