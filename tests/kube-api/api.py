@@ -67,6 +67,12 @@ class Api:
         return hmac.compare_digest(auth[7:].strip().encode(), self.token.encode())
 
     async def __call__(self, request: Request):
+        response = await self._answer(request)
+        # Method, path and status only: query strings (exec commands) and bodies stay out of logs.
+        log.info("%s %s %s", request.method, request.path, getattr(response, "status", "stream"))
+        return response
+
+    async def _answer(self, request: Request):
         try:
             if request.path in ("/healthz", "/livez", "/readyz"):
                 return Response(200, b"ok", {"Content-Type": "text/plain"})

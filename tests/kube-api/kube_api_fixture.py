@@ -31,13 +31,15 @@ KUBECTL = os.environ.get("KUBECTL", "kubectl")
 
 class KubeApiServer:
     def __init__(self, state_dir, *, crds: str | None = None, config: dict | None = None,
-                 no_sandbox: bool = False, namespace: str = "default", start_timeout: float = 60):
+                 no_sandbox: bool = False, namespace: str = "default", start_timeout: float = 60,
+                 log_level: str = "INFO"):
         self.state_dir = os.path.abspath(str(state_dir))
         self.crds = crds
         self.config = config
         self.no_sandbox = no_sandbox
         self.namespace = namespace
         self.start_timeout = start_timeout
+        self.log_level = log_level
         self.process: subprocess.Popen | None = None
         self.port = 0
         self.url = ""
@@ -51,7 +53,7 @@ class KubeApiServer:
         os.makedirs(self.state_dir, exist_ok=True)
         os.makedirs(self.home, exist_ok=True)
         args = [PYTHON, SERVER, "--state-dir", self.state_dir, "--kubeconfig", self.kubeconfig,
-                "--namespace", self.namespace]
+                "--namespace", self.namespace, "--log-level", self.log_level]
         if self.crds:
             args += ["--crds", self.crds]
         if self.config:
