@@ -581,5 +581,9 @@ def test_forbid_rules_answer_403_as_rbac_does(kube, name, default_simulation):
     result = kube.kubectl("exec", name, "--", "true")
     assert result.returncode == 1
     assert f'pods "{name}" is forbidden: User "kube-api-test-user" cannot create resource "pods/exec"' in result.stderr
+    kube.configure(forbid=[{"verb": "create", "resource": "secrets",
+                            "message": 'secrets "x" is forbidden: exceeded quota: q, requested: count/secrets=1'}])
+    result = kube.kubectl("create", "secret", "generic", name, "--from-literal=a=b")
+    assert result.returncode == 1 and "exceeded quota: q" in result.stderr
     kube.configure(forbid=[])
     ok(kube.kubectl("exec", name, "--", "true"))

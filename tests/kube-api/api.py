@@ -50,7 +50,7 @@ class Api:
         self.log_handler = log_handler
         self.hooks = hooks
         self._documents: dict[str, bytes] = {}
-        self.authorizer = None  # (verb, resource, namespace, name) -> True to refuse with 403
+        self.authorizer = None  # (verb, resource, namespace, name) -> a rule to refuse with 403, or None
 
     def _cached(self, key: str, build) -> Response:
         """Documents that depend only on the (fixed) registry are built once."""
@@ -189,8 +189,11 @@ class Api:
         if sub == "exec":
             verb = "create" if request.method == "POST" or request.is_websocket else "get"
         resource = rt.plural + (f"/{sub}" if sub else "")
-        if not self.authorizer(verb, resource, namespace, name or ""):
+        rule = self.authorizer(verb, resource, namespace, name or "")
+        if not rule:
             return
+        if isinstance(rule, dict) and rule.get("message"):
+            raise ApiError(403, "Forbidden", rule["message"], {"name": name or "", "group": rt.group, "kind": rt.plural})
         where = f' in the namespace "{namespace}"' if rt.namespaced and namespace else (
             "" if rt.namespaced else " at the cluster scope")
         subject = api_errors.qualified_resource(rt.group, rt.plural) + (f' "{name}"' if name else "")

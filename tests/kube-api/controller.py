@@ -92,13 +92,13 @@ class Simulation:
         if behavior not in BEHAVIORS:
             raise ValueError(f"unknown behavior {behavior!r}; one of {sorted(BEHAVIORS)}")
 
-    def forbids(self, verb: str, resource: str, namespace: str, name: str) -> bool:
-        """Whether a `forbid` rule denies this request (RBAC, simulated)."""
+    def forbids(self, verb: str, resource: str, namespace: str, name: str) -> dict | None:
+        """The `forbid` rule that denies this request (RBAC or an admission policy, simulated)."""
         for rule in self.config.get("forbid") or []:
             if all(fnmatch.fnmatchcase(value, rule.get(field, "*")) for field, value in
                    (("verb", verb), ("resource", resource), ("namespace", namespace), ("name", name))):
-                return True
-        return False
+                return rule
+        return None
 
     def pin_pod(self, pod: dict, behavior: dict) -> dict:
         """A test hook's explicit state for one pod; the simulation keeps it from then on."""
