@@ -1,29 +1,23 @@
 #include "mcp/jsonrpc.hpp"
 
+#include "mcp/json_reader.hpp"
+
 namespace osf::mcp {
 
-bool has_method(const Json& message) {
-    return message.is_object() && message.contains("method");
+std::string error_answer(std::string_view id_json, int code, std::string_view message) {
+    std::string out = R"({"jsonrpc":"2.0","id":)";
+    out.append(id_json);
+    out.append(R"(,"error":{"code":)");
+    out.append(std::to_string(code));
+    out.append(R"(,"message":)");
+    out.append(write_json(Json(std::string(message))));
+    out.append("}}");
+    return out;
 }
 
-bool is_method(const Json& message, std::string_view method) {
-    if (!message.is_object()) return false;
-    auto it = message.find("method");
-    return it != message.end() && it->is_string() && it->get_ref<const std::string&>() == method;
-}
-
-bool expects_answer(const Json& message) {
-    return message.is_object() && message.contains("id");
-}
-
-Json make_error(const Json& id, int code, std::string message) {
-    Json error = Json::object();
-    error["jsonrpc"] = "2.0";
-    error["id"] = id;
-    error["error"] = Json::object();
-    error["error"]["code"] = code;
-    error["error"]["message"] = std::move(message);
-    return error;
+std::string canonical_json(std::string_view json_text) {
+    auto read = read_strict_json(json_text);
+    return read.value ? write_json(*read.value) : std::string(json_text);
 }
 
 } // namespace osf::mcp

@@ -1,8 +1,6 @@
-// JSON-RPC 2.0 message shapes the MCP filter needs: which messages are
-// requests, which are calls of a given method, and error answers.
+// JSON-RPC 2.0 pieces the MCP filter needs: error codes, error answers and
+// a canonical spelling of ids so requests and answers can be matched.
 #pragma once
-
-#include "mcp/json_reader.hpp"
 
 #include <string>
 #include <string_view>
@@ -13,14 +11,13 @@ inline constexpr int kParseError = -32700;
 inline constexpr int kInvalidRequest = -32600;
 inline constexpr int kInvalidParams = -32602;
 
-// A request or notification: an object with a "method" member.
-bool has_method(const Json& message);
-// Exact, case-sensitive comparison, as JSON-RPC servers do.
-bool is_method(const Json& message, std::string_view method);
-// A request expects an answer: it has an "id" member (a notification has none).
-bool expects_answer(const Json& message);
+// {"jsonrpc":"2.0","id":<id_json>,"error":{"code":<code>,"message":<message>}}.
+// `id_json` is the request's id exactly as the client sent it ("null" when it
+// had none), so the client can match the answer whatever the id's spelling.
+std::string error_answer(std::string_view id_json, int code, std::string_view message);
 
-// {"jsonrpc":"2.0","id":<id>,"error":{"code":<code>,"message":<message>}}
-Json make_error(const Json& id, int code, std::string message);
+// One spelling per JSON value (`1`, `"a"`), for comparing ids: "\u0061" and
+// "a" are the same id. `json_text` must be strict JSON.
+std::string canonical_json(std::string_view json_text);
 
 } // namespace osf::mcp

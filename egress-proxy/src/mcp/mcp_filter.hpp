@@ -35,7 +35,7 @@ struct RequestVerdict {
     std::string refused_by;                  // "mcp-tool" | "mcp-unreadable" | empty
     std::string reason;                      // short text for the log/diagnostics, no arguments
     std::vector<std::string> tools_called;   // tools/call names seen (for the log's `tool`)
-    std::vector<std::string> tools_list_ids; // JSON-serialised ids of tools/list requests
+    std::vector<std::string> tools_list_ids; // ids of tools/list requests (canonical JSON)
 };
 
 // Inspects one request body. `content_type` and `content_encoding` are the
@@ -76,7 +76,7 @@ public:
     // End of stream: returns what is left (an incomplete final event is dropped).
     std::string finish();
 
-    // Answers to these JSON-serialised tools/list request ids (from the POST
+    // Answers to these tools/list request ids (canonical JSON, as in tools_list_ids) (from the POST
     // whose answer this stream is) must carry a result.tools array.
     void expect_tools_list_ids(std::vector<std::string> ids);
 

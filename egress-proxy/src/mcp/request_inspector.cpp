@@ -1,43 +1,51 @@
 // inspect_request: what a client's POST body to an MCP endpoint may do.
-#include "mcp/json_reader.hpp"
+#include "mcp/json_tape.hpp"
 #include "mcp/jsonrpc.hpp"
 #include "mcp/mcp_filter.hpp"
 #include "mcp/media_type.hpp"
+
+#include <optional>
 
 namespace osf::mcp {
 
 namespace {
 
+using Kind = JsonTape::Kind;
+
 constexpr const char* kRefusedByTool = "mcp-tool";
 constexpr const char* kRefusedByUnreadable = "mcp-unreadable";
 
-RequestVerdict unreadable(int status, int code, std::string message, std::string reason) {
+RequestVerdict unreadable(int status, int code, std::string_view message, std::string reason) {
     RequestVerdict verdict;
     verdict.action = RequestVerdict::Action::Refuse;
     verdict.status = status;
-    verdict.body = write_json(make_error(nullptr, code, std::move(message)));
+    verdict.body = error_answer("null", code, message);
     verdict.refused_by = kRefusedByUnreadable;
     verdict.reason = std::move(reason);
     return verdict;
 }
 
-// Why a tools/call may not pass, or nullopt when its tool is declared.
-std::optional<Json> refusal_of_call(const Json& call, const ServerPolicy& policy,
-                                    std::vector<std::string>& tools_called) {
-    auto params = call.find("params");
-    const Json* name = nullptr;
-    if (params != call.end() && params->is_object()) {
-        auto it = params->find("name");
-        if (it != params->end()) name = &*it;
+// One JSON-RPC message of the body, as the filter sees it.
+struct Message {
+    std::optional<std::string> method;  // set for requests and notifications
+    std::optional<std::string> id_json; // the id as sent; unset for notifications
+    std::uint32_t entry = 0;
+};
+
+// Why a tools/call may not pass (its error answer), or nullopt when its tool is declared.
+std::optional<std::string> refusal_of_call(const JsonTape& tape, const Message& call,
+                                           const ServerPolicy& policy,
+                                           std::vector<std::string>& tools_called) {
+    const std::string id = call.id_json.value_or("null");
+    std::optional<std::uint32_t> name;
+    if (auto params = tape.member(call.entry, "params")) name = tape.member(*params, "name");
+    if (!name || tape.at(*name).kind != Kind::String) {
+        return error_answer(id, kInvalidParams, "Invalid params: tool name must be a string");
     }
-    Json id = call.contains("id") ? call.at("id") : Json(nullptr);
-    if (name == nullptr || !name->is_string()) {
-        return make_error(id, kInvalidParams, "Invalid params: tool name must be a string");
-    }
-    const auto& tool = name->get_ref<const std::string&>();
+    std::string tool = tape.string_value(*name);
     tools_called.push_back(tool);
     if (policy.tools.contains(tool)) return std::nullopt;
-    return make_error(id, kInvalidParams, "Unknown tool: " + tool);
+    return error_answer(id, kInvalidParams, "Unknown tool: " + tool);
 }
 
 } // namespace
@@ -56,46 +64,54 @@ RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view cont
         return unreadable(413, kInvalidRequest, "Invalid Request: message too large",
                           "body over the MCP message size limit");
     }
-    JsonReadResult read = read_strict_json(body);
-    if (!read.value) {
-        return unreadable(400, kParseError, "Parse error",
-                          "body is not strict JSON: " + read.error);
+    std::string error;
+    auto tape = JsonTape::read(body, &error);
+    if (!tape)
+        return unreadable(400, kParseError, "Parse error", "body is not strict JSON: " + error);
+    const auto root = JsonTape::root();
+    const bool batch = tape->at(root).kind == Kind::Array;
+    std::vector<std::uint32_t> entries;
+    if (batch) {
+        entries = tape->elements(root);
+    } else if (tape->at(root).kind == Kind::Object) {
+        entries.push_back(root);
     }
-    const Json& document = *read.value;
-    const bool batch = document.is_array();
-    if (!document.is_object() && !(batch && !document.empty())) {
+    if (entries.empty()) {
         return unreadable(400, kInvalidRequest, "Invalid Request",
                           "not a JSON-RPC message or non-empty batch");
     }
 
-    RequestVerdict verdict;
-    std::vector<const Json*> messages;
-    if (batch) {
-        for (const auto& element : document)
-            messages.push_back(&element);
-    } else {
-        messages.push_back(&document);
-    }
-
-    // One pass: every message must be an object with, if any, a string method.
-    // Refusals are collected in message order for the batch answer.
-    std::vector<std::optional<Json>> refusals(messages.size());
-    bool any_refused = false;
-    for (std::size_t i = 0; i < messages.size(); ++i) {
-        const Json& message = *messages[i];
-        if (!message.is_object()) {
+    // Every message must be an object with, if any, a string method.
+    std::vector<Message> messages;
+    for (auto entry : entries) {
+        if (tape->at(entry).kind != Kind::Object) {
             return unreadable(400, kInvalidRequest, "Invalid Request",
                               "batch element is not an object");
         }
-        if (!has_method(message)) continue; // a response to a server request
-        if (!message.at("method").is_string()) {
-            return unreadable(400, kInvalidRequest, "Invalid Request", "method is not a string");
+        Message message;
+        message.entry = entry;
+        if (auto method = tape->member(entry, "method")) {
+            if (tape->at(*method).kind != Kind::String) {
+                return unreadable(400, kInvalidRequest, "Invalid Request",
+                                  "method is not a string");
+            }
+            message.method = tape->string_value(*method);
         }
-        if (is_method(message, "tools/call")) {
-            refusals[i] = refusal_of_call(message, policy, verdict.tools_called);
+        if (auto id = tape->member(entry, "id")) message.id_json = std::string(tape->span(*id));
+        messages.push_back(std::move(message));
+    }
+
+    RequestVerdict verdict;
+    std::vector<std::optional<std::string>> refusals(messages.size());
+    bool any_refused = false;
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+        const Message& message = messages[i];
+        // Exact, case-sensitive, after unescaping: as JSON-RPC servers compare.
+        if (message.method == "tools/call") {
+            refusals[i] = refusal_of_call(*tape, message, policy, verdict.tools_called);
             any_refused = any_refused || refusals[i].has_value();
-        } else if (is_method(message, "tools/list") && expects_answer(message)) {
-            verdict.tools_list_ids.push_back(write_json(message.at("id")));
+        } else if (message.method == "tools/list" && message.id_json) {
+            verdict.tools_list_ids.push_back(canonical_json(*message.id_json));
         }
     }
 
@@ -106,30 +122,36 @@ RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view cont
     }
 
     // Nothing reaches the server: answer every request ourselves. Notifications
-    // (no id) get no answer, as JSON-RPC requires.
+    // (no id) and client responses (no method) get no answer, as JSON-RPC requires.
     verdict.action = RequestVerdict::Action::ReplyJsonRpc;
     verdict.refused_by = kRefusedByTool;
     verdict.reason =
         batch ? "batch holds a call to an undeclared tool" : "call to an undeclared tool";
-    Json answers = Json::array();
+    std::vector<std::string> answers;
     for (std::size_t i = 0; i < messages.size(); ++i) {
-        const Json& message = *messages[i];
-        if (!expects_answer(message) || !has_method(message)) continue;
-        if (refusals[i]) {
-            answers.push_back(std::move(*refusals[i]));
-        } else {
-            answers.push_back(make_error(message.at("id"), kInvalidRequest,
-                                         "Batch refused: it contains a call to an unknown tool"));
-        }
+        const Message& message = messages[i];
+        if (!message.method || !message.id_json) continue;
+        answers.push_back(refusals[i] ? std::move(*refusals[i])
+                                      : error_answer(*message.id_json, kInvalidRequest,
+                                                     "Batch refused: it contains a call to an "
+                                                     "unknown tool"));
     }
     if (answers.empty()) {
         // Only notifications: HTTP 202 with no body, like a server accepting them.
         verdict.status = 202;
-        verdict.body.clear();
-    } else {
-        verdict.status = 200;
-        verdict.body = write_json(batch ? answers : answers.at(0));
+        return verdict;
     }
+    verdict.status = 200;
+    if (!batch) {
+        verdict.body = std::move(answers.front());
+        return verdict;
+    }
+    verdict.body = "[";
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+        if (i) verdict.body += ",";
+        verdict.body += answers[i];
+    }
+    verdict.body += "]";
     return verdict;
 }
 

@@ -23,7 +23,8 @@ public:
     explicit SessionRegistry(std::size_t max_sessions = 4096,
                              std::size_t max_pending_per_session = 256);
 
-    // A tools/list request with this JSON-serialised id was POSTed in the session.
+    // A tools/list request with this id (canonical JSON, as in RequestVerdict::tools_list_ids)
+    // was POSTed in the session.
     void expect_tools_list(std::string_view session_id, std::string_view request_id);
     // True (and forgets it) when the answer with this id was expected in the session.
     bool take_tools_list(std::string_view session_id, std::string_view request_id);

@@ -1,7 +1,7 @@
 #include "mcp/tools_pruner.hpp"
 
-#include "mcp/json_reader.hpp"
 #include "mcp/json_tape.hpp"
+#include "mcp/jsonrpc.hpp"
 
 #include <vector>
 
@@ -24,12 +24,6 @@ bool is_allowed_tool(const JsonTape& tape, std::uint32_t tool,
            allowed.contains(tape.string_value(*name));
 }
 
-// The id as write_json would print it, so it compares with request ids.
-std::string canonical_id(const JsonTape& tape, std::uint32_t id) {
-    auto read = read_strict_json(tape.span(id));
-    return read.value ? write_json(*read.value) : std::string(tape.span(id));
-}
-
 // False when the response is unreadable for the filter.
 bool plan_response(const JsonTape& tape, std::uint32_t response,
                    const std::set<std::string>& allowed,
@@ -41,7 +35,7 @@ bool plan_response(const JsonTape& tape, std::uint32_t response,
     bool expected = false;
     if (is_tools_list_answer) {
         auto id = tape.member(response, "id");
-        expected = id && is_tools_list_answer(canonical_id(tape, *id));
+        expected = id && is_tools_list_answer(canonical_json(tape.span(*id)));
     }
     auto tools = tape.member(*result, "tools"); // nullopt unless result is an object
     if (!tools || tape.at(*tools).kind != Kind::Array) return !expected;

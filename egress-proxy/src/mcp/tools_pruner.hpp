@@ -13,8 +13,8 @@
 
 namespace osf::mcp {
 
-// Says whether a response id (JSON-serialised the way write_json writes it,
-// e.g. `1` or `"a"`) is known to answer a tools/list request.
+// Says whether a response id (in canonical_json's spelling, e.g. `1` or
+// `"a"`, as in RequestVerdict::tools_list_ids) is known to answer a tools/list request.
 using ToolsListIdMatcher = std::function<bool(std::string_view id)>;
 
 struct PrunedText {

@@ -246,3 +246,26 @@ TEST_CASE("bodies over the size limit are refused with 413") {
     REQUIRE(exact.size() == 4096);
     CHECK(inspect(exact).action == Action::Forward);
 }
+
+TEST_CASE("refusals echo the id exactly as the client spelled it") {
+    auto verdict = inspect(
+        R"({"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"tools/call","params":{"name":"x"}})");
+    CHECK(verdict.body.find(R"("id":123456789012345678901234567890,)") != std::string::npos);
+    verdict = inspect(
+        R"({"jsonrpc":"2.0","id":"\u0061\/b","method":"tools/call","params":{"name":"x"}})");
+    CHECK(verdict.body.find(R"("id":"\u0061\/b",)") != std::string::npos);
+    CHECK(json::parse(verdict.body)["id"] == "a/b");
+}
+
+TEST_CASE("tools/list ids are recorded in one canonical spelling") {
+    auto verdict = inspect(
+        R"([{"jsonrpc":"2.0","id":"\u0061","method":"tools/list"},{"jsonrpc":"2.0","id":1.0,"method":"tools/list"}])");
+    CHECK(verdict.tools_list_ids == std::vector<std::string>{"\"a\"", "1.0"});
+}
+
+TEST_CASE("tool names and error messages with special characters stay valid JSON") {
+    auto verdict = inspect(
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a\"b\u0000c\u00e9"}})");
+    CHECK(json::parse(verdict.body)["error"]["message"] ==
+          std::string("Unknown tool: a\"b\0c\xC3\xA9", 21));
+}
