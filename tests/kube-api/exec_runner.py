@@ -22,8 +22,7 @@ import shutil
 import signal
 import subprocess
 
-import api_errors
-from api_errors import ApiError, bad_request
+from api_errors import bad_request
 from http_server import Request, Response, WebSocketResponse
 from objects import ObjectService
 from pod_filesystem import DEFAULT_PATH, PodFilesystem, field_value

@@ -66,12 +66,6 @@ class ObjectService:
             self._create_namespace(ns)
 
     # -- helpers --------------------------------------------------------------------------
-    def rt(self, group: str, plural: str) -> ResourceType:
-        t = self.registry.by_plural(group, plural)
-        if t is None:
-            raise ApiError(404, "NotFound", "the server could not find the requested resource")
-        return t
-
     def _create_namespace(self, name: str) -> None:
         rt = self.registry.by_plural("", "namespaces")
         obj = {"apiVersion": "v1", "kind": "Namespace",
