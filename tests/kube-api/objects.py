@@ -12,7 +12,7 @@ import random
 import uuid
 
 import api_errors
-from api_errors import ApiError, bad_request
+from api_errors import bad_request
 from label_selectors import FieldSelector, LabelSelector
 from patching import apply_patch
 from resources import Registry, ResourceType
