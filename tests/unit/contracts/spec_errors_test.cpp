@@ -278,3 +278,21 @@ TEST_CASE("messages never repeat a value that may be a secret", "[spec][errors]"
             CHECK(error.find("SECRET") == std::string::npos);
     }
 }
+
+TEST_CASE("messages and paths never carry raw control characters", "[spec][errors]") {
+    // Each puts a newline or NUL where a message quotes the input.
+    for (const auto* members :
+         {R"("egress": ["x.com:1\n2"])", R"("egress": ["x.com:\u00001"])",
+          R"("egress": ["a\nb.com"])",
+          R"("mcp": [{"name": "w", "url": "ht\ntp://w.com", "tools": []}])",
+          R"("mcp": [{"name": "w", "url": "https://w.com:8\n/", "tools": []}])",
+          R"("env": {"A\u0000B": "x"})", R"("secrets": {"T": "ref:v\nault/x"})", R"("cpu": "1\n")",
+          R"("memory": "1\nGi")", R"("template2\n": 1)"}) {
+        const auto errors = errors_of(spec_with(members));
+        INFO(members);
+        REQUIRE_FALSE(errors.empty());
+        for (const auto& error : errors)
+            for (const char c : error)
+                CHECK_FALSE((static_cast<unsigned char>(c) < 0x20 || c == 0x7f));
+    }
+}
