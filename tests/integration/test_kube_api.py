@@ -419,7 +419,15 @@ def test_a_claim_becomes_ready_with_its_sandbox_and_pod(kube, name, default_simu
     assert "agents.x-k8s.io/dropped" not in pod["metadata"]["labels"]
     assert pod["spec"]["automountServiceAccountToken"] is False
     assert ok(kube.kubectl("exec", name, "--", "sh", "-c", "pwd; echo $CI")) == "/workspace\n1\n"
+    # The template's shared NetworkPolicy selects the pod and carries the template's rules.
+    policy = kube.kubectl_json("get", "networkpolicy", f"{name}-network-policy")
+    assert policy["metadata"]["ownerReferences"][0]["kind"] == "SandboxTemplate"
+    selector = policy["spec"]["podSelector"]["matchLabels"]
+    assert selector.items() <= pod["metadata"]["labels"].items() and selector
+    assert policy["spec"]["policyTypes"] == ["Ingress", "Egress"]
+    assert policy["spec"]["egress"] == sandbox_objects(name)["items"][0]["spec"]["networkPolicy"]["egress"]
     ok(kube.kubectl("delete", "sandboxclaim,sandboxwarmpool,sandboxtemplate", "-l", f"osf.sandbox.id={name}"))
+    assert kube.kubectl("get", "networkpolicy", f"{name}-network-policy").returncode == 1
     assert kube.kubectl("get", "sandbox", name).returncode == 1
     kube.wait_for(lambda: kube.kubectl("get", "pod", name).returncode == 1, what="the sandbox pod to go")
 

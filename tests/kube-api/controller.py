@@ -32,7 +32,10 @@ CLAIM_KEY = ("extensions.agents.x-k8s.io", "sandboxclaims")
 POOL_KEY = ("extensions.agents.x-k8s.io", "sandboxwarmpools")
 TEMPLATE_KEY = ("extensions.agents.x-k8s.io", "sandboxtemplates")
 WATCHED = {POD_KEY, SANDBOX_KEY, CLAIM_KEY, POOL_KEY, TEMPLATE_KEY}
+NETPOL_KEY = ("networking.k8s.io", "networkpolicies")
 AGENTS_PREFIX = "agents.x-k8s.io/"
+TEMPLATE_REF_HASH = "agents.x-k8s.io/sandbox-template-ref-hash"
+PRIVATE_RANGES = ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16"]
 
 BEHAVIORS = {"ready", "ErrImagePull", "ImagePullBackOff", "ContainerCreating", "pending", "exit", "CrashLoopBackOff"}
 
@@ -140,6 +143,8 @@ class Simulation:
 
     def reconcile(self) -> None:
         if self.config.get("sandboxController", True) and self.registry.by_plural(*CLAIM_KEY):
+            for template in self.objects.store.list(TEMPLATE_KEY):
+                self._reconcile_template(template)
             for claim in self.objects.store.list(CLAIM_KEY):
                 self._reconcile_claim(claim)
             for sandbox in self.objects.store.list(SANDBOX_KEY):
@@ -331,6 +336,51 @@ class Simulation:
             status["sandbox"]["podIPs"] = ips
         self._set_status(CLAIM_KEY, claim, status)
 
+    def _reconcile_template(self, template: dict) -> None:
+        """The template's shared NetworkPolicy `<template>-network-policy` (owned by the template)
+        for the pods made from it: the template's own rules, or agent-sandbox's default (ingress
+        from the sandbox router only, egress to public addresses only)."""
+        meta = template["metadata"]
+        spec = template.get("spec") or {}
+        rt = self.registry.by_plural(*NETPOL_KEY)
+        name = meta["name"] + "-network-policy"
+        existing = self.objects.store.get(NETPOL_KEY, meta["namespace"], name)
+        if spec.get("networkPolicyManagement", "Managed") == "Unmanaged":
+            if existing is not None:
+                self.objects.delete(rt, meta["namespace"], name)
+            return
+        custom = spec.get("networkPolicy")
+        desired = {
+            "podSelector": {"matchLabels": {TEMPLATE_REF_HASH: template_ref_hash(meta["namespace"], meta["name"])}},
+            "policyTypes": ["Ingress", "Egress"],
+        }
+        if custom is None:
+            desired["ingress"] = [{"from": [{"podSelector": {"matchLabels": {"app": "sandbox-router"}}}]}]
+            desired["egress"] = [{"to": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": PRIVATE_RANGES}},
+                                         {"ipBlock": {"cidr": "::/0", "except": ["fc00::/7"]}}]}]
+        else:
+            for field in ("ingress", "egress"):
+                if custom.get(field) is not None:
+                    desired[field] = copy.deepcopy(custom[field])
+        for rule in (desired.get("ingress") or []) + (desired.get("egress") or []):
+            for port in rule.get("ports") or []:
+                port.setdefault("protocol", "TCP")
+        if existing is not None:
+            if existing.get("spec") != desired:
+                existing["spec"] = desired
+                self.objects.store.put(NETPOL_KEY, existing)
+            return
+        policy = {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+                  "metadata": {"name": name, "namespace": meta["namespace"],
+                               "ownerReferences": [{"apiVersion": template["apiVersion"], "kind": "SandboxTemplate",
+                                                    "name": meta["name"], "uid": meta["uid"], "controller": True,
+                                                    "blockOwnerDeletion": True}]},
+                  "spec": desired}
+        try:
+            self.objects.create(rt, meta["namespace"], policy, field_validation="Ignore")
+        except ApiError as err:
+            log.warning("cannot create %s: %s", name, err.message)
+
     def _create_sandbox(self, claim: dict, template: dict) -> None:
         meta = claim["metadata"]
         pod_template = copy.deepcopy((template.get("spec") or {}).get("podTemplate") or {})
@@ -339,6 +389,8 @@ class Simulation:
             values = {k: v for k, v in (pt_meta.get(field) or {}).items() if not k.startswith(AGENTS_PREFIX)}
             extra = ((claim.get("spec") or {}).get("additionalPodMetadata") or {}).get(field) or {}
             values.update(extra)
+            if field == "labels":
+                values[TEMPLATE_REF_HASH] = template_ref_hash(meta["namespace"], template["metadata"]["name"])
             if values:
                 pt_meta[field] = values
             else:
@@ -409,6 +461,11 @@ class Simulation:
         if pt_meta.get("annotations"):
             pod["metadata"]["annotations"] = dict(pt_meta["annotations"])
         self.objects.create(self.registry.by_plural(*POD_KEY), meta["namespace"], pod, field_validation="Ignore")
+
+
+def template_ref_hash(namespace: str, name: str) -> str:
+    """The label value tying a sandbox pod to its template's NetworkPolicy."""
+    return _hex(f"{namespace}/{name}", 8)
 
 
 def _qualify(image: str) -> str:
