@@ -316,3 +316,16 @@ def test_validate_jsonl_reports_a_bad_line_among_good_ones(tmp_path):
     empty.write_text("")
     assert validate_jsonl(LOG_SCHEMA, empty).returncode == 0
     assert validate_jsonl(LOG_SCHEMA, tmp_path / "missing.jsonl").returncode == 2
+
+
+def test_spec_check_json_output_lists_errors_per_file(tmp_path):
+    good = EXAMPLES / "valid" / "design-example.json"
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"template": "a", "cpu": "lots", "env": {"A-B": "1"}}')
+    run = run_spec_check("--json", str(good), str(bad))
+    assert run.returncode == 1
+    lines = [json.loads(line) for line in run.stdout.splitlines()]
+    assert lines[0] == {"file": str(good), "valid": True, "errors": []}
+    assert lines[1]["file"] == str(bad) and lines[1]["valid"] is False
+    assert [error["path"] for error in lines[1]["errors"]] == ["$.cpu", "$.env['A-B']"]
+    assert "millicores (\"500m\")" in lines[1]["errors"][0]["message"]
