@@ -460,7 +460,7 @@ def test_an_image_that_cannot_be_pulled_keeps_the_claim_not_ready(kube, name, de
     assert 'failed to pull and unpack image "registry.example/missing:1"' in state["message"]
     claim = kube.kubectl_json("get", "sandboxclaim", name)
     ready = claim["status"]["conditions"][0]
-    assert (ready["type"], ready["status"], ready["reason"]) == ("Ready", "False", "SandboxNotReady")
+    assert (ready["type"], ready["status"], ready["reason"]) == ("Ready", "False", "DependenciesNotReady")
     result = kube.kubectl("wait", "--for=condition=Ready", f"sandboxclaim/{name}", "--timeout=2s")
     assert result.returncode == 1 and "timed out waiting for the condition" in result.stderr
 

@@ -10,7 +10,8 @@ SandboxTemplate gets a Sandbox named after the claim (owned by it) whose Pod has
 (owned by the Sandbox), built from the template's podTemplate. The Sandbox is Ready when its pod
 is Running, Ready and has an IP; the claim's Ready condition mirrors the Sandbox's and
 `.status.sandbox.name` names it. Not-ready reasons: WarmPoolNotFound, TemplateNotFound,
-SandboxCreatePending, SandboxNotReady."""
+SandboxNotReady (before the Sandbox reports a condition), then the Sandbox's own
+(DependenciesNotReady / DependenciesReady)."""
 
 from __future__ import annotations
 
@@ -315,19 +316,18 @@ class Simulation:
                 self._create_sandbox(claim, template)
             except ApiError as err:
                 return self._claim_not_ready(claim, "SandboxCreateFailed", err.message)
-            return self._claim_not_ready(claim, "SandboxCreatePending", "Sandbox is being created", name)
+            return self._claim_not_ready(claim, "SandboxNotReady", "Sandbox is not ready", name)
         if not any(r.get("uid") == meta["uid"] for r in sandbox["metadata"].get("ownerReferences") or []):
-            return self._claim_not_ready(claim, "SandboxCreatePending",
+            return self._claim_not_ready(claim, "ReconcilerError",
                                          f'Sandbox "{name}" exists and is not owned by this claim')
         sb_ready = next((c for c in (sandbox.get("status") or {}).get("conditions") or [] if c.get("type") == "Ready"),
                         None)
         status = copy.deepcopy(claim.get("status") or {})
-        if sb_ready and sb_ready.get("status") == "True":
-            cond = condition("Ready", "True", sb_ready.get("reason", "SandboxReady"), sb_ready.get("message", ""),
-                             status.get("conditions"), meta.get("generation"))
+        if sb_ready:  # agent-sandbox forwards the Sandbox's Ready condition
+            cond = condition("Ready", sb_ready.get("status", "Unknown"), sb_ready.get("reason", "SandboxNotReady"),
+                             sb_ready.get("message", ""), status.get("conditions"), meta.get("generation"))
         else:
-            cond = condition("Ready", "False", "SandboxNotReady",
-                             (sb_ready or {}).get("message", "Sandbox is not ready"), status.get("conditions"),
+            cond = condition("Ready", "False", "SandboxNotReady", "Sandbox is not ready", status.get("conditions"),
                              meta.get("generation"))
         status["conditions"] = [cond]
         status["sandbox"] = {"name": name}
