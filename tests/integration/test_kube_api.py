@@ -264,6 +264,23 @@ def test_pods_are_validated(kube, name):
     assert f'The Pod "{name}" is invalid: spec.containers[0].image: Required value' in result.stderr
 
 
+def test_values_that_go_cannot_decode_are_bad_requests(kube, name):
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}, "data": {"a": "not base64!"}}
+    result = kube.kubectl("create", "-f", "-", input=json.dumps(secret))
+    assert ('Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 3'
+            in result.stderr)
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+           "spec": {"containers": [{"name": "c", "image": "i", "resources": {"limits": {"memory": "4GB"}}}]}}
+    result = kube.kubectl("create", "-f", "-", input=json.dumps(pod))
+    assert 'Pod in version "v1" cannot be handled as a Pod: quantities must match the regular expression' \
+        in result.stderr
+    template = sandbox_objects(name)["items"][0]
+    template["spec"]["podTemplate"]["spec"]["containers"][0]["resources"] = {"limits": {"memory": "4GB"}}
+    result = kube.kubectl("create", "-f", "-", input=json.dumps(template))
+    assert (f'The SandboxTemplate "{name}" is invalid: spec.podTemplate.spec.containers[0].resources.limits.memory: '
+            'Invalid value: "4GB"') in result.stderr
+
+
 def test_objects_go_only_into_existing_namespaces(kube, name):
     result = kube.kubectl("-n", name, "create", "configmap", "x")
     assert f'namespaces "{name}" not found' in result.stderr

@@ -138,10 +138,44 @@ class Admission:
                 raise bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: '
                                   f'json: cannot unmarshal {e.value} into Go struct field {e.field} of type '
                                   f'{e.detail.rsplit("of type ", 1)[1].split(":")[0]}')
+            # Quantities and base64 are decoded into Go types before validation: a bad one is a
+            # decoding error (400), not an invalid field (422).
+            if any(e.detail.endswith(f"should match '{QUANTITY_PATTERN}'") for e in errors):
+                raise bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: quantities '
+                                  "must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+        if not rt.is_custom:
+            for field in ("data", "binaryData") if rt.plural == "secrets" else ("binaryData",):
+                for value in (pruned.get(field) or {}).values():
+                    problem = base64_problem(value)
+                    if problem:
+                        raise bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: '
+                                          f"{problem}")
         errors += metadata_errors(rt, pruned) + semantic_errors(rt, pruned)
         if errors:
             raise invalid(rt.group, rt.kind, name, errors)
         return pruned, warnings
+
+
+QUANTITY_PATTERN = ("^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?"
+                    "(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$")
+
+
+def base64_problem(value) -> str | None:
+    """Go's encoding/base64 error for a value that is not standard padded base64."""
+    if not isinstance(value, str):
+        return None
+    alphabet = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+    text = value.replace("\r", "").replace("\n", "")
+    for i, ch in enumerate(text):
+        if ch == "=":
+            if text[i:] not in ("=", "==") or len(text) % 4:
+                return f"illegal base64 data at input byte {i}"
+            return None
+        if ch not in alphabet:
+            return f"illegal base64 data at input byte {i}"
+    if len(text) % 4:
+        return f"illegal base64 data at input byte {len(text) // 4 * 4}"
+    return None
 
 
 def metadata_errors(rt: ResourceType, obj: dict) -> list[FieldError]:
