@@ -18,7 +18,8 @@ KUBE_API_DIR = os.path.join(REPO, "tests", "kube-api")
 sys.path.insert(0, KUBE_API_DIR)
 
 from kube_api_fixture import KubeApiServer  # noqa: E402
-from test_openapi_validate import *  # noqa: E402,F401,F403  (the validator's unit tests run here too)
+from test_api_pieces import *  # noqa: E402,F401,F403  (the unit tests of tests/kube-api run here too)
+from test_openapi_validate import *  # noqa: E402,F401,F403
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
 
