@@ -8,8 +8,7 @@ SessionRegistry::SessionRegistry(std::size_t max_sessions, std::size_t max_pendi
     : max_sessions_(std::max<std::size_t>(1, max_sessions)),
       max_pending_per_session_(std::max<std::size_t>(1, max_pending_per_session)) {}
 
-void SessionRegistry::expect_tools_list(std::string_view session_id, std::string_view request_id) {
-    std::lock_guard lock(mutex_);
+SessionRegistry::Session& SessionRegistry::session_locked(std::string_view session_id) {
     auto it = sessions_.find(session_id);
     if (it == sessions_.end()) {
         if (sessions_.size() >= max_sessions_) {
@@ -22,9 +21,44 @@ void SessionRegistry::expect_tools_list(std::string_view session_id, std::string
         by_age_.emplace(session.created, std::string(session_id));
         it = sessions_.emplace(std::string(session_id), std::move(session)).first;
     }
-    auto& pending = it->second.pending_ids;
+    return it->second;
+}
+
+void SessionRegistry::expect_tools_list(std::string_view session_id, std::string_view request_id) {
+    std::lock_guard lock(mutex_);
+    auto& pending = session_locked(session_id).pending_ids;
     if (pending.size() >= max_pending_per_session_) pending.pop_front();
     pending.emplace_back(request_id);
+}
+
+void SessionRegistry::expect_refusal(std::string_view session_id, std::string_view request_id,
+                                     std::string answer) {
+    std::lock_guard lock(mutex_);
+    auto& refusals = session_locked(session_id).refusals;
+    if (refusals.size() >= max_pending_per_session_) refusals.pop_front();
+    refusals.emplace_back(std::string(request_id), std::move(answer));
+}
+
+std::optional<std::string> SessionRegistry::take_refusal(std::string_view session_id,
+                                                         std::string_view request_id) {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(session_id);
+    if (it == sessions_.end()) return std::nullopt;
+    auto& refusals = it->second.refusals;
+    for (auto r = refusals.begin(); r != refusals.end(); ++r) {
+        if (r->first == request_id) {
+            std::string answer = std::move(r->second);
+            refusals.erase(r);
+            return answer;
+        }
+    }
+    return std::nullopt;
+}
+
+bool SessionRegistry::has_refusals(std::string_view session_id) const {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(session_id);
+    return it != sessions_.end() && !it->second.refusals.empty();
 }
 
 bool SessionRegistry::take_tools_list(std::string_view session_id, std::string_view request_id) {

@@ -28,6 +28,15 @@ public:
     void expect_tools_list(std::string_view session_id, std::string_view request_id);
     // True (and forgets it) when the answer with this id was expected in the session.
     bool take_tools_list(std::string_view session_id, std::string_view request_id);
+    // The proxy answered the request with this id itself (a refused tools/call)
+    // and forwarded a ping with the same id instead; `answer` replaces the
+    // server's answer to that ping on the GET stream.
+    void expect_refusal(std::string_view session_id, std::string_view request_id,
+                        std::string answer);
+    // The replacement for the answer with this id (forgotten once taken).
+    std::optional<std::string> take_refusal(std::string_view session_id,
+                                            std::string_view request_id);
+    bool has_refusals(std::string_view session_id) const;
     // The session's GET stream ended.
     void forget(std::string_view session_id);
 
@@ -37,7 +46,10 @@ private:
     struct Session {
         std::uint64_t created = 0;
         std::deque<std::string> pending_ids;
+        std::deque<std::pair<std::string, std::string>> refusals; // (id, answer)
     };
+
+    Session& session_locked(std::string_view session_id);
 
     const std::size_t max_sessions_;
     const std::size_t max_pending_per_session_;

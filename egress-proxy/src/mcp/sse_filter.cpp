@@ -1,4 +1,6 @@
 // SseFilter: rewrites an MCP server's text/event-stream event by event.
+#include "mcp/json_tape.hpp"
+#include "mcp/jsonrpc.hpp"
 #include "mcp/mcp_filter.hpp"
 #include "mcp/session_registry.hpp"
 #include "mcp/sse_parser.hpp"
@@ -23,6 +25,33 @@ struct SseFilter::Impl {
             return true;
         }
         return registry && session_id && registry->take_tools_list(*session_id, key);
+    }
+
+    // Legacy transport: answers to the pings that stood in for refused calls
+    // become the refusals (legacy_transport.hpp). nullopt when nothing was replaced.
+    std::optional<std::string> replace_refused_answers(std::string_view data) {
+        if (!registry || !session_id || !registry->has_refusals(*session_id)) return std::nullopt;
+        auto tape = JsonTape::read(data);
+        if (!tape) return std::nullopt; // dropped by the pruner
+        auto replacement = [&](std::uint32_t message) -> std::optional<std::string> {
+            if (tape->at(message).kind != JsonTape::Kind::Object || tape->member(message, "method"))
+                return std::nullopt;
+            auto id = tape->member(message, "id");
+            if (!id) return std::nullopt;
+            return registry->take_refusal(*session_id, canonical_json(tape->span(*id)));
+        };
+        const auto root = JsonTape::root();
+        if (tape->at(root).kind != JsonTape::Kind::Array) return replacement(root);
+        std::string out = "[";
+        bool any = false;
+        for (auto element : tape->elements(root)) {
+            if (out.size() > 1) out += ",";
+            auto answer = replacement(element);
+            any = any || answer.has_value();
+            out += answer ? *answer : std::string(tape->span(element));
+        }
+        if (!any) return std::nullopt;
+        return out + "]";
     }
 
     void write_event(const SseEvent& event, std::string_view data, std::string& out) const {
@@ -58,7 +87,8 @@ struct SseFilter::Impl {
             write_event(event, event.data, out);
             return;
         }
-        auto pruned = prune_tools(event.data, policy.tools,
+        auto replaced = replace_refused_answers(event.data);
+        auto pruned = prune_tools(replaced ? std::string_view(*replaced) : event.data, policy.tools,
                                   [this](std::string_view id) { return expected_answer(id); });
         if (!pruned) {
             ++events_dropped;
