@@ -1,1 +1,175 @@
-int main() { return 0; }
+// egress-proxy: wiring only. Flags and variables -> configuration -> server.
+#include "config/proxy_config.hpp"
+#include "net/server.hpp"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+#include <thread>
+
+namespace {
+
+// Exit codes (egress-proxy/README.md).
+constexpr int exit_ok = 0;
+constexpr int exit_failure = 1; // a runtime failure (nothing to print for `ca`, a listener lost)
+constexpr int exit_config = 2;  // bad flags or configuration: nothing was started
+
+std::optional<std::string> env(const std::string& name) {
+    if (const char* v = std::getenv(name.c_str())) return std::string(v);
+    return std::nullopt;
+}
+
+int print_file(const std::filesystem::path& path, const char* what) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        std::cerr << "egress-proxy: no " << what << " at " << path.string()
+                  << " (is the proxy running with this --state-dir?)\n";
+        return exit_failure;
+    }
+    std::cout << in.rdbuf();
+    std::cout.flush();
+    return exit_ok;
+}
+
+volatile std::sig_atomic_t stop_following = 0;
+
+int follow_file(const std::filesystem::path& path) {
+    std::signal(SIGINT, [](int) { stop_following = 1; });
+    std::signal(SIGTERM, [](int) { stop_following = 1; });
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        std::cerr << "egress-proxy: no egress log at " << path.string() << "\n";
+        return exit_failure;
+    }
+    std::string line;
+    while (!stop_following) {
+        while (std::getline(in, line)) {
+            if (in.eof()) break; // a line still being written: read it whole later
+            std::cout << line << '\n';
+        }
+        std::cout.flush();
+        if (in.eof()) {
+            in.clear();
+            in.seekg(-static_cast<std::streamoff>(line.size()), std::ios::cur);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return exit_ok;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    auto logger = spdlog::stderr_logger_mt("egress-proxy");
+    spdlog::set_default_logger(logger);
+    spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+
+    CLI::App app{"egress-proxy: the sandbox's only way out. TLS-intercepting forward proxy with a "
+                 "host allowlist, secret substitution, MCP tool filtering and an egress log."};
+    app.set_version_flag("--version", "egress-proxy 0.1.0");
+    osf::config::ProxyOptions options;
+    if (auto dir = env("OSF_STATE_DIR")) options.state_dir = *dir;
+    long long grace = options.grace.count();
+    long long header_timeout = options.limits.header_timeout.count();
+    long long idle_timeout = options.limits.idle_timeout.count();
+    long long upstream_timeout = options.limits.upstream_timeout.count();
+    std::string log_level = "info";
+
+    app.add_option("--spec", options.spec_path,
+                   "Sandbox spec (contracts/sandbox-spec.schema.json)");
+    app.add_option("--listen", options.listen, "Proxy address")->capture_default_str();
+    app.add_option("--admin-listen", options.admin_listen,
+                   "Admin address: /healthz /readyz /metrics")
+        ->capture_default_str();
+    app.add_option("--state-dir", options.state_dir,
+                   "Where ca.crt, egress.jsonl and listen.json go (OSF_STATE_DIR)")
+        ->capture_default_str();
+    app.add_option(
+        "--upstream-ca", options.upstream_ca,
+        "Extra CA bundle trusted for upstreams, besides the system store (OSF_UPSTREAM_CA_BUNDLE)");
+    app.add_flag("--log-stdout", options.log_stdout, "Mirror the egress log to stdout");
+    app.add_option("--threads", options.threads, "Worker threads (0: one per core)")
+        ->capture_default_str();
+    app.add_option("--grace", grace, "Seconds to finish requests in flight after SIGTERM")
+        ->capture_default_str();
+    app.add_option("--max-header-bytes", options.limits.max_header_bytes,
+                   "Largest request or response head")
+        ->capture_default_str();
+    app.add_option("--max-mcp-message-bytes", options.limits.max_mcp_message_bytes,
+                   "Largest MCP message or answer the proxy reads")
+        ->capture_default_str();
+    app.add_option("--max-connections", options.limits.max_connections,
+                   "Client connections open at once")
+        ->capture_default_str();
+    app.add_option("--header-timeout", header_timeout,
+                   "Seconds for a new connection's first request head")
+        ->capture_default_str();
+    app.add_option("--idle-timeout", idle_timeout,
+                   "Seconds a keep-alive connection or a stalled transfer may idle")
+        ->capture_default_str();
+    app.add_option("--upstream-timeout", upstream_timeout,
+                   "Seconds to connect upstream and to get a response head")
+        ->capture_default_str();
+    app.add_option("--log-level", log_level, "Diagnostics on stderr: debug, info, warn, error")
+        ->capture_default_str();
+
+    auto* ca_cmd = app.add_subcommand("ca", "Print the running proxy's CA certificate (PEM)");
+    ca_cmd->add_option("--state-dir", options.state_dir, "The proxy's state directory")
+        ->capture_default_str();
+    auto* log_cmd = app.add_subcommand("log", "Print the egress log (JSON lines)");
+    bool follow = false;
+    log_cmd->add_option("--state-dir", options.state_dir, "The proxy's state directory")
+        ->capture_default_str();
+    log_cmd->add_flag("-f,--follow", follow, "Keep printing lines as they are written");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::Success& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "egress-proxy: " << e.what() << " (see --help)\n";
+        return exit_config;
+    }
+    const std::filesystem::path state_dir(options.state_dir);
+    if (ca_cmd->parsed()) return print_file(state_dir / "ca.crt", "CA certificate");
+    if (log_cmd->parsed())
+        return follow ? follow_file(state_dir / "egress.jsonl")
+                      : print_file(state_dir / "egress.jsonl", "egress log");
+
+    spdlog::set_level(spdlog::level::from_str(log_level));
+    if (grace < 0 || header_timeout <= 0 || idle_timeout <= 0 || upstream_timeout <= 0) {
+        std::cerr << "egress-proxy: timeouts must be positive and --grace not negative\n";
+        return exit_config;
+    }
+    options.grace = std::chrono::seconds(grace);
+    options.limits.header_timeout = std::chrono::seconds(header_timeout);
+    options.limits.idle_timeout = std::chrono::seconds(idle_timeout);
+    options.limits.upstream_timeout = std::chrono::seconds(upstream_timeout);
+    if (options.spec_path.empty()) {
+        std::cerr << "egress-proxy: --spec is required (see --help)\n";
+        return exit_config;
+    }
+    if (const auto bundle = env("OSF_UPSTREAM_CA_BUNDLE"); bundle && options.upstream_ca.empty())
+        options.upstream_ca = *bundle;
+
+    auto loaded =
+        osf::config::load_config(options, env, osf::secrets::SourceEnvironment::from_process());
+    if (auto* problem = std::get_if<std::string>(&loaded)) {
+        std::cerr << "egress-proxy: " << *problem << "\n";
+        return exit_config;
+    }
+    const auto& config = std::get<osf::config::RuntimeConfig>(loaded);
+    try {
+        osf::net::ProxyServer server(config);
+        return server.run();
+    } catch (const std::exception& e) {
+        std::cerr << "egress-proxy: " << e.what() << "\n";
+        return exit_config;
+    }
+}

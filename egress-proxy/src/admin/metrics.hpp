@@ -1,0 +1,53 @@
+// Counters the proxy keeps, and their Prometheus text form. Every outcome
+// increments a named counter; all are atomics so any thread may count.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace osf::admin {
+
+// Refusal reasons, in the order of policy::reason (and the log schema).
+inline constexpr std::array<std::string_view, 9> refusal_reasons = {"host-not-allowed",
+                                                                    "port-not-allowed",
+                                                                    "bad-host",
+                                                                    "destination-address",
+                                                                    "host-mismatch",
+                                                                    "bad-request",
+                                                                    "mcp-tool",
+                                                                    "mcp-unreadable",
+                                                                    "limit"};
+
+// Upstream latency buckets (seconds), time to the response head.
+inline constexpr std::array<double, 12> latency_buckets = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                                           0.1,   0.25,   0.5,   1,    2.5,   10};
+
+struct Metrics {
+    std::atomic<std::uint64_t> allowed{0};
+    std::atomic<std::uint64_t> errors{0};
+    std::array<std::atomic<std::uint64_t>, refusal_reasons.size()> refused{};
+    std::atomic<std::int64_t> open_connections{0};
+    std::atomic<std::int64_t> open_tunnels{0};
+    std::atomic<std::uint64_t> connections_total{0};
+    std::atomic<std::uint64_t> upstream_connects{0};
+    std::atomic<std::uint64_t> upstream_reused{0};
+    std::atomic<std::uint64_t> log_write_failures{0};
+    std::array<std::atomic<std::uint64_t>, latency_buckets.size() + 1> latency_counts{};
+    std::atomic<std::uint64_t> latency_sum_us{0};
+
+    void count_refusal(std::string_view reason);
+    void observe_upstream_latency(double seconds);
+};
+
+struct CacheFigures {
+    std::uint64_t hits = 0;
+    std::uint64_t misses = 0;
+    std::uint64_t size = 0;
+};
+
+std::string render_prometheus(const Metrics& m, const CacheFigures& cache);
+
+} // namespace osf::admin

@@ -1,0 +1,71 @@
+#include "config/proxy_config.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+namespace osf::config {
+
+std::variant<ListenAddress, std::string> parse_listen(std::string_view text) {
+    const auto colon = text.rfind(':');
+    if (colon == std::string_view::npos || colon == 0)
+        return "\"" + std::string(text) + "\" is not ADDRESS:PORT (for example 0.0.0.0:8080)";
+    std::string_view host = text.substr(0, colon), port = text.substr(colon + 1);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+        host = host.substr(1, host.size() - 2);
+    unsigned value = 0;
+    const auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+    if (ec != std::errc() || ptr != port.data() + port.size() || value > 65535)
+        return "\"" + std::string(text) + "\" has a bad port (0-65535)";
+    boost::system::error_code bad;
+    boost::asio::ip::make_address(std::string(host), bad);
+    if (bad) return "\"" + std::string(text) + "\" does not start with an IP address";
+    return ListenAddress{std::string(host), static_cast<std::uint16_t>(value)};
+}
+
+std::variant<RuntimeConfig, std::string> load_config(ProxyOptions options, const Getenv& getenv,
+                                                     const secrets::SourceEnvironment& sources) {
+    RuntimeConfig config;
+    for (const auto& [flag, value] : {std::pair{"--listen", &options.listen},
+                                      std::pair{"--admin-listen", &options.admin_listen}}) {
+        const auto listen = parse_listen(*value);
+        if (const auto* bad = std::get_if<std::string>(&listen)) return flag + (" " + *bad);
+    }
+    if (options.listen == options.admin_listen && !options.listen.ends_with(":0"))
+        return "--admin-listen must differ from --listen (" + options.listen + ")";
+
+    if (options.spec_path.empty()) return "--spec is required";
+    std::ifstream in(options.spec_path, std::ios::binary);
+    if (!in) return "cannot read spec " + options.spec_path;
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto parsed = osf::parse_spec(text.str());
+    if (!parsed.ok()) {
+        std::string line =
+            "invalid spec " + options.spec_path + ": " + parsed.errors.front().to_string();
+        if (parsed.errors.size() > 1)
+            line += " (and " + std::to_string(parsed.errors.size() - 1) + " more)";
+        return line;
+    }
+    config.spec = std::move(*parsed.spec);
+
+    if (auto aliases = getenv("OSF_SANDBOX_HOST_ALIASES"); aliases && !aliases->empty()) {
+        auto result = policy::parse_host_aliases(*aliases);
+        if (!result.error.empty()) return "OSF_SANDBOX_HOST_ALIASES: " + result.error;
+        config.aliases = std::move(result.aliases);
+    }
+    if (options.upstream_ca.empty())
+        if (auto bundle = getenv("OSF_UPSTREAM_CA_BUNDLE")) options.upstream_ca = *bundle;
+    if (!options.upstream_ca.empty() && !std::ifstream(options.upstream_ca))
+        return "cannot read upstream CA bundle " + options.upstream_ca;
+
+    auto source_env = sources;
+    source_env.extra_ca_bundle = options.upstream_ca;
+    auto loaded = secrets::SecretStore::load(config.spec, source_env);
+    if (!loaded.error.empty()) return loaded.error;
+    config.secrets = std::move(loaded.store);
+    config.options = std::move(options);
+    return config;
+}
+
+} // namespace osf::config

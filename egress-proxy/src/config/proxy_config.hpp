@@ -1,0 +1,63 @@
+// The proxy's validated configuration: flags and variables, the spec, the
+// host aliases and the resolved secrets. Built once at start (any problem is
+// one line for the caller to print before exiting 2), then read-only.
+#pragma once
+
+#include "osf/spec.hpp"
+#include "policy/policy.hpp"
+#include "secrets/secret_store.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace osf::config {
+
+// Defaults are documented in egress-proxy/README.md; each has a flag.
+struct Limits {
+    std::size_t max_header_bytes = 64 * 1024;
+    std::size_t max_mcp_message_bytes = 4 * 1024 * 1024;
+    std::size_t max_connections = 20000;
+    std::chrono::seconds header_timeout{30}; // first request head of a connection
+    std::chrono::seconds idle_timeout{300};  // keep-alive wait and any stalled body transfer
+    std::chrono::seconds upstream_timeout{
+        30}; // DNS + connect + TLS handshake, and the response head
+};
+
+struct ProxyOptions {
+    std::string spec_path;
+    std::string listen = "0.0.0.0:8080";
+    std::string admin_listen = "127.0.0.1:9090";
+    std::string state_dir = "/var/lib/egress-proxy";
+    std::string upstream_ca; // extra trust bundle for upstreams (OSF_UPSTREAM_CA_BUNDLE)
+    bool log_stdout = false;
+    unsigned threads = 0; // 0: one per core
+    std::chrono::seconds grace{10};
+    Limits limits;
+};
+
+struct RuntimeConfig {
+    ProxyOptions options;
+    osf::Spec spec;
+    policy::HostAliases aliases;
+    secrets::SecretStore secrets;
+};
+
+using Getenv = std::function<std::optional<std::string>(const std::string&)>;
+
+// Reads the spec file, OSF_SANDBOX_HOST_ALIASES and the secrets. Returns the
+// configuration, or one line naming the problem (never a secret value).
+std::variant<RuntimeConfig, std::string> load_config(ProxyOptions options, const Getenv& getenv,
+                                                     const secrets::SourceEnvironment& sources);
+
+// "0.0.0.0:8080", "127.0.0.1:0", "[::]:8080" -> address and port, or an error text.
+struct ListenAddress {
+    std::string address;
+    std::uint16_t port = 0;
+};
+std::variant<ListenAddress, std::string> parse_listen(std::string_view text);
+
+} // namespace osf::config

@@ -1,0 +1,47 @@
+// One egress log line (contracts/egress-log.schema.json) and its JSON form.
+// Pure: the record holds names and counts only, never header values, query
+// strings, bodies or MCP arguments.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace osf::log {
+
+enum class Outcome { Allowed, Refused, Error };
+std::string_view to_string(Outcome o);
+
+struct LogRecord {
+    std::chrono::system_clock::time_point time;
+    std::uint64_t connection = 0;
+    std::string client; // "ip:port"
+    std::string host;
+    std::uint16_t port = 0;
+    std::string scheme = "https";
+    std::string method;
+    std::string path; // the query string is cut off by the serialiser, whatever it is given
+    Outcome outcome = Outcome::Error;
+    int status = 0;
+    std::string refused_by; // refused only
+    std::string error;      // error only
+    std::string mcp_server;
+    std::string tool;
+    std::vector<std::string> secrets;
+    std::string upgrade;
+    std::uint64_t bytes_up = 0;
+    std::uint64_t bytes_down = 0;
+    double duration_ms = 0;
+    std::int64_t mcp_events_dropped = -1; // < 0: not an MCP stream
+    std::int64_t tools_removed = -1;
+};
+
+// "2026-11-29T18:46:12.123Z"
+std::string format_time(std::chrono::system_clock::time_point t);
+
+// The record as one JSON line, with the trailing '\n'.
+std::string to_json_line(const LogRecord& record);
+
+} // namespace osf::log

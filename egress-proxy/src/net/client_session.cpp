@@ -1,0 +1,208 @@
+#include "net/client_session.hpp"
+
+#include "net/http_exchange.hpp"
+#include "policy/host.hpp"
+
+#include <boost/beast/core/detect_ssl.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+#include <openssl/ssl.h>
+
+namespace osf::net {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using asio::ip::tcp;
+using detail::use_tuple;
+
+namespace {
+
+// Counts a connection (or tunnel) as open for as long as it lives.
+struct OpenGauge {
+    std::atomic<std::int64_t>& gauge;
+    explicit OpenGauge(std::atomic<std::int64_t>& g) : gauge(g) { gauge.fetch_add(1); }
+    ~OpenGauge() { gauge.fetch_sub(1); }
+};
+
+bool is_quiet_close(const beast::error_code& ec) {
+    return ec == http::error::end_of_stream || ec == asio::error::eof ||
+           ec == asio::error::connection_reset || ec == asio::error::operation_aborted ||
+           ec == beast::error::timeout || ec == asio::ssl::error::stream_truncated ||
+           ec == http::error::partial_message;
+}
+
+// Reads request heads and handles them until the connection ends. `tunnel`
+// is null on the proxy-facing connection (absolute-form requests, CONNECT).
+template <class Stream>
+asio::awaitable<void> serve_requests(ProxyContext& ctx, Worker& worker, Stream& stream,
+                                     beast::flat_buffer& buffer, ClientRegistration& registration,
+                                     const TunnelTarget* tunnel, const ConnectionInfo& conn);
+
+asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::tcp_stream& stream,
+                                     beast::flat_buffer& buffer, ClientRegistration& registration,
+                                     http::request_parser<http::empty_body>& head,
+                                     const ConnectionInfo& conn);
+
+template <class Stream>
+asio::awaitable<void> answer_bad_request(ProxyContext& ctx, Stream& stream,
+                                         const ConnectionInfo& conn, const TunnelTarget* tunnel,
+                                         const beast::error_code& ec) {
+    detail::Exchange ex{ctx, {}};
+    ex.rec.time = std::chrono::system_clock::now();
+    ex.rec.connection = conn.id;
+    ex.rec.client = conn.client;
+    ex.rec.method = "";
+    ex.rec.host = tunnel ? tunnel->host : "";
+    ex.rec.port = tunnel ? tunnel->port : 0;
+    ex.rec.scheme = tunnel && tunnel->tls ? "https" : "http";
+    const bool too_big = ec == http::error::header_limit;
+    co_await detail::refuse(stream, ex,
+                            too_big ? http::status::request_header_fields_too_large
+                                    : http::status::bad_request,
+                            too_big ? policy::reason::limit : policy::reason::bad_request,
+                            "malformed request: " + ec.message());
+}
+
+template <class Stream>
+asio::awaitable<void> serve_requests(ProxyContext& ctx, Worker& worker, Stream& stream,
+                                     beast::flat_buffer& buffer, ClientRegistration& registration,
+                                     const TunnelTarget* tunnel, const ConnectionInfo& conn) {
+    bool first = true;
+    for (;;) {
+        if (ctx.draining.load()) co_return;
+        http::request_parser<http::empty_body> head;
+        head.header_limit(static_cast<std::uint32_t>(ctx.limits.max_header_bytes));
+        detail::expire_in(stream,
+                          first && !tunnel ? ctx.limits.header_timeout : ctx.limits.idle_timeout);
+        registration.set_idle(true);
+        if (buffer.size() == 0) buffer.shrink_to_fit(); // idle connections hold no buffer
+        auto [ec, n] = co_await http::async_read_header(stream, buffer, head, use_tuple);
+        registration.set_idle(false);
+        first = false;
+        if (ec) {
+            if (!is_quiet_close(ec)) co_await answer_bad_request(ctx, stream, conn, tunnel, ec);
+            co_return;
+        }
+        if (head.get().method() == http::verb::connect) {
+            if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+                if (!tunnel) {
+                    co_await handle_connect(ctx, worker, stream, buffer, registration, head, conn);
+                    co_return;
+                }
+            }
+            co_await answer_bad_request(ctx, stream, conn, tunnel, http::error::bad_method);
+            co_return;
+        }
+        const bool keep = co_await handle_request(ctx, worker, stream, buffer, head, tunnel, conn);
+        if (!keep) co_return;
+    }
+}
+
+// After "200 Connection established": TLS is intercepted, plain HTTP is
+// served as it is, anything else is cut off and logged.
+asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::tcp_stream& stream,
+                                     beast::flat_buffer& buffer, ClientRegistration& registration,
+                                     http::request_parser<http::empty_body>& head,
+                                     const ConnectionInfo& conn) {
+    detail::Exchange ex{ctx, {}};
+    ex.rec.time = std::chrono::system_clock::now();
+    ex.rec.connection = conn.id;
+    ex.rec.client = conn.client;
+    ex.rec.method = "CONNECT";
+    ex.rec.scheme = "https";
+    ex.client_keep = false;
+    ex.client_version = head.get().version() == 10 ? 10 : 11;
+    const auto authority = std::string(head.get().target());
+    const auto hp = policy::split_host_port(authority, 443);
+    const auto host = hp ? policy::canonical_host(hp->host) : std::nullopt;
+    ex.rec.host = host ? *host : (hp ? hp->host : authority);
+    ex.rec.port = hp ? hp->port : 0;
+    if (!hp || !host) {
+        co_await detail::refuse(stream, ex, http::status::forbidden, policy::reason::bad_host,
+                                "not a valid host:port");
+        co_return;
+    }
+    const auto decision = ctx.policy.check_destination(*host, hp->port);
+    if (!decision.allowed) {
+        co_await detail::refuse(stream, ex, http::status::forbidden, decision.refused_by,
+                                decision.detail);
+        co_return;
+    }
+    TunnelTarget target;
+    target.host = *host;
+    target.port = hp->port;
+    auto resolved = co_await resolve_checked(ctx, target.host, target.port);
+    if (!resolved.error.empty()) {
+        co_await detail::fail(stream, ex, resolved.error, target.host + " does not resolve");
+        co_return;
+    }
+    if (!resolved.refusal.allowed) {
+        co_await detail::refuse(stream, ex, http::status::forbidden, resolved.refusal.refused_by,
+                                resolved.refusal.detail);
+        co_return;
+    }
+    target.endpoints = std::move(resolved.endpoints);
+
+    static constexpr std::string_view established = "HTTP/1.1 200 Connection established\r\n\r\n";
+    stream.expires_after(ctx.limits.idle_timeout);
+    auto [wec, wn] = co_await asio::async_write(stream, asio::buffer(established), use_tuple);
+    if (wec) co_return;
+    OpenGauge tunnels(ctx.metrics.open_tunnels);
+
+    stream.expires_after(ctx.limits.header_timeout);
+    auto [dec, is_tls] = co_await beast::async_detect_ssl(stream, buffer, use_tuple);
+    if (dec) co_return;
+    if (!is_tls) {
+        // Plain HTTP inside the tunnel (ws:// and http:// through CONNECT) is served
+        // like any request; bytes that are not HTTP get a 400 and a log line.
+        target.tls = false;
+        co_await serve_requests(ctx, worker, stream, buffer, registration, &target, conn);
+        co_return;
+    }
+
+    auto tls_context = std::static_pointer_cast<asio::ssl::context>(ctx.leaves->get(target.host));
+    beast::ssl_stream<beast::tcp_stream> tls(std::move(stream), *tls_context);
+    registration.set_socket(&beast::get_lowest_layer(tls).socket());
+    beast::get_lowest_layer(tls).expires_after(ctx.limits.header_timeout);
+    auto [hec, used] =
+        co_await tls.async_handshake(asio::ssl::stream_base::server, buffer.data(), use_tuple);
+    if (hec) {
+        spdlog::debug("connection {}: TLS handshake with the client failed: {}", conn.id,
+                      hec.message());
+        co_return;
+    }
+    buffer.consume(used);
+    if (const char* sni = SSL_get_servername(tls.native_handle(), TLSEXT_NAMETYPE_host_name)) {
+        const auto named = policy::canonical_host(sni);
+        if (!named || *named != target.host)
+            target.sni_problem = "the TLS server name (SNI) names another host";
+    }
+    co_await serve_requests(ctx, worker, tls, buffer, registration, &target, conn);
+    beast::get_lowest_layer(tls).expires_after(std::chrono::seconds(2));
+    co_await tls.async_shutdown(use_tuple);
+}
+
+} // namespace
+
+asio::awaitable<void> run_client_session(ProxyContext& ctx, Worker& worker, tcp::socket socket) {
+    ConnectionInfo conn;
+    conn.id = ctx.next_connection.fetch_add(1);
+    beast::error_code ec;
+    const auto remote = socket.remote_endpoint(ec);
+    if (ec) co_return;
+    conn.client = (remote.address().is_v6() ? "[" + remote.address().to_string() + "]"
+                                            : remote.address().to_string()) +
+                  ":" + std::to_string(remote.port());
+    socket.set_option(tcp::no_delay(true), ec);
+    OpenGauge open(ctx.metrics.open_connections);
+    ctx.metrics.connections_total.fetch_add(1, std::memory_order_relaxed);
+    beast::tcp_stream stream(std::move(socket));
+    ClientRegistration registration(worker, conn.id, &stream.socket());
+    beast::flat_buffer buffer;
+    co_await serve_requests(ctx, worker, stream, buffer, registration, nullptr, conn);
+    beast::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+}
+
+} // namespace osf::net

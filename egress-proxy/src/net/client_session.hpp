@@ -1,0 +1,16 @@
+// A sandbox's connection to the proxy: plain proxy requests, or CONNECT and
+// then an intercepted TLS tunnel (or plain HTTP inside the tunnel).
+#pragma once
+
+#include "net/proxy_context.hpp"
+#include "net/worker.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+namespace osf::net {
+
+boost::asio::awaitable<void> run_client_session(ProxyContext& ctx, Worker& worker,
+                                                boost::asio::ip::tcp::socket socket);
+
+} // namespace osf::net

@@ -1,0 +1,638 @@
+// One HTTP exchange through the proxy: decide, substitute, filter, forward,
+// relay the answer, log. Templates over the client stream (plain TCP, or the
+// TLS stream of an intercepted tunnel) and the upstream stream.
+#pragma once
+
+#include "log/log_record.hpp"
+#include "mcp/mcp_filter.hpp"
+#include "net/http_messages.hpp"
+#include "net/proxy_context.hpp"
+#include "net/session_types.hpp"
+#include "net/upstream.hpp"
+#include "net/worker.hpp"
+#include "policy/host.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/stream_traits.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+#include <boost/url/parse.hpp>
+#include <chrono>
+#include <optional>
+#include <spdlog/spdlog.h>
+#include <string>
+
+namespace osf::net {
+
+namespace detail {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+
+// Relay buffer: large enough for throughput, only alive while a body moves.
+constexpr std::size_t relay_chunk = 64 * 1024;
+
+template <class Stream> void expire_in(Stream& s, std::chrono::seconds d) {
+    beast::get_lowest_layer(s).expires_after(d);
+}
+
+struct Exchange {
+    ProxyContext& ctx;
+    log::LogRecord rec;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    unsigned client_version = 11;
+    bool client_keep = false; // the client may send another request afterwards
+    bool responded = false;   // the client has a response head
+
+    void finish_log(log::Outcome outcome, int status) {
+        rec.outcome = outcome;
+        rec.status = status;
+        rec.duration_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+        ctx.write_log(rec);
+    }
+};
+
+// Writes a short answer of the proxy's own (refusal, bad gateway, MCP reply).
+template <class Client>
+asio::awaitable<bool> answer(Client& client, Exchange& ex, http::status status,
+                             std::string_view content_type, std::string body,
+                             std::string_view refused_by = {}) {
+    http::response<http::string_body> res{status, ex.client_version};
+    res.set(http::field::server, "egress-proxy");
+    res.set(http::field::content_type, content_type);
+    if (!refused_by.empty()) res.set(refused_by_header, refused_by);
+    res.set(http::field::cache_control, "no-store");
+    res.body() = std::move(body);
+    res.keep_alive(ex.client_keep);
+    res.prepare_payload();
+    expire_in(client, ex.ctx.limits.idle_timeout);
+    auto [ec, n] = co_await http::async_write(client, res, use_tuple);
+    ex.responded = true;
+    co_return !ec && ex.client_keep;
+}
+
+// Logs the refusal first, then answers it: a refusal is on record before the sandbox sees it.
+template <class Client>
+asio::awaitable<bool> refuse(Client& client, Exchange& ex, http::status status,
+                             std::string_view reason, const std::string& detail) {
+    ex.rec.refused_by = std::string(reason);
+    ex.finish_log(log::Outcome::Refused, static_cast<int>(status));
+    co_return co_await answer(client, ex, status, "text/plain; charset=utf-8",
+                              refusal_body(ex.rec.host, detail), reason);
+}
+
+template <class Client>
+asio::awaitable<bool> fail(Client& client, Exchange& ex, const std::string& error,
+                           const std::string& detail) {
+    ex.rec.error = error;
+    const auto status =
+        error == "upstream-timeout" ? http::status::gateway_timeout : http::status::bad_gateway;
+    spdlog::warn("connection {}: {} {}:{}: {}", ex.rec.connection, error, ex.rec.host, ex.rec.port,
+                 detail);
+    if (ex.responded) { // too late for an answer: cut the connection
+        ex.finish_log(log::Outcome::Error, ex.rec.status);
+        co_return false;
+    }
+    ex.client_keep = false;
+    ex.finish_log(log::Outcome::Error, static_cast<int>(status));
+    co_await answer(client, ex, status, "text/plain; charset=utf-8",
+                    "egress-proxy: " + error + ": " + detail + "\n");
+    co_return false;
+}
+
+// Moves a body from `in` to `out` as it arrives (the Beast relay pattern).
+// Returns {error, true if the error was on the reading side}.
+template <bool isRequest, class Out, class In>
+asio::awaitable<std::pair<beast::error_code, bool>>
+relay_body(Out& out, In& in, beast::flat_buffer& in_buffer,
+           http::parser<isRequest, http::buffer_body>& p,
+           http::serializer<isRequest, http::buffer_body>& sr, std::chrono::seconds idle,
+           std::uint64_t& bytes) {
+    std::unique_ptr<char[]> chunk(new char[relay_chunk]);
+    do {
+        if (!p.is_done()) {
+            p.get().body().data = chunk.get();
+            p.get().body().size = relay_chunk;
+            expire_in(in, idle);
+            auto [ec, n] = co_await http::async_read(in, in_buffer, p, use_tuple);
+            if (ec == http::error::need_buffer) ec = {};
+            if (ec) co_return std::pair{ec, true};
+            p.get().body().size = relay_chunk - p.get().body().size;
+            p.get().body().data = chunk.get();
+            p.get().body().more = !p.is_done();
+        } else {
+            p.get().body().data = nullptr;
+            p.get().body().size = 0;
+        }
+        bytes += p.get().body().size;
+        expire_in(out, idle);
+        auto [wec, wn] = co_await http::async_write(out, sr, use_tuple);
+        if (wec == http::error::need_buffer) wec = {};
+        if (wec) co_return std::pair{wec, false};
+    } while (!p.is_done() && !sr.is_done());
+    co_return std::pair{beast::error_code{}, false};
+}
+
+// Raw bytes one way, for an upgraded (WebSocket) connection.
+template <class From, class To>
+asio::awaitable<void> pump(From& from, To& to, std::chrono::seconds idle, std::uint64_t& bytes) {
+    std::unique_ptr<char[]> chunk(new char[16 * 1024]);
+    for (;;) {
+        expire_in(from, idle);
+        auto [ec, n] =
+            co_await from.async_read_some(asio::buffer(chunk.get(), 16 * 1024), use_tuple);
+        if (ec || n == 0) co_return;
+        expire_in(to, idle);
+        auto [wec, wn] = co_await asio::async_write(to, asio::buffer(chunk.get(), n), use_tuple);
+        if (wec) co_return;
+        bytes += n;
+    }
+}
+
+struct ForwardResult {
+    bool retry = false; // a reused upstream connection failed before any answer
+    bool client_keep = false;
+    bool upstream_reusable = false;
+};
+
+// The request as the proxy forwards it: buffered (no body, or an MCP message)
+// or streamed from the client.
+struct OutgoingRequest {
+    std::optional<http::request<http::string_body>> buffered;
+    std::optional<http::request_parser<http::buffer_body>> streamed;
+    bool head = false;
+    bool websocket = false;
+};
+
+template <class Client, class Up>
+asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat_buffer& cbuf,
+                                       UpstreamConnection& conn, Up& up, OutgoingRequest& out,
+                                       const mcp::ServerPolicy* mcp_policy) {
+    using namespace boost::asio::experimental::awaitable_operators;
+    auto& ctx = ex.ctx;
+    ForwardResult result;
+    const auto idle = ctx.limits.idle_timeout;
+
+    // 1. The request.
+    const auto sent_at = std::chrono::steady_clock::now();
+    expire_in(up, ctx.limits.upstream_timeout);
+    if (out.buffered) {
+        auto [ec, n] = co_await http::async_write(up, *out.buffered, use_tuple);
+        if (ec) {
+            if (conn.reused)
+                result.retry = true;
+            else
+                co_await fail(client, ex, "upstream-reset", "sending the request: " + ec.message());
+            co_return result;
+        }
+        ex.rec.bytes_up = out.buffered->body().size();
+    } else {
+        http::request_serializer<http::buffer_body> sr{out.streamed->get()};
+        auto [hec, hn] = co_await http::async_write_header(up, sr, use_tuple);
+        if (!hec) {
+            auto [ec, client_side] =
+                co_await relay_body(up, client, cbuf, *out.streamed, sr, idle, ex.rec.bytes_up);
+            hec = ec;
+            if (ec && client_side) {
+                ex.rec.error = "client-closed";
+                ex.finish_log(log::Outcome::Error, 0);
+                co_return result;
+            }
+        }
+        if (hec) {
+            co_await fail(client, ex, "upstream-reset", "sending the request: " + hec.message());
+            co_return result;
+        }
+    }
+
+    // 2. The response head (interim 1xx answers other than 101 are skipped).
+    std::optional<http::response_parser<http::buffer_body>> interim;
+    for (;;) {
+        interim.emplace();
+        auto& rp = *interim;
+        rp.body_limit(boost::none);
+        rp.header_limit(static_cast<std::uint32_t>(ctx.limits.max_header_bytes));
+        if (out.head) rp.skip(true);
+        expire_in(up, ctx.limits.upstream_timeout);
+        auto [ec, n] = co_await http::async_read_header(up, conn.buffer, rp, use_tuple);
+        if (ec) {
+            if (conn.reused && out.buffered &&
+                (ec == http::error::end_of_stream || ec == asio::error::connection_reset ||
+                 ec == asio::ssl::error::stream_truncated)) {
+                result.retry = true;
+                co_return result;
+            }
+            co_await fail(client, ex,
+                          ec == beast::error::timeout ? "upstream-timeout" : "upstream-reset",
+                          "reading the response: " + ec.message());
+            co_return result;
+        }
+        const auto code = rp.get().result_int();
+        if (code >= 100 && code < 200 && code != 101) continue;
+        break;
+    }
+    auto& rp = *interim;
+    ctx.metrics.observe_upstream_latency(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - sent_at).count());
+    auto& res = rp.get();
+    ex.rec.status = res.result_int();
+
+    // 3. WebSocket: after the 101, bytes flow both ways untouched until one side closes.
+    if (res.result() == http::status::switching_protocols && out.websocket) {
+        ex.rec.upgrade = "websocket";
+        strip_hop_by_hop(res.base(), true);
+        res.version(ex.client_version);
+        http::response<http::empty_body> head{std::move(res.base())};
+        expire_in(client, idle);
+        auto [ec, n] = co_await http::async_write(client, head, use_tuple);
+        ex.responded = true;
+        if (!ec && conn.buffer.size() > 0) {
+            ex.rec.bytes_down += conn.buffer.size();
+            co_await asio::async_write(client, conn.buffer.data(), use_tuple);
+            conn.buffer.consume(conn.buffer.size());
+        }
+        if (!ec && cbuf.size() > 0) {
+            ex.rec.bytes_up += cbuf.size();
+            co_await asio::async_write(up, cbuf.data(), use_tuple);
+            cbuf.consume(cbuf.size());
+        }
+        if (!ec)
+            co_await (pump(client, up, idle, ex.rec.bytes_up) ||
+                      pump(up, client, idle, ex.rec.bytes_down));
+        ex.finish_log(log::Outcome::Allowed, 101);
+        co_return result; // neither side is reused
+    }
+
+    const bool client_keep = ex.client_keep && !ctx.draining.load();
+    strip_hop_by_hop(res.base(), false);
+    res.version(ex.client_version);
+    const bool bodiless = out.head || res.result_int() == 204 || res.result_int() == 304;
+
+    // 4. MCP answers are read before anything reaches the sandbox.
+    if (mcp_policy && !bodiless) {
+        const auto type = media_type(res[http::field::content_type]);
+        const bool has_body = rp.chunked() || !rp.content_length() || *rp.content_length() > 0;
+        const bool success = res.result_int() >= 200 && res.result_int() < 300;
+        if (has_body && is_encoded(res[http::field::content_encoding])) {
+            ex.client_keep = false;
+            co_await refuse(client, ex, http::status::bad_gateway, policy::reason::mcp_unreadable,
+                            "the MCP server sent a compressed answer");
+            co_return result;
+        }
+        if (has_body && type == "text/event-stream") {
+            mcp::SseFilter filter(*mcp_policy);
+            http::response<http::buffer_body> streamed;
+            streamed.base() = res.base();
+            streamed.erase(http::field::content_length);
+            streamed.chunked(true);
+            streamed.keep_alive(client_keep);
+            http::response_serializer<http::buffer_body> sr{streamed};
+            expire_in(client, idle);
+            auto [hec, hn] = co_await http::async_write_header(client, sr, use_tuple);
+            ex.responded = true;
+            std::unique_ptr<char[]> chunk(new char[relay_chunk]);
+            beast::error_code ec = hec;
+            auto send = [&](std::string text, bool more) -> asio::awaitable<beast::error_code> {
+                streamed.body().data = text.empty() ? nullptr : text.data();
+                streamed.body().size = text.size();
+                streamed.body().more = more;
+                ex.rec.bytes_down += text.size();
+                expire_in(client, idle);
+                auto [wec, wn] = co_await http::async_write(client, sr, use_tuple);
+                if (wec == http::error::need_buffer) wec = {};
+                co_return wec;
+            };
+            while (!ec && !rp.is_done()) {
+                rp.get().body().data = chunk.get();
+                rp.get().body().size = relay_chunk;
+                expire_in(up, idle);
+                auto [rec_ec, n] = co_await http::async_read(up, conn.buffer, rp, use_tuple);
+                if (rec_ec == http::error::need_buffer) rec_ec = {};
+                if (rec_ec) {
+                    ec = rec_ec;
+                    break;
+                }
+                const auto got = relay_chunk - rp.get().body().size;
+                auto text = filter.feed(std::string_view(chunk.get(), got));
+                if (!text.empty()) ec = co_await send(std::move(text), true);
+            }
+            if (!ec) {
+                auto rest = filter.finish();
+                if (!rest.empty()) ec = co_await send(std::move(rest), true);
+                if (!ec) ec = co_await send({}, false);
+            }
+            ex.rec.mcp_events_dropped = static_cast<std::int64_t>(filter.events_dropped());
+            ex.rec.tools_removed = static_cast<std::int64_t>(filter.tools_removed());
+            if (ec) {
+                ex.rec.error = "upstream-reset";
+                ex.finish_log(log::Outcome::Error, ex.rec.status);
+                co_return result;
+            }
+            ex.finish_log(log::Outcome::Allowed, ex.rec.status);
+            result.client_keep = client_keep;
+            result.upstream_reusable = rp.keep_alive();
+            co_return result;
+        }
+        if (has_body && type == "application/json") {
+            http::response_parser<http::string_body> sp{std::move(rp)};
+            sp.body_limit(mcp_policy->max_message_bytes);
+            expire_in(up, idle);
+            auto [ec, n] = co_await http::async_read(up, conn.buffer, sp, use_tuple);
+            if (ec == http::error::body_limit) {
+                ex.client_keep = false;
+                co_await refuse(client, ex, http::status::bad_gateway,
+                                policy::reason::mcp_unreadable,
+                                "the MCP server's answer is over the size limit");
+                co_return result;
+            }
+            if (ec) {
+                co_await fail(client, ex, "upstream-reset",
+                              "reading the response: " + ec.message());
+                co_return result;
+            }
+            const bool reusable = sp.keep_alive();
+            auto answer_msg = sp.release();
+            auto filtered = mcp::filter_json_response(*mcp_policy, answer_msg.body());
+            if (!filtered) {
+                co_await refuse(client, ex, http::status::bad_gateway,
+                                policy::reason::mcp_unreadable,
+                                "the MCP server's answer is not readable JSON-RPC");
+                result.upstream_reusable = reusable;
+                co_return result;
+            }
+            ex.rec.tools_removed = static_cast<std::int64_t>(filtered->tools_removed);
+            answer_msg.body() = std::move(filtered->body);
+            answer_msg.keep_alive(client_keep);
+            answer_msg.prepare_payload();
+            ex.rec.bytes_down = answer_msg.body().size();
+            expire_in(client, idle);
+            auto [wec, wn] = co_await http::async_write(client, answer_msg, use_tuple);
+            ex.responded = true;
+            ex.finish_log(wec ? log::Outcome::Error : log::Outcome::Allowed, ex.rec.status);
+            result.client_keep = !wec && client_keep;
+            result.upstream_reusable = reusable;
+            co_return result;
+        }
+        if (has_body && success) {
+            ex.client_keep = false;
+            co_await refuse(client, ex, http::status::bad_gateway, policy::reason::mcp_unreadable,
+                            "the MCP server answered with content type \"" + type + "\"");
+            co_return result;
+        }
+        // Error answers (4xx/5xx) and empty ones carry no tool list: they pass as they are.
+    }
+
+    // 5. Everything else streams through.
+    if (!bodiless && !rp.chunked() && !rp.content_length() && ex.client_version == 11)
+        res.chunked(
+            true); // close-delimited upstream: frame it so the client connection stays usable
+    const bool close_delimited = !bodiless && !res.chunked() && !res.has_content_length();
+    res.keep_alive(client_keep && !close_delimited);
+    http::response_serializer<http::buffer_body> sr{res};
+    expire_in(client, idle);
+    auto [hec, hn] = co_await http::async_write_header(client, sr, use_tuple);
+    ex.responded = true;
+    if (hec) {
+        ex.rec.error = "client-closed";
+        ex.finish_log(log::Outcome::Error, ex.rec.status);
+        co_return result;
+    }
+    auto [ec, upstream_side] =
+        co_await relay_body(client, up, conn.buffer, rp, sr, idle, ex.rec.bytes_down);
+    if (ec) {
+        ex.rec.error = upstream_side
+                           ? (ec == beast::error::timeout ? "upstream-timeout" : "upstream-reset")
+                           : "client-closed";
+        ex.finish_log(log::Outcome::Error, ex.rec.status);
+        co_return result;
+    }
+    ex.finish_log(log::Outcome::Allowed, ex.rec.status);
+    result.client_keep = client_keep && !close_delimited;
+    result.upstream_reusable = rp.keep_alive() && !rp.need_eof();
+    co_return result;
+}
+
+} // namespace detail
+
+// Handles one request whose head has been read. Returns true when the client
+// connection may carry another request.
+template <class Client>
+boost::asio::awaitable<bool>
+handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::flat_buffer& cbuf,
+               boost::beast::http::request_parser<boost::beast::http::empty_body>& head,
+               const TunnelTarget* tunnel, const ConnectionInfo& conn) {
+    using namespace detail;
+    auto& req = head.get();
+    Exchange ex{ctx, {}};
+    ex.rec.time = std::chrono::system_clock::now();
+    ex.rec.connection = conn.id;
+    ex.rec.client = conn.client;
+    ex.rec.method = std::string(req.method_string());
+    ex.client_version = req.version() == 10 ? 10 : 11;
+    const bool has_body = head.chunked() || (head.content_length() && *head.content_length() > 0);
+    // Without a body left unread the connection stays usable even after a refusal.
+    ex.client_keep = req.keep_alive() && !ctx.draining.load();
+    auto refuse_request = [&](http::status status, std::string_view reason,
+                              const std::string& detail) -> asio::awaitable<bool> {
+        if (has_body) ex.client_keep = false;
+        co_return co_await refuse(client, ex, status, reason, detail);
+    };
+
+    // Where is it going?
+    std::string host;
+    std::uint16_t port = 0;
+    bool upstream_tls = false;
+    std::string target(req.target());
+    std::string path;
+    if (tunnel) {
+        host = tunnel->host;
+        port = tunnel->port;
+        upstream_tls = tunnel->tls;
+        ex.rec.scheme = upstream_tls ? "https" : "http";
+        ex.rec.host = host;
+        ex.rec.port = port;
+        if (!target.starts_with("/")) {
+            auto url = boost::urls::parse_absolute_uri(target);
+            const auto named = url ? policy::canonical_host(url->encoded_host()) : std::nullopt;
+            ex.rec.path = url ? std::string(url->encoded_path()) : std::string();
+            if (!url || !named)
+                co_return co_await refuse_request(http::status::bad_request,
+                                                  policy::reason::bad_request,
+                                                  "the request target is not a path");
+            const auto named_port =
+                url->has_port() ? url->port_number() : (url->scheme() == "http" ? 80 : 443);
+            if (*named != host || named_port != port)
+                co_return co_await refuse_request(
+                    http::status::forbidden, policy::reason::host_mismatch,
+                    "the request names " + *named + ", not the tunnel's host");
+            target = std::string(url->encoded_resource());
+            if (target.empty()) target = "/";
+        }
+    } else {
+        auto url = boost::urls::parse_absolute_uri(target);
+        if (!url || (url->scheme() != "http" && url->scheme() != "https")) {
+            ex.rec.host = "";
+            co_return co_await refuse_request(
+                http::status::bad_request, policy::reason::bad_request,
+                "a proxy request needs an absolute http:// URL or CONNECT");
+        }
+        upstream_tls = url->scheme() == "https";
+        ex.rec.scheme = std::string(url->scheme());
+        const auto named = policy::canonical_host(url->encoded_host());
+        ex.rec.host = named ? *named : std::string(url->encoded_host());
+        ex.rec.path = std::string(url->encoded_path());
+        if (!named)
+            co_return co_await refuse_request(http::status::forbidden, policy::reason::bad_host,
+                                              "not a valid host name");
+        host = *named;
+        port = url->has_port() ? url->port_number() : (upstream_tls ? 443 : 80);
+        ex.rec.port = port;
+        if (url->has_userinfo())
+            co_return co_await refuse_request(http::status::forbidden, policy::reason::bad_host,
+                                              "user information in the URL is not forwarded");
+        const auto decision = ctx.policy.check_destination(host, port);
+        if (!decision.allowed)
+            co_return co_await refuse_request(http::status::forbidden, decision.refused_by,
+                                              decision.detail);
+        target = std::string(url->encoded_resource());
+        if (target.empty()) target = "/";
+    }
+    path = target.substr(0, target.find_first_of("?#"));
+    ex.rec.path = path;
+
+    // The Host header must name the same destination (no domain fronting).
+    const auto host_header = req[http::field::host];
+    if (host_header.empty()) {
+        if (ex.client_version == 11)
+            co_return co_await refuse_request(http::status::bad_request,
+                                              policy::reason::bad_request, "no Host header");
+    } else {
+        const auto hp = policy::split_host_port(host_header, port);
+        const auto named = hp ? policy::canonical_host(hp->host) : std::nullopt;
+        if (!named || *named != host || hp->port != port)
+            co_return co_await refuse_request(http::status::forbidden,
+                                              policy::reason::host_mismatch,
+                                              "the Host header names another destination");
+    }
+    if (tunnel && !tunnel->sni_problem.empty())
+        co_return co_await refuse_request(http::status::forbidden, policy::reason::host_mismatch,
+                                          tunnel->sni_problem);
+    if (req.count(http::field::host) > 1)
+        co_return co_await refuse_request(http::status::bad_request, policy::reason::bad_request,
+                                          "more than one Host header");
+
+    // What the proxy does there.
+    const osf::McpServer* mcp_server = ctx.policy.mcp_server_for(host, port, path);
+    const mcp::ServerPolicy* mcp_policy = mcp_server ? ctx.mcp_policy(mcp_server->name) : nullptr;
+    if (mcp_server) ex.rec.mcp_server = mcp_server->name;
+
+    OutgoingRequest out;
+    out.head = req.method() == http::verb::head;
+    out.websocket = beast::websocket::is_upgrade(req);
+    const bool expect_continue = beast::iequals(req[http::field::expect], "100-continue");
+    req.erase(http::field::expect);
+    strip_hop_by_hop(req.base(), out.websocket);
+    if (ctx.policy.substitutes_secrets(host, port))
+        ex.rec.secrets = ctx.config.secrets.substitute(req.base());
+    req.target(target);
+    if (!tunnel)
+        req.set(http::field::host,
+                port == (upstream_tls ? 443 : 80) ? host : host + ":" + std::to_string(port));
+    req.version(11);
+
+    if (expect_continue && has_body) {
+        http::response<http::empty_body> cont{http::status::continue_, 11};
+        expire_in(client, ctx.limits.idle_timeout);
+        co_await http::async_write(client, cont, use_tuple);
+    }
+
+    if (mcp_policy) {
+        // MCP: the whole message is read and judged before anything is forwarded.
+        req.set(http::field::accept_encoding, "identity");
+        http::request_parser<http::string_body> sp{std::move(head)};
+        sp.body_limit(mcp_policy->max_message_bytes);
+        if (has_body) {
+            expire_in(client, ctx.limits.idle_timeout);
+            auto [ec, n] = co_await http::async_read(client, cbuf, sp, use_tuple);
+            if (ec == http::error::body_limit) {
+                ex.client_keep = false;
+                co_return co_await refuse(client, ex, http::status::payload_too_large,
+                                          policy::reason::mcp_unreadable,
+                                          "the MCP message is over the size limit");
+            }
+            if (ec) co_return false;
+        }
+        auto message = sp.release();
+        if (has_body || message.method() == http::verb::post) {
+            auto verdict =
+                mcp::inspect_request(*mcp_policy, message[http::field::content_type],
+                                     message[http::field::content_encoding], message.body());
+            for (const auto& tool : verdict.tools_called) {
+                if (!ex.rec.tool.empty()) ex.rec.tool += ",";
+                ex.rec.tool += tool;
+            }
+            if (verdict.action == mcp::RequestVerdict::Action::ReplyJsonRpc) {
+                ex.rec.refused_by = std::string(policy::reason::mcp_tool);
+                ex.finish_log(log::Outcome::Refused, 200);
+                co_return co_await answer(client, ex, http::status::ok, "application/json",
+                                          std::move(verdict.body), policy::reason::mcp_tool);
+            }
+            if (verdict.action == mcp::RequestVerdict::Action::Refuse) {
+                ex.rec.refused_by = verdict.refused_by.empty()
+                                        ? std::string(policy::reason::mcp_unreadable)
+                                        : verdict.refused_by;
+                ex.finish_log(log::Outcome::Refused, verdict.status);
+                co_return co_await answer(client, ex, static_cast<http::status>(verdict.status),
+                                          "application/json", std::move(verdict.body),
+                                          ex.rec.refused_by);
+            }
+        }
+        message.prepare_payload();
+        out.buffered.emplace(std::move(message));
+    } else if (has_body) {
+        out.streamed.emplace(std::move(head));
+        out.streamed->body_limit(boost::none);
+    } else {
+        out.buffered.emplace(std::move(head.release().base()));
+    }
+
+    // Forward, on a pooled connection if one is idle; once more on a fresh
+    // one if the pooled connection turns out closed before any answer.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        auto up = co_await acquire_upstream(ctx, worker.pool, host, port, upstream_tls,
+                                            tunnel ? &tunnel->endpoints : nullptr, attempt == 0);
+        if (!up.connection) {
+            if (!up.refusal.allowed && !up.refusal.refused_by.empty())
+                co_return co_await refuse_request(http::status::forbidden, up.refusal.refused_by,
+                                                  up.refusal.detail);
+            co_return co_await fail(client, ex, up.error, up.detail);
+        }
+        auto& connection = *up.connection;
+        ForwardResult result;
+        if (connection.tls)
+            result =
+                co_await forward(ex, client, cbuf, connection, *connection.secure, out, mcp_policy);
+        else
+            result =
+                co_await forward(ex, client, cbuf, connection, *connection.tcp, out, mcp_policy);
+        if (result.retry && attempt == 0) continue;
+        if (result.retry) {
+            co_return co_await fail(client, ex, "upstream-reset",
+                                    "the upstream closed the connection");
+        }
+        if (result.upstream_reusable) worker.pool.put(std::move(up.connection));
+        co_return result.client_keep;
+    }
+    co_return false;
+}
+
+} // namespace osf::net

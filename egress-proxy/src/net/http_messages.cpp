@@ -1,0 +1,76 @@
+#include "net/http_messages.hpp"
+
+#include <algorithm>
+#include <boost/beast/http/field.hpp>
+#include <cctype>
+#include <vector>
+
+namespace osf::net {
+
+namespace http = boost::beast::http;
+
+namespace {
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+        s.remove_suffix(1);
+    return s;
+}
+std::string lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+} // namespace
+
+void strip_hop_by_hop(http::fields& fields, bool keep_upgrade) {
+    std::vector<std::string> named;
+    for (auto it = fields.find(http::field::connection);
+         it != fields.end() && it->name() == http::field::connection; ++it) {
+        std::string_view value = it->value();
+        while (!value.empty()) {
+            const auto comma = value.find(',');
+            const auto token = lower(trim(value.substr(0, comma)));
+            if (!token.empty() && token != "close" && token != "keep-alive" &&
+                !(keep_upgrade && token == "upgrade"))
+                named.push_back(token);
+            value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
+        }
+    }
+    for (const auto& name : named)
+        fields.erase(name);
+    fields.erase(http::field::connection);
+    fields.erase(http::field::keep_alive);
+    fields.erase(http::field::proxy_connection);
+    fields.erase(http::field::proxy_authorization);
+    fields.erase(http::field::proxy_authenticate);
+    fields.erase(http::field::te);
+    fields.erase(http::field::trailer);
+    if (keep_upgrade) {
+        fields.set(http::field::connection, "Upgrade");
+    } else {
+        fields.erase(http::field::upgrade);
+    }
+}
+
+std::string refusal_body(std::string_view host, std::string_view detail) {
+    std::string body = "egress-proxy refused ";
+    body.append(host);
+    body.append(": ");
+    body.append(detail);
+    body.push_back('\n');
+    return body;
+}
+
+std::string media_type(std::string_view content_type) {
+    return lower(trim(content_type.substr(0, content_type.find(';'))));
+}
+
+bool is_encoded(std::string_view content_encoding) {
+    const auto value = lower(trim(content_encoding));
+    return !value.empty() && value != "identity";
+}
+
+} // namespace osf::net

@@ -1,0 +1,44 @@
+// What every connection shares: the read-only policy and secrets, the CA and
+// its leaf cache, the upstream TLS settings, the egress log and the counters.
+#pragma once
+
+#include "admin/metrics.hpp"
+#include "ca/certificate_authority.hpp"
+#include "ca/leaf_cache.hpp"
+#include "config/proxy_config.hpp"
+#include "log/egress_log_writer.hpp"
+#include "log/log_record.hpp"
+#include "mcp/mcp_filter.hpp"
+#include "policy/policy.hpp"
+
+#include <atomic>
+#include <boost/asio/ssl/context.hpp>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace osf::net {
+
+struct ProxyContext {
+    ProxyContext(const config::RuntimeConfig& config, boost::asio::ssl::context upstream_tls,
+                 std::unique_ptr<ca::CertificateAuthority> authority,
+                 std::unique_ptr<log::EgressLogWriter> log);
+
+    const config::RuntimeConfig& config;
+    const config::Limits& limits;
+    policy::Policy policy;
+    boost::asio::ssl::context upstream_tls;
+    std::unique_ptr<ca::CertificateAuthority> authority;
+    std::unique_ptr<ca::LeafCache> leaves; // values: std::shared_ptr<boost::asio::ssl::context>
+    std::unique_ptr<log::EgressLogWriter> log;
+    admin::Metrics metrics;
+    std::map<std::string, mcp::ServerPolicy> mcp_policies; // by server name
+    std::atomic<bool> draining{false};
+    std::atomic<std::uint64_t> next_connection{1};
+
+    // Writes the line and counts the outcome.
+    void write_log(const log::LogRecord& record);
+    const mcp::ServerPolicy* mcp_policy(const std::string& server) const;
+};
+
+} // namespace osf::net

@@ -1,0 +1,199 @@
+#include "net/server.hpp"
+
+#include "admin/admin_server.hpp"
+#include "net/client_session.hpp"
+#include "net/proxy_context.hpp"
+#include "net/tls_contexts.hpp"
+#include "net/worker.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <filesystem>
+#include <fstream>
+#include <spdlog/spdlog.h>
+#include <thread>
+
+namespace osf::net {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+namespace {
+
+tcp::endpoint endpoint_of(const std::string& text) {
+    auto parsed = config::parse_listen(text);
+    const auto& listen = std::get<config::ListenAddress>(parsed); // validated by load_config
+    return {asio::ip::make_address(listen.address), listen.port};
+}
+
+std::string to_text(const tcp::endpoint& e) {
+    return e.address().is_v6() ? "[" + e.address().to_string() + "]:" + std::to_string(e.port())
+                               : e.address().to_string() + ":" + std::to_string(e.port());
+}
+
+// Written whole, then renamed: a reader never sees half a file.
+void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
+    const auto tmp = path.string() + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << content;
+        if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
+    }
+    std::filesystem::rename(tmp, path);
+}
+
+} // namespace
+
+struct ProxyServer::Impl {
+    const config::RuntimeConfig& config;
+    std::unique_ptr<ProxyContext> ctx;
+    asio::io_context main_io{1};
+    std::vector<std::unique_ptr<Worker>> workers;
+    std::unique_ptr<tcp::acceptor> acceptor;
+    std::unique_ptr<admin::AdminServer> admin;
+    std::size_t next_worker = 0;
+
+    explicit Impl(const config::RuntimeConfig& c) : config(c) {}
+
+    asio::awaitable<void> accept_loop() {
+        for (;;) {
+            auto& worker = *workers[next_worker++ % workers.size()];
+            auto [ec, socket] =
+                co_await acceptor->async_accept(worker.io, asio::as_tuple(asio::use_awaitable));
+            if (ec) {
+                if (!acceptor->is_open()) co_return;
+                spdlog::warn("accept failed: {}", ec.message());
+                if (ec == asio::error::no_descriptors) { // EMFILE: wait rather than spin
+                    asio::steady_timer pause(main_io, std::chrono::milliseconds(100));
+                    co_await pause.async_wait(asio::use_awaitable);
+                }
+                continue;
+            }
+            if (static_cast<std::size_t>(ctx->metrics.open_connections.load()) >=
+                config.options.limits.max_connections) {
+                boost::system::error_code ignored;
+                socket.close(ignored); // over the connection limit: refuse at once
+                ctx->metrics.count_refusal("limit");
+                continue;
+            }
+            asio::co_spawn(worker.io, run_client_session(*ctx, worker, std::move(socket)),
+                           asio::detached);
+        }
+    }
+};
+
+ProxyServer::ProxyServer(const config::RuntimeConfig& config)
+    : impl_(std::make_unique<Impl>(config)) {
+    const auto& options = config.options;
+    std::filesystem::create_directories(options.state_dir);
+
+    ca::CaOptions ca_options;
+    policy::Policy policy(config.spec, config.aliases);
+    ca_options.permitted_names = policy.permitted_names();
+    auto authority = ca::CertificateAuthority::create(ca_options);
+    auto log = std::make_unique<log::EgressLogWriter>(
+        (std::filesystem::path(options.state_dir) / "egress.jsonl").string(), options.log_stdout);
+    impl_->ctx = std::make_unique<ProxyContext>(config, make_upstream_context(options.upstream_ca),
+                                                std::move(authority), std::move(log));
+    write_file_atomically(std::filesystem::path(options.state_dir) / "ca.crt",
+                          impl_->ctx->authority->certificate_pem());
+
+    unsigned threads =
+        options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    for (unsigned i = 0; i < threads; ++i)
+        impl_->workers.push_back(std::make_unique<Worker>());
+
+    try {
+        impl_->acceptor = std::make_unique<tcp::acceptor>(impl_->main_io);
+        const auto at = endpoint_of(options.listen);
+        impl_->acceptor->open(at.protocol());
+        impl_->acceptor->set_option(tcp::acceptor::reuse_address(true));
+        impl_->acceptor->bind(at);
+        impl_->acceptor->listen(asio::socket_base::max_listen_connections);
+    } catch (const boost::system::system_error& e) {
+        throw std::runtime_error("cannot listen on " + options.listen + ": " + e.code().message());
+    }
+    try {
+        auto* ctx = impl_->ctx.get();
+        impl_->admin = std::make_unique<admin::AdminServer>(
+            impl_->main_io.get_executor(), endpoint_of(options.admin_listen),
+            admin::AdminHandlers{[ctx] { return !ctx->draining.load(); },
+                                 [ctx] {
+                                     return admin::render_prometheus(
+                                         ctx->metrics, {ctx->leaves->hits(), ctx->leaves->misses(),
+                                                        ctx->leaves->size()});
+                                 }});
+    } catch (const boost::system::system_error& e) {
+        throw std::runtime_error("cannot listen on " + options.admin_listen + ": " +
+                                 e.code().message());
+    }
+}
+
+ProxyServer::~ProxyServer() = default;
+
+int ProxyServer::run() {
+    auto& im = *impl_;
+    const auto& options = im.config.options;
+    // Keep workers running while idle.
+    std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
+    for (auto& w : im.workers) {
+        guards.emplace_back(w->io.get_executor());
+        w->thread = std::thread([&io = w->io] { io.run(); });
+    }
+    im.admin->start();
+    asio::co_spawn(im.main_io, im.accept_loop(), asio::detached);
+
+    const auto proxy_at = to_text(im.acceptor->local_endpoint());
+    const auto admin_at = to_text(im.admin->local_endpoint());
+    // listen.json: where the proxy really listens (ports may be kernel-chosen).
+    write_file_atomically(std::filesystem::path(options.state_dir) / "listen.json",
+                          "{\"proxy\":\"" + proxy_at + "\",\"admin\":\"" + admin_at + "\"}\n");
+    spdlog::info("egress-proxy listening on {} (admin {}), CA certificate {}/ca.crt, egress log {}",
+                 proxy_at, admin_at, options.state_dir, im.ctx->log->path());
+
+    asio::signal_set signals(im.main_io, SIGTERM, SIGINT);
+    signals.async_wait([&](const boost::system::error_code& ec, int signo) {
+        if (ec) return;
+        spdlog::info("signal {}: draining (grace {} s)", signo, options.grace.count());
+        im.ctx->draining.store(true);
+        boost::system::error_code ignored;
+        im.acceptor->close(ignored);
+        for (auto& w : im.workers)
+            asio::post(w->io, [&w = *w] { w.close_idle_clients(); });
+        // Wait for requests in flight, up to the grace period.
+        asio::co_spawn(
+            im.main_io,
+            [&]() -> asio::awaitable<void> {
+                const auto deadline = std::chrono::steady_clock::now() + options.grace;
+                asio::steady_timer timer(im.main_io);
+                while (im.ctx->metrics.open_connections.load() > 0 &&
+                       std::chrono::steady_clock::now() < deadline) {
+                    for (auto& w : im.workers)
+                        asio::post(w->io, [&w = *w] { w.close_idle_clients(); });
+                    timer.expires_after(std::chrono::milliseconds(50));
+                    co_await timer.async_wait(asio::use_awaitable);
+                }
+                im.admin->stop();
+                im.main_io.stop();
+            },
+            asio::detached);
+    });
+    im.main_io.run();
+
+    const auto left = im.ctx->metrics.open_connections.load();
+    for (auto& w : im.workers)
+        w->io.stop();
+    guards.clear();
+    for (auto& w : im.workers)
+        w->thread.join();
+    im.ctx->log->sync();
+    if (left > 0) spdlog::warn("grace period over: {} connection(s) cut", left);
+    spdlog::info("egress-proxy stopped");
+    return 0;
+}
+
+} // namespace osf::net

@@ -1,0 +1,185 @@
+#include "net/upstream.hpp"
+
+#include "policy/host.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+
+namespace osf::net {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+using asio::ip::tcp;
+
+beast::tcp_stream& UpstreamConnection::lowest() {
+    return tls ? beast::get_lowest_layer(*secure) : *tcp;
+}
+
+bool UpstreamConnection::still_open() {
+    if (buffer.size() > 0) return false; // unsolicited bytes: the framing is off, do not reuse
+    char byte;
+    const auto fd = lowest().socket().native_handle();
+    const ssize_t n = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    // 0: orderly close; > 0: a TLS close_notify or garbage; -1 EAGAIN: open and quiet.
+    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+std::string upstream_key(std::string_view host, std::uint16_t port, bool tls) {
+    std::string key = tls ? "https://" : "http://";
+    key.append(host);
+    key.push_back(':');
+    key.append(std::to_string(port));
+    return key;
+}
+
+std::unique_ptr<UpstreamConnection> UpstreamPool::take(const std::string& key) {
+    auto it = idle_.find(key);
+    if (it == idle_.end()) return nullptr;
+    auto& queue = it->second;
+    const auto now = std::chrono::steady_clock::now();
+    while (!queue.empty()) {
+        auto connection = std::move(queue.back()); // most recently used: least likely closed
+        queue.pop_back();
+        if (now - connection->idle_since < max_idle_age && connection->still_open()) {
+            if (queue.empty()) idle_.erase(it);
+            connection->reused = true;
+            return connection;
+        }
+    }
+    idle_.erase(it);
+    return nullptr;
+}
+
+void UpstreamPool::put(std::unique_ptr<UpstreamConnection> connection) {
+    connection->idle_since = std::chrono::steady_clock::now();
+    connection->lowest().expires_never();
+    auto& queue = idle_[connection->key];
+    // Oldest first out: a bounded pool per destination.
+    if (queue.size() >= max_idle_per_key) queue.pop_front();
+    queue.push_back(std::move(connection));
+}
+
+std::size_t UpstreamPool::size() const {
+    std::size_t n = 0;
+    for (const auto& [key, queue] : idle_)
+        n += queue.size();
+    return n;
+}
+
+asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::string host,
+                                                     std::uint16_t port) {
+    ResolvedDestination out;
+    std::vector<asio::ip::address> candidates;
+    if (auto alias = ctx.policy.alias_for(host)) {
+        candidates.push_back(*alias);
+    } else if (auto literal = policy::host_as_address(host)) {
+        candidates.push_back(*literal);
+    } else {
+        tcp::resolver resolver(co_await asio::this_coro::executor);
+        auto [ec, results] = co_await resolver.async_resolve(host, std::to_string(port),
+                                                             asio::as_tuple(asio::use_awaitable));
+        if (ec) {
+            out.error = "dns";
+            co_return out;
+        }
+        for (const auto& entry : results)
+            candidates.push_back(entry.endpoint().address());
+    }
+    for (const auto& address : candidates) {
+        auto decision = ctx.policy.check_address(host, address);
+        if (decision.allowed) {
+            out.endpoints.emplace_back(address, port);
+        } else if (out.refusal.refused_by.empty()) {
+            out.refusal = std::move(decision);
+        }
+    }
+    if (!out.endpoints.empty()) out.refusal = policy::Decision::allow();
+    co_return out;
+}
+
+namespace {
+
+void prepare_tls(SSL* ssl, const std::string& host) {
+    if (policy::host_as_address(host)) {
+        X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host.c_str());
+    } else {
+        SSL_set_tlsext_host_name(ssl, host.c_str());
+        SSL_set1_host(ssl, host.c_str());
+    }
+}
+
+} // namespace
+
+asio::awaitable<UpstreamResult>
+acquire_upstream(ProxyContext& ctx, UpstreamPool& pool, const std::string& host, std::uint16_t port,
+                 bool tls, const std::vector<tcp::endpoint>* checked, bool allow_pooled) {
+    UpstreamResult out;
+    const auto key = upstream_key(host, port, tls);
+    if (allow_pooled) {
+        if (auto pooled = pool.take(key)) {
+            ctx.metrics.upstream_reused.fetch_add(1, std::memory_order_relaxed);
+            out.connection = std::move(pooled);
+            co_return out;
+        }
+    }
+    std::vector<tcp::endpoint> endpoints;
+    if (checked && !checked->empty()) {
+        endpoints = *checked;
+    } else {
+        auto resolved = co_await resolve_checked(ctx, host, port);
+        if (!resolved.error.empty()) {
+            out.error = resolved.error;
+            out.detail = host + " does not resolve";
+            co_return out;
+        }
+        if (!resolved.refusal.allowed) {
+            out.refusal = std::move(resolved.refusal);
+            co_return out;
+        }
+        endpoints = std::move(resolved.endpoints);
+    }
+
+    auto connection = std::make_unique<UpstreamConnection>();
+    connection->key = key;
+    connection->tls = tls;
+    const auto executor = co_await asio::this_coro::executor;
+    beast::tcp_stream stream(executor);
+    stream.expires_after(ctx.limits.upstream_timeout);
+    auto [cec, connected] =
+        co_await stream.async_connect(endpoints, asio::as_tuple(asio::use_awaitable));
+    if (cec) {
+        out.error = cec == beast::error::timeout ? "upstream-timeout" : "upstream-connect";
+        out.detail =
+            "cannot connect to " + host + ":" + std::to_string(port) + ": " + cec.message();
+        co_return out;
+    }
+    stream.socket().set_option(tcp::no_delay(true));
+    ctx.metrics.upstream_connects.fetch_add(1, std::memory_order_relaxed);
+    if (!tls) {
+        connection->tcp = std::make_unique<beast::tcp_stream>(std::move(stream));
+        out.connection = std::move(connection);
+        co_return out;
+    }
+    connection->secure =
+        std::make_unique<beast::ssl_stream<beast::tcp_stream>>(std::move(stream), ctx.upstream_tls);
+    prepare_tls(connection->secure->native_handle(), host);
+    auto [hec] = co_await connection->secure->async_handshake(asio::ssl::stream_base::client,
+                                                              asio::as_tuple(asio::use_awaitable));
+    if (hec) {
+        const long verify = SSL_get_verify_result(connection->secure->native_handle());
+        out.error = hec == beast::error::timeout ? "upstream-timeout" : "upstream-tls";
+        out.detail = "TLS with " + host + ":" + std::to_string(port) + " failed: " +
+                     (verify != X509_V_OK ? X509_verify_cert_error_string(verify) : hec.message());
+        co_return out;
+    }
+    out.connection = std::move(connection);
+    co_return out;
+}
+
+} // namespace osf::net

@@ -1,0 +1,77 @@
+// Upstream connections: resolved and checked against the policy, connected
+// to the address that was checked, TLS-verified, and pooled per worker thread.
+#pragma once
+
+#include "net/proxy_context.hpp"
+#include "policy/policy.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace osf::net {
+
+struct UpstreamConnection {
+    std::string key;
+    bool tls = false;
+    std::unique_ptr<boost::beast::tcp_stream> tcp;                              // plain
+    std::unique_ptr<boost::beast::ssl_stream<boost::beast::tcp_stream>> secure; // TLS
+    boost::beast::flat_buffer buffer; // bytes read past the last response
+    std::chrono::steady_clock::time_point idle_since;
+    bool reused = false;
+
+    boost::beast::tcp_stream& lowest();
+    // False when the server has closed the idle connection (or sent bytes it should not have).
+    bool still_open();
+};
+
+std::string upstream_key(std::string_view host, std::uint16_t port, bool tls);
+
+// Idle upstream connections of one worker thread (no locking: one thread uses it).
+class UpstreamPool {
+public:
+    std::unique_ptr<UpstreamConnection> take(const std::string& key);
+    void put(std::unique_ptr<UpstreamConnection> connection);
+    std::size_t size() const;
+
+    static constexpr std::size_t max_idle_per_key = 32;
+    static constexpr std::chrono::seconds max_idle_age{
+        50}; // under common server keep-alive limits (60 s)
+
+private:
+    std::unordered_map<std::string, std::deque<std::unique_ptr<UpstreamConnection>>> idle_;
+};
+
+// The outcome of resolving a host: the addresses the policy allows, or why not.
+struct ResolvedDestination {
+    std::vector<boost::asio::ip::tcp::endpoint> endpoints;
+    policy::Decision refusal; // set (refused) when every address was refused
+    std::string error;        // "dns" when the name did not resolve
+};
+
+boost::asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::string host,
+                                                            std::uint16_t port);
+
+struct UpstreamResult {
+    std::unique_ptr<UpstreamConnection> connection;
+    policy::Decision refusal; // destination-address refusals
+    std::string error;        // "dns", "upstream-connect", "upstream-tls", "upstream-timeout"
+    std::string detail;       // for diagnostics and the 502 body (no secrets)
+};
+
+// Takes a pooled connection or makes a new one. `checked` are addresses
+// already resolved and checked (a CONNECT tunnel's); otherwise it resolves.
+boost::asio::awaitable<UpstreamResult>
+acquire_upstream(ProxyContext& ctx, UpstreamPool& pool, const std::string& host, std::uint16_t port,
+                 bool tls, const std::vector<boost::asio::ip::tcp::endpoint>* checked,
+                 bool allow_pooled = true);
+
+} // namespace osf::net

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The main job: installs what is needed, builds the proxy (release preset) and
+# runs it standalone with an example spec, printing where its CA certificate is
+# and a curl command that goes through it. Ctrl-C stops it (SIGINT drains).
+#   SPEC=path/to/spec.json LISTEN=127.0.0.1:8080 ADMIN=127.0.0.1:9090 ./scripts/run-proxy.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+if [ "$(id -u)" = 0 ]; then ./scripts/install-deps.sh >/dev/null; fi
+cmake --preset release >/dev/null
+cmake --build --preset release --target egress-proxy -j"$(nproc)" >/dev/null
+spec=${SPEC:-$repo/examples/standalone-spec.json}
+listen=${LISTEN:-127.0.0.1:8080}
+admin=${ADMIN:-127.0.0.1:9090}
+state=${STATE_DIR:-$repo/egress-state}
+bin=$repo/build/release/egress-proxy/egress-proxy
+mkdir -p "$state"
+"$bin" --spec "$spec" --listen "$listen" --admin-listen "$admin" --state-dir "$state" &
+pid=$!
+trap 'kill -INT $pid 2>/dev/null; wait $pid' INT TERM
+for _ in $(seq 100); do [ -s "$state/listen.json" ] && break; kill -0 $pid 2>/dev/null || exit 2; sleep 0.1; done
+cat <<MSG
+
+egress-proxy is running (pid $pid) with spec $spec
+  CA certificate: $state/ca.crt   (a new one at every start; trust it in the client)
+  egress log:     $state/egress.jsonl   ($bin log --state-dir $state)
+  metrics:        curl -s http://$admin/metrics
+
+Try it:
+  curl --proxy http://$listen --cacert $state/ca.crt https://example.com/
+  curl --proxy http://$listen --cacert $state/ca.crt https://not-allowed.example.org/   # 403
+
+Ctrl-C stops it.
+MSG
+wait $pid
