@@ -55,6 +55,8 @@ json snapshot_template(const json& source, const SnapshotRequest& request) {
     json& pod = spec["podTemplate"];
     json& pod_spec = pod["spec"];
     // The sandbox's own labels must not select the copy's pods.
+    if (!pod["metadata"].is_object()) pod["metadata"] = json::object();
+    if (!pod_spec.is_object()) pod_spec = json::object();
     json labels = pod["metadata"].value("labels", json::object());
     labels.erase(kSandboxIdLabel);
     labels.erase(kRoleLabel);

@@ -1,0 +1,521 @@
+// The subcommands driven through the CLI with a fake kubectl: exit codes,
+// messages, the exact kubectl invocations and clean-up after failures.
+#include "commands/register_commands.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+using nlohmann::json;
+using osf::testing::fail;
+using osf::testing::ok;
+using osf::testing::TestContext;
+
+namespace {
+
+const std::string kId = "0123456789ab";
+const std::string kPem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+
+int run(TestContext& t, std::vector<std::string> args) {
+    CLI::App app{"sandbox-kubernetes"};
+    osf::commands::register_commands(app, t.context);
+    args.insert(args.begin(), "sandbox-kubernetes");
+    std::vector<const char*> argv;
+    for (const auto& arg : args)
+        argv.push_back(arg.c_str());
+    return osf::commands::run_cli(app, t.context, static_cast<int>(argv.size()), argv.data());
+}
+
+std::string write_spec(const std::string& text) {
+    static int counter = 0;
+    const auto path =
+        std::filesystem::temp_directory_path() / ("osf-adapter-unit-" + std::to_string(::getpid()) +
+                                                  "-" + std::to_string(counter++) + ".json");
+    std::ofstream(path) << text;
+    return path.string();
+}
+
+const std::string kSpec = R"({"template": "node:24-alpine", "cpu": 2, "memory": "4Gi",
+  "egress": ["api.linear.app"], "secrets": {"LINEAR_TOKEN": "ref:env/LINEAR_TOKEN", "NPM": "ref:file/npm"}})";
+
+json ready_pod() {
+    return {{"kind", "Pod"},
+            {"status",
+             {{"phase", "Running"},
+              {"conditions", json::array({json{{"type", "Ready"}, {"status", "True"}}})}}}};
+}
+
+json pending_pod() {
+    return {{"kind", "Pod"},
+            {"status",
+             {{"phase", "Pending"},
+              {"containerStatuses",
+               json::array({json{{"name", "egress-proxy"},
+                                 {"state", {{"waiting", {{"reason", "ContainerCreating"}}}}}}})}}}};
+}
+
+json ready_claim() {
+    return {{"kind", "SandboxClaim"},
+            {"status",
+             {{"sandbox", {{"name", "osf-sandbox-" + kId}}},
+              {"conditions", json::array({json{{"type", "Ready"}, {"status", "True"}}})}}}};
+}
+
+const std::vector<std::string> kGetEgress = {"get", "pods", "osf-sandbox-" + kId + "-egress"};
+const std::vector<std::string> kGetSandboxPod = {"get", "pods", "osf-sandbox-" + kId};
+const std::vector<std::string> kGetClaim = {"get", "sandboxclaims.extensions.agents.x-k8s.io",
+                                            "osf-sandbox-" + kId};
+const std::vector<std::string> kExecCa = {"exec", "osf-sandbox-" + kId + "-egress"};
+
+// A cluster in which everything starts.
+void healthy_cluster(TestContext& t) {
+    t.env = {{"OSF_SECRET_LINEAR_TOKEN", "sekrit-value"}, {"OSF_SECRETS_DIR", "/secrets"}};
+    t.files = {"/secrets/npm"};
+    t.kubectl.on(kGetEgress, ok(ready_pod().dump()));
+    t.kubectl.on(kGetSandboxPod, ok(ready_pod().dump()));
+    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
+    t.kubectl.on(kExecCa, ok(kPem));
+}
+
+bool cleaned_up(const TestContext& t) {
+    return !t.kubectl
+                .find(
+                    {"delete",
+                     "sandboxclaims.extensions.agents.x-k8s.io,sandboxwarmpools.extensions.agents."
+                     "x-k8s.io,"
+                     "sandboxes.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io,pods,"
+                     "services,"
+                     "networkpolicies.networking.k8s.io,configmaps,secrets,persistentvolumeclaims",
+                     "--namespace", "default", "-l", "osf.sandbox.id=" + kId, "--ignore-not-found"})
+                .empty();
+}
+
+} // namespace
+
+TEST_CASE("cli: usage errors exit 2 and call no kubectl") {
+    TestContext t;
+    CHECK(run(t, {}) == 2);
+    CHECK(run(t, {"frobnicate"}) == 2);
+    CHECK(run(t, {"exec"}) == 2);
+    CHECK(run(t, {"exec", kId}) == 2);
+    CHECK(run(t, {"destroy"}) == 2);
+    CHECK(run(t, {"copy", "only-one"}) == 2);
+    CHECK(run(t, {"create"}) == 2);
+    CHECK(run(t, {"destroy", "xyz"}) == 2);
+    CHECK(run(t, {"exec", "0123456789a", "--", "ls"}) == 2);
+    CHECK(run(t, {"snapshot", "0123456789abcd"}) == 2);
+    CHECK(run(t, {"egress-log", "not-an-id!!"}) == 2);
+    CHECK(run(t, {"copy", "./a", "./b"}) == 2);
+    CHECK(run(t, {"copy", kId + ":a", kId + ":b"}) == 2);
+    CHECK(run(t, {"copy", "nothex12345x:a", "./b"}) == 2);
+    CHECK(t.kubectl.calls.empty());
+    CHECK(t.err.str().find("invalid sandbox ID 'xyz': expected 12 hex digits") !=
+          std::string::npos);
+}
+
+TEST_CASE("cli: --help exits 0 for the app and every subcommand") {
+    for (const char* sub :
+         {"create", "exec", "copy", "snapshot", "destroy", "list", "egress-log"}) {
+        TestContext t;
+        CHECK(run(t, {sub, "--help"}) == 0);
+        CHECK(t.out.str().find(sub) != std::string::npos);
+    }
+    TestContext t;
+    CHECK(run(t, {"--help"}) == 0);
+}
+
+TEST_CASE("create: an invalid spec exits 2 naming the JSON path, before any kubectl call") {
+    TestContext t;
+    CHECK(run(t, {"create", write_spec(R"({"template": "alpine:3", "bogus": 1})")}) == 2);
+    CHECK(t.err.str().find("invalid spec") != std::string::npos);
+    CHECK(t.err.str().find("$.bogus") != std::string::npos);
+    CHECK(t.kubectl.calls.empty());
+    TestContext missing;
+    CHECK(run(missing, {"create", "/nonexistent/spec.json"}) == 2);
+    CHECK(missing.err.str().find("cannot read spec /nonexistent/spec.json") != std::string::npos);
+}
+
+TEST_CASE("create: an unresolvable secret exits 2 before any kubectl call") {
+    TestContext t;
+    t.files = {"/run/secrets/npm"};
+    CHECK(run(t, {"create", write_spec(kSpec)}) == 2);
+    CHECK(t.err.str().find(
+              "secret LINEAR_TOKEN (ref:env/LINEAR_TOKEN): OSF_SECRET_LINEAR_TOKEN is not set") !=
+          std::string::npos);
+    CHECK(t.kubectl.calls.empty());
+    TestContext dry;
+    CHECK(run(dry, {"create", "--dry-run", write_spec(kSpec)}) == 2);
+}
+
+TEST_CASE("create --dry-run prints a List, touches no cluster, shows no secret value") {
+    TestContext t;
+    healthy_cluster(t);
+    CHECK(run(t, {"create", "--dry-run", write_spec(kSpec)}) == 0);
+    CHECK(t.kubectl.calls.empty());
+    const json list = json::parse(t.out.str());
+    CHECK(list["kind"] == "List");
+    CHECK(list["items"].size() == 9);
+    CHECK(list["items"][0]["metadata"]["name"] == "osf-sandbox-" + kId + "-secrets");
+    CHECK(t.out.str().find("sekrit-value") == std::string::npos);
+}
+
+TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
+    TestContext t;
+    healthy_cluster(t);
+    REQUIRE(run(t, {"create", write_spec(kSpec)}) == 0);
+    CHECK(t.out.str() == kId + "\n");
+
+    // The Secret: a three-stage pipeline; the value travels on fd 3, never in args.
+    REQUIRE(t.kubectl.pipelines.size() >= 1);
+    const auto& secret = t.kubectl.pipelines[0];
+    REQUIRE(secret.size() == 3);
+    CHECK(secret[0].args ==
+          std::vector<std::string>{"create", "secret", "generic", "osf-sandbox-" + kId + "-secrets",
+                                   "--namespace", "default", "--dry-run=client", "-o", "json",
+                                   "--from-file=env.LINEAR_TOKEN=/dev/fd/3",
+                                   "--from-file=file.npm=/secrets/npm"});
+    CHECK(secret[0].extra_inputs == std::vector<std::string>{"sekrit-value"});
+    CHECK(secret[1].args ==
+          std::vector<std::string>{"label", "--local", "-f", "-", "-o", "json",
+                                   "osf.sandbox.id=" + kId,
+                                   "app.kubernetes.io/managed-by=sandbox-kubernetes"});
+    CHECK(secret[2].args ==
+          std::vector<std::string>{"create", "--namespace", "default", "-f", "-"});
+    for (const auto& call : t.kubectl.calls) {
+        for (const auto& arg : call.args)
+            CHECK(arg.find("sekrit-value") == std::string::npos);
+        CHECK(call.input.find("sekrit-value") == std::string::npos);
+    }
+
+    const auto creates = t.kubectl.find({"create", "--namespace", "default", "-f", "-"});
+    REQUIRE(creates.size() == 3); // secret, egress side, sandbox side
+    const json egress_side = json::parse(creates[1].input);
+    CHECK(egress_side["kind"] == "List");
+    CHECK(egress_side["items"].size() == 4);
+    CHECK(egress_side["items"][1]["metadata"]["name"] == "osf-sandbox-" + kId + "-egress");
+
+    const auto ca = t.kubectl.find(kExecCa);
+    REQUIRE(ca.size() == 1);
+    CHECK(ca[0].args == std::vector<std::string>{"exec", "osf-sandbox-" + kId + "-egress",
+                                                 "--namespace", "default", "-c", "egress-proxy",
+                                                 "--", "egress-proxy", "ca", "--state-dir",
+                                                 "/var/lib/egress-proxy"});
+    const json sandbox_side = json::parse(creates[2].input);
+    CHECK(sandbox_side["items"][0]["data"]["egress-ca.crt"] == kPem);
+    CHECK(sandbox_side["items"][3]["kind"] == "SandboxClaim");
+    CHECK_FALSE(cleaned_up(t));
+}
+
+TEST_CASE("create: an egress pod that cannot pull its image is removed; exit 1 names it") {
+    TestContext t;
+    healthy_cluster(t);
+    const json bad = {
+        {"status",
+         {{"phase", "Pending"},
+          {"containerStatuses",
+           json::array(
+               {json{{"name", "egress-proxy"},
+                     {"state",
+                      {{"waiting", {{"reason", "ErrImagePull"}, {"message", "not found"}}}}}}})}}}};
+    t.kubectl.on(kGetEgress, std::vector{ok(pending_pod().dump()), ok(bad.dump())});
+    CHECK(run(t, {"create", write_spec(kSpec)}) == 1);
+    CHECK(t.err.str().find("egress proxy did not start: pod osf-sandbox-" + kId +
+                           "-egress, container egress-proxy: ErrImagePull: not found") !=
+          std::string::npos);
+    CHECK(t.err.str().find("Pending (ContainerCreating)") != std::string::npos); // progress
+    CHECK(cleaned_up(t));
+    CHECK(t.out.str().empty());
+    CHECK(t.kubectl.find(kExecCa).empty());
+}
+
+TEST_CASE("create: a sandbox container that exits is removed; exit 1") {
+    TestContext t;
+    healthy_cluster(t);
+    const json exited = {
+        {"status",
+         {{"phase", "Running"},
+          {"containerStatuses",
+           json::array({json{
+               {"name", "sandbox"},
+               {"state",
+                {{"waiting", {{"reason", "CrashLoopBackOff"}, {"message", "back-off"}}}}}}})}}}};
+    t.kubectl.on(kGetSandboxPod, ok(exited.dump()));
+    t.kubectl.on(kGetClaim,
+                 ok(json{{"status", {{"sandbox", {{"name", "osf-sandbox-" + kId}}}}}}.dump()));
+    CHECK(run(t, {"create", write_spec(kSpec)}) == 1);
+    CHECK(t.err.str().find("sandbox did not start: pod osf-sandbox-" + kId +
+                           ", container sandbox: CrashLoopBackOff: back-off") != std::string::npos);
+    CHECK(cleaned_up(t));
+}
+
+TEST_CASE("create: a refused kubectl call surfaces kubectl's message and cleans up") {
+    TestContext t;
+    healthy_cluster(t);
+    t.kubectl.on({"create", "--namespace", "default", "-f", "-"},
+                 std::vector{ok(), fail("Error from server (Forbidden): pods is forbidden\n")});
+    CHECK(run(t, {"create", write_spec(kSpec)}) == 1);
+    CHECK(t.err.str().find(
+              "sandbox-kubernetes: kubectl create failed: Error from server (Forbidden): pods is "
+              "forbidden\n") != std::string::npos);
+    CHECK(cleaned_up(t));
+}
+
+TEST_CASE("create: the start timeout removes the sandbox") {
+    TestContext t;
+    healthy_cluster(t);
+    t.env["OSF_SANDBOX_START_TIMEOUT"] = "5";
+    t.kubectl.on(kGetEgress, ok(pending_pod().dump()));
+    CHECK(run(t, {"create", write_spec(kSpec)}) == 1);
+    CHECK(t.err.str().find("timed out after 5s waiting for egress proxy") != std::string::npos);
+    CHECK(cleaned_up(t));
+}
+
+TEST_CASE("create: Ctrl-C while waiting removes what was made and exits 130") {
+    TestContext t;
+    healthy_cluster(t);
+    t.signal_after_sleeps = 2;
+    t.kubectl.on(kGetEgress, ok(pending_pod().dump()));
+    CHECK(run(t, {"create", write_spec(kSpec)}) == 130);
+    CHECK(cleaned_up(t));
+    CHECK(t.kubectl.find({"delete", "sandboxes.agents.x-k8s.io", "osf-sandbox-" + kId}).size() ==
+          1);
+}
+
+TEST_CASE("create: a named SandboxTemplate that does not exist exits 1 before anything starts") {
+    TestContext t;
+    healthy_cluster(t);
+    t.kubectl.on({"get", "sandboxtemplates.extensions.agents.x-k8s.io", "python-dev"}, ok(""));
+    CHECK(run(t, {"create", write_spec(R"({"template": "python-dev"})")}) == 1);
+    CHECK(t.err.str().find("no SandboxTemplate python-dev in namespace default") !=
+          std::string::npos);
+    CHECK(t.kubectl.find({"create"}).empty());
+    CHECK_FALSE(cleaned_up(t));
+}
+
+TEST_CASE("create: a named SandboxTemplate's pod template is copied") {
+    TestContext t;
+    healthy_cluster(t);
+    const json tmpl = {
+        {"spec",
+         {{"podTemplate",
+           {{"spec",
+             {{"containers", json::array({json{{"name", "py"}, {"image", "corp/py:3"}}})}}}}}}}};
+    t.kubectl.on({"get", "sandboxtemplates.extensions.agents.x-k8s.io", "python-dev"},
+                 ok(tmpl.dump()));
+    REQUIRE(run(t, {"create", write_spec(R"({"template": "python-dev"})")}) == 0);
+    const auto creates = t.kubectl.find({"create", "--namespace", "default", "-f", "-"});
+    REQUIRE(creates.size() == 2); // no secrets: no Secret
+    const json sandbox_side = json::parse(creates[1].input);
+    CHECK(sandbox_side["items"][1]["spec"]["podTemplate"]["spec"]["containers"][0]["image"] ==
+          "corp/py:3");
+}
+
+TEST_CASE("create honours OSF_SANDBOX_NAMESPACE and OSF_EGRESS_PROXY_IMAGE") {
+    TestContext t;
+    healthy_cluster(t);
+    t.env["OSF_SANDBOX_NAMESPACE"] = "agents";
+    t.env["OSF_EGRESS_PROXY_IMAGE"] = "registry.local/egress-proxy:dev";
+    t.kubectl.on({"get", "pods", "osf-sandbox-" + kId + "-egress"}, ok(ready_pod().dump()));
+    REQUIRE(run(t, {"create", write_spec(R"({"template": "alpine:3"})")}) == 0);
+    const auto creates = t.kubectl.find({"create", "--namespace", "agents", "-f", "-"});
+    REQUIRE(creates.size() == 2);
+    CHECK(json::parse(creates[0].input)["items"][1]["spec"]["containers"][0]["image"] ==
+          "registry.local/egress-proxy:dev");
+}
+
+TEST_CASE("exec: runs kubectl exec -i in the claim's pod and exits with the command's code") {
+    TestContext t;
+    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
+    t.kubectl.on({"exec"}, fail("oops\ncommand terminated with exit code 7\n", 7));
+    CHECK(run(t, {"exec", kId, "--", "sh", "-c", "exit 7"}) == 7);
+    const auto exec = t.kubectl.find({"exec"});
+    REQUIRE(exec.size() == 1);
+    CHECK(exec[0].args == std::vector<std::string>{"exec", "-i", "osf-sandbox-" + kId,
+                                                   "--namespace", "default", "--", "sh", "-c",
+                                                   "exit 7"});
+    CHECK(exec[0].inherit_stdin);
+    CHECK(exec[0].inherit_stdout);
+    CHECK(t.err.str() == "oops\n");
+}
+
+TEST_CASE("exec: upper-case IDs work; an unknown ID exits 1 with 'no sandbox <ID>'") {
+    TestContext t;
+    t.kubectl.on(kGetClaim, ok(""));
+    CHECK(run(t, {"exec", "0123456789AB", "--", "true"}) == 1);
+    CHECK(t.err.str() == "sandbox-kubernetes: no sandbox 0123456789ab\n");
+    CHECK(t.kubectl.find({"exec"}).empty());
+}
+
+TEST_CASE("exec: kubectl's own failure is reported as kubectl exec failed") {
+    TestContext t;
+    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
+    t.kubectl.on(
+        {"exec"},
+        fail("error: unable to upgrade connection: container not found (\"sandbox\")\n", 1));
+    CHECK(run(t, {"exec", kId, "--", "true"}) == 1);
+    CHECK(t.err.str() == "sandbox-kubernetes: kubectl exec failed: error: unable to upgrade "
+                         "connection: container not found "
+                         "(\"sandbox\")\n");
+}
+
+TEST_CASE("a kubectl failure while looking up exits 1 with kubectl's message") {
+    TestContext t;
+    t.kubectl.on({"get"}, fail("Unable to connect to the server: dial tcp 127.0.0.1:1: connect: "
+                               "connection refused\n"));
+    CHECK(run(t, {"destroy", kId}) == 1);
+    CHECK(t.err.str() ==
+          "sandbox-kubernetes: kubectl get failed: Unable to connect to the server: dial tcp "
+          "127.0.0.1:1: connect: connection refused\n");
+}
+
+TEST_CASE("copy: relative sandbox paths are below /workspace; kubectl cp both ways") {
+    TestContext t;
+    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
+    CHECK(run(t, {"copy", "./local.txt", kId + ":dir/file.txt"}) == 0);
+    CHECK(run(t, {"copy", kId + ":/etc/hostname", "out.txt"}) == 0);
+    CHECK(run(t, {"copy", kId + ":", "outdir"}) == 0);
+    const auto cps = t.kubectl.find({"cp"});
+    REQUIRE(cps.size() == 3);
+    CHECK(cps[0].args == std::vector<std::string>{"cp", "./local.txt",
+                                                  "osf-sandbox-" + kId + ":/workspace/dir/file.txt",
+                                                  "--namespace", "default"});
+    CHECK(cps[1].args == std::vector<std::string>{"cp", "osf-sandbox-" + kId + ":/etc/hostname",
+                                                  "out.txt", "--namespace", "default"});
+    CHECK(cps[2].args[1] == "osf-sandbox-" + kId + ":/workspace");
+}
+
+TEST_CASE("copy: kubectl cp failing exits 1 with its message") {
+    TestContext t;
+    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
+    t.kubectl.on({"cp"}, fail("error: one of src or dest must be a local file specification\n"));
+    CHECK(run(t, {"copy", "a", kId + ":b"}) == 1);
+    CHECK(t.err.str().find("kubectl cp failed: error: one of src") != std::string::npos);
+}
+
+TEST_CASE("destroy: unknown ID exits 1; a known one deletes by label") {
+    TestContext unknown;
+    unknown.kubectl.on({"get"}, ok(R"({"kind":"List","items":[]})"));
+    CHECK(run(unknown, {"destroy", kId}) == 1);
+    CHECK(unknown.err.str() == "sandbox-kubernetes: no sandbox " + kId + "\n");
+    CHECK(unknown.kubectl.find({"delete"}).empty());
+
+    TestContext t;
+    t.kubectl.on({"get"}, ok(R"({"kind":"List","items":[{"kind":"Pod"}]})"));
+    CHECK(run(t, {"destroy", kId}) == 0);
+    CHECK(cleaned_up(t));
+    CHECK(t.kubectl
+              .find({"delete", "sandboxes.agents.x-k8s.io", "osf-sandbox-" + kId, "--namespace",
+                     "default", "--ignore-not-found"})
+              .size() == 1);
+}
+
+TEST_CASE("list: one line per sandbox; --json") {
+    TestContext t;
+    const json items = {
+        {"kind", "List"},
+        {"items",
+         json::array({json{
+             {"kind", "SandboxClaim"},
+             {"metadata",
+              {{"labels", {{"osf.sandbox.id", kId}}},
+               {"creationTimestamp", "2026-11-29T18:58:00Z"}}},
+             {"status",
+              {{"conditions", json::array({json{{"type", "Ready"}, {"status", "True"}}})}}}}})}};
+    t.kubectl.on({"get"}, ok(items.dump()));
+    CHECK(run(t, {"list"}) == 0);
+    CHECK(t.out.str() == kId + "  Ready  2m    -\n");
+    const auto gets = t.kubectl.find({"get"});
+    CHECK(gets[0].args == std::vector<std::string>{
+                              "get",
+                              "sandboxclaims.extensions.agents.x-k8s.io,sandboxtemplates."
+                              "extensions.agents.x-k8s.io,pods",
+                              "--namespace", "default", "-l",
+                              "app.kubernetes.io/managed-by=sandbox-kubernetes", "-o", "json"});
+    TestContext j;
+    j.kubectl.on({"get"}, ok(items.dump()));
+    CHECK(run(j, {"list", "--json"}) == 0);
+    const json rows = json::parse(j.out.str());
+    CHECK(rows[0]["id"] == kId);
+    CHECK(rows[0]["status"] == "Ready");
+    CHECK(rows[0]["ageSeconds"] == 120);
+}
+
+TEST_CASE("egress-log: execs egress-proxy log in the egress pod") {
+    TestContext t;
+    t.kubectl.on(kGetEgress, ok(ready_pod().dump()));
+    CHECK(run(t, {"egress-log", kId}) == 0);
+    const auto exec = t.kubectl.find({"exec"});
+    REQUIRE(exec.size() == 1);
+    CHECK(exec[0].args == std::vector<std::string>{"exec", "osf-sandbox-" + kId + "-egress",
+                                                   "--namespace", "default", "-c", "egress-proxy",
+                                                   "--", "egress-proxy", "log", "--state-dir",
+                                                   "/var/lib/egress-proxy"});
+    CHECK(exec[0].inherit_stdout);
+    TestContext unknown;
+    unknown.kubectl.on(kGetEgress, ok(""));
+    CHECK(run(unknown, {"egress-log", kId}) == 1);
+    CHECK(unknown.err.str() == "sandbox-kubernetes: no sandbox " + kId + "\n");
+}
+
+TEST_CASE("snapshot: PVC, copy pod, tar pipeline, template; prints its name") {
+    TestContext t;
+    t.env["OSF_SANDBOX_SNAPSHOT_SIZE"] = "3Gi";
+    const std::string name = "osf-snapshot-" + kId + "-20261129190000";
+    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
+    const json source = {
+        {"metadata", {{"name", "osf-sandbox-" + kId}}},
+        {"spec",
+         {{"podTemplate",
+           {{"spec",
+             {{"containers", json::array({json{{"name", "sandbox"}, {"image", "node:24"}}})}}}}}}}};
+    t.kubectl.on({"get", "sandboxtemplates.extensions.agents.x-k8s.io", "osf-sandbox-" + kId},
+                 ok(source.dump()));
+    t.kubectl.on({"get", "pods", name + "-copy"}, ok(ready_pod().dump()));
+    const int code = run(t, {"snapshot", kId});
+    INFO(t.err.str());
+    REQUIRE(code == 0);
+    CHECK(t.out.str() == name + "\n");
+    const auto creates = t.kubectl.find({"create"});
+    REQUIRE(creates.size() == 3);
+    CHECK(json::parse(creates[0].input)["kind"] == "PersistentVolumeClaim");
+    CHECK(json::parse(creates[0].input)["spec"]["resources"]["requests"]["storage"] == "3Gi");
+    CHECK(json::parse(creates[1].input)["metadata"]["name"] == name + "-copy");
+    CHECK(json::parse(creates[2].input)["kind"] == "SandboxTemplate");
+    CHECK(json::parse(creates[2].input)["metadata"]["name"] == name);
+    bool found = false;
+    for (const auto& pipeline : t.kubectl.pipelines)
+        if (pipeline.size() == 2) {
+            found = true;
+            CHECK(pipeline[0].args ==
+                  std::vector<std::string>{"exec", "osf-sandbox-" + kId, "--namespace", "default",
+                                           "--", "tar", "cf", "-", "-C", "/workspace", "."});
+            CHECK(pipeline[1].args == std::vector<std::string>{"exec", "-i", name + "-copy",
+                                                               "--namespace", "default", "--",
+                                                               "tar", "xf", "-", "-C", "/data"});
+        }
+    CHECK(found);
+    CHECK(t.kubectl.find({"delete", "pods", name + "-copy"}).size() == 1);
+    CHECK(t.kubectl.find({"delete", "persistentvolumeclaims"}).empty());
+}
+
+TEST_CASE("snapshot: a failed copy removes the PVC and the copy pod") {
+    TestContext t;
+    const std::string name = "osf-snapshot-" + kId + "-20261129190000";
+    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
+    const json source = {
+        {"spec",
+         {{"podTemplate",
+           {{"spec",
+             {{"containers", json::array({json{{"name", "sandbox"}, {"image", "node:24"}}})}}}}}}}};
+    t.kubectl.on({"get", "sandboxtemplates.extensions.agents.x-k8s.io"}, ok(source.dump()));
+    t.kubectl.on({"get", "pods", name + "-copy"}, ok(ready_pod().dump()));
+    t.kubectl.on({"exec", "-i", name + "-copy"}, fail("tar: short read\n", 2));
+    CHECK(run(t, {"snapshot", kId}) == 1);
+    CHECK(t.err.str().find("kubectl exec failed: tar: short read") != std::string::npos);
+    CHECK(t.kubectl.find({"delete", "persistentvolumeclaims", name}).size() == 1);
+    CHECK(t.kubectl.find({"delete", "pods", name + "-copy"}).size() == 1);
+    CHECK(t.out.str().empty());
+}

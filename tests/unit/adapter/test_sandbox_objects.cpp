@@ -1,0 +1,211 @@
+#include "manifests/create_objects.hpp"
+#include "manifests/sandbox_objects.hpp"
+#include "request_fixture.hpp"
+
+#include <catch2/catch.hpp>
+
+using nlohmann::json;
+using namespace osf::manifests;
+
+namespace {
+
+json env_value(const json& env, const std::string& name) {
+    json found = nullptr;
+    int count = 0;
+    for (const auto& var : env)
+        if (var["name"] == name) {
+            found = var.contains("value") ? var["value"] : var;
+            ++count;
+        }
+    return count == 1 ? found : json("defined " + std::to_string(count) + " times");
+}
+
+json pod_template() {
+    const auto request = osf::testing::sample_request();
+    return sandbox_pod_template(image_pod_template("node:24-alpine"), request);
+}
+
+} // namespace
+
+TEST_CASE("sandbox container: image, sleep infinity in /workspace, resources") {
+    const json pod = pod_template();
+    REQUIRE(pod["spec"]["containers"].size() == 1);
+    const json& c = pod["spec"]["containers"][0];
+    CHECK(c["name"] == "sandbox");
+    CHECK(c["image"] == "node:24-alpine");
+    CHECK(c["command"] == json::array({"sleep", "infinity"}));
+    CHECK(c["workingDir"] == "/workspace");
+    CHECK(c["resources"] == json{{"requests", {{"cpu", "2"}, {"memory", "4Gi"}}},
+                                 {"limits", {{"cpu", "2"}, {"memory", "4Gi"}}}});
+}
+
+TEST_CASE("sandbox container: no resources when the spec has none") {
+    auto request = osf::testing::sample_request();
+    request.spec.cpu.reset();
+    request.spec.memory.reset();
+    const json pod = sandbox_pod_template(image_pod_template("x/y"), request);
+    CHECK_FALSE(pod["spec"]["containers"][0].contains("resources"));
+}
+
+TEST_CASE("sandbox pod: labels select it for the egress policy; hardening") {
+    const json pod = pod_template();
+    CHECK(pod["metadata"]["labels"] ==
+          json{{"osf.sandbox.id", "0123456789ab"},
+               {"osf.sandbox.role", "sandbox"},
+               {"app.kubernetes.io/managed-by", "sandbox-kubernetes"}});
+    CHECK(pod["metadata"]["annotations"]["kubectl.kubernetes.io/default-container"] == "sandbox");
+    const json& spec = pod["spec"];
+    CHECK(spec["automountServiceAccountToken"] == false);
+    CHECK(spec["enableServiceLinks"] == false);
+    CHECK(spec["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault");
+    const json& sc = spec["containers"][0]["securityContext"];
+    CHECK(sc["allowPrivilegeEscalation"] == false);
+    CHECK(sc["privileged"] == false);
+    CHECK(sc["seccompProfile"]["type"] == "RuntimeDefault");
+    CHECK(sc["capabilities"]["drop"] == json::array({"ALL"}));
+    CHECK(sc["capabilities"]["add"] ==
+          json::array({"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "SETGID", "SETUID"}));
+}
+
+TEST_CASE("sandbox pod: workspace emptyDir and the CA from its ConfigMap") {
+    const json pod = pod_template();
+    const json& volumes = pod["spec"]["volumes"];
+    CHECK(volumes.size() == 2);
+    CHECK(volumes[0] == json{{"name", "osf-egress-ca"},
+                             {"configMap",
+                              {{"name", "osf-sandbox-0123456789ab-ca"},
+                               {"items", json::array({json{{"key", "egress-ca.crt"},
+                                                           {"path", "egress-ca.crt"}}})}}}});
+    CHECK(volumes[1] == json{{"name", "workspace"}, {"emptyDir", json::object()}});
+    const json& mounts = pod["spec"]["containers"][0]["volumeMounts"];
+    CHECK(mounts ==
+          json::array(
+              {json{{"name", "workspace"}, {"mountPath", "/workspace"}},
+               json{{"name", "osf-egress-ca"}, {"mountPath", "/etc/osf"}, {"readOnly", true}}}));
+}
+
+TEST_CASE("sandbox env: spec variables, placeholders, proxy and CA variables") {
+    const json env = pod_template()["spec"]["containers"][0]["env"];
+    CHECK(env_value(env, "CI") == "1");
+    CHECK(env_value(env, "LINEAR_TOKEN") == "osf-secret-placeholder-LINEAR_TOKEN");
+    CHECK(env_value(env, "NPM_TOKEN") == "osf-secret-placeholder-NPM_TOKEN");
+    CHECK(env_value(env, "WIKI_KEY") == "osf-secret-placeholder-WIKI_KEY");
+    for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
+        CHECK(env_value(env, name) ==
+              "http://osf-sandbox-0123456789ab-egress:8080"); // the spec cannot override it
+    CHECK(env_value(env, "NO_PROXY") == "");
+    CHECK(env_value(env, "no_proxy") == "");
+    for (const char* name : {"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
+                             "CURL_CA_BUNDLE", "GIT_SSL_CAINFO"})
+        CHECK(env_value(env, name) == "/etc/osf/egress-ca.crt");
+    // Nothing about OpenBao or the real values reaches the sandbox.
+    CHECK(env.dump().find("OSF_OPENBAO") == std::string::npos);
+    CHECK(env.dump().find("bao.example") == std::string::npos);
+}
+
+TEST_CASE("template network policy: egress to its proxy and cluster DNS only, no ingress") {
+    const json policy = sandbox_network_policy("0123456789ab");
+    CHECK(policy["ingress"] == json::array());
+    REQUIRE(policy["egress"].size() == 2);
+    CHECK(policy["egress"][0] ==
+          json{{"to", json::array({json{{"podSelector",
+                                         {{"matchLabels",
+                                           {{"osf.sandbox.id", "0123456789ab"},
+                                            {"osf.sandbox.role", "egress"}}}}}}})},
+               {"ports", json::array({json{{"protocol", "TCP"}, {"port", 8080}}})}});
+    // One peer with both selectors: kube-dns pods in kube-system (AND, not OR).
+    CHECK(policy["egress"][1]["to"] ==
+          json::array({json{{"namespaceSelector",
+                             {{"matchLabels", {{"kubernetes.io/metadata.name", "kube-system"}}}}},
+                            {"podSelector", {{"matchLabels", {{"k8s-app", "kube-dns"}}}}}}}));
+    CHECK(policy["egress"][1]["ports"] == json::array({json{{"protocol", "UDP"}, {"port", 53}},
+                                                       json{{"protocol", "TCP"}, {"port", 53}}}));
+}
+
+TEST_CASE("SandboxTemplate, SandboxWarmPool (0 replicas) and SandboxClaim, v1beta1") {
+    const auto request = osf::testing::sample_request();
+    const json base = image_pod_template("node:24-alpine");
+    const json objects = sandbox_side_objects(request, base, "PEM");
+    REQUIRE(objects.size() == 4);
+    CHECK(objects[0]["kind"] == "ConfigMap");
+    CHECK(objects[0]["metadata"]["name"] == "osf-sandbox-0123456789ab-ca");
+    CHECK(objects[0]["data"] == json{{"egress-ca.crt", "PEM"}});
+    for (int i = 1; i < 4; ++i) {
+        CHECK(objects[i]["apiVersion"] == "extensions.agents.x-k8s.io/v1beta1");
+        CHECK(objects[i]["metadata"]["name"] == "osf-sandbox-0123456789ab");
+        CHECK(objects[i]["metadata"]["namespace"] == "agents");
+        CHECK(objects[i]["metadata"]["labels"]["osf.sandbox.id"] == "0123456789ab");
+        CHECK(objects[i]["metadata"]["labels"]["app.kubernetes.io/managed-by"] ==
+              "sandbox-kubernetes");
+    }
+    CHECK(objects[1]["kind"] == "SandboxTemplate");
+    CHECK(objects[1]["spec"]["podTemplate"] == sandbox_pod_template(base, request));
+    CHECK(objects[1]["spec"]["networkPolicy"] == sandbox_network_policy("0123456789ab"));
+    CHECK(objects[1]["spec"]["networkPolicyManagement"] == "Managed");
+    CHECK(objects[2]["kind"] == "SandboxWarmPool");
+    CHECK(objects[2]["spec"] ==
+          json{{"replicas", 0}, {"sandboxTemplateRef", {{"name", "osf-sandbox-0123456789ab"}}}});
+    CHECK(objects[3]["kind"] == "SandboxClaim");
+    CHECK(objects[3]["spec"] == json{{"warmPoolRef", {{"name", "osf-sandbox-0123456789ab"}}}});
+}
+
+TEST_CASE("a named template's pod template is copied and overlaid") {
+    const json base = {
+        {"metadata", {{"labels", {{"team", "a"}}}}},
+        {"spec",
+         {{"containers",
+           json::array({json{{"name", "dev"},
+                             {"image", "corp/dev:1"},
+                             {"env", json::array({json{{"name", "HTTPS_PROXY"}, {"value", "x"}},
+                                                  json{{"name", "KEEP"}, {"value", "y"}}})}}})},
+          {"initContainers", json::array({json{{"name", "init"}, {"image", "corp/init"}}})}}}};
+    const json pod = sandbox_pod_template(base, osf::testing::sample_request());
+    CHECK(pod["metadata"]["labels"]["team"] == "a");
+    CHECK(pod["metadata"]["labels"]["osf.sandbox.role"] == "sandbox");
+    CHECK(pod["metadata"]["annotations"]["kubectl.kubernetes.io/default-container"] == "dev");
+    const json& c = pod["spec"]["containers"][0];
+    CHECK(c["image"] == "corp/dev:1");
+    CHECK_FALSE(c.contains("command")); // the template's own entrypoint stays
+    CHECK(env_value(c["env"], "KEEP") == "y");
+    CHECK(env_value(c["env"], "HTTPS_PROXY") == "http://osf-sandbox-0123456789ab-egress:8080");
+    CHECK(pod["spec"]["initContainers"][0]["securityContext"]["allowPrivilegeEscalation"] == false);
+}
+
+TEST_CASE("overlaying twice (a snapshot used as a template) leaves one of everything") {
+    auto first = osf::testing::sample_request();
+    auto second = first;
+    second.id = "fedcba987654";
+    const json once = sandbox_pod_template(image_pod_template("x/y"), first);
+    const json twice = sandbox_pod_template(once, second);
+    CHECK(twice["spec"]["volumes"].size() == 2);
+    CHECK(twice["spec"]["containers"][0]["volumeMounts"].size() == 2);
+    CHECK(twice["spec"]["containers"][0]["env"].size() ==
+          once["spec"]["containers"][0]["env"].size());
+    CHECK(twice["metadata"]["labels"]["osf.sandbox.id"] == "fedcba987654");
+    CHECK(twice["spec"]["volumes"][1]["configMap"]["name"] == "osf-sandbox-fedcba987654-ca");
+    CHECK(env_value(twice["spec"]["containers"][0]["env"], "HTTP_PROXY") ==
+          "http://osf-sandbox-fedcba987654-egress:8080");
+}
+
+TEST_CASE("dry-run List: every object in creation order, CA empty") {
+    const json list =
+        dry_run_list(osf::testing::sample_request(), image_pod_template("node:24-alpine"));
+    CHECK(list["apiVersion"] == "v1");
+    CHECK(list["kind"] == "List");
+    std::vector<std::string> kinds;
+    for (const auto& item : list["items"])
+        kinds.push_back(item["kind"]);
+    CHECK(kinds == std::vector<std::string>{"Secret", "ConfigMap", "Pod", "Service",
+                                            "NetworkPolicy", "ConfigMap", "SandboxTemplate",
+                                            "SandboxWarmPool", "SandboxClaim"});
+    CHECK(list["items"][5]["data"]["egress-ca.crt"] == "");
+}
+
+TEST_CASE("dry-run List has no Secret when the spec has no secrets") {
+    auto request = osf::testing::sample_request();
+    request.spec.secrets.clear();
+    request.secrets = {};
+    const json list = dry_run_list(request, image_pod_template("node:24-alpine"));
+    CHECK(list["items"][0]["kind"] == "ConfigMap");
+    CHECK(list["items"].size() == 8);
+}
