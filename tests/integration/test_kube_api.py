@@ -512,6 +512,11 @@ def test_the_state_hook_sets_a_pods_state(kube, name, default_simulation):
     assert pod["status"]["containerStatuses"][0]["state"]["waiting"]["reason"] == "ImagePullBackOff"
     time.sleep(1)  # the simulation must not undo a pinned state
     assert kube.kubectl_json("get", "pod", name)["status"]["phase"] == "Pending"
+    kube.set_pod_state(name, "terminated", exitCode=137, reason="OOMKilled")
+    state = kube.kubectl_json("get", "pod", name)["status"]
+    assert state["phase"] == "Failed"
+    assert state["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 137
+    assert state["containerStatuses"][0]["state"]["terminated"]["reason"] == "OOMKilled"
     kube.set_pod_state(name, "ready")
     ok(kube.kubectl("wait", "--for=condition=Ready", f"pod/{name}", "--timeout=30s"))
 

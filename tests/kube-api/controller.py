@@ -38,7 +38,8 @@ AGENTS_PREFIX = "agents.x-k8s.io/"
 TEMPLATE_REF_HASH = "agents.x-k8s.io/sandbox-template-ref-hash"
 PRIVATE_RANGES = ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16"]
 
-BEHAVIORS = {"ready", "ErrImagePull", "ImagePullBackOff", "ContainerCreating", "pending", "exit", "CrashLoopBackOff"}
+BEHAVIORS = {"ready", "ErrImagePull", "ImagePullBackOff", "ContainerCreating", "pending", "exit", "CrashLoopBackOff",
+             "terminated"}
 
 DEFAULT_CONFIG = {
     "podDelaySeconds": 0.2,     # time from pod creation to its first status
@@ -240,7 +241,7 @@ class Simulation:
                 if behavior.get("message"):
                     terminated["message"] = behavior["message"]
                 base["imageID"] = f"{image.split('@')[0].split(':')[0]}@sha256:{_hex(image, 64)}"
-                if restart_policy == "Never" or (restart_policy == "OnFailure" and code == 0):
+                if kind == "terminated" or restart_policy == "Never" or (restart_policy == "OnFailure" and code == 0):
                     base["state"] = {"terminated": terminated}
                     phase = "Succeeded" if code == 0 else "Failed"
                 else:
