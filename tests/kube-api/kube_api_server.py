@@ -30,7 +30,7 @@ from http_server import HttpServer, random_token  # noqa: E402
 from objects import ObjectService  # noqa: E402
 from resources import Registry, builtin_types, load_crds  # noqa: E402
 from store import Store  # noqa: E402
-from test_hooks import TestHooks  # noqa: E402
+from hooks import TestHooks  # noqa: E402
 from tls_setup import make_certificates, server_context, write_kubeconfig  # noqa: E402
 from validation import Admission  # noqa: E402
 
