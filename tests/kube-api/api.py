@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import json
 import logging
@@ -12,16 +11,14 @@ import discovery
 import protobuf_codec
 import tables
 from api_errors import ApiError, bad_request
-from http_server import Request, Response, StreamResponse
-from label_selectors import FieldSelector, LabelSelector
+from http_server import Request, Response
 from objects import ObjectService
 from resources import Registry, ResourceType
-from store import Watcher
+from watch import watch_response
 
 log = logging.getLogger("kube-api.api")
 
 NOT_FOUND_RESOURCE = ApiError(404, "NotFound", "the server could not find the requested resource")
-MAX_WATCH_SECONDS = 1800
 
 
 def json_response(obj, status: int = 200, headers: dict | None = None) -> Response:
@@ -216,9 +213,9 @@ class Api:
         if method == "GET":
             watching = request.param("watch", "false").lower() in ("true", "1")
             if name is None and watching:
-                return self._watch(request, rt, ns_or_all)
+                return watch_response(request, rt, ns_or_all, None, self.objects.store)
             if name is not None and watching:
-                return self._watch(request, rt, ns_or_all, name)
+                return watch_response(request, rt, ns_or_all, name, self.objects.store)
             if name is None:
                 listed = self.objects.list(rt, ns_or_all, request.param("labelSelector"), request.param("fieldSelector"))
                 if tables.wants_table(request.header("accept")):
@@ -275,68 +272,3 @@ class Api:
         return json_response({"kind": rt.list_kind, "apiVersion": rt.api_version,
                               "metadata": {"resourceVersion": str(self.objects.store.resource_version)},
                               "items": deleted})
-
-    def _watch(self, request: Request, rt: ResourceType, namespace: str | None, name: str | None = None):
-        fields = request.param("fieldSelector") or ""
-        if name is not None:
-            fields = f"metadata.name={name}" + (f",{fields}" if fields else "")
-        watcher = Watcher(rt.key, namespace, LabelSelector.parse(request.param("labelSelector")),
-                          FieldSelector.parse(fields))
-        rv = request.param("resourceVersion")
-        send_initial = request.param("sendInitialEvents", "false") == "true"
-        since = None if (not rv or rv == "0" or send_initial) else _parse_rv(rv)
-        timeout = request.param("timeoutSeconds")
-        timeout_s = min(float(timeout), MAX_WATCH_SECONDS) if timeout else MAX_WATCH_SECONDS
-        bookmarks = request.param("allowWatchBookmarks", "false") == "true"
-        store = self.objects.store
-        table = tables.wants_table(request.header("accept"))
-        include = request.param("includeObject")
-
-        async def events():
-            if not store.watch(watcher, since):
-                err = api_errors.gone(f"too old resource version: {rv} ({store.resource_version})")
-                yield json.dumps({"type": "ERROR", "object": err.status()}).encode() + b"\n"
-                return
-            try:
-                if send_initial:
-                    # Every current object arrives as ADDED (queued by store.watch); then the
-                    # bookmark that ends the initial events.
-                    initial = watcher.queue.qsize()
-                    for _ in range(initial):
-                        yield self._event_bytes(rt, *watcher.queue.get_nowait(), table, include)
-                    yield json.dumps({"type": "BOOKMARK", "object": {
-                        "kind": rt.kind, "apiVersion": rt.api_version,
-                        "metadata": {"resourceVersion": str(store.resource_version),
-                                     "annotations": {"k8s.io/initial-events-end": "true"}}}}).encode() + b"\n"
-                loop = asyncio.get_running_loop()
-                deadline = loop.time() + timeout_s
-                while True:
-                    remaining = deadline - loop.time()
-                    if remaining <= 0:
-                        return
-                    try:
-                        event_type, obj = await asyncio.wait_for(watcher.queue.get(), min(remaining, 30))
-                    except asyncio.TimeoutError:
-                        if bookmarks:
-                            yield json.dumps({"type": "BOOKMARK", "object": {
-                                "kind": rt.kind, "apiVersion": rt.api_version,
-                                "metadata": {"resourceVersion": str(store.resource_version)}}}).encode() + b"\n"
-                        continue
-                    yield self._event_bytes(rt, event_type, obj, table, include)
-            finally:
-                store.unwatch(watcher)
-
-        return StreamResponse(events())
-
-    @staticmethod
-    def _event_bytes(rt: ResourceType, event_type: str, obj: dict, table: bool, include) -> bytes:
-        if table:
-            obj = tables.to_table(rt, [obj], obj["metadata"]["resourceVersion"], include)
-        return json.dumps({"type": event_type, "object": obj}, separators=(",", ":")).encode() + b"\n"
-
-
-def _parse_rv(rv: str) -> int:
-    try:
-        return int(rv)
-    except ValueError:
-        raise bad_request(f'Invalid value: "{rv}": resourceVersion must be an integer') from None
