@@ -618,3 +618,36 @@ def test_forbid_rules_answer_403_as_rbac_does(kube, name, default_simulation):
     assert result.returncode == 1 and "exceeded quota: q" in result.stderr
     kube.configure(forbid=[])
     ok(kube.kubectl("exec", name, "--", "true"))
+
+
+def test_init_containers_run_for_real_before_the_pod_is_ready(kube, name):
+    volume_mount = [{"name": "ws", "mountPath": "/workspace"}]
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+           "spec": {"initContainers": [{"name": "restore", "image": "busybox", "volumeMounts": volume_mount,
+                                        "command": ["sh", "-c", "echo restored > /workspace/file; echo done"]}],
+                    "containers": [{"name": "main", "image": "busybox", "workingDir": "/workspace",
+                                    "volumeMounts": volume_mount}],
+                    "volumes": [{"name": "ws", "emptyDir": {}}]}}
+    ok(kube.kubectl("create", "-f", "-", input=json.dumps(pod)))
+    ok(kube.kubectl("wait", "--for=condition=Ready", f"pod/{name}", "--timeout=60s"))
+    assert ok(kube.kubectl("exec", name, "--", "cat", "file")) == "restored\n"
+    assert ok(kube.kubectl("logs", name, "-c", "restore")) == "done\n"
+    init = kube.kubectl_json("get", "pod", name)["status"]["initContainerStatuses"][0]
+    assert init["state"]["terminated"]["reason"] == "Completed"
+
+    pod["metadata"]["name"] = name + "-bad"
+    pod["spec"]["initContainers"][0]["command"] = ["sh", "-c", "echo cannot restore >&2; exit 3"]
+    ok(kube.kubectl("create", "-f", "-", input=json.dumps(pod)))
+
+    def failed_init():
+        status = kube.kubectl_json("get", "pod", name + "-bad")["status"]
+        inits = status.get("initContainerStatuses") or []
+        return inits and inits[0].get("lastState", {}).get("terminated") and status
+
+    status = kube.wait_for(failed_init, what="the init container to fail")
+    assert status["phase"] == "Pending"
+    assert status["initContainerStatuses"][0]["state"]["waiting"]["reason"] == "CrashLoopBackOff"
+    assert status["initContainerStatuses"][0]["lastState"]["terminated"]["exitCode"] == 3
+    assert status["containerStatuses"][0]["state"]["waiting"]["reason"] == "PodInitializing"
+    assert "Init:CrashLoopBackOff" in ok(kube.kubectl("get", "pod", name + "-bad"))
+    assert ok(kube.kubectl("logs", name + "-bad", "-c", "restore")) == "cannot restore\n"

@@ -77,6 +77,10 @@ class Simulation:
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
         self.on_pod_deleted = None
+        # Runs a container's command for real: async (pod, container, argv) -> (exit code, output).
+        self.run_container = None
+        self.store_log = None  # (namespace, pod, container, text): what `kubectl logs` shows
+        self._inits: dict[str, dict] = {}  # pod uid -> progress of its init containers
         objects.store.add_listener(self._on_change)
 
     # -- configuration --------------------------------------------------------------------
@@ -126,6 +130,9 @@ class Simulation:
             uid = obj["metadata"].get("uid")
             for table in (self.pinned, self._seen, self._times, self._ips):
                 table.pop(uid, None)
+            init = self._inits.pop(uid, None)
+            if init and init.get("task") and not init["task"].done():
+                init["task"].cancel()
             if self.on_pod_deleted:
                 self.on_pod_deleted(obj)
         if key in WATCHED:
@@ -161,7 +168,119 @@ class Simulation:
                 # Scheduled, containers being created: what a real node reports first.
                 self._apply_pod(pod, {"behavior": "ContainerCreating"})
                 continue
-            self._apply_pod(pod, self._behavior_for(pod))
+            behavior = self._behavior_for(pod)
+            init = self._init_progress(pod) if behavior.get("behavior", "ready") == "ready" else None
+            if init is not None and init["done"] < len(pod["spec"]["initContainers"]):
+                self._put_status(pod, self.init_status(pod, init))
+            else:
+                self._apply_pod(pod, behavior)
+
+    # -- init containers ------------------------------------------------------------------
+    def _init_progress(self, pod: dict) -> dict | None:
+        """Init containers run for real, one after the other, before the pod can be ready."""
+        inits = (pod.get("spec") or {}).get("initContainers") or []
+        if not inits:
+            return None
+        uid = pod["metadata"]["uid"]
+        state = self._inits.get(uid)
+        if state is None:
+            state = {"done": 0, "running": None, "failed": None, "finished": {}}
+            self._inits[uid] = state
+            state["task"] = asyncio.ensure_future(self._run_inits(pod, state))
+        return state
+
+    async def _run_inits(self, pod: dict, state: dict) -> None:
+        meta = pod["metadata"]
+        for i, container in enumerate(pod["spec"]["initContainers"]):
+            state["running"] = i
+            self.kick()
+            argv = list(container.get("command") or []) + list(container.get("args") or [])
+            if argv and self.run_container is not None:
+                try:
+                    code, output = await self.run_container(pod, container, argv)
+                except Exception as exc:  # a broken pod directory must not stop the simulation
+                    log.exception("init container %s of %s failed to run", container.get("name"), meta["name"])
+                    code, output = 128, str(exc).encode()
+            else:
+                code, output = 0, b""  # no command: the image's entrypoint is not run here
+            if self.store_log:
+                self.store_log(meta["namespace"], meta["name"], container.get("name", ""),
+                               output.decode("utf-8", "replace"))
+            state["finished"][i] = (code, now())
+            state["running"] = None
+            if code != 0:
+                state["failed"] = (i, code)
+                self.kick()
+                return
+            state["done"] = i + 1
+        self.kick()
+
+    def init_status(self, pod: dict, state: dict) -> dict:
+        """Pending while init containers run (main containers PodInitializing); an init container
+        that failed is in CrashLoopBackOff, or terminated with the pod Failed under restartPolicy Never."""
+        meta, spec = pod["metadata"], pod.get("spec", {})
+        uid = meta["uid"]
+        started = self._times.setdefault(uid, now())
+        never = spec.get("restartPolicy", "Always") == "Never"
+        failed = state.get("failed")
+        statuses = []
+        for i, c in enumerate(spec.get("initContainers") or []):
+            st = {"name": c.get("name"), "image": c.get("image", ""), "imageID": "", "ready": False,
+                  "restartCount": 0, "started": False, "lastState": {}}
+            if i in state["finished"]:
+                code, finished = state["finished"][i]
+                terminated = {"exitCode": code, "reason": "Completed" if code == 0 else "Error",
+                              "startedAt": started, "finishedAt": finished,
+                              "containerID": f"containerd://{_hex(uid + 'init' + str(i), 64)}"}
+                if code != 0 and not never:
+                    st["state"] = {"waiting": {"reason": "CrashLoopBackOff",
+                                               "message": f"back-off 10s restarting failed container={c.get('name')} "
+                                                          f"pod={meta['name']}_{meta.get('namespace')}({uid})"}}
+                    st["lastState"] = {"terminated": terminated}
+                    st["restartCount"] = 1
+                else:
+                    st["state"] = {"terminated": terminated}
+                    st["ready"] = code == 0
+            elif state.get("running") == i:
+                st.update(started=True, state={"running": {"startedAt": started}})
+            else:
+                st["state"] = {"waiting": {"reason": "PodInitializing"}}
+            statuses.append(st)
+        main = [{"name": c.get("name"), "image": c.get("image", ""), "imageID": "", "ready": False,
+                 "restartCount": 0, "started": False, "lastState": {}, "state": {"waiting": {"reason": "PodInitializing"}}}
+                for c in spec.get("containers") or []]
+        incomplete = [st["name"] for st in statuses if not st["ready"]]
+        previous = (pod.get("status") or {}).get("conditions") or []
+        not_ready = f"containers with unready status: [{' '.join(c['name'] for c in main)}]"
+        conditions = []
+        for type_, state_, reason, message in (
+                ("PodReadyToStartContainers", "True", "", ""),
+                ("Initialized", "False", "ContainersNotInitialized",
+                 f"containers with incomplete status: [{' '.join(incomplete)}]"),
+                ("Ready", "False", "ContainersNotReady", not_ready),
+                ("ContainersReady", "False", "ContainersNotReady", not_ready),
+                ("PodScheduled", "True", "", "")):
+            c = condition(type_, state_, reason, message, previous)
+            c["lastProbeTime"] = None
+            if not reason:
+                c.pop("reason")
+                c.pop("message")
+            conditions.append(c)
+        ip = self._pod_ip(uid)
+        return {"phase": "Failed" if failed and never else "Pending", "conditions": conditions,
+                "hostIP": "10.0.0.10", "hostIPs": [{"ip": "10.0.0.10"}], "podIP": ip, "podIPs": [{"ip": ip}],
+                "startTime": started, "initContainerStatuses": statuses, "containerStatuses": main,
+                "qosClass": (pod.get("status") or {}).get("qosClass", "BestEffort")}
+
+    def _put_status(self, pod: dict, status: dict) -> None:
+        current = self.objects.store.get(POD_KEY, pod["metadata"]["namespace"], pod["metadata"]["name"])
+        if current is None or current["metadata"].get("uid") != pod["metadata"]["uid"]:
+            return
+        if current.get("status") == status and current["spec"].get("nodeName"):
+            return
+        current["spec"].setdefault("nodeName", "kube-api-test-node")
+        current["status"] = status
+        self.objects.store.put(POD_KEY, current)
 
     # -- kubelet --------------------------------------------------------------------------
     def _behavior_for(self, pod: dict) -> dict:
@@ -277,12 +396,13 @@ class Simulation:
                   "podIP": ip, "podIPs": [{"ip": ip}], "startTime": started, "containerStatuses": statuses,
                   "qosClass": (pod.get("status") or {}).get("qosClass", "BestEffort")}
         if spec.get("initContainers"):
+            finished = (self._inits.get(uid) or {}).get("finished") or {}
             status["initContainerStatuses"] = [
                 {"name": c.get("name"), "image": c.get("image"), "imageID": "", "ready": True, "restartCount": 0,
                  "started": False, "lastState": {},
                  "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": started,
-                                          "finishedAt": started}}}
-                for c in spec["initContainers"]]
+                                          "finishedAt": finished.get(i, (0, started))[1]}}}
+                for i, c in enumerate(spec["initContainers"])]
         return status
 
     # -- agent-sandbox --------------------------------------------------------------------

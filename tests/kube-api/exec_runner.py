@@ -81,8 +81,10 @@ class ExecService:
             _kill(proc)
 
     # -- requests -------------------------------------------------------------------------
-    def _container(self, pod: dict, name: str | None) -> dict:
+    def _container(self, pod: dict, name: str | None, *, with_init: bool = False) -> dict:
         containers = (pod.get("spec") or {}).get("containers") or []
+        if name and with_init:
+            containers = containers + ((pod.get("spec") or {}).get("initContainers") or [])
         if not name:
             annotated = (pod["metadata"].get("annotations") or {}).get("kubectl.kubernetes.io/default-container")
             name = annotated or (containers[0]["name"] if len(containers) == 1 else None)
@@ -132,7 +134,7 @@ class ExecService:
 
     async def handle_log(self, request: Request, namespace: str, name: str):
         pod = self.objects.get(self.pods, namespace, name)
-        container = self._container(pod, request.param("container"))
+        container = self._container(pod, request.param("container"), with_init=True)
         text = self.logs.get((namespace, name, container["name"]), "")
         tail = request.param("tailLines")
         if tail is not None and tail.isdigit():
@@ -214,11 +216,8 @@ class ExecService:
                 return True
         return False
 
-    async def _session(self, ws, pod: dict, container: dict, argv: list[str], flags: dict) -> None:
-        canned = self._canned_for(pod, container, argv)
-        if canned is not None:
-            await self._send_canned(ws, canned, argv, flags)
-            return
+    def _prepare(self, pod: dict, container: dict, tty: bool) -> tuple[list, dict, str]:
+        """The container's mounts (volumes materialised), environment and working directory."""
         meta = pod["metadata"]
         root = self.fs.ensure_pod(pod)
         sources = self.fs.volume_sources(pod, root, lambda plural, n: self._lookup(meta["namespace"], plural, n))
@@ -226,26 +225,56 @@ class ExecService:
         bin_dir = self._bin_dir(container)
         if bin_dir:
             mounts.append((BIN_MOUNT, bin_dir, True))
-        env = self._environment(pod, container, flags["tty"], BIN_MOUNT if bin_dir else None)
+        env = self._environment(pod, container, tty, BIN_MOUNT if bin_dir else None)
         workdir = os.path.normpath("/" + (container.get("workingDir") or "/").lstrip("/"))
-        if not self._executable(argv[0], env, mounts):
-            message = (f'OCI runtime exec failed: exec failed: unable to start container process: exec: '
-                       f'"{argv[0]}": executable file not found in $PATH: unknown\r\n')
-            if flags["stdout"]:
-                await _send(ws, STDOUT, message.encode())
-            await _send(ws, ERROR, json.dumps(exit_status(126, argv)).encode())
-            return
+        return mounts, env, workdir
+
+    def _command(self, pod: dict, mounts, env: dict, workdir: str, argv: list[str]):
+        """(argv, cwd, environment) of the process that runs `argv` as the container would."""
         if self.use_bwrap:
-            cmd = self.fs.bwrap_args(mounts, meta["name"], workdir)
+            cmd = self.fs.bwrap_args(mounts, pod["metadata"]["name"], workdir)
             for k, v in env.items():
                 cmd += ["--setenv", k, v]
-            cmd += ["--", *argv]
-            cwd = None
-            run_env = {"PATH": DEFAULT_PATH}
-        else:
-            cmd = argv
-            cwd = PodFilesystem.host_path(mounts, workdir)
-            run_env = env
+            return cmd + ["--", *argv], None, {"PATH": DEFAULT_PATH}
+        return argv, PodFilesystem.host_path(mounts, workdir), env
+
+    async def run_captured(self, pod: dict, container: dict, argv: list[str], timeout: float = 600
+                           ) -> tuple[int, bytes]:
+        """Runs a command as the container would, without a client: (exit code, stdout+stderr).
+        The simulated kubelet runs init containers with it."""
+        mounts, env, workdir = self._prepare(pod, container, False)
+        if not self._executable(argv[0], env, mounts):
+            return 128, _not_found_message(argv[0]).encode()
+        cmd, cwd, run_env = self._command(pod, mounts, env, workdir, argv)
+        proc = await asyncio.create_subprocess_exec(*cmd, cwd=cwd, env=run_env, stdin=asyncio.subprocess.DEVNULL,
+                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                                                    start_new_session=True)
+        self._processes.add(proc)
+        try:
+            output, _ = await asyncio.wait_for(proc.communicate(), timeout)
+        except asyncio.TimeoutError:
+            _kill(proc)
+            await proc.wait()
+            return 137, b"killed: the test API server's time limit for a container command ran out\n"
+        finally:
+            self._processes.discard(proc)
+            if proc.returncode is None:
+                _kill(proc)
+        code = proc.returncode
+        return (128 - code if code < 0 else code), output
+
+    async def _session(self, ws, pod: dict, container: dict, argv: list[str], flags: dict) -> None:
+        canned = self._canned_for(pod, container, argv)
+        if canned is not None:
+            await self._send_canned(ws, canned, argv, flags)
+            return
+        mounts, env, workdir = self._prepare(pod, container, flags["tty"])
+        if not self._executable(argv[0], env, mounts):
+            if flags["stdout"]:
+                await _send(ws, STDOUT, _not_found_message(argv[0]).encode())
+            await _send(ws, ERROR, json.dumps(exit_status(126, argv)).encode())
+            return
+        cmd, cwd, run_env = self._command(pod, mounts, env, workdir, argv)
         proc = await asyncio.create_subprocess_exec(
             *cmd, cwd=cwd, env=run_env,
             stdin=asyncio.subprocess.PIPE if flags["stdin"] else asyncio.subprocess.DEVNULL,
@@ -325,6 +354,11 @@ class ExecService:
         if canned.get("stderr") and flags["stderr"]:
             await _send(ws, STDERR, canned["stderr"].encode())
         await _send(ws, ERROR, json.dumps(exit_status(int(canned.get("exitCode", 0)), argv)).encode())
+
+
+def _not_found_message(argv0: str) -> str:
+    return (f'OCI runtime exec failed: exec failed: unable to start container process: exec: '
+            f'"{argv0}": executable file not found in $PATH: unknown\r\n')
 
 
 def _bwrap_works() -> bool:

@@ -68,6 +68,18 @@ def _pod_columns(pod: dict) -> list:
             reason = state["waiting"]["reason"]
         elif "terminated" in state and state["terminated"].get("reason"):
             reason = state["terminated"]["reason"]
+    inits = status.get("initContainerStatuses") or []
+    done = sum(1 for c in inits if (c.get("state") or {}).get("terminated", {}).get("exitCode") == 0)
+    if inits and done < len(inits):  # kubectl's Init:N/M, Init:<reason>
+        reason = f"Init:{done}/{len(inits)}"
+        for c in inits:
+            state = c.get("state") or {}
+            waiting = (state.get("waiting") or {}).get("reason")
+            terminated = state.get("terminated") or {}
+            if waiting and waiting != "PodInitializing":
+                reason = f"Init:{waiting}"
+            elif terminated.get("exitCode", 0) != 0:
+                reason = f"Init:{terminated.get('reason') or 'Error'}"
     if pod["metadata"].get("deletionTimestamp"):
         reason = "Terminating"
     restarts = sum(int(c.get("restartCount", 0)) for c in statuses)
