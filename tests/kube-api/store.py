@@ -8,7 +8,7 @@ import copy
 
 from label_selectors import FieldSelector, LabelSelector
 
-HISTORY_LIMIT = 20000
+HISTORY_LIMIT = 5000  # events kept for watches that resume from a resourceVersion
 
 
 class Watcher:
