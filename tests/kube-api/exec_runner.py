@@ -70,6 +70,9 @@ class ExecService:
             self.bin_dirs = list(config["binDirs"])
         return {"handlers": self.canned, "binDirs": self.bin_dirs}
 
+    def store_log(self, namespace: str, pod: str, container: str, text: str) -> None:
+        self.logs[(namespace, pod, container)] = text
+
     def forget_pod(self, pod: dict) -> None:
         meta = pod["metadata"]
         self.fs.remove_pod(meta.get("namespace", ""), meta["name"], meta.get("uid", ""))

@@ -64,8 +64,7 @@ class TestHooks:
         if action == "state" and request.method == "POST":
             return _json(self.simulation.pin_pod(pod, self._body(request)))
         if action == "release" and request.method == "POST":
-            self.simulation.pinned.pop(pod["metadata"]["uid"], None)
-            self.simulation.kick()
+            self.simulation.release_pod(pod["metadata"]["uid"])
             return _json({"ok": True})
         if action == "log" and request.method == "PUT":
             container = request.param("container") or pod["spec"]["containers"][0]["name"]

@@ -66,8 +66,8 @@ async def main(argv=None) -> int:
     exec_service = ExecService(registry, objects, os.path.join(state_dir, "pods"), os.path.join(state_dir, "pvcs"),
                                simulation, use_bwrap=not args.no_sandbox)
     simulation.on_pod_deleted = exec_service.forget_pod
-    simulation.run_container = exec_service.run_captured
-    simulation.store_log = lambda ns, pod, container, text: exec_service.logs.__setitem__((ns, pod, container), text)
+    simulation.kubelet.run_container = exec_service.run_captured
+    simulation.kubelet.store_log = exec_service.store_log
     token = random_token()
     ca, cert, key = make_certificates(os.path.join(state_dir, "tls"))
     api = Api(registry, objects, token, "127.0.0.1:0", exec_handler=exec_service.handle_exec,
