@@ -2,6 +2,7 @@
 
 #include "commands/command_errors.hpp"
 #include "commands/sandbox_lookup.hpp"
+#include "kubectl/kubectl_error.hpp"
 #include "manifests/sandbox_objects.hpp"
 #include "manifests/settings.hpp"
 
@@ -35,6 +36,16 @@ int run_copy(CommandContext& context, const CopyOptions& options) {
     auto side = [&pod](const CopyEndpoint& endpoint) {
         return endpoint.id ? pod + ":" + endpoint.path : endpoint.path;
     };
+    if (from.id) {
+        // kubectl cp exits 0 when the source does not exist in the pod: check first.
+        kubectl::KubectlCall test;
+        test.args = {"exec", pod, "--namespace", settings.ns, "--", "test", "-e", from.path};
+        const auto result = context.runner.run(test);
+        if (result.exit_code == 1 &&
+            result.err.find("command terminated with exit code 1") != std::string::npos)
+            throw CommandFailed("copy: no " + from.path + " in sandbox " + id);
+        kubectl::check(test.args, result);
+    }
     kubectl::KubectlCall call;
     call.args = {"cp", side(from), side(to), "--namespace", settings.ns};
     kube.run_checked(call);

@@ -385,6 +385,22 @@ TEST_CASE("copy: relative sandbox paths are below /workspace; kubectl cp both wa
     CHECK(cps[1].args == std::vector<std::string>{"cp", "osf-sandbox-" + kId + ":/etc/hostname",
                                                   "out.txt", "--namespace", "default"});
     CHECK(cps[2].args[1] == "osf-sandbox-" + kId + ":/workspace");
+    // Copies out of the sandbox first check that the source exists.
+    const auto tests = t.kubectl.find({"exec", "osf-sandbox-" + kId});
+    REQUIRE(tests.size() == 2);
+    CHECK(tests[0].args == std::vector<std::string>{"exec", "osf-sandbox-" + kId, "--namespace",
+                                                    "default", "--", "test", "-e",
+                                                    "/etc/hostname"});
+}
+
+TEST_CASE("copy: a source missing in the sandbox exits 1 (kubectl cp would say nothing)") {
+    TestContext t;
+    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
+    t.kubectl.on({"exec"}, fail("command terminated with exit code 1\n", 1));
+    CHECK(run(t, {"copy", kId + ":missing.txt", "out.txt"}) == 1);
+    CHECK(t.err.str() ==
+          "sandbox-kubernetes: copy: no /workspace/missing.txt in sandbox " + kId + "\n");
+    CHECK(t.kubectl.find({"cp"}).empty());
 }
 
 TEST_CASE("copy: kubectl cp failing exits 1 with its message") {

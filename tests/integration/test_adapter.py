@@ -1,0 +1,653 @@
+"""sandbox-kubernetes with the real kubectl against the test Kubernetes API server
+(tests/kube-api): every command and exit code, the objects create writes (field by field),
+clean-up after failures, kubectl's messages surfaced, and --dry-run checked against the
+agent-sandbox CRDs."""
+
+import base64
+import datetime
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.environ.get("OSF_REPO") or os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "tests", "kube-api"))
+
+from kube_api_fixture import KubeApiServer  # noqa: E402
+import openapi_validate  # noqa: E402
+
+BUILD = os.environ.get("OSF_BUILD") or os.path.join(REPO, "build", "default")
+ADAPTER = os.environ.get("SANDBOX_KUBERNETES_BIN") or os.path.join(BUILD, "adapter", "sandbox-kubernetes")
+CRDS = "/work/shared/agent-sandbox/crds"
+if not os.path.isdir(CRDS):
+    CRDS = os.path.join(REPO, "tests", "kube-api", "crds")
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed"),
+    pytest.mark.skipif(not os.path.exists(ADAPTER), reason=f"{ADAPTER} is not built"),
+]
+
+ID_RE = re.compile(r"^[0-9a-f]{12}$")
+SECRET_VALUE = "lin_api_s3cr3t-value-never-printed"
+FILE_SECRET = "npm-file-secret-content\n"
+ALL_KINDS = ("sandboxclaims.extensions.agents.x-k8s.io,sandboxwarmpools.extensions.agents.x-k8s.io,"
+             "sandboxes.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io,pods,services,"
+             "networkpolicies.networking.k8s.io,configmaps,secrets,persistentvolumeclaims")
+EGRESS_LOG = ('{"time":"2026-11-29T19:00:00Z","host":"api.linear.app","method":"POST","path":"/graphql",'
+              '"outcome":"allowed","status":200}\n'
+              '{"time":"2026-11-29T19:00:01Z","host":"evil.example","method":"CONNECT","path":"",'
+              '"outcome":"refused","status":403,"refusedBy":"egress"}\n')
+
+
+def make_ca_pem() -> str:
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "osf test egress CA")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now)
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+            .sign(key, hashes.SHA256()))
+    return cert.public_bytes(serialization.Encoding.PEM).decode()
+
+
+CA_PEM = make_ca_pem()
+EXEC_HANDLERS = [
+    # The egress proxy image is not run here; its two subcommands get canned answers.
+    {"image": "*egress-proxy*", "command": ["egress-proxy", "ca"], "stdout": CA_PEM},
+    {"image": "*egress-proxy*", "command": ["egress-proxy", "log"], "stdout": EGRESS_LOG},
+]
+
+
+@pytest.fixture(scope="module")
+def kube(tmp_path_factory):
+    with KubeApiServer(tmp_path_factory.mktemp("kube-api")) as server:
+        server.set_exec(handlers=EXEC_HANDLERS)
+        yield server
+
+
+@pytest.fixture
+def cluster(kube):
+    """The module's server, with the default simulation restored after each test."""
+    yield kube
+    kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True, forbid=[])
+    kube.set_exec(handlers=EXEC_HANDLERS, bin_dirs=[])
+
+
+@pytest.fixture
+def secrets_dir(tmp_path):
+    d = tmp_path / "secrets"
+    d.mkdir()
+    (d / "npm").write_text(FILE_SECRET)
+    return d
+
+
+def adapter(kube, *args, env=None, input=None, timeout=180, check=None):
+    full_env = kube.env()
+    full_env.update(env or {})
+    result = subprocess.run([ADAPTER, *args], input=input, capture_output=True, text=True, env=full_env,
+                            timeout=timeout)
+    if check is not None:
+        assert result.returncode == check, f"exit {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}"
+    return result
+
+
+def write_spec(tmp_path, spec, name="spec.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(spec, indent=1))
+    return str(path)
+
+
+def create(kube, tmp_path, spec=None, env=None):
+    spec = spec or {"template": "node:24-alpine"}
+    result = adapter(kube, "create", write_spec(tmp_path, spec), env=env, check=0)
+    sandbox_id = result.stdout.strip()
+    assert ID_RE.match(sandbox_id), result.stdout
+    return sandbox_id, result
+
+
+def labelled(kube, sandbox_id):
+    """Every object left with the sandbox's label."""
+    out = kube.kubectl("get", ALL_KINDS, "-l", f"osf.sandbox.id={sandbox_id}", "-o", "json", check=True).stdout
+    return json.loads(out)["items"]
+
+
+def labelled_by_manager(kube):
+    out = kube.kubectl("get", ALL_KINDS, "-l", "app.kubernetes.io/managed-by=sandbox-kubernetes", "-o", "json",
+                       check=True).stdout
+    return json.loads(out)["items"]
+
+
+def get(kube, resource, name):
+    return kube.kubectl_json("get", resource, name)
+
+
+def env_map(container):
+    return {e["name"]: e.get("value", e.get("valueFrom")) for e in container.get("env", [])}
+
+
+def crd_schema(kind):
+    for path in os.listdir(CRDS):
+        if not path.endswith(".yaml"):
+            continue
+        with open(os.path.join(CRDS, path), encoding="utf-8") as f:
+            for doc in yaml.safe_load_all(f):
+                if doc and doc.get("kind") == "CustomResourceDefinition" and doc["spec"]["names"]["kind"] == kind:
+                    for version in doc["spec"]["versions"]:
+                        if version["name"] == "v1beta1":
+                            return version["schema"]["openAPIV3Schema"]
+    raise AssertionError(f"no v1beta1 CRD for {kind}")
+
+
+FULL_SPEC = {
+    "template": "node:24-alpine",
+    "cpu": 2,
+    "memory": "4Gi",
+    "env": {"CI": "1"},
+    "egress": ["api.linear.app", "registry.npmjs.org"],
+    "secrets": {"LINEAR_TOKEN": "ref:env/LINEAR_TOKEN", "NPM_TOKEN": "ref:file/npm"},
+}
+
+
+# -- create: the objects, field by field ----------------------------------------------------------
+
+def test_create_writes_every_object(cluster, tmp_path, secrets_dir):
+    kube = cluster
+    env = {"OSF_SECRET_LINEAR_TOKEN": SECRET_VALUE, "OSF_SECRETS_DIR": str(secrets_dir),
+           "OSF_SANDBOX_HOST_ALIASES": "api.linear.app=10.0.0.5"}
+    sandbox_id, result = create(kube, tmp_path, FULL_SPEC, env)
+    assert result.stdout == sandbox_id + "\n"
+    assert "egress proxy" in result.stderr and "ready" in result.stderr  # progress on stderr
+    assert SECRET_VALUE not in result.stdout + result.stderr
+    name = f"osf-sandbox-{sandbox_id}"
+    labels = {"osf.sandbox.id": sandbox_id, "app.kubernetes.io/managed-by": "sandbox-kubernetes"}
+
+    secret = get(kube, "secret", f"{name}-secrets")
+    assert secret["metadata"]["labels"] == labels
+    data = {k: base64.b64decode(v).decode() for k, v in secret["data"].items()}
+    assert data == {"env.LINEAR_TOKEN": SECRET_VALUE, "file.npm": FILE_SECRET}
+
+    spec_cm = get(kube, "configmap", f"{name}-spec")
+    assert json.loads(spec_cm["data"]["spec.json"]) == FULL_SPEC
+    assert spec_cm["metadata"]["labels"] == labels
+
+    pod = get(kube, "pod", f"{name}-egress")
+    assert pod["metadata"]["labels"] == {**labels, "osf.sandbox.role": "egress"}
+    c = pod["spec"]["containers"][0]
+    assert c["image"] == "ghcr.io/opensoftware/egress-proxy:0.1.0"
+    assert c["args"] == ["--spec", "/etc/osf/spec/spec.json", "--listen", "0.0.0.0:8080", "--admin-listen",
+                         "0.0.0.0:9090", "--state-dir", "/var/lib/egress-proxy", "--log-stdout"]
+    assert c["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert c["readinessProbe"]["httpGet"]["port"] == 9090
+    assert c["securityContext"]["readOnlyRootFilesystem"] is True
+    assert c["securityContext"]["runAsNonRoot"] is True
+    assert c["securityContext"]["allowPrivilegeEscalation"] is False
+    assert c["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+    assert c["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+    assert pod["spec"]["automountServiceAccountToken"] is False
+    assert pod["spec"]["enableServiceLinks"] is False
+    e = env_map(c)
+    assert e["OSF_SECRET_LINEAR_TOKEN"] == {"secretKeyRef": {"name": f"{name}-secrets", "key": "env.LINEAR_TOKEN"}}
+    assert e["OSF_SECRETS_DIR"] == "/run/secrets/osf"
+    assert e["OSF_SANDBOX_HOST_ALIASES"] == "api.linear.app=10.0.0.5"
+    mounts = {m["mountPath"]: m["name"] for m in c["volumeMounts"]}
+    volumes = {v["name"]: v for v in pod["spec"]["volumes"]}
+    assert "emptyDir" in volumes[mounts["/var/lib/egress-proxy"]]
+    assert volumes[mounts["/run/secrets/osf"]]["secret"]["items"] == [{"key": "file.npm", "path": "npm"}]
+    # The test server bound the Secret's file where the proxy looks for it.
+    fs = kube.pod_filesystem(f"{name}-egress")
+    assert json.dumps(fs)  # the hook answers
+
+    service = get(kube, "service", f"{name}-egress")
+    assert service["spec"]["selector"] == {"osf.sandbox.id": sandbox_id, "osf.sandbox.role": "egress"}
+    assert [(p["port"], p["targetPort"]) for p in service["spec"]["ports"]] == [(8080, 8080)]
+
+    policy = get(kube, "networkpolicy", f"{name}-egress")
+    assert policy["spec"]["podSelector"] == {"matchLabels": {"osf.sandbox.id": sandbox_id,
+                                                             "osf.sandbox.role": "egress"}}
+    assert policy["spec"]["policyTypes"] == ["Ingress"]
+    assert policy["spec"]["ingress"] == [{
+        "from": [{"podSelector": {"matchLabels": {"osf.sandbox.id": sandbox_id, "osf.sandbox.role": "sandbox"}}}],
+        "ports": [{"protocol": "TCP", "port": 8080}]}]
+
+    ca = get(kube, "configmap", f"{name}-ca")
+    assert ca["data"]["egress-ca.crt"] == CA_PEM
+
+    template = get(kube, "sandboxtemplates.extensions.agents.x-k8s.io", name)
+    assert template["metadata"]["labels"] == labels
+    np = template["spec"]["networkPolicy"]
+    assert np.get("ingress", []) == []
+    assert np["egress"][0] == {
+        "to": [{"podSelector": {"matchLabels": {"osf.sandbox.id": sandbox_id, "osf.sandbox.role": "egress"}}}],
+        "ports": [{"protocol": "TCP", "port": 8080}]}
+    assert np["egress"][1]["to"] == [{
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
+        "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}]
+    assert sorted((p["protocol"], p["port"]) for p in np["egress"][1]["ports"]) == [("TCP", 53), ("UDP", 53)]
+    pod_spec = template["spec"]["podTemplate"]["spec"]
+    sc = pod_spec["containers"][0]
+    assert sc["image"] == "node:24-alpine"
+    assert sc["command"] == ["sleep", "infinity"]
+    assert sc["workingDir"] == "/workspace"
+    assert sc["resources"] == {"requests": {"cpu": "2", "memory": "4Gi"}, "limits": {"cpu": "2", "memory": "4Gi"}}
+    assert sc["securityContext"]["allowPrivilegeEscalation"] is False
+    assert sc["securityContext"]["capabilities"]["drop"] == ["ALL"]
+    assert sc["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+    assert pod_spec["automountServiceAccountToken"] is False
+    assert pod_spec["enableServiceLinks"] is False
+    se = env_map(sc)
+    proxy = f"http://{name}-egress:8080"
+    assert se["CI"] == "1"
+    assert se["LINEAR_TOKEN"] == "osf-secret-placeholder-LINEAR_TOKEN"
+    assert se["NPM_TOKEN"] == "osf-secret-placeholder-NPM_TOKEN"
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+        assert se[var] == proxy
+    assert se["NO_PROXY"] == "" and se["no_proxy"] == ""
+    for var in ("SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO"):
+        assert se[var] == "/etc/osf/egress-ca.crt"
+    assert SECRET_VALUE not in json.dumps(template)
+
+    pool = get(kube, "sandboxwarmpools.extensions.agents.x-k8s.io", name)
+    assert pool["spec"]["replicas"] == 0
+    assert pool["spec"]["sandboxTemplateRef"] == {"name": name}
+    claim = get(kube, "sandboxclaims.extensions.agents.x-k8s.io", name)
+    assert claim["spec"]["warmPoolRef"] == {"name": name}
+    assert claim["status"]["sandbox"]["name"] == name
+    assert any(c["type"] == "Ready" and c["status"] == "True" for c in claim["status"]["conditions"])
+
+    # The controller's pod: our labels reach it, and the CA file is really there.
+    sandbox_pod = get(kube, "pod", name)
+    assert sandbox_pod["metadata"]["labels"]["osf.sandbox.role"] == "sandbox"
+    out = adapter(kube, "exec", sandbox_id, "--", "cat", "/etc/osf/egress-ca.crt", check=0).stdout
+    assert out == CA_PEM
+    out = adapter(kube, "exec", sandbox_id, "--", "sh", "-c", "echo $HTTPS_PROXY $LINEAR_TOKEN", check=0).stdout
+    assert out == f"{proxy} osf-secret-placeholder-LINEAR_TOKEN\n"
+
+    adapter(kube, "destroy", sandbox_id, check=0)
+    assert labelled(kube, sandbox_id) == []
+
+
+def test_namespace_and_proxy_image_variables(cluster, tmp_path):
+    kube = cluster
+    kube.kubectl("create", "namespace", "agents")
+    env = {"OSF_SANDBOX_NAMESPACE": "agents", "OSF_EGRESS_PROXY_IMAGE": "registry.local/egress-proxy:dev"}
+    sandbox_id, _ = create(kube, tmp_path, env=env)
+    pod = kube.kubectl_json("get", "pod", "-n", "agents", f"osf-sandbox-{sandbox_id}-egress")
+    assert pod["spec"]["containers"][0]["image"] == "registry.local/egress-proxy:dev"
+    assert adapter(kube, "list", env=env, check=0).stdout.split()[0] == sandbox_id
+    assert sandbox_id not in adapter(kube, "list", check=0).stdout  # other namespace
+    adapter(kube, "destroy", sandbox_id, env=env, check=0)
+
+
+# -- --dry-run ------------------------------------------------------------------------------------
+
+def test_dry_run_prints_a_valid_list_and_touches_no_cluster(cluster, tmp_path, secrets_dir):
+    kube = cluster
+    env = {"OSF_SECRET_LINEAR_TOKEN": SECRET_VALUE, "OSF_SECRETS_DIR": str(secrets_dir),
+           "KUBECONFIG": str(tmp_path / "no-such-kubeconfig")}
+    before = labelled_by_manager(kube)
+    result = adapter(kube, "create", "--dry-run", write_spec(tmp_path, FULL_SPEC), env=env, check=0)
+    assert SECRET_VALUE not in result.stdout and FILE_SECRET.strip() not in result.stdout
+    listing = json.loads(result.stdout)
+    assert listing["apiVersion"] == "v1" and listing["kind"] == "List"
+    kinds = [item["kind"] for item in listing["items"]]
+    assert kinds == ["Secret", "ConfigMap", "Pod", "Service", "NetworkPolicy", "ConfigMap", "SandboxTemplate",
+                     "SandboxWarmPool", "SandboxClaim"]
+    secret = listing["items"][0]
+    assert secret["stringData"] == {"env.LINEAR_TOKEN": "osf-secret-placeholder-LINEAR_TOKEN",
+                                    "file.npm": "osf-secret-placeholder-npm"}
+    assert listing["items"][5]["data"] == {"egress-ca.crt": ""}
+    sandbox_id = listing["items"][0]["metadata"]["labels"]["osf.sandbox.id"]
+    assert ID_RE.match(sandbox_id)
+
+    # Each agent-sandbox object against its v1beta1 CRD schema: no unknown field, no error.
+    for item in listing["items"][6:]:
+        assert item["apiVersion"] == "extensions.agents.x-k8s.io/v1beta1"
+        _, unknown, errors = openapi_validate.check(crd_schema(item["kind"]), item)
+        assert unknown == [], (item["kind"], unknown)
+        assert errors == [], (item["kind"], [str(e) for e in errors])
+
+    assert labelled_by_manager(kube) == before  # nothing was made
+
+    # What users do with it: the server validates every object strictly, and stores nothing.
+    applied = kube.kubectl("apply", "--dry-run=server", "-f", "-", input=result.stdout)
+    assert applied.returncode == 0, applied.stderr
+    assert labelled_by_manager(kube) == before
+
+
+# -- create: errors before anything starts --------------------------------------------------------
+
+def test_invalid_spec_exits_2_and_creates_nothing(cluster, tmp_path):
+    kube = cluster
+    before = labelled_by_manager(kube)
+    result = adapter(kube, "create", write_spec(tmp_path, {"template": "alpine:3", "egres": []}), check=2)
+    assert "$.egres" in result.stderr
+    assert result.stdout == ""
+    result = adapter(kube, "create", str(tmp_path / "missing.json"), check=2)
+    assert "cannot read spec" in result.stderr
+    bad_json = tmp_path / "bad.json"
+    bad_json.write_text("{not json")
+    adapter(kube, "create", str(bad_json), check=2)
+    assert labelled_by_manager(kube) == before
+
+
+@pytest.mark.parametrize("secret,env,message", [
+    ("ref:env/LINEAR_TOKEN", {}, "OSF_SECRET_LINEAR_TOKEN is not set"),
+    ("ref:file/absent", {}, "no file "),
+    ("ref:openbao/team/token", {"OSF_OPENBAO_ADDR": "http://127.0.0.1:1"}, "OSF_OPENBAO_ADDR and OSF_OPENBAO_TOKEN"),
+])
+def test_unresolvable_secret_exits_2_and_creates_nothing(cluster, tmp_path, secrets_dir, secret, env, message):
+    kube = cluster
+    before = labelled_by_manager(kube)
+    env = {"OSF_SECRETS_DIR": str(secrets_dir), **env}
+    spec = {"template": "alpine:3", "secrets": {"TOKEN": secret}}
+    result = adapter(kube, "create", write_spec(tmp_path, spec), env=env, check=2)
+    assert "secret TOKEN" in result.stderr and message in result.stderr
+    assert labelled_by_manager(kube) == before
+
+
+def test_openbao_secret_gives_the_proxy_address_and_token(cluster, tmp_path):
+    kube = cluster
+    env = {"OSF_OPENBAO_ADDR": "https://bao.internal:8200", "OSF_OPENBAO_TOKEN": "s.bao-token-value",
+           "OSF_OPENBAO_MOUNT": "kv"}
+    sandbox_id, result = create(kube, tmp_path, {"template": "alpine:3", "secrets": {"WIKI": "ref:openbao/wiki/key"}},
+                                env)
+    assert "s.bao-token-value" not in result.stdout + result.stderr
+    name = f"osf-sandbox-{sandbox_id}"
+    secret = get(kube, "secret", f"{name}-secrets")
+    assert base64.b64decode(secret["data"]["openbao-token"]).decode() == "s.bao-token-value"
+    e = env_map(get(kube, "pod", f"{name}-egress")["spec"]["containers"][0])
+    assert e["OSF_OPENBAO_ADDR"] == "https://bao.internal:8200"
+    assert e["OSF_OPENBAO_MOUNT"] == "kv"
+    assert e["OSF_OPENBAO_TOKEN"] == {"secretKeyRef": {"name": f"{name}-secrets", "key": "openbao-token"}}
+    sandbox_env = json.dumps(get(kube, "sandboxtemplates.extensions.agents.x-k8s.io", name))
+    assert "OSF_OPENBAO" not in sandbox_env and "bao.internal" not in sandbox_env
+    adapter(kube, "destroy", sandbox_id, check=0)
+
+
+def test_named_template_is_copied_or_exit_1_when_missing(cluster, tmp_path):
+    kube = cluster
+    before = labelled_by_manager(kube)
+    result = adapter(kube, "create", write_spec(tmp_path, {"template": "python-dev"}), check=1)
+    assert "no SandboxTemplate python-dev in namespace default" in result.stderr
+    assert labelled_by_manager(kube) == before
+
+    user_template = {
+        "apiVersion": "extensions.agents.x-k8s.io/v1beta1", "kind": "SandboxTemplate",
+        "metadata": {"name": "python-dev"},
+        "spec": {"podTemplate": {"metadata": {"labels": {"team": "ml"}},
+                                 "spec": {"containers": [{"name": "py", "image": "python:3.12",
+                                                          "command": ["sleep", "infinity"],
+                                                          "env": [{"name": "KEEP", "value": "yes"}]}]}}}}
+    kube.kubectl("create", "-f", "-", input=json.dumps(user_template), check=True)
+    sandbox_id, _ = create(kube, tmp_path, {"template": "python-dev"})
+    template = get(kube, "sandboxtemplates.extensions.agents.x-k8s.io", f"osf-sandbox-{sandbox_id}")
+    pod_template = template["spec"]["podTemplate"]
+    assert pod_template["metadata"]["labels"]["team"] == "ml"
+    c = pod_template["spec"]["containers"][0]
+    assert c["image"] == "python:3.12"
+    assert env_map(c)["KEEP"] == "yes"
+    assert env_map(c)["HTTPS_PROXY"] == f"http://osf-sandbox-{sandbox_id}-egress:8080"
+    assert adapter(kube, "exec", sandbox_id, "--", "pwd", check=0).stdout == "/workspace\n"
+    adapter(kube, "destroy", sandbox_id, check=0)
+    kube.kubectl("delete", "sandboxtemplates.extensions.agents.x-k8s.io", "python-dev", check=True)
+
+
+# -- create: start failures are cleaned up --------------------------------------------------------
+
+def test_image_pull_failure_removes_everything(cluster, tmp_path):
+    kube = cluster
+    kube.configure(podRules=[{"image": "registry.invalid/*", "behavior": "ErrImagePull",
+                              "message": "failed to pull image registry.invalid/nope:1: not found"}])
+    before = labelled_by_manager(kube)
+    result = adapter(kube, "create", write_spec(tmp_path, {"template": "registry.invalid/nope:1"}), check=1)
+    assert "container sandbox: ErrImagePull: failed to pull image registry.invalid/nope:1: not found" in result.stderr
+    assert result.stdout == ""
+    assert labelled_by_manager(kube) == before
+    assert kube.kubectl_json("get", "sandboxes.agents.x-k8s.io")["items"] == [] or all(
+        not s["metadata"]["name"].startswith("osf-sandbox-") for s in
+        kube.kubectl_json("get", "sandboxes.agents.x-k8s.io")["items"])
+
+
+def test_egress_proxy_that_exits_removes_everything(cluster, tmp_path):
+    kube = cluster
+    kube.configure(podRules=[{"name": "osf-sandbox-*-egress", "behavior": "exit", "exitCode": 2,
+                              "message": "egress-proxy: bad configuration"}])
+    before = labelled_by_manager(kube)
+    result = adapter(kube, "create", write_spec(tmp_path, {"template": "alpine:3"}), check=1)
+    assert "egress proxy did not start" in result.stderr
+    assert "container egress-proxy: Error: exited with code 2: egress-proxy: bad configuration" in result.stderr
+    assert labelled_by_manager(kube) == before
+
+
+def test_sandbox_container_that_exits_removes_everything(cluster, tmp_path):
+    kube = cluster
+    kube.configure(podRules=[{"image": "busybox:*", "behavior": "CrashLoopBackOff", "exitCode": 1}])
+    before = labelled_by_manager(kube)
+    result = adapter(kube, "create", write_spec(tmp_path, {"template": "busybox:1.36"}), check=1)
+    assert "sandbox did not start" in result.stderr and "container sandbox: CrashLoopBackOff" in result.stderr
+    assert labelled_by_manager(kube) == before
+
+
+def test_start_timeout_removes_everything(cluster, tmp_path):
+    kube = cluster
+    kube.configure(podRules=[{"image": "slow/*", "behavior": "pending"}])
+    before = labelled_by_manager(kube)
+    result = adapter(kube, "create", write_spec(tmp_path, {"template": "slow/image:1"}),
+                     env={"OSF_SANDBOX_START_TIMEOUT": "3"}, check=1)
+    assert "timed out after 3s waiting for sandbox" in result.stderr
+    assert labelled_by_manager(kube) == before
+    adapter(kube, "create", write_spec(tmp_path, {"template": "alpine:3"}),
+            env={"OSF_SANDBOX_START_TIMEOUT": "soon"}, check=2)
+
+
+def test_ctrl_c_during_create_removes_everything(cluster, tmp_path):
+    kube = cluster
+    kube.configure(podRules=[{"image": "slow/*", "behavior": "pending"}])
+    before = labelled_by_manager(kube)
+    process = subprocess.Popen([ADAPTER, "create", write_spec(tmp_path, {"template": "slow/image:1"})],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=kube.env())
+    try:
+        kube.wait_for(lambda: any(o["kind"] == "SandboxClaim" for o in labelled_by_manager(kube)), timeout=60,
+                      what="the claim")
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, err
+    assert out == ""
+    assert "interrupted" in err
+    assert labelled_by_manager(kube) == before
+
+
+def test_refused_kubectl_call_surfaces_its_message_and_cleans_up(cluster, tmp_path):
+    kube = cluster
+    kube.configure(forbid=[{"verb": "create", "resource": "sandboxclaims", "namespace": "*", "name": "*"}])
+    before = labelled_by_manager(kube)
+    result = adapter(kube, "create", write_spec(tmp_path, {"template": "alpine:3"}), check=1)
+    assert "sandbox-kubernetes: kubectl create failed: Error from server (Forbidden): " in result.stderr
+    assert ('sandboxclaims.extensions.agents.x-k8s.io is forbidden: User "kube-api-test-user" cannot create '
+            'resource "sandboxclaims"') in result.stderr
+    assert labelled_by_manager(kube) == before
+
+
+def test_unreachable_cluster_is_a_kubectl_failure(cluster, tmp_path):
+    kube = cluster
+    config = tmp_path / "kubeconfig"
+    original = open(kube.kubeconfig, encoding="utf-8").read()
+    config.write_text(re.sub(r"server: https://127\.0\.0\.1:\d+", "server: https://127.0.0.1:1", original))
+    result = adapter(kube, "list", env={"KUBECONFIG": str(config)}, check=1)
+    assert result.stderr.startswith("sandbox-kubernetes: kubectl get failed: ")
+    assert "127.0.0.1:1" in result.stderr
+
+
+# -- exec, copy, list, egress-log, snapshot, destroy -----------------------------------------------
+
+@pytest.fixture(scope="module")
+def sandbox(kube, tmp_path_factory):
+    sandbox_id, _ = create(kube, tmp_path_factory.mktemp("spec"), {"template": "node:24-alpine", "env": {"CI": "1"}})
+    yield sandbox_id
+    adapter(kube, "destroy", sandbox_id)
+
+
+def test_exec_exit_codes_streams_and_workspace(cluster, sandbox):
+    kube = cluster
+    assert adapter(kube, "exec", sandbox, "--", "pwd", check=0).stdout == "/workspace\n"
+    result = adapter(kube, "exec", sandbox, "--", "sh", "-c", "echo out; echo err >&2; exit 7", check=7)
+    assert result.stdout == "out\n"
+    assert result.stderr == "err\n"  # kubectl's "command terminated" line is not passed on
+    result = adapter(kube, "exec", sandbox, "--", "sh", "-c", "tr a-z A-Z", input="hello stdin\n", check=0)
+    assert result.stdout == "HELLO STDIN\n"
+    assert adapter(kube, "exec", sandbox, "--", "printenv", "CI", check=0).stdout == "1\n"
+    assert adapter(kube, "exec", sandbox.upper(), "--", "true", check=0).returncode == 0
+    # Options after -- belong to the command.
+    assert adapter(kube, "exec", sandbox, "--", "ls", "-a", "/workspace", check=0).stdout.startswith(".")
+
+
+def test_exec_errors(cluster, sandbox):
+    kube = cluster
+    result = adapter(kube, "exec", "0000000000ff", "--", "true", check=1)
+    assert result.stderr == "sandbox-kubernetes: no sandbox 0000000000ff\n"
+    adapter(kube, "exec", "0000000000f", "--", "true", check=2)
+    adapter(kube, "exec", sandbox, check=2)
+    result = adapter(kube, "exec", sandbox, "--", "no-such-program-here", check=126)
+    assert "executable file not found" in result.stdout + result.stderr
+
+
+def test_copy_both_ways(cluster, sandbox, tmp_path):
+    kube = cluster
+    local = tmp_path / "in.txt"
+    local.write_text("copied in\n")
+    adapter(kube, "exec", sandbox, "--", "mkdir", "sub", check=0)
+    adapter(kube, "copy", str(local), f"{sandbox}:sub/in.txt", check=0)
+    assert adapter(kube, "exec", sandbox, "--", "cat", "/workspace/sub/in.txt", check=0).stdout == "copied in\n"
+    adapter(kube, "exec", sandbox, "--", "sh", "-c", "mkdir -p out && echo made inside > out/result.txt", check=0)
+    back = tmp_path / "back.txt"
+    adapter(kube, "copy", f"{sandbox}:out/result.txt", str(back), check=0)
+    assert back.read_text() == "made inside\n"
+    adapter(kube, "copy", f"{sandbox}:/workspace/out", str(tmp_path / "outdir"), check=0)
+    assert (tmp_path / "outdir" / "result.txt").read_text() == "made inside\n"
+    adapter(kube, "copy", str(local), str(back), check=2)
+    result = adapter(kube, "copy", str(local), "0000000000ff:x", check=1)
+    assert "no sandbox 0000000000ff" in result.stderr
+    result = adapter(kube, "copy", f"{sandbox}:no/such/file", str(tmp_path / "x"), check=1)
+    assert result.stderr == f"sandbox-kubernetes: copy: no /workspace/no/such/file in sandbox {sandbox}\n"
+    result = adapter(kube, "copy", str(local), f"{sandbox}:missing-dir/in.txt", check=1)
+    assert result.stderr.startswith("sandbox-kubernetes: kubectl cp failed: ")
+
+
+def test_list(cluster, sandbox, tmp_path):
+    kube = cluster
+    second, _ = create(kube, tmp_path, {"template": "alpine:3"})
+    try:
+        lines = adapter(kube, "list", check=0).stdout.splitlines()
+        rows = {line.split()[0]: line.split() for line in lines}
+        assert rows[sandbox][1] == "Ready" and rows[sandbox][3] == "node:24-alpine"
+        assert rows[second][1] == "Ready" and rows[second][3] == "alpine:3"
+        assert re.match(r"^\d+[smhd]$", rows[second][2])
+        listed = json.loads(adapter(kube, "list", "--json", check=0).stdout)
+        by_id = {row["id"]: row for row in listed}
+        assert by_id[second]["status"] == "Ready"
+        assert by_id[second]["image"] == "alpine:3"
+        assert by_id[second]["ageSeconds"] >= 0
+    finally:
+        adapter(kube, "destroy", second, check=0)
+    assert second not in adapter(kube, "list", check=0).stdout
+
+
+def test_egress_log(cluster, sandbox):
+    kube = cluster
+    assert adapter(kube, "egress-log", sandbox, check=0).stdout == EGRESS_LOG
+    assert adapter(kube, "egress-log", "0000000000ff", check=1).stderr == \
+        "sandbox-kubernetes: no sandbox 0000000000ff\n"
+    adapter(kube, "egress-log", "xyz", check=2)
+
+
+def test_egress_log_kubectl_failure(cluster, sandbox):
+    kube = cluster
+    kube.configure(forbid=[{"verb": "create", "resource": "pods/exec", "namespace": "*", "name": "*"}])
+    result = adapter(kube, "egress-log", sandbox, check=1)
+    assert result.stderr.startswith("sandbox-kubernetes: kubectl exec failed: ")
+
+
+def test_snapshot_survives_destroy_and_starts_a_sandbox(cluster, tmp_path):
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, {"template": "node:24-alpine"})
+    adapter(kube, "exec", sandbox_id, "--", "sh", "-c", "mkdir -p src && echo 'state' > src/state.txt", check=0)
+    result = adapter(kube, "snapshot", sandbox_id, env={"OSF_SANDBOX_SNAPSHOT_SIZE": "2Gi"}, check=0)
+    name = result.stdout.strip()
+    assert re.match(rf"^osf-snapshot-{sandbox_id}-\d{{14}}$", name), result.stdout
+    snapshot_labels = {"osf.snapshot.of": sandbox_id, "app.kubernetes.io/managed-by": "sandbox-kubernetes"}
+
+    pvc = get(kube, "pvc", name)
+    assert pvc["metadata"]["labels"] == snapshot_labels
+    assert pvc["spec"]["resources"]["requests"]["storage"] == "2Gi"
+    # The copy really holds the workspace (the test server keeps PVC contents on disk).
+    stored = os.path.join(kube.state_dir, "pvcs", "default", name, "src", "state.txt")
+    assert open(stored, encoding="utf-8").read() == "state\n"
+    assert not kube.kubectl("get", "pod", f"{name}-copy").returncode == 0  # the copy pod is gone
+
+    template = get(kube, "sandboxtemplates.extensions.agents.x-k8s.io", name)
+    assert template["metadata"]["labels"] == snapshot_labels
+    pod_spec = template["spec"]["podTemplate"]["spec"]
+    restore = pod_spec["initContainers"][0]
+    assert restore["name"] == "osf-restore-workspace"
+    assert restore["command"] == ["sh", "-c", "cp -a /osf-snapshot/. /workspace/"]
+    assert {"name": "osf-snapshot", "persistentVolumeClaim": {"claimName": name, "readOnly": True}} in \
+        pod_spec["volumes"]
+
+    adapter(kube, "destroy", sandbox_id, check=0)
+    assert labelled(kube, sandbox_id) == []
+    assert get(kube, "pvc", name)["metadata"]["name"] == name
+    assert get(kube, "sandboxtemplates.extensions.agents.x-k8s.io", name)["metadata"]["name"] == name
+
+    # A new sandbox from the snapshot: its pod restores the PVC into /workspace first. (The test
+    # server runs no containers, so the init container's copy itself is not exercised here.)
+    restored, _ = create(kube, tmp_path, {"template": name})
+    restored_pod = get(kube, "sandboxtemplates.extensions.agents.x-k8s.io", f"osf-sandbox-{restored}")
+    restored_spec = restored_pod["spec"]["podTemplate"]["spec"]
+    assert restored_spec["initContainers"][0]["name"] == "osf-restore-workspace"
+    assert {"name": "osf-snapshot", "persistentVolumeClaim": {"claimName": name, "readOnly": True}} in \
+        restored_spec["volumes"]
+    assert restored_pod["spec"]["podTemplate"]["metadata"]["labels"]["osf.sandbox.id"] == restored
+    assert env_map(restored_spec["containers"][0])["HTTPS_PROXY"] == f"http://osf-sandbox-{restored}-egress:8080"
+    adapter(kube, "destroy", restored, check=0)
+    adapter(kube, "snapshot", restored, check=1)
+    kube.kubectl("delete", "sandboxtemplates.extensions.agents.x-k8s.io,pvc", "-l", f"osf.snapshot.of={sandbox_id}")
+
+
+def test_destroy(cluster, tmp_path):
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, {"template": "alpine:3"})
+    assert labelled(kube, sandbox_id) != []
+    result = adapter(kube, "destroy", sandbox_id, check=0)
+    assert result.stdout == ""
+    assert labelled(kube, sandbox_id) == []
+    assert kube.kubectl("get", "sandboxes.agents.x-k8s.io", f"osf-sandbox-{sandbox_id}").returncode != 0
+    result = adapter(kube, "destroy", sandbox_id, check=1)
+    assert result.stderr == f"sandbox-kubernetes: no sandbox {sandbox_id}\n"
+    adapter(kube, "destroy", "not-hex", check=2)
+    adapter(kube, "destroy", check=2)
+
+
+def test_help_and_usage(cluster):
+    kube = cluster
+    for sub in ("create", "exec", "copy", "snapshot", "destroy", "list", "egress-log"):
+        result = adapter(kube, sub, "--help", check=0)
+        assert sub in result.stdout
+    adapter(kube, check=2)
+    adapter(kube, "nonsense", check=2)
