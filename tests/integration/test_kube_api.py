@@ -437,6 +437,9 @@ def test_a_claim_becomes_ready_with_its_sandbox_and_pod(kube, name, default_simu
     assert "agents.x-k8s.io/dropped" not in pod["metadata"]["labels"]
     assert pod["spec"]["automountServiceAccountToken"] is False
     assert ok(kube.kubectl("exec", name, "--", "sh", "-c", "pwd; echo $CI")) == "/workspace\n1\n"
+    # The statuses the simulation wrote are valid against the CRD schemas: updates still pass.
+    ok(kube.kubectl("label", "sandboxclaim", name, "checked=yes"))
+    ok(kube.kubectl("annotate", "sandbox", name, "checked=yes"))
     # The template's shared NetworkPolicy selects the pod and carries the template's rules.
     policy = kube.kubectl_json("get", "networkpolicy", f"{name}-network-policy")
     assert policy["metadata"]["ownerReferences"][0]["kind"] == "SandboxTemplate"
