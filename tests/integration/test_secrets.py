@@ -202,6 +202,18 @@ def test_curl_headers_carry_real_values_upstream(proxy, upstreams):
     assert_no_real_value(res.stdout, res.stderr, *proxy_outputs(proxy))
 
 
+def test_plain_http_requests_are_substituted_too(tmp_path, proxy):
+    with Upstream(None, route=api_route) as plain:
+        res = curl(proxy, plain.url(API, "/check"),
+                   "-H", f"Authorization: Bearer {PREFIX}API_TOKEN",
+                   "-H", f"X-Api-Key: key={PREFIX}API_TOKEN;again={PREFIX}API_TOKEN")
+        assert status_of(res) == 200, res.stdout + res.stderr
+        assert json.loads(body_of(res)) == {"authorized": True}
+        line = proxy.wait_for_log(lambda l: l.get("scheme") == "http" and l.get("path") == "/check")
+        assert line[0]["secrets"] == ["API_TOKEN"]
+        assert_no_real_value(res.stdout, res.stderr)
+
+
 def test_basic_credentials_are_substituted(proxy, upstreams):
     api, _, _ = upstreams
     res = curl(proxy, api.url(API, "/basic"), "-u", f"{PREFIX}GIT_USER:{PREFIX}GIT_TOKEN")

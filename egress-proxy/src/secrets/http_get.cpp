@@ -131,9 +131,12 @@ HttpGetReply http_get(const HttpGetRequest& request) {
                            result = std::move(value);
                    });
     io.run_for(request.timeout);
-    if (!result)
+    if (!result) {
+        const auto ms = request.timeout.count();
         return failed(HttpGetReply::Failure::Timeout,
-                      "no answer within " + std::to_string(request.timeout.count() / 1000) + " s");
+                      "no answer within " + (ms % 1000 == 0 ? std::to_string(ms / 1000) + " s"
+                                                            : std::to_string(ms) + " ms"));
+    }
     return std::move(*result);
 }
 
