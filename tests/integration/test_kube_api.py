@@ -120,6 +120,24 @@ def test_legacy_discovery_documents(kube):
     assert {"agents.x-k8s.io", GROUP, "networking.k8s.io"} <= {g["name"] for g in doc["groups"]}
 
 
+def test_aggregated_discovery_and_openapi_documents(kube):
+    accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
+    status, doc = kube.request("GET", "/apis", headers={"Accept": accept})
+    assert status == 200 and doc["kind"] == "APIGroupDiscoveryList"
+    groups = {g["metadata"]["name"]: g for g in doc["items"]}
+    claims = next(r for r in groups[GROUP]["versions"][0]["resources"] if r["resource"] == "sandboxclaims")
+    assert claims["scope"] == "Namespaced" and claims["shortNames"] == ["sandboxclaim"]
+    assert {"subresource": "status", "responseKind": {"group": GROUP, "version": "v1beta1", "kind": "SandboxClaim"},
+            "verbs": ["get", "patch", "update"]} in claims["subresources"]
+    status, root = kube.request("GET", "/openapi/v3")
+    url = root["paths"][f"apis/{GROUP}/v1beta1"]["serverRelativeURL"]
+    status, gv = kube.request("GET", url)
+    patch = gv["paths"][f"/apis/{GROUP}/v1beta1/namespaces/{{namespace}}/sandboxclaims/{{name}}"]["patch"]
+    assert "fieldValidation" in [p["name"] for p in patch["parameters"]]
+    out = ok(kube.kubectl("explain", "sandboxclaim.spec.warmPoolRef"))
+    assert "KIND:       SandboxClaim" in out and "name\t<string> -required-" in out
+
+
 def test_a_wrong_token_is_refused(kube):
     status, doc = kube.request("GET", "/api/v1/namespaces/default/pods", token="wrong")
     assert status == 401 and doc["reason"] == "Unauthorized"
