@@ -73,6 +73,7 @@ asio::awaitable<void> serve_requests(ProxyContext& ctx, Worker& worker, Stream& 
         if (ctx.draining.load()) co_return;
         http::request_parser<http::empty_body> head;
         head.header_limit(static_cast<std::uint32_t>(ctx.limits.max_header_bytes));
+        head.body_limit(boost::none); // bodies stream; MCP messages get their own limit
         detail::expire_in(stream,
                           first && !tunnel ? ctx.limits.header_timeout : ctx.limits.idle_timeout);
         registration.set_idle(true);

@@ -20,6 +20,7 @@ def _write_key(path, key):
 
 
 class TestCA:
+    __test__ = False  # not a pytest test class
     """`TestCA(dir)` makes a CA; `issue(names)` a leaf for DNS names or IPs.
 
     `cert_path` is the CA certificate (PEM) a client or the proxy trusts."""

@@ -1,0 +1,358 @@
+"""egress-proxy with real clients (curl, openssl s_client, python urllib, git)
+against real HTTPS upstreams on loopback."""
+import json
+import os
+import re
+import signal
+import socket
+import ssl
+import subprocess
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from osftest import Proxy, ProxyExited, TestCA, Upstream, repo
+from osftest.clients import body_of, curl, status_of
+from osftest.proxy import run_proxy
+
+ALIASES = {"upstream.test": "127.0.0.1", "other.test": "127.0.0.1", "sub.wild.test": "127.0.0.1"}
+
+
+@pytest.fixture
+def ca(tmp_path):
+    return TestCA(str(tmp_path / "upstream-ca"))
+
+
+@pytest.fixture
+def upstream(ca):
+    with Upstream(ca, ["upstream.test", "other.test", "sub.wild.test"]) as u:
+        yield u
+
+
+@pytest.fixture
+def proxy(tmp_path, ca):
+    spec = {"template": "debian:12", "egress": ["upstream.test", "*.wild.test", "localhost"]}
+    with Proxy(spec, str(tmp_path / "proxy"), aliases=ALIASES, upstream_ca=ca.cert_path) as p:
+        yield p
+
+
+def test_allowed_host_through_intercepted_tls(proxy, upstream):
+    res = curl(proxy, upstream.url(path="/hello?token=abc"), "-H", "X-Custom: visible-header-value")
+    assert status_of(res) == 200, res.stderr
+    echo = json.loads(body_of(res))
+    assert echo["path"] == "/hello" and echo["query"] == "token=abc"
+    assert echo["sni"] == "upstream.test"  # the proxy sends SNI upstream
+    line = proxy.wait_for_log(lambda l: l["path"] == "/hello")[0]
+    assert line["outcome"] == "allowed" and line["status"] == 200 and line["method"] == "GET"
+    assert line["host"] == "upstream.test" and line["scheme"] == "https"
+
+
+def test_certificate_is_minted_by_the_proxy_ca(proxy, upstream):
+    out = subprocess.run(
+        ["openssl", "s_client", "-proxy", proxy.listen, "-connect", f"upstream.test:{upstream.port}",
+         "-servername", "upstream.test", "-CAfile", proxy.ca_path, "-verify_return_error",
+         "-verify_hostname", "upstream.test", "-brief", "-ign_eof"],
+        input="GET / HTTP/1.1\r\nHost: upstream.test:%d\r\nConnection: close\r\n\r\n" % upstream.port,
+        capture_output=True, text=True, timeout=30)
+    assert "Verification: OK" in out.stderr, out.stderr
+    assert "HTTP/1.1 200" in out.stdout
+    # The leaf is valid for well under 200 days.
+    pem = subprocess.run(
+        ["openssl", "s_client", "-proxy", proxy.listen, "-connect", f"upstream.test:{upstream.port}",
+         "-servername", "upstream.test", "-showcerts"], input="", capture_output=True, text=True, timeout=30).stdout
+    leaf = pem[pem.index("-----BEGIN CERTIFICATE-----"):pem.index("-----END CERTIFICATE-----") + 25]
+    dates = subprocess.run(["openssl", "x509", "-noout", "-startdate", "-enddate"], input=leaf,
+                           capture_output=True, text=True).stdout
+    start = re.search(r"notBefore=(.*)", dates).group(1)
+    end = re.search(r"notAfter=(.*)", dates).group(1)
+    fmt = "%b %d %H:%M:%S %Y %Z"
+    days = (time.mktime(time.strptime(end, fmt)) - time.mktime(time.strptime(start, fmt))) / 86400
+    assert days < 200
+
+
+def test_ca_is_name_constrained_to_the_spec_hosts(proxy):
+    text = subprocess.run(["openssl", "x509", "-noout", "-text", "-in", proxy.ca_path],
+                          capture_output=True, text=True).stdout
+    assert "Name Constraints: critical" in text
+    assert "DNS:upstream.test" in text and "DNS:wild.test" in text
+
+
+def test_refused_host_gets_403_with_reason_and_log_line(proxy):
+    res = curl(proxy, "https://denied.test/secret?key=1")
+    assert "CONNECT tunnel failed, response 403" in res.stderr
+    line = proxy.wait_for_log(lambda l: l["host"] == "denied.test")[0]
+    assert line["outcome"] == "refused" and line["refusedBy"] == "host-not-allowed"
+    assert line["status"] == 403 and line["method"] == "CONNECT"
+    # Plain HTTP: the body and a header name the reason.
+    out = subprocess.run(["curl", "-sS", "-i", "--proxy", proxy.url, "http://denied.test/x?y=2"],
+                         capture_output=True, text=True, timeout=30).stdout
+    assert out.startswith("HTTP/1.1 403")
+    assert re.search(r"(?i)^x-osf-refused-by: host-not-allowed", out, re.M)
+    assert "denied.test" in out
+
+
+def test_wildcards_match_subdomains_only(proxy, upstream):
+    assert status_of(curl(proxy, upstream.url("sub.wild.test", "/"))) == 200
+    res = curl(proxy, f"https://wild.test:{upstream.port}/")
+    assert "403" in res.stderr
+
+
+def test_loopback_destination_is_refused_after_resolution(proxy):
+    # "localhost" is allowed by name but resolves to loopback, and no alias names it.
+    res = curl(proxy, "https://localhost:1/")
+    assert "403" in res.stderr
+    line = proxy.wait_for_log(lambda l: l["host"] == "localhost")[0]
+    assert line["refusedBy"] == "destination-address"
+
+
+def test_host_header_must_match_the_tunnel(proxy, upstream):
+    res = curl(proxy, upstream.url(path="/x"), "-H", f"Host: other.test:{upstream.port}")
+    assert status_of(res) == 403
+    assert proxy.wait_for_log(lambda l: l.get("refusedBy") == "host-mismatch")
+    assert not [r for r in upstream.requests if r["path"] == "/x"]
+
+
+def test_sni_must_match_the_tunnel(proxy, upstream):
+    # CONNECT to upstream.test, but TLS names other.test.
+    with socket.create_connection(tuple(proxy.listen.rsplit(":", 1))) as s:
+        s.sendall(f"CONNECT upstream.test:{upstream.port} HTTP/1.1\r\nHost: upstream.test\r\n\r\n".encode())
+        assert s.recv(1024).startswith(b"HTTP/1.1 200")
+        ctx = ssl.create_default_context(cafile=proxy.ca_path)
+        ctx.check_hostname = False
+        with ctx.wrap_socket(s, server_hostname="other.test") as t:
+            t.sendall(f"GET /sni HTTP/1.1\r\nHost: upstream.test:{upstream.port}\r\n\r\n".encode())
+            assert t.recv(4096).startswith(b"HTTP/1.1 403")
+    assert proxy.wait_for_log(lambda l: l.get("refusedBy") == "host-mismatch" and l["path"] == "/sni")
+
+
+def test_bad_upstream_certificate_gives_502_and_error_line(tmp_path, ca):
+    wrong_ca = TestCA(str(tmp_path / "wrong-ca"))
+    with Upstream(wrong_ca, ["upstream.test"]) as bad, \
+            Proxy({"template": "x:1", "egress": ["upstream.test"]}, str(tmp_path / "p"),
+                  aliases=ALIASES, upstream_ca=ca.cert_path) as p:
+        res = curl(p, bad.url(path="/"))
+        assert status_of(res) == 502
+        line = p.wait_for_log(lambda l: l["outcome"] == "error")[0]
+        assert line["error"] == "upstream-tls" and line["status"] == 502
+        assert bad.requests == []  # nothing was sent to it
+
+
+def test_upstream_hostname_is_verified(tmp_path, ca):
+    cert = ca.issue(["someone-else.test"])
+    with Upstream(cert=cert) as u, Proxy({"template": "x:1", "egress": ["upstream.test"]}, str(tmp_path / "p"),
+                                         aliases=ALIASES, upstream_ca=ca.cert_path) as p:
+        assert status_of(curl(p, u.url(path="/"))) == 502
+
+
+def test_keep_alive_reuses_one_tunnel_and_one_upstream_connection(proxy, upstream):
+    urls = [upstream.url(path=f"/k{i}") for i in range(5)]
+    res = subprocess.run(["curl", "-sS", "--proxy", proxy.url, "--cacert", proxy.ca_path, *urls],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    lines = proxy.wait_for_log(lambda l: l["path"].startswith("/k"))
+    deadline = time.time() + 10
+    while len(lines) < 5 and time.time() < deadline:
+        time.sleep(0.1)
+        lines = [l for l in proxy.log_lines() if l["path"].startswith("/k")]
+    assert len(lines) == 5
+    assert len({l["connection"] for l in lines}) == 1  # one client connection, one tunnel
+    assert upstream.connections == 1  # one pooled upstream connection
+
+
+def test_python_urllib_with_https_proxy_and_ssl_cert_file(proxy, upstream):
+    code = ("import urllib.request,json,sys;"
+            "print(json.load(urllib.request.urlopen(sys.argv[1]))['path'])")
+    env = dict(os.environ, https_proxy=proxy.url, SSL_CERT_FILE=proxy.ca_path)
+    out = subprocess.run(["/usr/bin/python3", "-c", code, upstream.url(path="/from-python")],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "/from-python", out.stderr
+
+
+def test_post_body_streams_both_ways(proxy, upstream, tmp_path):
+    data = tmp_path / "big.bin"
+    data.write_bytes(os.urandom(3 * 1024 * 1024))
+    res = curl(proxy, upstream.url(path="/upload"), "--data-binary", f"@{data}")
+    assert status_of(res) == 200
+    assert json.loads(body_of(res))["bodyLength"] == 3 * 1024 * 1024
+    line = proxy.wait_for_log(lambda l: l["path"] == "/upload")[0]
+    assert line["bytesUp"] == 3 * 1024 * 1024
+
+
+def test_chunked_request_body_is_forwarded(proxy, upstream):
+    res = curl(proxy, upstream.url(path="/chunked"), "-H", "Transfer-Encoding: chunked", "--data-binary", "abc" * 1000)
+    assert json.loads(body_of(res))["bodyLength"] == 3000
+
+
+def test_websocket_echo_through_the_proxy(proxy, upstream):
+    code = r'''
+import asyncio, ssl, sys, websockets
+async def main(url, proxy_host, proxy_port, ca):
+    import socket
+    host = url.split("/")[2]
+    sock = socket.create_connection((proxy_host, int(proxy_port)))
+    sock.sendall(f"CONNECT {host} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    head = b""
+    while not head.endswith(b"\r\n\r\n"):  # byte by byte: nothing of the TLS stream is read here
+        head += sock.recv(1)
+    assert head.startswith(b"HTTP/1.1 200"), head
+    ctx = ssl.create_default_context(cafile=ca)
+    async with websockets.connect(url, sock=sock, ssl=ctx, server_hostname=host.split(":")[0]) as ws:
+        for msg in ["hello", "x" * 70000]:
+            await ws.send(msg)
+            got = await ws.recv()
+            assert got == msg
+    print("ok")
+asyncio.run(main(*sys.argv[1:]))
+'''
+    host, port = proxy.listen.rsplit(":", 1)
+    out = subprocess.run(["/usr/bin/python3", "-c", code, f"wss://upstream.test:{upstream.port}/ws", host, port,
+                          proxy.ca_path], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "ok", out.stderr
+    line = proxy.wait_for_log(lambda l: l["path"] == "/ws")[0]
+    assert line["status"] == 101 and line["upgrade"] == "websocket"
+
+
+def test_git_clone_over_https_through_the_proxy(tmp_path, ca):
+    # A bare repository served by git http-backend (smart HTTP) behind the test upstream.
+    src = tmp_path / "src"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(src)], check=True)
+    (src / "README").write_text("hello through the proxy\n")
+    subprocess.run(["git", "-C", str(src), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(src), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"],
+                   check=True)
+    bare = tmp_path / "repos" / "demo.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(src), str(bare)], check=True)
+
+    def route(handler, url, body):
+        if not url.path.startswith("/demo.git"):
+            return False
+        env = {"GIT_PROJECT_ROOT": str(tmp_path / "repos"), "GIT_HTTP_EXPORT_ALL": "1",
+               "PATH_INFO": url.path, "QUERY_STRING": url.query, "REQUEST_METHOD": handler.command,
+               "CONTENT_TYPE": handler.headers.get("Content-Type", ""), "CONTENT_LENGTH": str(len(body)),
+               "GIT_HTTP_MAX_REQUEST_BUFFER": "100M"}
+        if handler.headers.get("Git-Protocol"):
+            env["GIT_PROTOCOL"] = handler.headers["Git-Protocol"]
+        out = subprocess.run(["git", "http-backend"], input=body, env=env, capture_output=True).stdout
+        head, _, payload = out.partition(b"\r\n\r\n")
+        status = 200
+        headers = []
+        for h in head.split(b"\r\n"):
+            k, _, v = h.decode().partition(":")
+            if k.lower() == "status":
+                status = int(v.split()[0])
+            elif k:
+                headers.append((k, v.strip()))
+        handler.send_response(status)
+        for k, v in headers:
+            handler.send_header(k, v)
+        handler.send_header("Content-Length", str(len(payload)))
+        handler.end_headers()
+        handler.wfile.write(payload)
+        return True
+
+    with Upstream(ca, ["upstream.test"], route=route) as u, \
+            Proxy({"template": "x:1", "egress": ["upstream.test"]}, str(tmp_path / "p"), aliases=ALIASES,
+                  upstream_ca=ca.cert_path) as p:
+        env = dict(os.environ, https_proxy=p.url, GIT_SSL_CAINFO=p.ca_path, GIT_TERMINAL_PROMPT="0")
+        out = subprocess.run(["git", "clone", "-q", u.url(path="/demo.git"), str(tmp_path / "clone")], env=env,
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert (tmp_path / "clone" / "README").read_text() == "hello through the proxy\n"
+        assert p.wait_for_log(lambda l: l["path"] == "/demo.git/git-upload-pack" and l["status"] == 200)
+
+
+def test_admin_endpoints(proxy, upstream):
+    curl(proxy, upstream.url(path="/m"))
+    curl(proxy, "https://denied.test/")
+    assert urllib.request.urlopen(proxy.admin_url + "/healthz").read() == b"ok\n"
+    assert urllib.request.urlopen(proxy.admin_url + "/readyz").status == 200
+    proxy.wait_for_log(lambda l: l["host"] == "denied.test")
+    metrics = urllib.request.urlopen(proxy.admin_url + "/metrics").read().decode()
+    assert re.search(r'egress_requests_total\{outcome="allowed",reason=""\} [1-9]', metrics)
+    assert re.search(r'egress_requests_total\{outcome="refused",reason="host-not-allowed"\} 1', metrics)
+    assert re.search(r'egress_certificate_cache_total\{result="miss"\} 1', metrics)
+    assert "egress_upstream_latency_seconds_bucket" in metrics and "egress_open_connections" in metrics
+    # The admin port is not a proxy port.
+    res = subprocess.run(["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--proxy", proxy.admin_url,
+                          "http://upstream.test/"], capture_output=True, text=True, timeout=30)
+    assert res.stdout == "404"
+
+
+def test_sigterm_drains_a_request_in_flight(tmp_path, ca):
+    def slow(handler, url, body):
+        if url.path != "/slow":
+            return False
+        time.sleep(1.5)
+        handler._send(200, b"finished")
+        return True
+
+    with Upstream(ca, ["upstream.test"], route=slow) as u:
+        p = Proxy({"template": "x:1", "egress": ["upstream.test"]}, str(tmp_path / "p"), aliases=ALIASES,
+                  upstream_ca=ca.cert_path)
+        result = {}
+        t = threading.Thread(target=lambda: result.update(res=curl(p, u.url(path="/slow"))))
+        t.start()
+        deadline = time.time() + 10
+        while not u.requests and time.time() < deadline:
+            time.sleep(0.02)
+        p.proc.send_signal(signal.SIGTERM)
+        t.join(30)
+        assert p.proc.wait(30) == 0
+        assert body_of(result["res"]) == "finished" and status_of(result["res"]) == 200
+        assert [l for l in p.log_lines() if l["path"] == "/slow"][0]["status"] == 200
+        p.stop()
+
+
+def test_log_lines_match_the_schema_and_hold_no_header_values_or_queries(proxy, upstream):
+    curl(proxy, upstream.url(path="/q?private-query=1"), "-H", "X-Token: header-value-never-logged")
+    curl(proxy, "https://denied.test/?private-query=2")
+    curl(proxy, upstream.url("sub.wild.test", "/ok"))
+    proxy.wait_for_log(lambda l: l["path"] == "/ok")
+    text = open(proxy.log_path).read()
+    assert "private-query" not in text and "header-value-never-logged" not in text
+    validator = os.path.join(repo(), "tests", "tools", "ajv", "validate-jsonl.mjs")
+    schema = os.path.join(repo(), "contracts", "egress-log.schema.json")
+    out = subprocess.run(["node", validator, schema, proxy.log_path], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_bad_configuration_exits_2_with_one_line(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"template": "x:1", "egress": ["https://x.com"]}')
+    res = run_proxy(["--spec", str(bad), "--listen", "127.0.0.1:0", "--state-dir", str(tmp_path / "s")])
+    assert res.returncode == 2
+    assert res.stderr.count("\n") == 1 and "$.egress[0]" in res.stderr
+    res = run_proxy(["--spec", str(tmp_path / "missing.json")])
+    assert res.returncode == 2 and "missing.json" in res.stderr
+    good = tmp_path / "good.json"
+    good.write_text('{"template": "x:1"}')
+    res = run_proxy(["--spec", str(good), "--listen", "nonsense"])
+    assert res.returncode == 2 and "--listen" in res.stderr
+    env = dict(os.environ, OSF_SANDBOX_HOST_ALIASES="broken")
+    res = run_proxy(["--spec", str(good), "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+                     "--state-dir", str(tmp_path / "s")], env=env)
+    assert res.returncode == 2 and "OSF_SANDBOX_HOST_ALIASES" in res.stderr
+    res = run_proxy(["--bogus-flag"])
+    assert res.returncode == 2
+
+
+def test_ca_and_log_subcommands(proxy, upstream):
+    curl(proxy, upstream.url(path="/sub"))
+    proxy.wait_for_log(lambda l: l["path"] == "/sub")
+    ca_out = run_proxy(["ca", "--state-dir", proxy.state_dir])
+    assert ca_out.returncode == 0 and ca_out.stdout == open(proxy.ca_path).read()
+    assert "PRIVATE KEY" not in ca_out.stdout
+    log_out = run_proxy(["log", "--state-dir", proxy.state_dir])
+    assert '"path":"/sub"' in log_out.stdout
+    missing = run_proxy(["ca", "--state-dir", "/nonexistent-state"])
+    assert missing.returncode == 1 and "ca.crt" in missing.stderr
+
+
+def test_ca_key_is_never_written_to_disk(proxy):
+    for root, _, files in os.walk(proxy.dir):
+        for f in files:
+            with open(os.path.join(root, f), "rb") as fh:
+                assert b"PRIVATE KEY" not in fh.read(), f
+    assert sorted(os.listdir(proxy.state_dir)) == ["ca.crt", "egress.jsonl", "listen.json"]
