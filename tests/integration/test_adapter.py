@@ -66,8 +66,8 @@ def make_ca_pem() -> str:
 CA_PEM = make_ca_pem()
 EXEC_HANDLERS = [
     # The egress proxy image is not run here; its two subcommands get canned answers.
-    {"image": "*egress-proxy*", "command": ["egress-proxy", "ca"], "stdout": CA_PEM},
-    {"image": "*egress-proxy*", "command": ["egress-proxy", "log"], "stdout": EGRESS_LOG},
+    {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "ca"], "stdout": CA_PEM},
+    {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "log"], "stdout": EGRESS_LOG},
 ]
 
 
@@ -187,6 +187,7 @@ def test_create_writes_every_object(cluster, tmp_path, secrets_dir):
     assert pod["metadata"]["labels"] == {**labels, "osf.sandbox.role": "egress"}
     c = pod["spec"]["containers"][0]
     assert c["image"] == "ghcr.io/opensoftware/egress-proxy:0.1.0"
+    assert c["command"] == ["/usr/local/bin/egress-proxy"]
     assert c["args"] == ["--spec", "/etc/osf/spec/spec.json", "--listen", "0.0.0.0:8080", "--admin-listen",
                          "0.0.0.0:9090", "--state-dir", "/var/lib/egress-proxy", "--log-stdout"]
     assert c["readinessProbe"]["httpGet"]["path"] == "/readyz"

@@ -27,31 +27,36 @@ void StartWaiter::pause(const std::string& waiting_for) {
     check_interrupted(context_);
 }
 
+namespace {
+
+[[noreturn]] void fail_start(const std::string& what, const std::string& pod,
+                             const manifests::StartFailure& failure) {
+    throw CommandFailed(what + " did not start: pod " + pod + ", container " + failure.container +
+                        ": " + failure.reason +
+                        (failure.message.empty() ? "" : ": " + failure.message));
+}
+
+} // namespace
+
 void StartWaiter::check_pod(const std::string& pod, const std::string& what) {
     const auto object = kube_.get(manifests::kPods, pod);
     if (!object) return;
-    if (auto failure = manifests::pod_start_failure(*object))
-        throw CommandFailed(what + " did not start: pod " + pod + ", container " +
-                            failure->container + ": " + failure->reason +
-                            (failure->message.empty() ? "" : ": " + failure->message));
+    if (auto failure = manifests::pod_start_failure(*object)) fail_start(what, pod, *failure);
 }
 
 void StartWaiter::wait_pod_ready(const std::string& pod, const std::string& what) {
     for (;;) {
         check_interrupted(context_);
         const auto object = kube_.get(manifests::kPods, pod);
-        if (object) {
-            if (auto failure = manifests::pod_start_failure(*object))
-                throw CommandFailed(what + " did not start: pod " + pod + ", container " +
-                                    failure->container + ": " + failure->reason +
-                                    (failure->message.empty() ? "" : ": " + failure->message));
-            if (manifests::pod_ready(*object)) {
-                progress(what + " " + pod + ": ready");
-                return;
-            }
-            progress(what + " " + pod + ": " + manifests::pod_progress(*object));
-        } else {
+        if (!object) {
             progress(what + " " + pod + ": not created yet");
+        } else if (auto failure = manifests::pod_start_failure(*object)) {
+            fail_start(what, pod, *failure);
+        } else if (manifests::pod_ready(*object)) {
+            progress(what + " " + pod + ": ready");
+            return;
+        } else {
+            progress(what + " " + pod + ": " + manifests::pod_progress(*object));
         }
         pause(what + " " + pod);
     }

@@ -10,7 +10,9 @@
 namespace osf::manifests {
 
 inline constexpr const char* kProxyContainer = "egress-proxy";
-inline constexpr const char* kProxyBinary = "egress-proxy";
+// Where the project's image (images/egress-proxy) holds the proxy; absolute, because
+// the image is FROM scratch and may define no PATH.
+inline constexpr const char* kProxyBinary = "/usr/local/bin/egress-proxy";
 inline constexpr int kProxyPort = 8080;
 inline constexpr int kAdminPort = 9090;
 // An emptyDir: the root file system is read-only, the CA certificate and the

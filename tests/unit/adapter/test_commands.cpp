@@ -201,8 +201,8 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
     REQUIRE(ca.size() == 1);
     CHECK(ca[0].args == std::vector<std::string>{"exec", "osf-sandbox-" + kId + "-egress",
                                                  "--namespace", "default", "-c", "egress-proxy",
-                                                 "--", "egress-proxy", "ca", "--state-dir",
-                                                 "/var/lib/egress-proxy"});
+                                                 "--", "/usr/local/bin/egress-proxy", "ca",
+                                                 "--state-dir", "/var/lib/egress-proxy"});
     const json sandbox_side = json::parse(creates[2].input);
     CHECK(sandbox_side["items"][0]["data"]["egress-ca.crt"] == kPem);
     CHECK(sandbox_side["items"][3]["kind"] == "SandboxClaim");
@@ -467,8 +467,8 @@ TEST_CASE("egress-log: execs egress-proxy log in the egress pod") {
     REQUIRE(exec.size() == 1);
     CHECK(exec[0].args == std::vector<std::string>{"exec", "osf-sandbox-" + kId + "-egress",
                                                    "--namespace", "default", "-c", "egress-proxy",
-                                                   "--", "egress-proxy", "log", "--state-dir",
-                                                   "/var/lib/egress-proxy"});
+                                                   "--", "/usr/local/bin/egress-proxy", "log",
+                                                   "--state-dir", "/var/lib/egress-proxy"});
     CHECK(exec[0].inherit_stdout);
     TestContext unknown;
     unknown.kubectl.on(kGetEgress, ok(""));

@@ -32,7 +32,7 @@ TEST_CASE("egress pod: name, labels, image, arguments") {
     const json& c = pod["spec"]["containers"][0];
     CHECK(c["name"] == "egress-proxy");
     CHECK(c["image"] == "registry.example/egress-proxy:1");
-    CHECK(c["command"] == json::array({"egress-proxy"}));
+    CHECK(c["command"] == json::array({"/usr/local/bin/egress-proxy"}));
     CHECK(c["args"] == json::array({"--spec", "/etc/osf/spec/spec.json", "--listen", "0.0.0.0:8080",
                                     "--admin-listen", "0.0.0.0:9090", "--state-dir",
                                     "/var/lib/egress-proxy", "--log-stdout"}));
