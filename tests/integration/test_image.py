@@ -11,6 +11,7 @@ import stat
 import subprocess
 import tarfile
 import tempfile
+import urllib.request
 
 import pytest
 
@@ -247,6 +248,10 @@ def test_proxy_from_the_image_allows_and_refuses(image):
                         upstream_ca=ca.cert_path) as proxy:
             proxy.start()
             assert os.stat(proxy.ca_path).st_uid == NONROOT, "the proxy did not run as the image's user"
+            # The egress pod's readiness probe.
+            direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+            with direct.open(proxy.admin_url + "/readyz", timeout=30) as ready:
+                assert ready.status == 200
 
             status, connect = _curl(proxy, upstream.url("allowed.test", "/hello"))
             assert (connect, status) == (200, 200)
