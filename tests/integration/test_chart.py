@@ -426,3 +426,79 @@ def test_chart_fits_what_the_adapter_creates(helm, tmp_path):
     env_map = one(by_kind, "ConfigMap")["data"]
     image = egress_pod["spec"]["containers"][0]["image"]
     assert image == env_map["OSF_EGRESS_PROXY_IMAGE"], "the chart's default image differs from the adapter's"
+
+
+# Pod Security Standards (kubernetes.io/docs/concepts/security/pod-security-standards),
+# the checks that apply to the pods the adapter writes.
+BASELINE_CAPABILITIES = {"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD",
+                         "NET_BIND_SERVICE", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"}
+RESTRICTED_VOLUMES = {"configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim",
+                      "projected", "secret"}
+
+
+def pod_security_violations(pod_spec, level):
+    """What `level` (baseline | restricted) refuses in a pod spec."""
+    found = []
+    for field in ("hostNetwork", "hostPID", "hostIPC"):
+        if pod_spec.get(field):
+            found.append(field)
+    pod_sc = pod_spec.get("securityContext") or {}
+    containers = pod_spec.get("initContainers", []) + pod_spec["containers"]
+    for volume in pod_spec.get("volumes", []):
+        kinds = set(volume) - {"name"}
+        if "hostPath" in kinds:
+            found.append(f"hostPath volume {volume['name']}")
+        if level == "restricted" and not kinds <= RESTRICTED_VOLUMES:
+            found.append(f"volume type {kinds}")
+    for c in containers:
+        sc = c.get("securityContext") or {}
+        name = c["name"]
+        if sc.get("privileged"):
+            found.append(f"{name}: privileged")
+        if any(p.get("hostPort") for p in c.get("ports", [])):
+            found.append(f"{name}: hostPort")
+        added = set((sc.get("capabilities") or {}).get("add") or [])
+        if not added <= BASELINE_CAPABILITIES:
+            found.append(f"{name}: adds {sorted(added - BASELINE_CAPABILITIES)}")
+        seccomp = (sc.get("seccompProfile") or pod_sc.get("seccompProfile") or {}).get("type")
+        if seccomp == "Unconfined":
+            found.append(f"{name}: seccomp Unconfined")
+        if level != "restricted":
+            continue
+        if sc.get("allowPrivilegeEscalation") is not False:
+            found.append(f"{name}: allowPrivilegeEscalation not false")
+        if "ALL" not in ((sc.get("capabilities") or {}).get("drop") or []):
+            found.append(f"{name}: does not drop ALL capabilities")
+        if not added <= {"NET_BIND_SERVICE"}:
+            found.append(f"{name}: adds {sorted(added)}")
+        if not sc.get("runAsNonRoot", pod_sc.get("runAsNonRoot")):
+            found.append(f"{name}: runAsNonRoot not set")
+        if sc.get("runAsUser", pod_sc.get("runAsUser")) == 0:
+            found.append(f"{name}: runAsUser 0")
+        if seccomp not in ("RuntimeDefault", "Localhost"):
+            found.append(f"{name}: seccomp {seccomp}")
+    return found
+
+
+def test_adapter_pods_meet_the_chart_pod_security_levels(tmp_path):
+    """With the chart's default labels (enforce baseline), the namespace admits
+    the pods the adapter writes: the sandbox pod meets baseline, the egress pod
+    restricted."""
+    from osftest import adapter_bin
+    binary = adapter_bin()
+    assert os.access(binary, os.X_OK), f"no sandbox-kubernetes at {binary}; build the sandbox-kubernetes target"
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"template": "node:24-alpine", "egress": ["registry.npmjs.org"]}')
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "KUBECONFIG": str(tmp_path / "none")}
+    res = subprocess.run([binary, "create", "--dry-run", str(spec)], capture_output=True, text=True,
+                         env=env, timeout=60)
+    assert res.returncode == 0, res.stderr
+    items = yaml.safe_load(res.stdout)["items"]
+    with open(os.path.join(CHART, "values.yaml")) as f:
+        enforce = yaml.safe_load(f)["namespace"]["podSecurity"]["enforce"]
+    assert enforce == "baseline"
+
+    template = next(i for i in items if i["kind"] == "SandboxTemplate")
+    egress_pod = next(i for i in items if i["kind"] == "Pod")
+    assert pod_security_violations(template["spec"]["podTemplate"]["spec"], enforce) == []
+    assert pod_security_violations(egress_pod["spec"], "restricted") == []
