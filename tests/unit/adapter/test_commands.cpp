@@ -284,6 +284,27 @@ TEST_CASE("create: Ctrl-C while waiting removes what was made and exits 130") {
           1);
 }
 
+TEST_CASE("create: SIGTERM while waiting for the claim removes everything and exits 143") {
+    TestContext t;
+    healthy_cluster(t);
+    t.signal_after_sleeps = 1;
+    t.raised = 15;
+    t.kubectl.on(kGetClaim, ok(json{{"status", json::object()}}.dump()));
+    CHECK(run(t, {"create", write_spec(kSpec)}) == 143);
+    CHECK(cleaned_up(t));
+    CHECK(t.out.str().empty());
+}
+
+TEST_CASE("create --dry-run with a named template reads nothing and says so") {
+    TestContext t;
+    CHECK(run(t, {"create", "--dry-run", write_spec(R"({"template": "python-dev"})")}) == 0);
+    CHECK(t.kubectl.calls.empty());
+    CHECK(t.err.str().find("--dry-run does not read it") != std::string::npos);
+    const json list = json::parse(t.out.str());
+    CHECK(list["items"].size() == 8);
+    CHECK(list["items"][5]["spec"]["podTemplate"]["spec"]["containers"][0]["name"] == "sandbox");
+}
+
 TEST_CASE("create: a named SandboxTemplate that does not exist exits 1 before anything starts") {
     TestContext t;
     healthy_cluster(t);

@@ -90,8 +90,9 @@ struct TestContext {
     std::chrono::steady_clock::time_point now{};
     int signal = 0;
     int sleeps = 0;
-    // Raised (as if by Ctrl-C) after this many sleeps; 0 = never.
+    // `raised` arrives (as if by Ctrl-C) after this many sleeps; 0 = never.
     int signal_after_sleeps = 0;
+    int raised = 2;
 
     commands::CommandContext context{
         .runner = kubectl,
@@ -112,7 +113,7 @@ struct TestContext {
             [this](std::chrono::milliseconds duration) {
                 now += duration;
                 ++sleeps;
-                if (signal_after_sleeps > 0 && sleeps >= signal_after_sleeps) signal = 2;
+                if (signal_after_sleeps > 0 && sleeps >= signal_after_sleeps) signal = raised;
             },
         .pending_signal = [this] { return signal; },
         .random_bytes =
