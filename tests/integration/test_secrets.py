@@ -268,8 +268,6 @@ def test_mcp_only_host_gets_the_placeholder_untouched(proxy, upstreams):
 # SecretStore::restore_placeholders does this; the HTTP exchange in
 # egress-proxy/src/net must call it on response headers. Strict: once wired,
 # this passes and the marker must go.
-@pytest.mark.xfail(strict=True, reason="net: response headers not yet passed through "
-                                       "SecretStore::restore_placeholders")
 def test_values_echoed_in_response_headers_do_not_reach_the_sandbox(proxy, upstreams):
     api, _, _ = upstreams
     res = curl(proxy, api.url(API, "/echo-back"), "-D", "-",

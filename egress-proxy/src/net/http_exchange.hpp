@@ -250,6 +250,8 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
     if (res.result() == http::status::switching_protocols && out.websocket) {
         ex.rec.upgrade = "websocket";
         strip_hop_by_hop(res.base(), true);
+        ctx.config.secrets.restore_placeholders(
+            res.base()); // an echoed real value never reaches the sandbox
         res.version(ex.client_version);
         http::response<http::empty_body> head{std::move(res.base())};
         expire_in(client, idle);
@@ -274,6 +276,8 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
 
     const bool client_keep = ex.client_keep && !ctx.draining.load();
     strip_hop_by_hop(res.base(), false);
+    ctx.config.secrets.restore_placeholders(
+        res.base()); // an echoed real value never reaches the sandbox
     res.version(ex.client_version);
     const bool bodiless = out.head || res.result_int() == 204 || res.result_int() == 304;
 
