@@ -502,3 +502,77 @@ def test_adapter_pods_meet_the_chart_pod_security_levels(tmp_path):
     egress_pod = next(i for i in items if i["kind"] == "Pod")
     assert pod_security_violations(template["spec"]["podTemplate"]["spec"], enforce) == []
     assert pod_security_violations(egress_pod["spec"], "restricted") == []
+
+
+# --- The adapter's whole workflow with nothing but the Role's permissions ---
+
+VERBS = ("get", "list", "watch", "create", "update", "patch", "delete", "deletecollection")
+
+
+def _forbid_all_but(kube, role):
+    """forbid rules for the test API server: every (verb, resource) it serves
+    that the Role does not grant, so it authorizes as RBAC would with only the Role."""
+    names = kube.kubectl("api-resources", "-o", "name", check=True).stdout.split()
+    resources = {n.split(".", 1)[0] for n in names}
+    resources |= {r + "/status" for r in set(resources)} | {"pods/exec", "pods/log"}
+    allowed = {(verb, resource) for (_, resource), verbs in role.items() for verb in verbs}
+    return [{"verb": v, "resource": r, "namespace": "*", "name": "*"}
+            for r in sorted(resources) for v in VERBS if (v, r) not in allowed]
+
+
+def test_the_adapter_needs_nothing_beyond_the_role(helm, tmp_path):
+    """Against the test API server authorizing only what the rendered Role
+    grants, every adapter command works: create (with env and file secrets),
+    list, exec, copy both ways, egress-log, snapshot, destroy."""
+    import shutil
+    import sys
+    from osftest import adapter_bin
+    binary = adapter_bin()
+    assert os.access(binary, os.X_OK), f"no sandbox-kubernetes at {binary}; build the sandbox-kubernetes target"
+    assert shutil.which("kubectl"), "kubectl is missing (scripts/install-deps.sh installs it)"
+    sys.path.insert(0, os.path.join(repo(), "tests", "kube-api"))
+    from kube_api_fixture import KubeApiServer
+
+    _, by_kind = render(helm, namespace="default")
+    role = granted(one(by_kind, "Role"))
+    ca = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+    log_line = '{"time":"2026-11-29T19:00:00Z","host":"example.com","method":"GET","path":"/","outcome":"allowed","status":200}\n'
+    secrets = tmp_path / "secrets"
+    secrets.mkdir()
+    (secrets / "npm").write_text("file-secret\n")
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"template": "node:24-alpine", "egress": ["example.com"], '
+                    '"secrets": {"TOKEN": "ref:env/TOKEN", "NPM": "ref:file/npm"}}')
+
+    with KubeApiServer(tmp_path / "kube") as kube:
+        kube.set_exec(handlers=[
+            {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "ca"], "stdout": ca},
+            {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "log"], "stdout": log_line},
+        ])
+        kube.configure(forbid=_forbid_all_but(kube, role))
+        refused = kube.kubectl("get", "serviceaccounts")
+        assert refused.returncode != 0 and "Forbidden" in refused.stderr, "the server is not enforcing the Role"
+
+        env = kube.env()
+        env.update({"OSF_SANDBOX_NAMESPACE": "default", "OSF_SECRET_TOKEN": "t0ken-value",
+                    "OSF_SECRETS_DIR": str(secrets)})
+
+        def adapter(*args):
+            res = subprocess.run([binary, *args], capture_output=True, text=True, env=env, timeout=300)
+            assert res.returncode == 0, f"sandbox-kubernetes {' '.join(args)}: exit {res.returncode}\n{res.stderr}"
+            return res.stdout
+
+        sandbox = adapter("create", str(spec)).strip()
+        assert re.fullmatch(r"[0-9a-f]{12}", sandbox)
+        assert sandbox in adapter("list")
+        adapter("exec", sandbox, "--", "sh", "-c", "echo made inside > out.txt")
+        adapter("copy", f"{sandbox}:out.txt", str(tmp_path / "out.txt"))
+        assert (tmp_path / "out.txt").read_text() == "made inside\n"
+        adapter("copy", str(spec), f"{sandbox}:spec.json")
+        assert '"host":"example.com"' in adapter("egress-log", sandbox)
+        snapshot = adapter("snapshot", sandbox).strip()
+        assert snapshot.startswith(f"osf-snapshot-{sandbox}-")
+        adapter("destroy", sandbox)
+        left = kube.kubectl("get", "pods,configmaps,secrets,services", "-l", f"osf.sandbox.id={sandbox}",
+                            "-o", "name", check=True).stdout
+        assert left.strip() == "", f"destroy left {left}"
