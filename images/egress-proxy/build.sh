@@ -126,7 +126,9 @@ stage() {
 }
 
 image() {
-  [ -f "$context/Containerfile" ] && [ -d "$context/rootfs" ] || die "no staged context in $context (run: build.sh stage)"
+  if [ ! -f "$context/Containerfile" ] || [ ! -d "$context/rootfs" ]; then
+    die "no staged context in $context (run: build.sh stage)"
+  fi
   local created
   created="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   local args=(--build-arg "VERSION=$version" --build-arg "REVISION=$revision"
