@@ -417,9 +417,10 @@ def test_image_pull_failure_removes_everything(cluster, tmp_path):
     assert "container sandbox: ErrImagePull: failed to pull image registry.invalid/nope:1: not found" in result.stderr
     assert result.stdout == ""
     assert labelled_by_manager(kube) == before
-    assert kube.kubectl_json("get", "sandboxes.agents.x-k8s.io")["items"] == [] or all(
-        not s["metadata"]["name"].startswith("osf-sandbox-") for s in
-        kube.kubectl_json("get", "sandboxes.agents.x-k8s.io")["items"])
+    sandbox_id = re.search(r"creating sandbox ([0-9a-f]{12})", result.stderr).group(1)
+    assert f"removing sandbox {sandbox_id}" in result.stderr
+    assert kube.kubectl("get", "sandboxes.agents.x-k8s.io", f"osf-sandbox-{sandbox_id}").returncode != 0
+    assert kube.kubectl("get", "pod", f"osf-sandbox-{sandbox_id}").returncode != 0
 
 
 def test_egress_proxy_that_exits_removes_everything(cluster, tmp_path):
@@ -448,7 +449,9 @@ def test_start_timeout_removes_everything(cluster, tmp_path):
     before = labelled_by_manager(kube)
     result = adapter(kube, "create", write_spec(tmp_path, {"template": "slow/image:1"}),
                      env={"OSF_SANDBOX_START_TIMEOUT": "3"}, check=1)
-    assert "timed out after 3s waiting for sandbox" in result.stderr
+    # Usually while waiting for the sandbox; on a slow machine possibly still for the egress pod.
+    assert "timed out after 3s waiting for " in result.stderr
+    assert "(OSF_SANDBOX_START_TIMEOUT)" in result.stderr
     assert labelled_by_manager(kube) == before
     adapter(kube, "create", write_spec(tmp_path, {"template": "alpine:3"}),
             env={"OSF_SANDBOX_START_TIMEOUT": "soon"}, check=2)
