@@ -30,9 +30,8 @@ import openapi_validate  # noqa: E402
 
 BUILD = os.environ.get("OSF_BUILD") or os.path.join(REPO, "build", "default")
 ADAPTER = os.environ.get("SANDBOX_KUBERNETES_BIN") or os.path.join(BUILD, "adapter", "sandbox-kubernetes")
-CRDS = "/work/shared/agent-sandbox/crds"
-if not os.path.isdir(CRDS):
-    CRDS = os.path.join(REPO, "tests", "kube-api", "crds")
+# agent-sandbox's CRDs as published (copied into the repository with the test API server).
+CRDS = os.path.join(REPO, "tests", "kube-api", "crds")
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed"),
