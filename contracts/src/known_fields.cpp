@@ -34,9 +34,11 @@ void check_known_fields(const nlohmann::json& object, const std::string& path,
         if (std::find(known.begin(), known.end(), key) != known.end()) continue;
         std::string message = "unknown field: " + std::string(what);
         // A near miss ("egres", "Template", "tool") is most likely a typo.
+        // A named copy: clang before 16 cannot capture a structured binding.
+        const std::string& name = key;
         const auto closest =
             std::min_element(known.begin(), known.end(), [&](const auto& a, const auto& b) {
-                return edit_distance(key, a) < edit_distance(key, b);
+                return edit_distance(name, a) < edit_distance(name, b);
             });
         if (closest != known.end() && edit_distance(key, *closest) <= 2 && key.size() > 2)
             message += " (did you mean " + json_quoted(*closest) + "?)";
