@@ -206,9 +206,10 @@ def test_create_writes_every_object(cluster, tmp_path, secrets_dir):
     volumes = {v["name"]: v for v in pod["spec"]["volumes"]}
     assert "emptyDir" in volumes[mounts["/var/lib/egress-proxy"]]
     assert volumes[mounts["/run/secrets/osf"]]["secret"]["items"] == [{"key": "file.npm", "path": "npm"}]
-    # The test server bound the Secret's file where the proxy looks for it.
-    fs = kube.pod_filesystem(f"{name}-egress")
-    assert json.dumps(fs)  # the hook answers
+    # The proxy really gets the values: the file where OSF_SECRETS_DIR says, the variable from the Secret.
+    egress_exec = ["exec", f"{name}-egress", "-c", "egress-proxy", "--"]
+    assert kube.kubectl(*egress_exec, "cat", "/run/secrets/osf/npm", check=True).stdout == FILE_SECRET
+    assert kube.kubectl(*egress_exec, "printenv", "OSF_SECRET_LINEAR_TOKEN", check=True).stdout == SECRET_VALUE + "\n"
 
     service = get(kube, "service", f"{name}-egress")
     assert service["spec"]["selector"] == {"osf.sandbox.id": sandbox_id, "osf.sandbox.role": "egress"}
@@ -274,6 +275,10 @@ def test_create_writes_every_object(cluster, tmp_path, secrets_dir):
     assert out == CA_PEM
     out = adapter(kube, "exec", sandbox_id, "--", "sh", "-c", "echo $HTTPS_PROXY $LINEAR_TOKEN", check=0).stdout
     assert out == f"{proxy} osf-secret-placeholder-LINEAR_TOKEN\n"
+    # ...and the sandbox does not.
+    out = adapter(kube, "exec", sandbox_id, "--", "sh", "-c", "env; cat /run/secrets/osf/npm 2>/dev/null; true",
+                  check=0).stdout
+    assert SECRET_VALUE not in out and "OSF_SECRET" not in out and FILE_SECRET not in out
 
     adapter(kube, "destroy", sandbox_id, check=0)
     assert labelled(kube, sandbox_id) == []
