@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The benchmark, one command: egress-proxy next to a direct connection and the
+# peers people use today (Squid ssl-bump, mitmproxy), same workloads, one run.
+#
+#   ./bench/run.sh                       # direct squid-bump1 mitmproxy egress + idle-tunnel memory
+#   PEERS="direct egress" ./bench/run.sh # a subset
+#   DUR=8 KEY_ALG=ec ./bench/run.sh      # knobs of the shared harness (see its run.sh header)
+#
+# The HTTPS workloads come from the shared harness (../shared/bench-peers, or
+# BENCH_PEERS=DIR): nginx origin on loopback, hey load, CPU and RSS from /proc.
+# bench/idle_tunnels.py adds the memory per idle intercepted tunnel.
+# Results: bench-results/<stamp>/ (tables in markdown), and stdout.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+peers_dir=${BENCH_PEERS:-$repo/../shared/bench-peers}
+[ -x "$peers_dir/run.sh" ] || { echo "bench: no harness at $peers_dir (set BENCH_PEERS)" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "bench: run as root (the harness uses a private mount namespace)" >&2; exit 2; }
+
+cmake --preset release >/dev/null
+cmake --build --preset release --target egress-proxy -j"$(nproc)" >/dev/null
+bin=$repo/build/release/egress-proxy/egress-proxy
+results=${BENCH_RESULTS:-$repo/bench-results}
+mkdir -p "$results"
+
+# The harness's origin and its c1..cN hosts live on 127.0.0.1, which the proxy
+# refuses unless an alias names the address: the aliases say these test names
+# may go to loopback, as a private service's would.
+cold=${COLD_HOSTS:-20}
+aliases="upstream.test=127.0.0.1"
+for i in $(seq 1 "$cold"); do aliases+=",c$i.upstream.test=127.0.0.1"; done
+egress="cmd:egress@{WORK}/state/ca.crt=env OSF_SANDBOX_HOST_ALIASES=$aliases $bin --spec $repo/bench/spec.json --listen 127.0.0.1:{PORT} --admin-listen 127.0.0.1:0 --state-dir {WORK}/state --upstream-ca {UPSTREAM_CA}"
+
+read -r -a peers <<<"${PEERS:-direct squid-bump1 mitmproxy egress}"
+args=()
+for p in "${peers[@]}"; do
+  if [ "$p" = egress ]; then args+=("$egress"); else args+=("$p"); fi
+done
+BENCH_RESULTS=$results COLD_HOSTS=$cold "$peers_dir/run.sh" "${args[@]}"
+
+echo
+echo "## Memory per idle intercepted tunnel"
+/usr/bin/python3 "$repo/bench/idle_tunnels.py" --proxy "$bin" --tunnels "${IDLE_TUNNELS:-1000}" | tee "$results/idle-tunnels.md"
