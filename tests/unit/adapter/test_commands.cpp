@@ -362,6 +362,17 @@ TEST_CASE("exec: runs kubectl exec -i in the claim's pod and exits with the comm
     CHECK(t.err.str() == "oops\n");
 }
 
+TEST_CASE("exec: asks for a TTY when stdin and stdout are a terminal") {
+    TestContext t;
+    t.context.terminal = true;
+    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
+    CHECK(run(t, {"exec", kId, "--", "sh"}) == 0);
+    const auto exec = t.kubectl.find({"exec"});
+    REQUIRE(exec.size() == 1);
+    CHECK(exec[0].args == std::vector<std::string>{"exec", "-i", "-t", "osf-sandbox-" + kId,
+                                                   "--namespace", "default", "--", "sh"});
+}
+
 TEST_CASE("exec: upper-case IDs work; an unknown ID exits 1 with 'no sandbox <ID>'") {
     TestContext t;
     t.kubectl.on(kGetClaim, ok(""));
