@@ -4,6 +4,7 @@
 #include "commands/sandbox_lookup.hpp"
 #include "kubectl/kubectl.hpp"
 #include "manifests/egress_objects.hpp"
+#include "manifests/labels.hpp"
 #include "manifests/names.hpp"
 #include "manifests/resources.hpp"
 #include "manifests/settings.hpp"
@@ -14,8 +15,9 @@ int run_egress_log(CommandContext& context, const EgressLogOptions& options) {
     const std::string id = parse_sandbox_id(options.id);
     const auto settings = manifests::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
-    const std::string pod = manifests::egress_name(id);
-    if (!kube.get(manifests::kPods, pod)) throw CommandFailed("no sandbox " + id);
+    const std::string pod = find_labelled(kube, manifests::kPods, id, manifests::kRoleEgress)
+                                .value("metadata", nlohmann::json::object())
+                                .value("name", manifests::egress_name(id));
     kubectl::KubectlCall call;
     call.args = {"exec",
                  pod,

@@ -15,11 +15,21 @@ std::string parse_sandbox_id(const std::string& text) {
     return *id;
 }
 
+nlohmann::json find_labelled(kubectl::Kubectl& kube, const std::string& resource,
+                             const std::string& id, const std::string& role) {
+    std::string selector = manifests::id_selector(id);
+    if (!role.empty()) selector += std::string(",") + manifests::kRoleLabel + "=" + role;
+    const auto items = kube.list(resource, selector);
+    if (items.empty()) throw CommandFailed("no sandbox " + id);
+    return items.front();
+}
+
 std::string find_sandbox_pod(kubectl::Kubectl& kube, const std::string& id) {
-    const auto claim = kube.get(manifests::kSandboxClaims, manifests::sandbox_name(id));
-    if (!claim) throw CommandFailed("no sandbox " + id);
-    const auto status = manifests::claim_status(*claim);
-    return status.sandbox_name.empty() ? manifests::sandbox_name(id) : status.sandbox_name;
+    const auto claim = find_labelled(kube, manifests::kSandboxClaims, id);
+    const auto status = manifests::claim_status(claim);
+    if (!status.sandbox_name.empty()) return status.sandbox_name;
+    return claim.value("metadata", nlohmann::json::object())
+        .value("name", manifests::sandbox_name(id));
 }
 
 void remove_sandbox(kubectl::Kubectl& kube, const std::string& id) {

@@ -10,7 +10,13 @@ namespace osf::commands {
 // The ID in lower case; UsageError (exit 2) when it is not 12 hex digits.
 std::string parse_sandbox_id(const std::string& text);
 
-// The sandbox pod's name, from the claim's .status.sandbox.name (the claim's
+// The one object of `resource` labelled with the ID (and `role`, when given),
+// found by label as every command finds a sandbox's objects. CommandFailed
+// "no sandbox <ID>" when there is none.
+nlohmann::json find_labelled(kubectl::Kubectl& kube, const std::string& resource,
+                             const std::string& id, const std::string& role = {});
+
+// The sandbox pod's name, from its claim's .status.sandbox.name (the claim's
 // own name until the controller fills it in). CommandFailed "no sandbox <ID>"
 // when there is no claim.
 std::string find_sandbox_pod(kubectl::Kubectl& kube, const std::string& id);

@@ -70,11 +70,11 @@ int run_snapshot(CommandContext& context, const SnapshotOptions& options) {
     const auto settings = manifests::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const std::string pod = find_sandbox_pod(kube, id);
-    const auto source = kube.get(manifests::kSandboxTemplates, manifests::sandbox_name(id));
-    if (!source) throw CommandFailed("no sandbox " + id);
+    // The sandbox's own template; snapshot templates carry osf.snapshot.of instead.
+    const auto source = find_labelled(kube, manifests::kSandboxTemplates, id);
 
     manifests::SnapshotRequest request{id, settings.ns, snapshot_stamp(context.wall_clock()),
-                                       settings.snapshot_size, first_image(*source)};
+                                       settings.snapshot_size, first_image(source)};
     const std::string name = manifests::snapshot_name(id, request.stamp);
     const std::string copy_pod = manifests::snapshot_copy_pod_name(id, request.stamp);
     bool template_made = false;
@@ -87,7 +87,7 @@ int run_snapshot(CommandContext& context, const SnapshotOptions& options) {
         copy_workspace(kube, pod, copy_pod);
         kube.delete_named(manifests::kPods, copy_pod);
         check_interrupted(context);
-        kube.create(manifests::snapshot_template(*source, request));
+        kube.create(manifests::snapshot_template(source, request));
         template_made = true;
     } catch (...) {
         // A half-made snapshot is removed whole; the sandbox is untouched.

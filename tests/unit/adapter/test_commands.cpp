@@ -68,6 +68,22 @@ const std::vector<std::string> kGetEgress = {"get", "pods", "osf-sandbox-" + kId
 const std::vector<std::string> kGetSandboxPod = {"get", "pods", "osf-sandbox-" + kId};
 const std::vector<std::string> kGetClaim = {"get", "sandboxclaims.extensions.agents.x-k8s.io",
                                             "osf-sandbox-" + kId};
+const std::vector<std::string> kListClaim = {
+    "get",         "sandboxclaims.extensions.agents.x-k8s.io",
+    "--namespace", "default",
+    "-l",          "osf.sandbox.id=" + kId};
+const std::vector<std::string> kListEgress = {
+    "get",     "pods", "--namespace",
+    "default", "-l",   "osf.sandbox.id=" + kId + ",osf.sandbox.role=egress"};
+const std::vector<std::string> kListTemplate = {
+    "get",         "sandboxtemplates.extensions.agents.x-k8s.io",
+    "--namespace", "default",
+    "-l",          "osf.sandbox.id=" + kId};
+
+json list_of(std::vector<json> items) {
+    return {{"kind", "List"}, {"items", items}};
+}
+
 const std::vector<std::string> kExecCa = {"exec", "osf-sandbox-" + kId + "-egress"};
 
 // A cluster in which everything starts.
@@ -349,7 +365,7 @@ TEST_CASE("create honours OSF_SANDBOX_NAMESPACE and OSF_EGRESS_PROXY_IMAGE") {
 
 TEST_CASE("exec: runs kubectl exec -i in the claim's pod and exits with the command's code") {
     TestContext t;
-    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
+    t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
     t.kubectl.on({"exec"}, fail("oops\ncommand terminated with exit code 7\n", 7));
     CHECK(run(t, {"exec", kId, "--", "sh", "-c", "exit 7"}) == 7);
     const auto exec = t.kubectl.find({"exec"});
@@ -359,13 +375,15 @@ TEST_CASE("exec: runs kubectl exec -i in the claim's pod and exits with the comm
                                                    "exit 7"});
     CHECK(exec[0].inherit_stdin);
     CHECK(exec[0].inherit_stdout);
+    // The sandbox is found by label, like every command finds it.
+    CHECK(t.kubectl.find(kListClaim).size() == 1);
     CHECK(t.err.str() == "oops\n");
 }
 
 TEST_CASE("exec: asks for a TTY when stdin and stdout are a terminal") {
     TestContext t;
     t.context.terminal = true;
-    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
+    t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
     CHECK(run(t, {"exec", kId, "--", "sh"}) == 0);
     const auto exec = t.kubectl.find({"exec"});
     REQUIRE(exec.size() == 1);
@@ -375,7 +393,7 @@ TEST_CASE("exec: asks for a TTY when stdin and stdout are a terminal") {
 
 TEST_CASE("exec: upper-case IDs work; an unknown ID exits 1 with 'no sandbox <ID>'") {
     TestContext t;
-    t.kubectl.on(kGetClaim, ok(""));
+    t.kubectl.on(kListClaim, ok(list_of({}).dump()));
     CHECK(run(t, {"exec", "0123456789AB", "--", "true"}) == 1);
     CHECK(t.err.str() == "sandbox-kubernetes: no sandbox 0123456789ab\n");
     CHECK(t.kubectl.find({"exec"}).empty());
@@ -383,7 +401,7 @@ TEST_CASE("exec: upper-case IDs work; an unknown ID exits 1 with 'no sandbox <ID
 
 TEST_CASE("exec: kubectl's own failure is reported as kubectl exec failed") {
     TestContext t;
-    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
+    t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
     t.kubectl.on(
         {"exec"},
         fail("error: unable to upgrade connection: container not found (\"sandbox\")\n", 1));
@@ -405,7 +423,7 @@ TEST_CASE("a kubectl failure while looking up exits 1 with kubectl's message") {
 
 TEST_CASE("copy: relative sandbox paths are below /workspace; kubectl cp both ways") {
     TestContext t;
-    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
+    t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
     CHECK(run(t, {"copy", "./local.txt", kId + ":dir/file.txt"}) == 0);
     CHECK(run(t, {"copy", kId + ":/etc/hostname", "out.txt"}) == 0);
     CHECK(run(t, {"copy", kId + ":", "outdir"}) == 0);
@@ -427,7 +445,7 @@ TEST_CASE("copy: relative sandbox paths are below /workspace; kubectl cp both wa
 
 TEST_CASE("copy: a source missing in the sandbox exits 1 (kubectl cp would say nothing)") {
     TestContext t;
-    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
+    t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
     t.kubectl.on({"exec"}, fail("command terminated with exit code 1\n", 1));
     CHECK(run(t, {"copy", kId + ":missing.txt", "out.txt"}) == 1);
     CHECK(t.err.str() ==
@@ -437,7 +455,7 @@ TEST_CASE("copy: a source missing in the sandbox exits 1 (kubectl cp would say n
 
 TEST_CASE("copy: kubectl cp failing exits 1 with its message") {
     TestContext t;
-    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
+    t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
     t.kubectl.on({"cp"}, fail("error: one of src or dest must be a local file specification\n"));
     CHECK(run(t, {"copy", "a", kId + ":b"}) == 1);
     CHECK(t.err.str().find("kubectl cp failed: error: one of src") != std::string::npos);
@@ -493,7 +511,7 @@ TEST_CASE("list: one line per sandbox; --json") {
 
 TEST_CASE("egress-log: execs egress-proxy log in the egress pod") {
     TestContext t;
-    t.kubectl.on(kGetEgress, ok(ready_pod().dump()));
+    t.kubectl.on(kListEgress, ok(list_of({ready_pod()}).dump()));
     CHECK(run(t, {"egress-log", kId}) == 0);
     const auto exec = t.kubectl.find({"exec"});
     REQUIRE(exec.size() == 1);
@@ -503,7 +521,7 @@ TEST_CASE("egress-log: execs egress-proxy log in the egress pod") {
                                                    "--state-dir", "/var/lib/egress-proxy"});
     CHECK(exec[0].inherit_stdout);
     TestContext unknown;
-    unknown.kubectl.on(kGetEgress, ok(""));
+    unknown.kubectl.on(kListEgress, ok(list_of({}).dump()));
     CHECK(run(unknown, {"egress-log", kId}) == 1);
     CHECK(unknown.err.str() == "sandbox-kubernetes: no sandbox " + kId + "\n");
 }
@@ -512,15 +530,14 @@ TEST_CASE("snapshot: PVC, copy pod, tar pipeline, template; prints its name") {
     TestContext t;
     t.env["OSF_SANDBOX_SNAPSHOT_SIZE"] = "3Gi";
     const std::string name = "osf-snapshot-" + kId + "-20261129190000";
-    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
+    t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
     const json source = {
         {"metadata", {{"name", "osf-sandbox-" + kId}}},
         {"spec",
          {{"podTemplate",
            {{"spec",
              {{"containers", json::array({json{{"name", "sandbox"}, {"image", "node:24"}}})}}}}}}}};
-    t.kubectl.on({"get", "sandboxtemplates.extensions.agents.x-k8s.io", "osf-sandbox-" + kId},
-                 ok(source.dump()));
+    t.kubectl.on(kListTemplate, ok(list_of({source}).dump()));
     t.kubectl.on({"get", "pods", name + "-copy"}, ok(ready_pod().dump()));
     const int code = run(t, {"snapshot", kId});
     INFO(t.err.str());
@@ -552,13 +569,13 @@ TEST_CASE("snapshot: PVC, copy pod, tar pipeline, template; prints its name") {
 TEST_CASE("snapshot: a failed copy removes the PVC and the copy pod") {
     TestContext t;
     const std::string name = "osf-snapshot-" + kId + "-20261129190000";
-    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
+    t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
     const json source = {
         {"spec",
          {{"podTemplate",
            {{"spec",
              {{"containers", json::array({json{{"name", "sandbox"}, {"image", "node:24"}}})}}}}}}}};
-    t.kubectl.on({"get", "sandboxtemplates.extensions.agents.x-k8s.io"}, ok(source.dump()));
+    t.kubectl.on(kListTemplate, ok(list_of({source}).dump()));
     t.kubectl.on({"get", "pods", name + "-copy"}, ok(ready_pod().dump()));
     t.kubectl.on({"exec", "-i", name + "-copy"}, fail("tar: short read\n", 2));
     CHECK(run(t, {"snapshot", kId}) == 1);
