@@ -84,20 +84,84 @@ def _evaluate(expression, consts):
     return "".join(consts[c] if c else lit for c, lit in parts)
 
 
-def _resources(arg, consts, where, text):
-    """(apiGroup, resource) for each resource a call's first argument names:
-    a constant, a literal, or a local variable set from those."""
+def _call_arguments(text, start):
+    """The top-level arguments of the call whose "(" is at text[start]."""
+    depth, args, current, i, quote = 0, [], "", start, None
+    while i < len(text):
+        c = text[i]
+        if quote:
+            current += c
+            if c == "\\":
+                current += text[i + 1]
+                i += 1
+            elif c == quote:
+                quote = None
+        elif c in "\"'":
+            quote = c
+            current += c
+        elif c in "([{":
+            depth += 1
+            if depth > 1:
+                current += c
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                args.append(current.strip())
+                return args
+            current += c
+        elif c == "," and depth == 1:
+            args.append(current.strip())
+            current = ""
+        else:
+            current += c
+        i += 1
+    return args
+
+
+def _parameter_values(name, text, sources, consts, where, depth):
+    """The strings a function parameter `name` receives, from every call of
+    the function that declares it in `text`."""
+    values = []
+    for definition in re.finditer(r"\b(\w+)\s*\(([^()]*)\)\s*(?:const\s*)?\{", text):
+        params = [re.findall(r"\w+", p)[-1] if re.findall(r"\w+", p) else "" for p in definition.group(2).split(",")]
+        if name not in params:
+            continue
+        func, index = definition.group(1), params.index(name)
+        for path, other in sources.items():
+            for call in re.finditer(r"\b" + func + r"\s*\(", other):
+                if other is text and call.start() == definition.start(1):
+                    continue
+                args = _call_arguments(other, call.end() - 1)
+                if index < len(args):
+                    values += _resolve(args[index], other, sources, consts,
+                                       os.path.relpath(path, ADAPTER_SRC), depth + 1)
+    return values
+
+
+def _resolve(arg, text, sources, consts, where, depth=0):
+    """The strings an argument can hold: a constant, a literal, a local
+    variable set from those, or a parameter resolved through its callers."""
     arg = arg.strip()
     value = _evaluate(arg, consts)
-    if value is None and re.fullmatch(r"\w+", arg):
+    if value is not None:
+        return [value]
+    if re.fullmatch(r"\w+", arg) and depth < 3:
         definition = re.search(r"\b" + arg + r"\s*=\s*([^;]+);", text)
-        value = _evaluate(definition.group(1), consts) if definition else None
-    if value is None:
-        raise AssertionError(f"{where}: cannot tell which resource `{arg}` is; teach test_chart.py")
+        if definition and _evaluate(definition.group(1), consts) is not None:
+            return [_evaluate(definition.group(1), consts)]
+        values = _parameter_values(arg, text, sources, consts, where, depth)
+        if values:
+            return values
+    raise AssertionError(f"{where}: cannot tell which resource `{arg}` is; teach test_chart.py")
+
+
+def _resources(arg, consts, where, text, sources):
+    """(apiGroup, resource) for each resource a call's first argument names."""
     out = []
-    for r in value.split(","):
-        assert r in RESOURCES, f"{where}: unknown resource {r!r}; add it to RESOURCES in test_chart.py"
-        out.append(RESOURCES[r])
+    for value in _resolve(arg, text, sources, consts, where):
+        for r in value.split(","):
+            assert r in RESOURCES, f"{where}: unknown resource {r!r}; add it to RESOURCES in test_chart.py"
+            out.append(RESOURCES[r])
     return out
 
 
@@ -118,7 +182,7 @@ def needed_permissions():
         where = os.path.relpath(path, ADAPTER_SRC)
         # The Kubectl wrapper's methods, called on any Kubectl object.
         for method, arg in re.findall(r"\w\.(get|list|delete_by_label|delete_named)\(\s*([^,()]+),", text):
-            for key in _resources(arg, consts, where, text):
+            for key in _resources(arg, consts, where, text, sources):
                 add(key, wrapper_verbs[method])
         if re.search(r"\w\.exec_output\(", text):
             for key, verbs in EXEC_NEEDS.items():
