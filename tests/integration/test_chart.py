@@ -175,8 +175,21 @@ def needed_permissions():
 
     wrapper_verbs = {"get": {"get"}, "list": {"list"}, "delete_by_label": DELETE_VERBS,
                      "delete_named": DELETE_VERBS}
+    # The wrapper's methods this reader knows; a new one must be taught here.
+    known = {"Kubectl", "ns", "runner", "get", "list", "create", "delete_by_label", "delete_named",
+             "exec_output", "run_checked"}
+    wrapper = _read_sources("kubectl/kubectl.hpp")
+    assert wrapper, "adapter/src/kubectl/kubectl.hpp is missing"
+    for text in wrapper.values():
+        body = text[text.index("class Kubectl"):]
+        body = body[:body.index("private:")] if "private:" in body else body
+        methods = set(re.findall(r"(\w+)\s*\([^;{]*\)\s*(?:const\s*)?[;{]", body))
+        assert methods <= known, f"Kubectl has methods test_chart.py does not know: {sorted(methods - known)}"
     sources = _read_sources("commands/*.cpp")
     sources.update(_read_sources("main.cpp"))
+    for path, text in sources.items():
+        used = set(re.findall(r"\bkube_?\.(\w+)\(", text))
+        assert used <= known, f"{path}: Kubectl calls test_chart.py does not know: {sorted(used - known)}"
     created_by_wrapper = False
     for path, text in sources.items():
         where = os.path.relpath(path, ADAPTER_SRC)
