@@ -3,7 +3,8 @@ storage, chroot isolation, FROM scratch), exported as an OCI layout and
 unpacked, then checked as a user of the image would see it: no shell, a
 non-root user, the proxy as entrypoint, and the proxy running from that root
 file system (bubblewrap, as uid 65532) answering an allowed request and
-refusing another with 403."""
+refusing another with 403, both as `docker run` would run it and as the egress
+pod the adapter writes runs it."""
 import json
 import os
 import shutil
@@ -15,7 +16,7 @@ import urllib.request
 
 import pytest
 
-from osftest import Proxy, Upstream, proxy_bin, repo
+from osftest import Proxy, Upstream, adapter_bin, proxy_bin, repo
 from osftest import TestCA as UpstreamCA  # aliased: pytest would collect a Test* class
 
 IMAGE = "localhost/egress-proxy:integration-test"
@@ -179,50 +180,76 @@ def test_only_the_state_dir_belongs_to_the_proxy_user(image):
             assert not st.st_mode & 0o002, f"{path} is world-writable"
 
 
-class ImageProxy(Proxy):
-    """The proxy run from the image's root fs: bubblewrap binds it as /, adds
-    /proc, /dev, the spec, an upstream CA and a host directory as the state dir
-    (so the test reads listen.json and the log), shares the network so
-    127.0.0.1 works, and setpriv drops to the image's user first."""
+def _root_layout(rootfs, targets, rel=""):
+    """bwrap arguments that lay the image's root fs out on bwrap's empty root:
+    each entry bound read-only, except that a directory which must receive a
+    mount point the image lacks (Kubernetes creates those) becomes a tmpfs
+    holding its entries, recursively."""
+    args = []
+    for name in sorted(os.listdir(os.path.join(rootfs, rel))):
+        path = os.path.join(rel, name)
+        host = os.path.join(rootfs, path)
+        needs_room = [t for t in targets if t.startswith("/" + path + "/")
+                      and not os.path.lexists(os.path.join(rootfs, t.lstrip("/")))]
+        if needs_room and os.path.isdir(host) and not os.path.islink(host):
+            args += ["--tmpfs", "/" + path]
+            args += _root_layout(rootfs, targets, path)
+        else:
+            args += ["--ro-bind", host, "/" + path]
+    return args
 
-    def __init__(self, image, spec, directory, aliases, upstream_ca):
-        super().__init__(spec, directory, aliases=aliases, upstream_ca=upstream_ca, start=False)
-        os.makedirs(self.state_dir)
+
+class ImageRun(Proxy):
+    """The proxy run from the image's root fs, as a container runtime would
+    run it: bubblewrap lays out the image read-only, adds /proc, /dev and the
+    `mounts` (host directory -> path; the state directory writable, so the
+    test reads listen.json and the log), shares the network so 127.0.0.1
+    works, and setpriv drops to `user` first. `argv` is what the container
+    runs, `env` its variables on top of the image's."""
+
+    def __init__(self, image, directory, *, argv, user, env, mounts):
+        super().__init__({"template": "unused"}, directory, start=False)
+        self.state_dir = next(host for host, path in mounts.items() if path == STATE_DIR)
+        os.makedirs(self.state_dir, exist_ok=True)
         os.chown(self.state_dir, NONROOT, NONROOT)
-        for path in (directory, self.spec_path, upstream_ca):
-            os.chmod(path, 0o755 if os.path.isdir(path) else 0o644)
-        config = image["config"]
-        uid, _, gid = config["User"].partition(":")
-        env = ["--clearenv"]
-        for entry in config.get("Env", []):
-            k, _, v = entry.partition("=")
-            env += ["--setenv", k, v]
-        env += ["--setenv", "OSF_SANDBOX_HOST_ALIASES", self.env["OSF_SANDBOX_HOST_ALIASES"]]
-        # The image's default arguments, with kernel-chosen loopback ports.
-        args = list(config["Cmd"])
-        args[args.index("--listen") + 1] = "127.0.0.1:0"
-        args[args.index("--admin-listen") + 1] = "127.0.0.1:0"
-        args += ["--upstream-ca", "/etc/egress-proxy/upstream-ca.crt"]
-        # /etc/egress-proxy is mounted whole, as Kubernetes mounts the spec's ConfigMap.
-        config_dir = os.path.join(directory, "etc")
-        os.makedirs(config_dir)
-        shutil.copy(self.spec_path, os.path.join(config_dir, "spec.json"))
-        shutil.copy(upstream_ca, os.path.join(config_dir, "upstream-ca.crt"))
-        os.chmod(config_dir, 0o755)
-        # The image's top-level directories on bwrap's empty root, which then
-        # takes the mount points a container runtime adds (/proc, /dev).
-        image_dirs = []
-        for name in sorted(os.listdir(image["rootfs"])):
-            image_dirs += ["--ro-bind", os.path.join(image["rootfs"], name), "/" + name]
+        os.chmod(directory, 0o755)
+        variables = dict(e.partition("=")[::2] for e in image["config"].get("Env", []))
+        variables.update(env)
+        setenv = ["--clearenv"] + sum((["--setenv", k, v] for k, v in variables.items()), [])
+        binds = sum((["--bind" if path == STATE_DIR else "--ro-bind", host, path]
+                     for host, path in mounts.items()), [])
+        uid, _, gid = str(user).partition(":")
+        layout = _root_layout(image["rootfs"], list(mounts.values()))
+        # Read-only root file system, as the adapter's egress pod has it.
+        read_only = sum((["--remount-ro", path] for flag, path in zip(layout, layout[1:])
+                         if flag == "--tmpfs"), ["--remount-ro", "/"])
         self.sandbox = [
-            "setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--",
-            "bwrap", *image_dirs, "--proc", "/proc", "--dev", "/dev",
-            "--bind", self.state_dir, STATE_DIR, "--ro-bind", config_dir, "/etc/egress-proxy",
-            "--remount-ro", "/",
+            "setpriv", f"--reuid={uid}", f"--regid={gid or uid}", "--clear-groups", "--",
+            "bwrap", *layout, "--proc", "/proc", "--dev", "/dev", *binds, *read_only,
             "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
-            "--chdir", config.get("WorkingDir") or "/", *env, "--",
+            "--chdir", image["config"].get("WorkingDir") or "/", *setenv, "--",
         ]
-        self.argv = self.sandbox + config["Entrypoint"] + args
+        self.argv = self.sandbox + list(argv)
+
+
+def _loopback_ports(args):
+    """The container's arguments with kernel-chosen loopback ports instead of
+    0.0.0.0:8080 and 0.0.0.0:9090 (the test must not take fixed ports)."""
+    args = list(args)
+    for flag in ("--listen", "--admin-listen"):
+        assert flag in args, f"no {flag} in {args}"
+        args[args.index(flag) + 1] = "127.0.0.1:0"
+    return args
+
+
+def _private_dir(path, files):
+    os.makedirs(path)
+    for name, text in files.items():
+        with open(os.path.join(path, name), "w") as f:
+            f.write(text)
+        os.chmod(os.path.join(path, name), 0o644)
+    os.chmod(path, 0o755)
+    return path
 
 
 def _curl(proxy, url):
@@ -241,11 +268,19 @@ def test_proxy_from_the_image_allows_and_refuses(image):
     os.makedirs(work)
     os.chmod(work, 0o755)
     ca = UpstreamCA(os.path.join(work, "upstream-ca"))
+    with open(ca.cert_path) as f:
+        ca_pem = f.read()
     spec = {"template": "debian:12", "egress": ["allowed.test"]}
+    # As `docker run` runs it: the image's entrypoint and default arguments,
+    # the spec (and an upstream CA) mounted at /etc/egress-proxy.
+    config = image["config"]
+    etc = _private_dir(os.path.join(work, "etc"), {"spec.json": json.dumps(spec), "upstream-ca.crt": ca_pem})
+    argv = config["Entrypoint"] + _loopback_ports(config["Cmd"]) + [
+        "--upstream-ca", "/etc/egress-proxy/upstream-ca.crt"]
     with Upstream(ca, ["allowed.test", "refused.test"]) as upstream:
-        with ImageProxy(image, spec, os.path.join(work, "proxy"),
-                        aliases={"allowed.test": "127.0.0.1", "refused.test": "127.0.0.1"},
-                        upstream_ca=ca.cert_path) as proxy:
+        with ImageRun(image, os.path.join(work, "proxy"), argv=argv, user=config["User"],
+                      env={"OSF_SANDBOX_HOST_ALIASES": "allowed.test=127.0.0.1,refused.test=127.0.0.1"},
+                      mounts={os.path.join(work, "state"): STATE_DIR, etc: "/etc/egress-proxy"}) as proxy:
             proxy.start()
             assert os.stat(proxy.ca_path).st_uid == NONROOT, "the proxy did not run as the image's user"
             # The egress pod's readiness probe.
@@ -271,3 +306,61 @@ def test_proxy_from_the_image_allows_and_refuses(image):
             assert res.returncode == 0, res.stderr
             with open(proxy.ca_path) as f:
                 assert res.stdout.strip() == f.read().strip()
+
+
+def test_the_egress_pod_the_adapter_writes_runs_from_the_image(image):
+    """The egress pod of `sandbox-kubernetes create --dry-run`, run as its
+    container spec says (command, args, env, user, volume mounts, read-only
+    root) from the image: ready on the admin port, allowing the spec's host
+    and refusing another."""
+    binary = adapter_bin()
+    assert os.access(binary, os.X_OK), f"no sandbox-kubernetes at {binary}; build the sandbox-kubernetes target"
+    work = os.path.join(image["work"], "pod")
+    os.makedirs(work)
+    os.chmod(work, 0o755)
+    with open(os.path.join(work, "spec.json"), "w") as f:
+        json.dump({"template": "debian:12", "egress": ["allowed.test"]}, f)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "KUBECONFIG": os.path.join(work, "none"),
+           "OSF_SANDBOX_HOST_ALIASES": "allowed.test=127.0.0.1"}
+    res = _run([binary, "create", "--dry-run", os.path.join(work, "spec.json")], env=env, timeout=60)
+    assert res.returncode == 0, res.stderr
+    items = json.loads(res.stdout)["items"]
+    pod = next(i for i in items if i["kind"] == "Pod")
+    config_maps = {i["metadata"]["name"]: i for i in items if i["kind"] == "ConfigMap"}
+    (container,) = pod["spec"]["containers"]
+    security = dict(pod["spec"].get("securityContext", {}), **container.get("securityContext", {}))
+    assert security["readOnlyRootFilesystem"] is True
+
+    # The pod's volumes on the host: emptyDir -> an empty directory, configMap -> its keys as files.
+    volumes = {}
+    for volume in pod["spec"]["volumes"]:
+        host = os.path.join(work, "volumes", volume["name"])
+        if "emptyDir" in volume:
+            volumes[volume["name"]] = _private_dir(host, {})
+        elif "configMap" in volume:
+            volumes[volume["name"]] = _private_dir(host, config_maps[volume["configMap"]["name"]]["data"])
+        else:
+            raise AssertionError(f"the test does not lay out volume {volume}")
+    mounts = {volumes[m["name"]]: m["mountPath"] for m in container["volumeMounts"]}
+    assert STATE_DIR in mounts.values(), "the egress pod no longer mounts a state directory"
+    argv = container.get("command") or image["config"]["Entrypoint"]
+    argv = argv + _loopback_ports(container.get("args") or image["config"]["Cmd"])
+    variables = {e["name"]: e["value"] for e in container.get("env", []) if "value" in e}
+    user = f"{security['runAsUser']}:{security.get('runAsGroup', security['runAsUser'])}"
+
+    with Upstream(None) as upstream:
+        with ImageRun(image, os.path.join(work, "proxy"), argv=argv, user=user, env=variables,
+                      mounts=mounts) as proxy:
+            proxy.start()
+            direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+            probe = container["readinessProbe"]["httpGet"]
+            with direct.open(proxy.admin_url + probe["path"], timeout=30) as ready:
+                assert ready.status == 200
+            status, _ = _curl(proxy, upstream.url("allowed.test", "/through-the-pod"))
+            assert status == 200
+            status, _ = _curl(proxy, upstream.url("refused.test", "/never"))
+            assert status == 403
+            assert [r["path"] for r in upstream.requests] == ["/through-the-pod"]
+            # --log-stdout (the cluster's log collector) mirrors the egress log.
+            proxy.wait_for_log(lambda l: l.get("host") == "refused.test")
+    assert '"refused.test"' in proxy.stdout()
