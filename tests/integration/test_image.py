@@ -364,3 +364,14 @@ def test_the_egress_pod_the_adapter_writes_runs_from_the_image(image):
             # --log-stdout (the cluster's log collector) mirrors the egress log.
             proxy.wait_for_log(lambda l: l.get("host") == "refused.test")
     assert '"refused.test"' in proxy.stdout()
+
+
+def test_build_script_refuses_a_missing_binary_or_an_empty_context(tmp_path):
+    script = os.path.join(repo(), "images", "egress-proxy", "build.sh")
+    res = _run([script, "stage", "--binary", str(tmp_path / "missing"), "--context", str(tmp_path / "ctx")])
+    assert res.returncode == 2
+    assert "no egress-proxy binary at" in res.stderr and "cmake --preset release" in res.stderr
+    res = _run([script, "image", "--context", str(tmp_path / "empty")])
+    assert res.returncode == 2 and "no staged context" in res.stderr
+    res = _run([script, "--engine", "podman"])
+    assert res.returncode == 2 and "--engine must be buildah or docker" in res.stderr
