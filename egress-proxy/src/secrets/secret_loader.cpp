@@ -39,7 +39,10 @@ SourceResult read_source(const osf::SecretRef& ref, const SourceEnvironment& env
 SecretStore::Loaded load_secrets(const osf::Spec& spec, const SourceEnvironment& env,
                                  const HttpGetter& get) {
     std::vector<Secret> secrets;
-    for (const auto& [name, ref] : spec.secrets) {
+    for (const auto& entry : spec.secrets) {
+        // Named references, not a structured binding: clang before 16 cannot capture one.
+        const std::string& name = entry.first;
+        const osf::SecretRef& ref = entry.second;
         const auto fail = [&](const std::string& why) {
             return SecretStore::Loaded{{},
                                        "secret " + name + " (" + reference_text(ref) + "): " + why};
