@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (cmake --preset fuzz: clang, ASan+UBSan) and
+# runs each for a bounded time on a copy of its seed corpus. Exits non-zero
+# when any target crashes, leaks, times out or breaks an invariant.
+#   ./scripts/fuzz.sh                 every target, 60 s each
+#   ./scripts/fuzz.sh 20              every target, 20 s each
+#   ./scripts/fuzz.sh 600 sse host    only these targets
+#   OSF_FUZZ_ARGS="-jobs=2 -workers=2" ./scripts/fuzz.sh 300   extra libFuzzer flags
+# Runs go to build/fuzz/runs/<target>/ (corpus copy, log, crash files); the
+# committed corpus in tests/fuzz/corpus is never written. See docs/fuzzing.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:-60}
+shift || true
+if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 1 ]; then
+  echo "usage: $0 [SECONDS] [TARGET...]" >&2
+  exit 2
+fi
+all_targets=(http_head spec mcp_json sse host)
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
+for t in "${targets[@]}"; do
+  if [ ! -d "tests/fuzz/corpus/$t" ]; then
+    echo "fuzz.sh: unknown target '$t' (known: ${all_targets[*]})" >&2
+    exit 2
+  fi
+done
+
+echo "fuzz.sh: building ${targets[*]} (preset fuzz)"
+cmake --preset fuzz >/dev/null
+build_targets=()
+for t in "${targets[@]}"; do build_targets+=("fuzz-$t"); done
+cmake --build --preset fuzz --target "${build_targets[@]}" -j"${OSF_FUZZ_BUILD_JOBS:-$(nproc)}"
+
+runs=build/fuzz/runs
+# Sanitizer reports are fatal (UBSan's checks recover by default), stacks symbolised.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:symbolize=1}"
+read -r -a extra_args <<<"${OSF_FUZZ_ARGS:-}"
+
+passed=0
+failed=0
+summary=()
+for t in "${targets[@]}"; do
+  dir="$runs/$t"
+  rm -rf "$dir"
+  mkdir -p "$dir/corpus" "$dir/artifacts"
+  cp tests/fuzz/corpus/"$t"/* "$dir/corpus/"
+  seeds=$(find "$dir/corpus" -type f | wc -l)
+  dict=()
+  [ -f "tests/fuzz/dict/$t.dict" ] && dict=("-dict=tests/fuzz/dict/$t.dict")
+  echo "fuzz.sh: fuzz-$t for ${seconds}s ($seeds seeds, log in $dir/log)"
+  status=0
+  # -timeout: one input taking 10 s is a hang; the outer timeout is a backstop.
+  timeout --kill-after=30 $((seconds + 300)) \
+    "build/fuzz/fuzz/fuzz-$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$dir/artifacts/" "${dict[@]}" "${extra_args[@]}" \
+    "$dir/corpus" >"$dir/log" 2>&1 || status=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
+  cov=$(grep -oE 'cov: [0-9]+' "$dir/log" | tail -1 | cut -d' ' -f2)
+  found=$(find "$dir/artifacts" -type f | wc -l)
+  grown=$(find "$dir/corpus" -type f | wc -l)
+  line="fuzz-$t: ${execs:-?} runs, coverage ${cov:-?}, corpus $seeds -> $grown"
+  if [ "$status" -ne 0 ] || [ "$found" -gt 0 ]; then
+    failed=$((failed + 1))
+    summary+=("FAIL $line, exit $status, $found artifact(s) in $dir/artifacts")
+    echo "---- fuzz-$t failed; end of its log:"
+    grep -v '^#[0-9]' "$dir/log" | tail -60
+    echo "----"
+  else
+    passed=$((passed + 1))
+    summary+=("ok   $line")
+  fi
+done
+
+echo
+echo "fuzz.sh summary (${seconds}s per target):"
+printf '  %s\n' "${summary[@]}"
+echo "fuzz: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

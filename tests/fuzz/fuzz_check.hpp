@@ -1,0 +1,27 @@
+// Invariant checks for the fuzz targets: a broken invariant aborts, which
+// libFuzzer reports as a crash and saves the input (crash-<sha1>).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+namespace osf::fuzz {
+
+[[noreturn]] inline void invariant_failed(const char* what, const char* file, int line) {
+    std::fprintf(stderr, "\n==osf-fuzz== invariant broken at %s:%d: %s\n", file, line, what);
+    std::abort();
+}
+
+inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
+    return {reinterpret_cast<const char*>(data), size};
+}
+
+} // namespace osf::fuzz
+
+#define OSF_FUZZ_CHECK(condition)                                                                  \
+    do {                                                                                           \
+        if (!(condition)) ::osf::fuzz::invariant_failed(#condition, __FILE__, __LINE__);           \
+    } while (false)
