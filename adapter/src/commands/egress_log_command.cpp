@@ -15,8 +15,9 @@ int run_egress_log(CommandContext& context, const EgressLogOptions& options) {
     const std::string id = parse_sandbox_id(options.id);
     const auto settings = manifests::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
-    const std::string pod = find_labelled(kube, manifests::kPods, id, manifests::kRoleEgress)
-                                .value("metadata", nlohmann::json::object())
+    const auto egress = first_or_no_sandbox(
+        kube.list(manifests::kPods, manifests::role_selector_text(id, manifests::kRoleEgress)), id);
+    const std::string pod = egress.value("metadata", nlohmann::json::object())
                                 .value("name", manifests::egress_name(id));
     kubectl::KubectlCall call;
     call.args = {"exec",

@@ -15,17 +15,14 @@ std::string parse_sandbox_id(const std::string& text) {
     return *id;
 }
 
-nlohmann::json find_labelled(kubectl::Kubectl& kube, const std::string& resource,
-                             const std::string& id, const std::string& role) {
-    std::string selector = manifests::id_selector(id);
-    if (!role.empty()) selector += std::string(",") + manifests::kRoleLabel + "=" + role;
-    const auto items = kube.list(resource, selector);
-    if (items.empty()) throw CommandFailed("no sandbox " + id);
+nlohmann::json first_or_no_sandbox(const nlohmann::json& items, const std::string& id) {
+    if (!items.is_array() || items.empty()) throw CommandFailed("no sandbox " + id);
     return items.front();
 }
 
 std::string find_sandbox_pod(kubectl::Kubectl& kube, const std::string& id) {
-    const auto claim = find_labelled(kube, manifests::kSandboxClaims, id);
+    const auto claim =
+        first_or_no_sandbox(kube.list(manifests::kSandboxClaims, manifests::id_selector(id)), id);
     const auto status = manifests::claim_status(claim);
     if (!status.sandbox_name.empty()) return status.sandbox_name;
     return claim.value("metadata", nlohmann::json::object())

@@ -10,11 +10,9 @@ namespace osf::commands {
 // The ID in lower case; UsageError (exit 2) when it is not 12 hex digits.
 std::string parse_sandbox_id(const std::string& text);
 
-// The one object of `resource` labelled with the ID (and `role`, when given),
-// found by label as every command finds a sandbox's objects. CommandFailed
-// "no sandbox <ID>" when there is none.
-nlohmann::json find_labelled(kubectl::Kubectl& kube, const std::string& resource,
-                             const std::string& id, const std::string& role = {});
+// The first of `items` (what Kubectl::list found by the ID's label), or
+// CommandFailed "no sandbox <ID>" when there is none.
+nlohmann::json first_or_no_sandbox(const nlohmann::json& items, const std::string& id);
 
 // The sandbox pod's name, from its claim's .status.sandbox.name (the claim's
 // own name until the controller fills it in). CommandFailed "no sandbox <ID>"

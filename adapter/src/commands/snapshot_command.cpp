@@ -4,6 +4,7 @@
 #include "commands/sandbox_lookup.hpp"
 #include "commands/start_waiter.hpp"
 #include "kubectl/kubectl_error.hpp"
+#include "manifests/labels.hpp"
 #include "manifests/names.hpp"
 #include "manifests/resources.hpp"
 #include "manifests/sandbox_objects.hpp"
@@ -71,7 +72,8 @@ int run_snapshot(CommandContext& context, const SnapshotOptions& options) {
     kubectl::Kubectl kube(context.runner, settings.ns);
     const std::string pod = find_sandbox_pod(kube, id);
     // The sandbox's own template; snapshot templates carry osf.snapshot.of instead.
-    const auto source = find_labelled(kube, manifests::kSandboxTemplates, id);
+    const auto source = first_or_no_sandbox(
+        kube.list(manifests::kSandboxTemplates, manifests::id_selector(id)), id);
 
     manifests::SnapshotRequest request{id, settings.ns, snapshot_stamp(context.wall_clock()),
                                        settings.snapshot_size, first_image(source)};

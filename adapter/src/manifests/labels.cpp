@@ -20,6 +20,10 @@ std::string id_selector(const std::string& id) {
     return std::string(kSandboxIdLabel) + "=" + id;
 }
 
+std::string role_selector_text(const std::string& id, const std::string& role) {
+    return id_selector(id) + "," + kRoleLabel + "=" + role;
+}
+
 std::string managed_selector() {
     return std::string(kManagedByLabel) + "=" + kManagedByValue;
 }

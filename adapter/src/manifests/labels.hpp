@@ -27,6 +27,8 @@ nlohmann::json role_selector(const std::string& id, const std::string& role);
 
 // "osf.sandbox.id=<id>"
 std::string id_selector(const std::string& id);
+// "osf.sandbox.id=<id>,osf.sandbox.role=<role>"
+std::string role_selector_text(const std::string& id, const std::string& role);
 // "app.kubernetes.io/managed-by=sandbox-kubernetes"
 std::string managed_selector();
 
