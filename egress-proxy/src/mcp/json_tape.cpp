@@ -3,8 +3,8 @@
 #include "mcp/json_reader.hpp" // kMaxJsonDepth: the same limit as for requests
 
 #include <algorithm>
-#include <deque>
 #include <limits>
+#include <list>
 
 namespace osf::mcp {
 
@@ -358,7 +358,7 @@ private:
     std::size_t pos_ = 0;
     JsonTape& tape_;
     std::vector<std::string_view> keys_; // keys of the open objects, innermost last
-    std::deque<std::string> decoded_;    // unescaped keys (stable addresses)
+    std::list<std::string> decoded_; // unescaped keys (stable addresses, no allocation until used)
 };
 
 std::optional<JsonTape> JsonTape::read(std::string_view text, std::string* error) {
