@@ -13,8 +13,23 @@
 
 namespace osf::commands {
 
+namespace {
+
+constexpr const char* kFooter = R"(
+Variables: KUBECONFIG (kubectl's), OSF_SANDBOX_NAMESPACE (default: default),
+  OSF_EGRESS_PROXY_IMAGE (default: ghcr.io/opensoftware/egress-proxy:0.1.0),
+  OSF_SANDBOX_START_TIMEOUT (seconds, default 300), OSF_SANDBOX_SNAPSHOT_SIZE (default 1Gi),
+  OSF_SECRETS_DIR (default /run/secrets), OSF_SECRET_<NAME>, OSF_OPENBAO_ADDR,
+  OSF_OPENBAO_TOKEN, OSF_OPENBAO_MOUNT, OSF_SANDBOX_HOST_ALIASES.
+Exit codes: 0 ok; 1 failure (unknown ID, start failure, kubectl failure); 2 bad usage,
+  ID, spec, secret or variable (nothing started); 130/143 create interrupted (cleaned up);
+  exec: the command's own code.)";
+
+} // namespace
+
 void register_commands(CLI::App& app, CommandContext& context) {
     app.require_subcommand(1);
+    app.footer(kFooter);
     setup_create(app, context);
     setup_exec(app, context);
     setup_copy(app, context);
