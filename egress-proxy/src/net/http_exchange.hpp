@@ -442,7 +442,11 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
     ex.rec.client = conn.client;
     ex.rec.method = std::string(req.method_string());
     ex.client_version = req.version() == 10 ? 10 : 11;
-    const bool has_body = head.chunked() || (head.content_length() && *head.content_length() > 0);
+    // A Transfer-Encoding whose last coding is not chunked leaves the body's end
+    // undefined: the upstream might frame it differently (RFC 9112 6.3), so it is refused.
+    const bool unframed_coding = req.count(http::field::transfer_encoding) > 0 && !head.chunked();
+    const bool has_body =
+        head.chunked() || (head.content_length() && *head.content_length() > 0) || unframed_coding;
     // Without a body left unread the connection stays usable even after a refusal.
     ex.client_keep = req.keep_alive() && !ctx.draining.load();
     auto refuse_request = [&](http::status status, std::string_view reason,
@@ -512,6 +516,9 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
     }
     path = target.substr(0, target.find_first_of("?#"));
     ex.rec.path = path;
+    if (unframed_coding)
+        co_return co_await refuse_request(http::status::bad_request, policy::reason::bad_request,
+                                          "a Transfer-Encoding that does not end in chunked");
 
     // The Host header must name the same destination (no domain fronting).
     const auto host_header = req[http::field::host];
@@ -545,6 +552,9 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
     const bool expect_continue = beast::iequals(req[http::field::expect], "100-continue");
     req.erase(http::field::expect);
     strip_hop_by_hop(req.base(), out.websocket);
+    // One Content-Length, as parsed: equal duplicates ("5, 5") reach the upstream as one.
+    if (head.content_length())
+        req.set(http::field::content_length, std::to_string(*head.content_length()));
     if (ctx.policy.substitutes_secrets(host, port))
         ex.rec.secrets = ctx.config.secrets.substitute(req.base());
     req.target(target);
