@@ -49,4 +49,21 @@ const mcp::ServerPolicy* ProxyContext::mcp_policy(const std::string& server) con
     return it == mcp_policies.end() ? nullptr : &it->second;
 }
 
+bool ProxyContext::is_own_endpoint(const boost::asio::ip::tcp::endpoint& to) const {
+    for (const auto& own : own_endpoints) {
+        if (own.port() != to.port()) continue;
+        if (own.address() == to.address()) return true;
+        if (!own.address().is_unspecified()) continue;
+        // Listening on every address: `to` is the proxy when it is one of this host's
+        // addresses, which is exactly when a socket can bind to it.
+        boost::asio::io_context io;
+        boost::asio::ip::tcp::socket probe(io);
+        boost::system::error_code ec;
+        probe.open(to.protocol(), ec);
+        if (!ec) probe.bind({to.address(), 0}, ec);
+        if (!ec) return true;
+    }
+    return false;
+}
+
 } // namespace osf::net

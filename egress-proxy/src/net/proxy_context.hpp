@@ -12,10 +12,12 @@
 #include "policy/policy.hpp"
 
 #include <atomic>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace osf::net {
 
@@ -35,10 +37,15 @@ struct ProxyContext {
     std::map<std::string, mcp::ServerPolicy> mcp_policies; // by server name
     std::atomic<bool> draining{false};
     std::atomic<std::uint64_t> next_connection{1};
+    // Where the proxy and its admin listener accept connections; set before the
+    // first connection is accepted, read-only afterwards.
+    std::vector<boost::asio::ip::tcp::endpoint> own_endpoints;
 
     // Writes the line and counts the outcome.
     void write_log(const log::LogRecord& record);
     const mcp::ServerPolicy* mcp_policy(const std::string& server) const;
+    // True when a connection to `to` would reach one of the proxy's own listeners.
+    bool is_own_endpoint(const boost::asio::ip::tcp::endpoint& to) const;
 };
 
 } // namespace osf::net

@@ -147,6 +147,7 @@ int ProxyServer::run() {
     im.admin->start();
     asio::co_spawn(im.main_io, im.accept_loop(), asio::detached);
 
+    im.ctx->own_endpoints = {im.acceptor->local_endpoint(), im.admin->local_endpoint()};
     const auto proxy_at = to_text(im.acceptor->local_endpoint());
     const auto admin_at = to_text(im.admin->local_endpoint());
     // listen.json: where the proxy really listens (ports may be kernel-chosen).

@@ -93,6 +93,10 @@ asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::str
     }
     for (const auto& address : candidates) {
         auto decision = ctx.policy.check_address(host, address);
+        // Even an alias does not make the proxy's own listeners a destination.
+        if (ctx.is_own_endpoint({address, port}))
+            decision = policy::Decision::refuse(policy::reason::destination_address,
+                                                host + " is the egress proxy itself");
         if (decision.allowed) {
             out.endpoints.emplace_back(address, port);
         } else if (out.refusal.refused_by.empty()) {
