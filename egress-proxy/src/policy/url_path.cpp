@@ -75,7 +75,24 @@ std::string normalize_path(std::string_view path) {
     return out;
 }
 
-bool path_is_under(std::string_view path, std::string_view prefix) {
+namespace {
+
+// Drops the ";parameters" of every segment ("/mcp;x=1" -> "/mcp", "/..;/" -> "/../"),
+// as servlet containers do before they route.
+std::string without_segment_parameters(std::string_view path) {
+    path = path.substr(0, path.find_first_of("?#"));
+    std::string out;
+    out.reserve(path.size());
+    bool in_parameters = false;
+    for (char c : path) {
+        if (c == '/') in_parameters = false;
+        if (c == ';') in_parameters = true;
+        if (!in_parameters) out.push_back(c);
+    }
+    return out;
+}
+
+bool normalized_is_under(std::string_view path, std::string_view prefix) {
     std::string p = normalize_path(path);
     std::string base = normalize_path(prefix);
     if (base.size() > 1 && base.back() == '/') base.pop_back();
@@ -84,6 +101,15 @@ bool path_is_under(std::string_view path, std::string_view prefix) {
     for (std::size_t i = 0; i < base.size(); ++i)
         if (to_lower(p[i]) != to_lower(base[i])) return false;
     return p.size() == base.size() || p[base.size()] == '/';
+}
+
+} // namespace
+
+// Under either reading of ';' (part of the segment, or parameters a server
+// drops): taking a request for MCP traffic by mistake fails closed.
+bool path_is_under(std::string_view path, std::string_view prefix) {
+    return normalized_is_under(path, prefix) ||
+           normalized_is_under(without_segment_parameters(path), prefix);
 }
 
 } // namespace osf::policy
