@@ -1,0 +1,200 @@
+"""Bypass suite, secrets: every way a sandbox could steer a placeholder to a host
+that must not get the real value. API is in egress (substitution happens
+there); MCP is an MCP-only host (placeholders pass untouched); REFUSED is not
+allowed at all. Every upstream records every byte it receives, and after each
+test the real value (and its Basic-credential forms) may appear only in what
+API received."""
+import base64
+import json
+import secrets as random_tokens
+import socket
+import subprocess
+
+import pytest
+
+from osftest import Proxy, TestCA
+from test_bypass_smuggling import (LogCursor, RawUpstream, open_tunnel, proxy_address, read_response,
+                                   tls_server_context)
+
+PREFIX = "osf-secret-placeholder-"
+TOKEN = "real-bypass-token-" + random_tokens.token_hex(8)
+API, MCP, REFUSED = "api.bypass.test", "mcp.bypass.test", "refused.bypass.test"
+
+
+def forms(value):
+    out = {value.encode()}
+    for creds in (f"x:{value}", f"{value}:x", f"{value}:"):
+        out.add(base64.b64encode(creds.encode()))
+    return out
+
+
+def leaked(data: bytes) -> bool:
+    return any(f in data for f in forms(TOKEN))
+
+
+def redirect_route(target):
+    def route(head, path, body):
+        if path.startswith(b"/redirect"):
+            return (b"HTTP/1.1 302 Found\r\nLocation: " + target.encode() +
+                    b"\r\nContent-Length: 0\r\n\r\n")
+        return None
+    return route
+
+
+@pytest.fixture(scope="module")
+def ca(tmp_path_factory):
+    return TestCA(str(tmp_path_factory.mktemp("secrets-ca")))
+
+
+@pytest.fixture(scope="module")
+def servers(ca):
+    # Every host name the tests use is served from its own recording upstream.
+    mcp = RawUpstream(tls=tls_server_context(ca, [MCP]))
+    refused = RawUpstream(tls=tls_server_context(ca, [REFUSED]))
+    api = RawUpstream(tls=tls_server_context(ca, [API]),
+                      route=redirect_route(f"https://{MCP}:{mcp.port}/landed"))
+    plain_mcp = RawUpstream()
+    yield {"api": api, "mcp": mcp, "refused": refused, "plain_mcp": plain_mcp}
+    for s in (api, mcp, refused, plain_mcp):
+        s.stop()
+
+
+@pytest.fixture(scope="module")
+def proxy(tmp_path_factory, ca, servers):
+    spec = {"template": "debian:12", "egress": [API],
+            "secrets": {"API_TOKEN": "ref:env/API_TOKEN"},
+            "mcp": [{"name": "wiki", "url": f"https://{MCP}:{servers['mcp'].port}/mcp", "tools": ["search"]},
+                    {"name": "plain", "url": f"http://{MCP}:{servers['plain_mcp'].port}/mcp", "tools": ["search"]}]}
+    with Proxy(spec, str(tmp_path_factory.mktemp("secrets")), upstream_ca=ca.cert_path,
+               aliases={API: "127.0.0.1", MCP: "127.0.0.1", REFUSED: "127.0.0.1"},
+               env={"OSF_SECRET_API_TOKEN": TOKEN}) as p:
+        yield p
+        with open(p.log_path, "rb") as f:
+            assert not leaked(f.read())
+        assert TOKEN not in p.stderr() + p.stdout()
+
+
+@pytest.fixture(autouse=True)
+def nothing_leaks_to_the_wrong_host(servers):
+    yield
+    for name, server in servers.items():
+        if name != "api":
+            assert not leaked(server.raw), f"the real value reached the {name} upstream"
+
+
+def req(s, host, path, *headers, close=False):
+    lines = [f"GET {path} HTTP/1.1", f"Host: {host}", *headers]
+    if close:
+        lines.append("Connection: close")
+    s.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    return read_response(s)
+
+
+def test_the_value_reaches_the_allowed_host(proxy, servers):
+    api = servers["api"]
+    with open_tunnel(proxy, API, api.port, server_hostname=API) as s:
+        status, head, body = req(s, f"{API}:{api.port}", "/ok", f"Authorization: Bearer {PREFIX}API_TOKEN",
+                                 close=True)
+    assert status == 200
+    assert TOKEN.encode() in api.raw  # the control: substitution does happen
+    assert not leaked(head + body)
+
+
+def test_second_request_on_a_kept_alive_tunnel_to_another_host(proxy, servers):
+    api, mcp = servers["api"], servers["mcp"]
+    cursor = LogCursor(proxy)
+    with open_tunnel(proxy, API, api.port, server_hostname=API) as s:
+        assert req(s, f"{API}:{api.port}", "/first", f"Authorization: Bearer {PREFIX}API_TOKEN")[0] == 200
+        for host in (f"{MCP}:{mcp.port}", f"{REFUSED}:{api.port}", f"{API}:{mcp.port}", f"{MCP}:{api.port}"):
+            status, head, body = req(s, host, "/second", f"Authorization: Bearer {PREFIX}API_TOKEN")
+            assert status == 403, head
+            assert not leaked(head + body)
+    lines = cursor.wait(lambda l: l["path"] == "/second")
+    assert all(l["refusedBy"] == "host-mismatch" and not l.get("secrets") for l in lines)
+
+
+def test_redirect_to_another_host_is_followed_without_the_value(proxy, servers, tmp_path):
+    api, mcp = servers["api"], servers["mcp"]
+    # curl follows the 302 to the MCP-only host through the proxy, re-sending the
+    # header it was told to send: that host gets the placeholder, never the value.
+    res = subprocess.run(["curl", "-sS", "-L", "--max-time", "30", "--proxy", proxy.url,
+                          "--cacert", proxy.ca_path, "-H", f"X-Token: {PREFIX}API_TOKEN",
+                          "-u", f"x:{PREFIX}API_TOKEN", "--location-trusted",
+                          f"https://{API}:{api.port}/redirect"], capture_output=True, timeout=60)
+    assert b"/landed" in mcp.raw, res.stderr
+    landed = mcp.raw[mcp.raw.index(b"/landed"):]
+    assert f"{PREFIX}API_TOKEN".encode() in landed
+    assert not leaked(res.stdout + res.stderr)
+
+
+def test_a_redirect_by_hand_on_the_same_tunnel_is_refused(proxy, servers):
+    # The client keeps the tunnel and only changes the Host header, as a naive
+    # redirect follower might.
+    api, mcp = servers["api"], servers["mcp"]
+    with open_tunnel(proxy, API, api.port, server_hostname=API) as s:
+        status, head, _ = req(s, f"{API}:{api.port}", "/redirect")
+        assert status == 302
+        status, head, _ = req(s, f"{MCP}:{mcp.port}", "/landed-by-hand", f"Authorization: Bearer {PREFIX}API_TOKEN")
+        assert status == 403
+    assert b"/landed-by-hand" not in mcp.raw
+
+
+@pytest.mark.parametrize("header", [
+    f"AUTHORIZATION: Bearer {PREFIX}API_TOKEN",
+    f"authorization: Bearer {PREFIX}API_TOKEN",
+    f"X-Other: {PREFIX.upper()}API_TOKEN",
+    f"X-Other: {PREFIX}api_token",
+    f"X-Other: {PREFIX}API_TOKEN{PREFIX}API_TOKEN",
+    "Authorization: Basic " + base64.b64encode(f"x:{PREFIX}API_TOKEN".encode()).decode(),
+    "AUTHORIZATION: BASIC " + base64.b64encode(f"{PREFIX}API_TOKEN:".encode()).decode(),
+    f"Proxy-Authorization: Bearer {PREFIX}API_TOKEN",
+])
+def test_header_case_games_never_send_the_value_elsewhere(proxy, servers, header):
+    api, mcp = servers["api"], servers["mcp"]
+    # To the MCP-only host (no substitution there): the bytes it gets hold no value.
+    with open_tunnel(proxy, MCP, mcp.port, server_hostname=MCP) as s:
+        s.sendall((f"POST /mcp HTTP/1.1\r\nHost: {MCP.upper()}:{mcp.port}\r\n{header}\r\n"
+                   "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+                   "Content-Length: 46\r\nConnection: close\r\n\r\n"
+                   '{"jsonrpc":"2.0","id":1,"method":"tools/list"}').encode())
+        read_response(s)
+    # To the allowed host with the same header: whatever is substituted stays there,
+    # and Proxy-Authorization never leaves the proxy.
+    with open_tunnel(proxy, API, api.port, server_hostname=API) as s:
+        status, head, body = req(s, f"{API.upper()}.:{api.port}", "/case", header, close=True)
+    assert status == 200
+    assert b"proxy-authorization" not in api.raw.lower()
+    assert not leaked(head + body)
+
+
+def test_placeholders_outside_headers_are_not_substituted(proxy, servers):
+    api = servers["api"]
+    before = len(api.raw)
+    with open_tunnel(proxy, API, api.port, server_hostname=API) as s:
+        s.sendall((f"POST /body?q={PREFIX}API_TOKEN HTTP/1.1\r\nHost: {API}:{api.port}\r\n"
+                   f"Content-Length: {len(PREFIX) + 9}\r\nConnection: close\r\n\r\n{PREFIX}API_TOKEN").encode())
+        status, _, _ = read_response(s)
+    assert status == 200
+    assert not leaked(api.raw[before:])  # URL and body are the sandbox's own bytes
+
+
+def test_refused_and_plain_mcp_destinations_never_get_the_value(proxy, servers):
+    refused, plain_mcp = servers["refused"], servers["plain_mcp"]
+    headers = f"Host: {REFUSED}:{refused.port}\r\nAuthorization: Bearer {PREFIX}API_TOKEN\r\nConnection: close\r\n"
+    for data in [f"CONNECT {REFUSED}:{refused.port} HTTP/1.1\r\n{headers}\r\n",
+                 f"GET https://{REFUSED}:{refused.port}/x HTTP/1.1\r\n{headers}\r\n",
+                 f"GET http://{PREFIX}API_TOKEN@{REFUSED}:{refused.port}/x HTTP/1.1\r\n{headers}\r\n",
+                 f"GET http://{API}:{refused.port}@{REFUSED}:{refused.port}/x HTTP/1.1\r\n{headers}\r\n"]:
+        with socket.create_connection(proxy_address(proxy), timeout=15) as s:
+            s.sendall(data.encode())
+            status, head, body = read_response(s)
+            assert status in (400, 403), head
+            assert not leaked(head + body)
+    assert refused.connections == 0
+    with socket.create_connection(proxy_address(proxy), timeout=15) as s:
+        s.sendall((f"POST http://{MCP}:{plain_mcp.port}/mcp HTTP/1.1\r\nHost: {MCP}:{plain_mcp.port}\r\n"
+                   f"Authorization: Bearer {PREFIX}API_TOKEN\r\nContent-Type: application/json\r\n"
+                   "Accept: application/json, text/event-stream\r\nContent-Length: 46\r\nConnection: close\r\n\r\n"
+                   '{"jsonrpc":"2.0","id":1,"method":"tools/list"}').encode())
+        read_response(s)
+    assert f"{PREFIX}API_TOKEN".encode() in plain_mcp.raw
