@@ -30,6 +30,9 @@ std::shared_ptr<ssl::context> make_leaf_context(const ca::Leaf& leaf, X509* ca_c
     SSL_CTX_set_options(native, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
     // Idle tunnels give their 16 KiB+ record buffers back (memory per idle tunnel).
     SSL_CTX_set_mode(native, SSL_MODE_RELEASE_BUFFERS);
+    // No server-side session cache: resumption uses stateless tickets, and a
+    // cache would keep a session per client connection in memory.
+    SSL_CTX_set_session_cache_mode(native, SSL_SESS_CACHE_OFF);
     if (SSL_CTX_use_certificate(native, leaf.certificate.get()) != 1 ||
         SSL_CTX_use_PrivateKey(native, leaf.key.get()) != 1 ||
         SSL_CTX_add1_chain_cert(native, ca_cert) != 1)
