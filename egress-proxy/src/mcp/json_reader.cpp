@@ -70,6 +70,9 @@ JsonReadResult read_strict_json(std::string_view text) {
         static_cast<unsigned char>(text[2]) == 0xBF) {
         return {std::nullopt, "byte order mark"};
     }
+    // nlohmann's lexer takes a NUL byte for the end of the input, so
+    // `{}\0garbage` would read as `{}`; a raw NUL is never valid JSON.
+    if (text.find('\0') != std::string_view::npos) return {std::nullopt, "NUL byte"};
     Json value = Json::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/false,
                              /*ignore_comments=*/false);
     if (!guard.error().empty()) return {std::nullopt, guard.error()};
