@@ -113,16 +113,18 @@ void SseParser::take_line(std::string_view line, std::vector<SseItem>& out) {
         end_block(out);
         return;
     }
-    if (line.front() == ':') {
-        SseItem& item = out.emplace_back();
-        item.kind = SseItem::Kind::Comment;
-        item.comment = line.substr(1);
-        return;
-    }
+    // Comment lines count against the limit too: feed() bounds an unfinished
+    // line, whatever it is, so the outcome must not depend on where chunks end.
     if (block_bytes_ + line.size() > max_event_bytes_) {
         reset_block();
         skipping_ = true;
         out.emplace_back().kind = SseItem::Kind::Oversized;
+        return;
+    }
+    if (line.front() == ':') {
+        SseItem& item = out.emplace_back();
+        item.kind = SseItem::Kind::Comment;
+        item.comment = line.substr(1);
         return;
     }
     std::size_t colon = line.find(':');
