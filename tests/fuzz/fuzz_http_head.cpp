@@ -116,14 +116,15 @@ void check_target(const http::request<http::empty_body>& req) {
         }
     } else if (!target.starts_with("/")) {
         auto url = boost::urls::parse_absolute_uri(target);
-        if (url) {
-            checked_canonical(url->encoded_host());
+        // The proxy refuses a URL whose host does not canonicalise before it
+        // looks further.
+        if (url && checked_canonical(url->encoded_host())) {
             const bool tls = url->scheme() == "https";
             port = url->has_port() ? url->port_number() : (tls ? 443 : 80);
             std::string resource(url->encoded_resource());
             if (resource.empty()) resource = "/";
-            const auto path = resource.substr(0, resource.find_first_of("?#"));
-            OSF_FUZZ_CHECK(!path.empty());
+            // What goes upstream must be origin-form (findings/README.md).
+            OSF_FUZZ_OPEN_FINDING("origin-form", resource.starts_with("/"));
         }
     }
     const auto host_header = req[http::field::host];
@@ -173,7 +174,7 @@ void check_strip(const http::request<http::empty_body>& req) {
     const auto framing_after = std::make_tuple(fields.count(http::field::content_length),
                                                fields.count(http::field::transfer_encoding),
                                                fields.count(http::field::host));
-    OSF_FUZZ_CHECK(framing_before == framing_after);
+    OSF_FUZZ_OPEN_FINDING("framing", framing_before == framing_after);
 }
 
 const osf::secrets::SecretStore& store() {
@@ -238,16 +239,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     configure(parser);
     const auto result = read_head(parser, text, split);
 
-    // The read pattern must not change the verdict.
+    // The read pattern must not change the outcome. (It may change when a
+    // malformed head is noticed: after a partial read Beast waits for the
+    // blank line before parsing again, so "bad version" can become "need
+    // more" until the header timeout. Either way nothing is forwarded.)
     Parser whole;
     configure(whole);
     const auto reference = read_head(whole, text, size);
     OSF_FUZZ_CHECK(result.done == reference.done);
-    OSF_FUZZ_CHECK(result.error == reference.error);
     if (!result.done) return 0;
     const auto& req = parser.get();
     OSF_FUZZ_CHECK(req.target() == whole.get().target());
     OSF_FUZZ_CHECK(req.method_string() == whole.get().method_string());
+    OSF_FUZZ_CHECK(req.version() == whole.get().version());
+    OSF_FUZZ_CHECK(std::equal(req.begin(), req.end(), whole.get().begin(), whole.get().end(),
+                              [](const auto& a, const auto& b) {
+                                  return a.name_string() == b.name_string() &&
+                                         a.value() == b.value();
+                              }));
 
     check_target(req);
     check_strip(req);
