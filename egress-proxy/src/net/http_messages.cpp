@@ -33,7 +33,12 @@ void strip_hop_by_hop(http::fields& fields, bool keep_upgrade) {
         while (!value.empty()) {
             const auto comma = value.find(',');
             const auto token = lower(trim(value.substr(0, comma)));
-            if (!token.empty() && token != "close" && token != "keep-alive" &&
+            // Framing fields and Host are never dropped because Connection names them:
+            // without them the body would go out unframed, and its bytes could be read
+            // upstream as a request the proxy never checked (request smuggling).
+            const bool protected_field =
+                token == "content-length" || token == "transfer-encoding" || token == "host";
+            if (!token.empty() && token != "close" && token != "keep-alive" && !protected_field &&
                 !(keep_upgrade && token == "upgrade"))
                 named.push_back(token);
             value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
