@@ -23,6 +23,7 @@
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <boost/url/parse.hpp>
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <spdlog/spdlog.h>
 #include <string>
@@ -40,7 +41,10 @@ constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 constexpr std::size_t relay_chunk = 64 * 1024;
 
 template <class Stream> void expire_in(Stream& s, std::chrono::seconds d) {
-    beast::get_lowest_layer(s).expires_after(d);
+    if constexpr (requires { s.expires_after(d); })
+        s.expires_after(d); // tcp_stream, TlsServerStream
+    else
+        beast::get_lowest_layer(s).expires_after(d); // ssl_stream<tcp_stream>
 }
 
 struct Exchange {
@@ -50,8 +54,11 @@ struct Exchange {
     unsigned client_version = 11;
     bool client_keep = false; // the client may send another request afterwards
     bool responded = false;   // the client has a response head
+    bool logged = false;      // the line is written: one line per exchange, never two
 
     void finish_log(log::Outcome outcome, int status) {
+        if (logged) return;
+        logged = true;
         rec.outcome = outcome;
         rec.status = status;
         rec.duration_ms =
@@ -110,13 +117,14 @@ asio::awaitable<bool> fail(Client& client, Exchange& ex, const std::string& erro
 }
 
 // Moves a body from `in` to `out` as it arrives (the Beast relay pattern).
-// Returns {error, true if the error was on the reading side}.
+// Returns {error, true if the error was on the reading side}. `before_last_write`
+// runs once the whole body is read, before the write that completes it.
 template <bool isRequest, class Out, class In>
 asio::awaitable<std::pair<beast::error_code, bool>>
 relay_body(Out& out, In& in, beast::flat_buffer& in_buffer,
            http::parser<isRequest, http::buffer_body>& p,
            http::serializer<isRequest, http::buffer_body>& sr, std::chrono::seconds idle,
-           std::uint64_t& bytes) {
+           std::uint64_t& bytes, const std::function<void()>& before_last_write = {}) {
     std::unique_ptr<char[]> chunk(new char[relay_chunk]);
     do {
         if (!p.is_done()) {
@@ -134,6 +142,7 @@ relay_body(Out& out, In& in, beast::flat_buffer& in_buffer,
             p.get().body().size = 0;
         }
         bytes += p.get().body().size;
+        if (p.is_done() && before_last_write) before_last_write();
         expire_in(out, idle);
         auto [wec, wn] = co_await http::async_write(out, sr, use_tuple);
         if (wec == http::error::need_buffer) wec = {};
@@ -332,10 +341,13 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             if (!ec) {
                 auto rest = filter.finish();
                 if (!rest.empty()) ec = co_await send(std::move(rest), true);
-                if (!ec) ec = co_await send({}, false);
             }
             ex.rec.mcp_events_dropped = static_cast<std::int64_t>(filter.events_dropped());
             ex.rec.tools_removed = static_cast<std::int64_t>(filter.tools_removed());
+            if (!ec) {
+                ex.finish_log(log::Outcome::Allowed, ex.rec.status); // before the last chunk
+                ec = co_await send({}, false);
+            }
             if (ec) {
                 ex.rec.error = "upstream-reset";
                 ex.finish_log(log::Outcome::Error, ex.rec.status);
@@ -378,10 +390,10 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             answer_msg.keep_alive(client_keep);
             answer_msg.prepare_payload();
             ex.rec.bytes_down = answer_msg.body().size();
+            ex.finish_log(log::Outcome::Allowed, ex.rec.status); // on record before it is answered
             expire_in(client, idle);
             auto [wec, wn] = co_await http::async_write(client, answer_msg, use_tuple);
             ex.responded = true;
-            ex.finish_log(wec ? log::Outcome::Error : log::Outcome::Allowed, ex.rec.status);
             result.client_keep = !wec && client_keep;
             result.upstream_reusable = reusable;
             co_return result;
@@ -402,6 +414,12 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
     const bool close_delimited = !bodiless && !res.chunked() && !res.has_content_length();
     res.keep_alive(client_keep && !close_delimited);
     http::response_serializer<http::buffer_body> sr{res};
+    // The allowed line is written before the write that completes the answer, so
+    // an answer a client has in full is always on record, even after kill -9.
+    const std::function<void()> log_allowed = [&ex] {
+        ex.finish_log(log::Outcome::Allowed, ex.rec.status);
+    };
+    if (rp.is_done()) log_allowed(); // no body follows: the head is the whole answer
     expire_in(client, idle);
     auto [hec, hn] = co_await http::async_write_header(client, sr, use_tuple);
     ex.responded = true;
@@ -411,7 +429,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         co_return result;
     }
     auto [ec, upstream_side] =
-        co_await relay_body(client, up, conn.buffer, rp, sr, idle, ex.rec.bytes_down);
+        co_await relay_body(client, up, conn.buffer, rp, sr, idle, ex.rec.bytes_down, log_allowed);
     if (ec) {
         ex.rec.error = upstream_side
                            ? (ec == beast::error::timeout ? "upstream-timeout" : "upstream-reset")
