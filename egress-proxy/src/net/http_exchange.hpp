@@ -501,7 +501,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
                     http::status::forbidden, policy::reason::host_mismatch,
                     "the request names " + *named + ", not the tunnel's host");
             target = std::string(url->encoded_resource());
-            if (target.empty()) target = "/";
+            if (!target.starts_with('/')) target.insert(0, "/"); // "http://h?q" is "/?q"
         }
     } else {
         auto url = boost::urls::parse_absolute_uri(target);
@@ -530,7 +530,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
             co_return co_await refuse_request(http::status::forbidden, decision.refused_by,
                                               decision.detail);
         target = std::string(url->encoded_resource());
-        if (target.empty()) target = "/";
+        if (!target.starts_with('/')) target.insert(0, "/"); // "http://h?q" is "/?q"
     }
     path = target.substr(0, target.find_first_of("?#"));
     ex.rec.path = path;
