@@ -474,3 +474,37 @@ def test_a_pipelined_second_request_is_judged_on_its_own(proxy, upstream):
     assert statuses == [200, 403], got
     cursor.wait(lambda l: l.get("refusedBy") == "host-not-allowed")
     assert MARK not in upstream.raw[len(before):]
+
+
+@pytest.mark.parametrize("connection", ["content-length", "keep-alive, Content-Length", "transfer-encoding",
+                                        "Transfer-Encoding, keep-alive", "host"])
+def test_connection_cannot_remove_framing_or_host(proxy, upstream, connection):
+    # Found by the head fuzzer: Connection naming a framing field made the proxy drop
+    # it and forward the body unframed, so the upstream read the body as a request.
+    inner = b"GET /" + MARK + b" HTTP/1.1\r\nHost: upstream.test\r\n\r\n"
+    if "transfer" in connection.lower():
+        framing, body = b"Transfer-Encoding: chunked", b"%x\r\n%s\r\n0\r\n\r\n" % (len(inner), inner)
+    else:
+        framing, body = b"Content-Length: %d" % len(inner), inner
+    time.sleep(0.3)  # the upstream's readers have caught up with earlier tests
+    before, bodies_before = len(upstream.heads), len(upstream.bodies)
+    data = head_with(upstream, b"Connection: " + connection.encode(), framing, path="/conn").replace(
+        b"Connection: close\r\n", b"")
+    with socket.create_connection(proxy_address(proxy), timeout=15) as s:
+        s.sendall(data + body)
+        status, head, answer = read_response(s)
+    assert status in (200, 400), head
+    time.sleep(0.3)
+    heads = upstream.heads[before:]
+    assert not any(MARK in h for h in heads), "the body was read upstream as a request"
+    if status == 200:
+        assert len(heads) == 1 and upstream.bodies[bodies_before:] == [inner]
+        assert f"host: upstream.test:{upstream.port}".encode() in heads[0].lower()
+
+
+def test_absolute_form_with_an_empty_path_is_sent_as_origin_form(proxy, upstream):
+    before = len(upstream.heads)
+    status, head, body = exchange(proxy, f"GET http://upstream.test:{upstream.port}?q=1 HTTP/1.1\r\n"
+                                         f"Host: upstream.test:{upstream.port}\r\nConnection: close\r\n\r\n".encode())
+    assert status == 200, head
+    assert upstream.heads[before].startswith(b"GET /?q=1 HTTP/1.1\r\n")
