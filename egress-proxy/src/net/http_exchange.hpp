@@ -151,6 +151,13 @@ relay_body(Out& out, In& in, beast::flat_buffer& in_buffer,
     co_return std::pair{beast::error_code{}, false};
 }
 
+// A parse error of the message itself, as opposed to the peer going away.
+inline bool is_malformed_message(const beast::error_code& ec) {
+    return ec.category() == http::make_error_code(http::error::bad_chunk).category() &&
+           ec != http::error::end_of_stream && ec != http::error::partial_message &&
+           ec != http::error::need_more && ec != http::error::need_buffer;
+}
+
 // Raw bytes one way, for an upgraded (WebSocket) connection.
 template <class From, class To>
 asio::awaitable<void> pump(From& from, To& to, std::chrono::seconds idle, std::uint64_t& bytes) {
@@ -211,6 +218,14 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             auto [ec, client_side] =
                 co_await relay_body(up, client, cbuf, *out.streamed, sr, idle, ex.rec.bytes_up);
             hec = ec;
+            if (ec && client_side && is_malformed_message(ec)) {
+                // A body that is not valid HTTP framing (bad chunk size...): the
+                // upstream connection is dropped unfinished, the sandbox gets a 400.
+                ex.client_keep = false;
+                co_await refuse(client, ex, http::status::bad_request, policy::reason::bad_request,
+                                "malformed request body: " + ec.message());
+                co_return result;
+            }
             if (ec && client_side) {
                 ex.rec.error = "client-closed";
                 ex.finish_log(log::Outcome::Error, 0);
