@@ -49,6 +49,7 @@ void check_client_view(const std::string& out) {
         // The legacy transport's endpoint event carries a URL, not a message.
         if (event.type == "endpoint" || event.data.empty()) continue;
         const auto read = osf::mcp::read_strict_json(event.data);
+        if (!read.value && osf::fuzz::reference_cannot_read_numbers(event.data)) continue;
         OSF_FUZZ_CHECK(read.value.has_value());
         OSF_FUZZ_CHECK(osf::fuzz::shows_only_declared_tools(*read.value));
     }

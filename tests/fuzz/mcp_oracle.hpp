@@ -7,7 +7,22 @@
 #include "mcp/json_reader.hpp"
 #include "mcp/mcp_filter.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace osf::fuzz {
+
+// True when nlohmann refuses `text` only because a number is out of double
+// range ("1e400"): valid JSON that JsonTape (rightly) accepts and the
+// reference reader cannot read, so the reference cannot judge that text.
+inline bool reference_cannot_read_numbers(std::string_view text) {
+    try {
+        (void)nlohmann::json::parse(text);
+    } catch (const nlohmann::json::out_of_range& e) {
+        return e.id == 406;
+    } catch (const nlohmann::json::exception&) {
+    }
+    return false;
+}
 
 // A fixed policy: two declared tools, a small message limit so that the
 // over-the-limit paths are reached with small inputs.
