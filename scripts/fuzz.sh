@@ -39,6 +39,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:symbolize=1}"
 read -r -a extra_args <<<"${OSF_FUZZ_ARGS:-}"
 
+started=$SECONDS
 passed=0
 failed=0
 summary=()
@@ -58,6 +59,8 @@ for t in "${targets[@]}"; do
     -print_final_stats=1 -artifact_prefix="$dir/artifacts/" "${dict[@]}" "${extra_args[@]}" \
     "$dir/corpus" >"$dir/log" 2>&1 || status=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
+  # -fork prints no final stats: take the last progress line's count.
+  [ -n "$execs" ] || execs=$(grep -oE '^#[0-9]+' "$dir/log" | tail -1 | tr -d '#')
   cov=$(grep -oE 'cov: [0-9]+' "$dir/log" | tail -1 | cut -d' ' -f2)
   found=$(find "$dir/artifacts" -type f | wc -l)
   grown=$(find "$dir/corpus" -type f | wc -l)
@@ -75,7 +78,7 @@ for t in "${targets[@]}"; do
 done
 
 echo
-echo "fuzz.sh summary (${seconds}s per target):"
+echo "fuzz.sh summary (${seconds}s per target, $((SECONDS - started))s in all):"
 printf '  %s\n' "${summary[@]}"
 echo "fuzz: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
