@@ -1,15 +1,12 @@
 #include "net/client_session.hpp"
 
 #include "net/http_exchange.hpp"
-#include "net/tls_server_stream.hpp"
 #include "policy/host.hpp"
 
-#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <openssl/ssl.h>
-#include <sys/socket.h>
 
 namespace osf::net {
 
@@ -103,16 +100,6 @@ asio::awaitable<void> serve_requests(ProxyContext& ctx, Worker& worker, Stream& 
     }
 }
 
-// SNI, when the client sends one, must name the CONNECT host; every request
-// of a tunnel that fails this is refused (host-mismatch).
-void check_sni(SSL* ssl, TunnelTarget& target) {
-    if (const char* sni = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name)) {
-        const auto named = policy::canonical_host(sni);
-        if (!named || *named != target.host)
-            target.sni_problem = "the TLS server name (SNI) names another host";
-    }
-}
-
 // After "200 Connection established": TLS is intercepted, plain HTTP is
 // served as it is, anything else is cut off and logged.
 asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::tcp_stream& stream,
@@ -164,38 +151,6 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
     if (wec) co_return;
     OpenGauge tunnels(ctx.metrics.open_tunnels);
 
-    if (buffer.size() == 0) {
-        // The usual case: nothing of the tunnel's bytes is read yet. Look at the
-        // first byte without taking it, and let OpenSSL own the socket.
-        auto& socket = stream.socket();
-        asio::steady_timer timer(socket.get_executor(), ctx.limits.header_timeout);
-        timer.async_wait([&socket](const beast::error_code& ec) {
-            if (!ec) socket.cancel();
-        });
-        auto [wec] = co_await socket.async_wait(tcp::socket::wait_read, use_tuple);
-        timer.cancel();
-        if (wec) co_return;
-        unsigned char first = 0;
-        const auto peeked = ::recv(socket.native_handle(), &first, 1, MSG_PEEK);
-        if (peeked <= 0) co_return;
-        if (first == 0x16) { // a TLS handshake record
-            auto tls_context =
-                std::static_pointer_cast<asio::ssl::context>(ctx.leaves->get(target.host));
-            TlsServerStream tls(stream.release_socket(), *tls_context);
-            registration.set_socket(&tls.socket());
-            tls.expires_after(ctx.limits.header_timeout);
-            auto [hec] = co_await tls.async_handshake(use_tuple);
-            if (hec) {
-                spdlog::debug("connection {}: TLS handshake with the client failed: {}", conn.id,
-                              hec.message());
-                co_return;
-            }
-            check_sni(tls.native_handle(), target);
-            co_await serve_requests(ctx, worker, tls, buffer, registration, &target, conn);
-            tls.shutdown();
-            co_return;
-        }
-    }
     stream.expires_after(ctx.limits.header_timeout);
     auto [dec, is_tls] = co_await beast::async_detect_ssl(stream, buffer, use_tuple);
     if (dec) co_return;
@@ -207,7 +162,6 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
         co_return;
     }
 
-    // TLS bytes already read with the CONNECT head: Asio's stream takes them as they are.
     auto tls_context = std::static_pointer_cast<asio::ssl::context>(ctx.leaves->get(target.host));
     beast::ssl_stream<beast::tcp_stream> tls(std::move(stream), *tls_context);
     registration.set_socket(&beast::get_lowest_layer(tls).socket());
@@ -220,7 +174,11 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
         co_return;
     }
     buffer.consume(used);
-    check_sni(tls.native_handle(), target);
+    if (const char* sni = SSL_get_servername(tls.native_handle(), TLSEXT_NAMETYPE_host_name)) {
+        const auto named = policy::canonical_host(sni);
+        if (!named || *named != target.host)
+            target.sni_problem = "the TLS server name (SNI) names another host";
+    }
     co_await serve_requests(ctx, worker, tls, buffer, registration, &target, conn);
     beast::get_lowest_layer(tls).expires_after(std::chrono::seconds(2));
     co_await tls.async_shutdown(use_tuple);

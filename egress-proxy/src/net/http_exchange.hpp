@@ -4,7 +4,9 @@
 #pragma once
 
 #include "log/log_record.hpp"
+#include "mcp/legacy_transport.hpp"
 #include "mcp/mcp_filter.hpp"
+#include "mcp/session_registry.hpp"
 #include "net/http_messages.hpp"
 #include "net/proxy_context.hpp"
 #include "net/session_types.hpp"
@@ -39,6 +41,8 @@ constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
 // Relay buffer: large enough for throughput, only alive while a body moves.
 constexpr std::size_t relay_chunk = 64 * 1024;
+// Free space kept in a read buffer while a body streams: one TLS record.
+constexpr std::size_t read_reserve = 16 * 1024;
 
 template <class Stream> void expire_in(Stream& s, std::chrono::seconds d) {
     if constexpr (requires { s.expires_after(d); })
@@ -56,9 +60,15 @@ struct Exchange {
     bool responded = false;   // the client has a response head
     bool logged = false;      // the line is written: one line per exchange, never two
 
+    bool refused_in_place = false; // a refused MCP call replaced by a ping (legacy transport)
+
     void finish_log(log::Outcome outcome, int status) {
         if (logged) return;
         logged = true;
+        if (refused_in_place && outcome == log::Outcome::Allowed) {
+            outcome = log::Outcome::Refused;
+            rec.refused_by = "mcp-tool";
+        }
         rec.outcome = outcome;
         rec.status = status;
         rec.duration_ms =
@@ -131,9 +141,18 @@ relay_body(Out& out, In& in, beast::flat_buffer& in_buffer,
             p.get().body().data = chunk.get();
             p.get().body().size = relay_chunk;
             expire_in(in, idle);
-            auto [ec, n] = co_await http::async_read(in, in_buffer, p, use_tuple);
+            // read_some: what has arrived goes on at once (a stream must not wait
+            // for the relay buffer to fill); the reserve avoids 512-byte reads.
+            in_buffer.reserve(read_reserve);
+            auto [ec, n] = co_await http::async_read_some(in, in_buffer, p, use_tuple);
             if (ec == http::error::need_buffer) ec = {};
             if (ec) co_return std::pair{ec, true};
+            // Bytes already here (the rest of a chunk, the last chunk) go out in the same write.
+            while (!ec && !p.is_done() && in_buffer.size() > 0 && p.get().body().size > 0) {
+                std::tie(ec, n) = co_await http::async_read_some(in, in_buffer, p, use_tuple);
+                if (ec == http::error::need_buffer) ec = {};
+                if (ec) co_return std::pair{ec, true};
+            }
             p.get().body().size = relay_chunk - p.get().body().size;
             p.get().body().data = chunk.get();
             p.get().body().more = !p.is_done();
@@ -141,6 +160,9 @@ relay_body(Out& out, In& in, beast::flat_buffer& in_buffer,
             p.get().body().data = nullptr;
             p.get().body().size = 0;
         }
+        // A read that parsed only framing (a chunk header) has nothing to send, and an
+        // empty piece must not reach a chunked serializer (it would end the body).
+        if (p.get().body().size == 0 && !p.is_done()) continue;
         bytes += p.get().body().size;
         if (p.is_done() && before_last_write) before_last_write();
         expire_in(out, idle);
@@ -317,7 +339,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             co_return result;
         }
         if (has_body && type == "text/event-stream") {
-            mcp::SseFilter filter(*mcp_policy);
+            mcp::SseFilter filter(*mcp_policy, ctx.mcp_sessions);
             http::response<http::buffer_body> streamed;
             streamed.base() = res.base();
             streamed.erase(http::field::content_length);
@@ -343,7 +365,8 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
                 rp.get().body().data = chunk.get();
                 rp.get().body().size = relay_chunk;
                 expire_in(up, idle);
-                auto [rec_ec, n] = co_await http::async_read(up, conn.buffer, rp, use_tuple);
+                conn.buffer.reserve(read_reserve);
+                auto [rec_ec, n] = co_await http::async_read_some(up, conn.buffer, rp, use_tuple);
                 if (rec_ec == http::error::need_buffer) rec_ec = {};
                 if (rec_ec) {
                     ec = rec_ec;
@@ -413,7 +436,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             result.upstream_reusable = reusable;
             co_return result;
         }
-        if (has_body && success) {
+        if (has_body && success && res.result_int() != 202) { // 202: "Accepted", no tool list
             ex.client_keep = false;
             co_await refuse(client, ex, http::status::bad_gateway, policy::reason::mcp_unreadable,
                             "the MCP server answered with content type \"" + type + "\"");
@@ -627,12 +650,25 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
                 if (!ex.rec.tool.empty()) ex.rec.tool += ",";
                 ex.rec.tool += tool;
             }
-            if (verdict.action == mcp::RequestVerdict::Action::ReplyJsonRpc) {
+            const auto session = mcp::session_id_from_url(target);
+            std::optional<std::string> substitute;
+            if (verdict.action == mcp::RequestVerdict::Action::ReplyJsonRpc && session)
+                substitute = mcp::legacy_substitute_body(verdict, *ctx.mcp_sessions, *session);
+            if (substitute) {
+                // Legacy HTTP+SSE: the refusal travels on the GET stream; the server
+                // gets a ping with the same id instead of the call.
+                message.body() = std::move(*substitute);
+                ex.refused_in_place = true;
+            } else if (verdict.action == mcp::RequestVerdict::Action::ReplyJsonRpc) {
                 ex.rec.refused_by = std::string(policy::reason::mcp_tool);
-                ex.finish_log(log::Outcome::Refused, 200);
-                co_return co_await answer(client, ex, http::status::ok, "application/json",
-                                          std::move(verdict.body), policy::reason::mcp_tool);
+                ex.finish_log(log::Outcome::Refused, verdict.status);
+                co_return co_await answer(client, ex, static_cast<http::status>(verdict.status),
+                                          "application/json", std::move(verdict.body),
+                                          policy::reason::mcp_tool);
             }
+            if (verdict.action == mcp::RequestVerdict::Action::Forward && session)
+                for (const auto& id : verdict.tools_list_ids)
+                    ctx.mcp_sessions->expect_tools_list(*session, id);
             if (verdict.action == mcp::RequestVerdict::Action::Refuse) {
                 ex.rec.refused_by = verdict.refused_by.empty()
                                         ? std::string(policy::reason::mcp_unreadable)

@@ -9,6 +9,7 @@
 #include "log/egress_log_writer.hpp"
 #include "log/log_record.hpp"
 #include "mcp/mcp_filter.hpp"
+#include "mcp/session_registry.hpp"
 #include "policy/policy.hpp"
 
 #include <atomic>
@@ -35,6 +36,8 @@ struct ProxyContext {
     std::unique_ptr<log::EgressLogWriter> log;
     admin::Metrics metrics;
     std::map<std::string, mcp::ServerPolicy> mcp_policies; // by server name
+    // The 2024-11-05 HTTP+SSE transport: tools/list ids and refusals per session.
+    std::shared_ptr<mcp::SessionRegistry> mcp_sessions = std::make_shared<mcp::SessionRegistry>();
     std::atomic<bool> draining{false};
     std::atomic<std::uint64_t> next_connection{1};
     // Where the proxy and its admin listener accept connections; set before the

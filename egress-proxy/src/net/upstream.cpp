@@ -59,6 +59,7 @@ std::unique_ptr<UpstreamConnection> UpstreamPool::take(const std::string& key) {
 void UpstreamPool::put(std::unique_ptr<UpstreamConnection> connection) {
     connection->idle_since = std::chrono::steady_clock::now();
     connection->lowest().expires_never();
+    if (connection->buffer.size() == 0) connection->buffer.shrink_to_fit(); // idle: no buffer
     auto& queue = idle_[connection->key];
     // Oldest first out: a bounded pool per destination.
     if (queue.size() >= max_idle_per_key) queue.pop_front();
