@@ -1,0 +1,83 @@
+"""MCP filtering cost end to end: the same answers fetched through the proxy
+from a declared MCP server (filtered) and from a plain egress host (relayed),
+in one run. Answers: a 1,000-tool tools/list as JSON and as one SSE event, and
+a stream of 10,000 small SSE events. Prints MiB/s for both paths and their
+ratio (issue 4's budget: filtering at most 2x the plain path's cost).
+Loopback only; each case is bounded by a request count and a deadline.
+
+    /usr/bin/python3 bench/mcp_e2e.py --proxy build/release/egress-proxy/egress-proxy
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "integration"))
+from osftest import Proxy, TestCA, Upstream  # noqa: E402
+
+TOOLS = [{"name": f"tool_{i}", "description": "d" * 200,
+          "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}} for i in range(1000)]
+LIST = json.dumps({"jsonrpc": "2.0", "id": 2, "result": {"tools": TOOLS, "nextCursor": "n"}}).encode()
+SSE_LIST = b"event: message\ndata: " + LIST + b"\n\n"
+SSE_SMALL = b"".join(b'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress",'
+                     b'"params":{"progressToken":1,"progress":%d}}\n\n' % i for i in range(10000))
+BODIES = {"/json": ("application/json", LIST), "/sse-list": ("text/event-stream", SSE_LIST),
+          "/sse-small": ("text/event-stream", SSE_SMALL)}
+
+
+def route(handler, url, body):
+    ctype, payload = BODIES.get(url.path, (None, None))
+    if ctype is None:
+        return False
+    handler._send(200, payload, ctype)
+    return True
+
+
+def fetch(proxy, url, n, deadline):
+    """n POSTs on one keep-alive curl process; returns (bytes, seconds)."""
+    args = ["curl", "-sS", "--proxy", proxy.url, "--cacert", proxy.ca_path, "-o", "/dev/null",
+            "-w", "%{size_download}\n", "-H", "Content-Type: application/json",
+            "-H", "Accept: application/json, text/event-stream"]
+    for _ in range(n):
+        args += ["--data", '{"jsonrpc":"2.0","id":2,"method":"tools/list"}', url]
+    start = time.monotonic()
+    out = subprocess.run(args, capture_output=True, text=True, timeout=deadline)
+    elapsed = time.monotonic() - start
+    return sum(int(x) for x in out.stdout.split()), elapsed
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--proxy", required=True)
+    ap.add_argument("--requests", type=int, default=200)
+    args = ap.parse_args()
+    os.environ["EGRESS_PROXY_BIN"] = args.proxy
+    with tempfile.TemporaryDirectory() as d:
+        ca = TestCA(os.path.join(d, "ca"))
+        with Upstream(ca, ["mcp.test", "plain.test"], route=route) as up:
+            spec = {"template": "bench:1", "egress": ["plain.test"],
+                    "mcp": [{"name": "bench", "url": f"https://mcp.test:{up.port}/",
+                             "tools": [f"tool_{i}" for i in range(0, 1000, 10)]}]}
+            aliases = {"mcp.test": "127.0.0.1", "plain.test": "127.0.0.1"}
+            with Proxy(spec, os.path.join(d, "p"), aliases=aliases, upstream_ca=ca.cert_path) as p:
+                print("| answer | plain MiB/s | MCP-filtered MiB/s | filtering cost (plain/filtered) |")
+                print("|---|---:|---:|---:|")
+                for path, label in [("/json", "tools/list, 1,000 tools, JSON"),
+                                    ("/sse-list", "tools/list, 1,000 tools, SSE"),
+                                    ("/sse-small", "10,000 small SSE events")]:
+                    n = args.requests if path != "/sse-small" else max(10, args.requests // 10)
+                    fetch(p, up.url("plain.test", path), 2, 60)  # warm: leaf, pool
+                    fetch(p, up.url("mcp.test", path), 2, 60)
+                    pb, pt = fetch(p, up.url("plain.test", path), n, 300)
+                    mb, mt = fetch(p, up.url("mcp.test", path), n, 300)
+                    # Rates per byte of the upstream's answer, so pruned answers compare fairly.
+                    src = len(BODIES[path][1]) * n
+                    plain, filtered = src / pt / 2**20, src / mt / 2**20
+                    print(f"| {label} | {plain:.1f} | {filtered:.1f} | {plain / filtered:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()
