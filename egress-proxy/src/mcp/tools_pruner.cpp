@@ -29,7 +29,8 @@ bool plan_response(const JsonTape& tape, std::uint32_t response,
                    const std::set<std::string>& allowed,
                    const ToolsListIdMatcher& is_tools_list_answer, std::vector<Rewrite>& rewrites,
                    std::size_t& removed) {
-    if (tape.at(response).kind != Kind::Object) return true;
+    // A batch holds response objects; anything else cannot be read: fail closed.
+    if (tape.at(response).kind != Kind::Object) return false;
     auto result = tape.member(response, "result");
     if (!result) return true;
     bool expected = false;
