@@ -38,11 +38,12 @@ def route(handler, url, body):
 
 def fetch(proxy, url, n, deadline):
     """n POSTs on one keep-alive curl process; returns (bytes, seconds)."""
-    args = ["curl", "-sS", "--proxy", proxy.url, "--cacert", proxy.ca_path, "-o", "/dev/null",
+    args = ["curl", "-sS", "--proxy", proxy.url, "--cacert", proxy.ca_path,
             "-w", "%{size_download}\n", "-H", "Content-Type: application/json",
-            "-H", "Accept: application/json, text/event-stream"]
+            "-H", "Accept: application/json, text/event-stream",
+            "--data", '{"jsonrpc":"2.0","id":2,"method":"tools/list"}']
     for _ in range(n):
-        args += ["--data", '{"jsonrpc":"2.0","id":2,"method":"tools/list"}', url]
+        args += ["-o", "/dev/null", url]
     start = time.monotonic()
     out = subprocess.run(args, capture_output=True, text=True, timeout=deadline)
     elapsed = time.monotonic() - start
