@@ -399,6 +399,10 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         if (has_body && type == "application/json") {
             http::response_parser<http::string_body> sp{std::move(rp)};
             sp.body_limit(mcp_policy->max_message_bytes);
+            if (const auto length = sp.content_length();
+                length && *length <= mcp_policy->max_message_bytes)
+                sp.get().body().reserve(*length);
+            conn.buffer.reserve(read_reserve); // whole TLS records per read, not 512 bytes
             expire_in(up, idle);
             auto [ec, n] = co_await http::async_read(up, conn.buffer, sp, use_tuple);
             if (ec == http::error::body_limit) {
