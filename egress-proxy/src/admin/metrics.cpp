@@ -11,7 +11,7 @@ void Metrics::count_refusal(std::string_view reason) {
             return;
         }
     }
-    refused[5].fetch_add(1, std::memory_order_relaxed); // unknown reasons count as bad-request
+    count_refusal(osf::refused_by::bad_request); // unknown reasons count as bad-request
 }
 
 void Metrics::observe_upstream_latency(double seconds) {

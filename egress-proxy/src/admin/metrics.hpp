@@ -2,6 +2,8 @@
 // increments a named counter; all are atomics so any thread may count.
 #pragma once
 
+#include "osf/log_fields.hpp"
+
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -10,16 +12,8 @@
 
 namespace osf::admin {
 
-// Refusal reasons, in the order of policy::reason (and the log schema).
-inline constexpr std::array<std::string_view, 9> refusal_reasons = {"host-not-allowed",
-                                                                    "port-not-allowed",
-                                                                    "bad-host",
-                                                                    "destination-address",
-                                                                    "host-mismatch",
-                                                                    "bad-request",
-                                                                    "mcp-tool",
-                                                                    "mcp-unreadable",
-                                                                    "limit"};
+// Refusal reasons: the egress log contract's list.
+inline constexpr auto refusal_reasons = osf::refused_by::all;
 
 // Upstream latency buckets (seconds), time to the response head.
 inline constexpr std::array<double, 12> latency_buckets = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,

@@ -3,6 +3,7 @@
 // validated spec, then shared read-only. Pure: no sockets, no DNS.
 #pragma once
 
+#include "osf/log_fields.hpp"
 #include "osf/spec.hpp"
 #include "policy/address_class.hpp"
 
@@ -15,18 +16,9 @@
 
 namespace osf::policy {
 
-// Refusal reasons, as written in the log's `refusedBy` and the X-Osf-Refused-By header.
-namespace reason {
-inline constexpr std::string_view host_not_allowed = "host-not-allowed";
-inline constexpr std::string_view port_not_allowed = "port-not-allowed";
-inline constexpr std::string_view bad_host = "bad-host";
-inline constexpr std::string_view destination_address = "destination-address";
-inline constexpr std::string_view host_mismatch = "host-mismatch";
-inline constexpr std::string_view bad_request = "bad-request";
-inline constexpr std::string_view mcp_tool = "mcp-tool";
-inline constexpr std::string_view mcp_unreadable = "mcp-unreadable";
-inline constexpr std::string_view limit = "limit";
-} // namespace reason
+// Refusal reasons, as written in the log's `refusedBy` and the X-Osf-Refused-By
+// header: the contract's names (contracts/include/osf/log_fields.hpp).
+namespace reason = osf::refused_by;
 
 struct Decision {
     bool allowed = false;        // deny is the default
