@@ -5,6 +5,7 @@
 #   ./bench/run.sh                       # direct squid-bump1 mitmproxy egress + idle-tunnel memory
 #   PEERS="direct egress" ./bench/run.sh # a subset
 #   DUR=8 KEY_ALG=ec ./bench/run.sh      # knobs of the shared harness (see its run.sh header)
+#   EGRESS_ARGS="--threads 1" ./bench/run.sh  # extra egress-proxy arguments
 #
 # The HTTPS workloads come from the shared harness (../shared/bench-peers, or
 # BENCH_PEERS=DIR): nginx origin on loopback, hey load, CPU and RSS from /proc.
@@ -28,7 +29,7 @@ mkdir -p "$results"
 cold=${COLD_HOSTS:-20}
 aliases="upstream.test=127.0.0.1"
 for i in $(seq 1 "$cold"); do aliases+=",c$i.upstream.test=127.0.0.1"; done
-egress="cmd:egress@{WORK}/state/ca.crt=env OSF_SANDBOX_HOST_ALIASES=$aliases $bin --spec $repo/bench/spec.json --listen 127.0.0.1:{PORT} --admin-listen 127.0.0.1:0 --state-dir {WORK}/state --upstream-ca {UPSTREAM_CA}"
+egress="cmd:egress@{WORK}/state/ca.crt=env OSF_SANDBOX_HOST_ALIASES=$aliases $bin --spec $repo/bench/spec.json --listen 127.0.0.1:{PORT} --admin-listen 127.0.0.1:0 --state-dir {WORK}/state --upstream-ca {UPSTREAM_CA} ${EGRESS_ARGS:-}"
 
 read -r -a peers <<<"${PEERS:-direct squid-bump1 mitmproxy egress}"
 args=()
