@@ -1,11 +1,11 @@
 #include "net/client_session.hpp"
 
 #include "net/http_exchange.hpp"
+#include "net/tls_server_stream.hpp"
 #include "policy/host.hpp"
 
 #include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/ssl/ssl_stream.hpp>
 #include <openssl/ssl.h>
 
 namespace osf::net {
@@ -78,6 +78,13 @@ asio::awaitable<void> serve_requests(ProxyContext& ctx, Worker& worker, Stream& 
                           first && !tunnel ? ctx.limits.header_timeout : ctx.limits.idle_timeout);
         registration.set_idle(true);
         if (buffer.size() == 0) buffer.shrink_to_fit(); // idle connections hold no buffer
+        if constexpr (std::is_same_v<Stream, TlsServerStream>) {
+            // The read below allocates a buffer: an idle tunnel waits without one.
+            if (buffer.size() == 0) {
+                auto [wec] = co_await stream.async_wait_readable(use_tuple);
+                if (wec) co_return;
+            }
+        }
         auto [ec, n] = co_await http::async_read_header(stream, buffer, head, use_tuple);
         registration.set_idle(false);
         first = false;
@@ -162,26 +169,29 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
         co_return;
     }
 
+    // OpenSSL reads the socket itself from here on; what detect_ssl has read
+    // already reaches it first.
     auto tls_context = std::static_pointer_cast<asio::ssl::context>(ctx.leaves->get(target.host));
-    beast::ssl_stream<beast::tcp_stream> tls(std::move(stream), *tls_context);
-    registration.set_socket(&beast::get_lowest_layer(tls).socket());
-    beast::get_lowest_layer(tls).expires_after(ctx.limits.header_timeout);
-    auto [hec, used] =
-        co_await tls.async_handshake(asio::ssl::stream_base::server, buffer.data(), use_tuple);
+    const auto first_bytes = buffer.cdata();
+    TlsServerStream tls(
+        stream.release_socket(), *tls_context,
+        std::string_view(static_cast<const char*>(first_bytes.data()), first_bytes.size()));
+    buffer.consume(buffer.size());
+    registration.set_socket(&tls.socket());
+    tls.expires_after(ctx.limits.header_timeout);
+    auto [hec] = co_await tls.async_handshake(use_tuple);
     if (hec) {
         spdlog::debug("connection {}: TLS handshake with the client failed: {}", conn.id,
                       hec.message());
         co_return;
     }
-    buffer.consume(used);
     if (const char* sni = SSL_get_servername(tls.native_handle(), TLSEXT_NAMETYPE_host_name)) {
         const auto named = policy::canonical_host(sni);
         if (!named || *named != target.host)
             target.sni_problem = "the TLS server name (SNI) names another host";
     }
     co_await serve_requests(ctx, worker, tls, buffer, registration, &target, conn);
-    beast::get_lowest_layer(tls).expires_after(std::chrono::seconds(2));
-    co_await tls.async_shutdown(use_tuple);
+    tls.shutdown();
 }
 
 } // namespace

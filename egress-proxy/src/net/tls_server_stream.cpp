@@ -1,0 +1,172 @@
+#include "net/tls_server_stream.hpp"
+
+#include <boost/asio/ssl/error.hpp>
+#include <cstdint>
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <stdexcept>
+#include <sys/socket.h>
+
+namespace osf::net {
+
+namespace asio = boost::asio;
+
+namespace {
+
+// A socket BIO that sends with MSG_NOSIGNAL: OpenSSL's own BIO_s_socket uses
+// plain writes, and a client that has gone away would kill the whole proxy
+// with SIGPIPE (Asio's sockets never raise it; the process does not ignore it).
+int socket_of(BIO* b) {
+    return static_cast<int>(reinterpret_cast<std::intptr_t>(BIO_get_data(b)));
+}
+
+int nosignal_write(BIO* b, const char* data, int size) {
+    BIO_clear_retry_flags(b);
+    const auto n = ::send(socket_of(b), data, static_cast<std::size_t>(size), MSG_NOSIGNAL);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        BIO_set_retry_write(b);
+    return static_cast<int>(n);
+}
+
+int nosignal_read(BIO* b, char* data, int size) {
+    BIO_clear_retry_flags(b);
+    const auto n = ::recv(socket_of(b), data, static_cast<std::size_t>(size), 0);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) BIO_set_retry_read(b);
+    return static_cast<int>(n);
+}
+
+long nosignal_ctrl(BIO*, int cmd, long, void*) {
+    return cmd == BIO_CTRL_FLUSH ? 1 : 0; // writes are never buffered here
+}
+
+int nosignal_create(BIO* b) {
+    BIO_set_init(b, 1);
+    return 1;
+}
+
+const BIO_METHOD* nosignal_socket_method() {
+    static BIO_METHOD* method = [] {
+        BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "osf-socket");
+        if (!m || !BIO_meth_set_write(m, nosignal_write) || !BIO_meth_set_read(m, nosignal_read) ||
+            !BIO_meth_set_ctrl(m, nosignal_ctrl) || !BIO_meth_set_create(m, nosignal_create))
+            throw std::runtime_error("BIO_meth_new failed");
+        return m;
+    }();
+    return method;
+}
+
+BIO* new_socket_bio(int fd) {
+    BIO* b = BIO_new(nosignal_socket_method());
+    if (b) BIO_set_data(b, reinterpret_cast<void*>(static_cast<std::intptr_t>(fd)));
+    return b;
+}
+
+} // namespace
+
+TlsServerStream::TlsServerStream(asio::ip::tcp::socket socket, asio::ssl::context& context,
+                                 std::string_view already_read)
+    : socket_(std::move(socket)), read_timer_(socket_.get_executor()),
+      write_timer_(socket_.get_executor()) {
+    ssl_ = SSL_new(context.native_handle());
+    if (!ssl_) throw std::runtime_error("SSL_new failed");
+    socket_.non_blocking(true);
+    socket_bio_ = new_socket_bio(static_cast<int>(socket_.native_handle()));
+    if (!socket_bio_) {
+        SSL_free(ssl_);
+        throw std::runtime_error("BIO_new failed");
+    }
+    if (already_read.empty()) {
+        BIO_up_ref(socket_bio_);
+        SSL_set_bio(ssl_, socket_bio_, socket_bio_); // SSL takes the two references
+        socket_bio_ = nullptr;
+    } else {
+        // The bytes read before come from memory; once they are used up
+        // (switch_to_socket) OpenSSL reads the socket. Its record layer keeps a
+        // partly read record across the switch.
+        BIO* copy = BIO_new(BIO_s_mem());
+        if (!copy || BIO_write(copy, already_read.data(), static_cast<int>(already_read.size())) !=
+                         static_cast<int>(already_read.size())) {
+            BIO_free(copy);
+            BIO_free(socket_bio_);
+            SSL_free(ssl_);
+            throw std::runtime_error("BIO_s_mem failed");
+        }
+        BIO_set_mem_eof_return(copy, -1); // empty means "retry", not end of stream
+        BIO_up_ref(socket_bio_);
+        SSL_set_bio(ssl_, copy, socket_bio_); // SSL takes `copy` and one socket reference
+    }
+    SSL_set_accept_state(ssl_);
+    // Short writes are fine (Beast loops); a retried write may come from another
+    // address; buffers go back to the heap whenever they are empty.
+    SSL_set_mode(ssl_, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+                           SSL_MODE_RELEASE_BUFFERS);
+    // A whole record (and what follows it) in one recv rather than a header and a body.
+    SSL_set_read_ahead(ssl_, 1);
+}
+
+TlsServerStream::~TlsServerStream() {
+    if (socket_bio_) BIO_free(socket_bio_);
+    SSL_free(ssl_); // does not close the descriptor: the socket owns it
+}
+
+bool TlsServerStream::switch_to_socket() {
+    if (!socket_bio_) return false;
+    SSL_set0_rbio(ssl_, socket_bio_); // frees the memory BIO, takes our socket reference
+    socket_bio_ = nullptr;
+    return true;
+}
+
+void TlsServerStream::shutdown() {
+    ERR_clear_error();
+    if (SSL_is_init_finished(ssl_)) SSL_shutdown(ssl_);
+    ERR_clear_error();
+}
+
+TlsServerStream::Result TlsServerStream::check(int ok, std::size_t bytes) {
+    if (ok > 0) return {Step::done, bytes};
+    const int saved_errno = errno; // before anything else can change it
+    const int err = SSL_get_error(ssl_, ok);
+    switch (err) {
+    case SSL_ERROR_WANT_READ:
+        return {Step::want_read};
+    case SSL_ERROR_WANT_WRITE:
+        return {Step::want_write};
+    case SSL_ERROR_ZERO_RETURN: // close_notify: the client is done
+        return {Step::failed, 0, asio::error::eof};
+    case SSL_ERROR_SYSCALL: {
+        ERR_clear_error();
+        if (saved_errno == 0) return {Step::failed, 0, asio::ssl::error::stream_truncated};
+        if (saved_errno == ECONNRESET || saved_errno == EPIPE)
+            return {Step::failed, 0, asio::error::connection_reset};
+        return {Step::failed, 0,
+                boost::system::error_code(saved_errno, boost::system::system_category())};
+    }
+    default: {
+        const unsigned long code = ERR_get_error();
+        ERR_clear_error();
+        if (ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING)
+            return {Step::failed, 0, asio::ssl::error::stream_truncated};
+        return {Step::failed, 0,
+                boost::system::error_code(static_cast<int>(code), asio::error::get_ssl_category())};
+    }
+    }
+}
+
+void TlsServerStream::arm_timer(asio::steady_timer& timer) {
+    if (deadline_ == std::chrono::steady_clock::time_point::max()) return;
+    timer.expires_at(deadline_);
+    timer.async_wait(
+        [weak = std::weak_ptr<TlsServerStream*>(self_)](const boost::system::error_code& ec) {
+            if (ec) return;
+            auto alive = weak.lock();
+            if (!alive) return;
+            TlsServerStream& s = **alive;
+            // The handler may have been queued before the deadline moved on: a
+            // stale expiry must not cancel the next operation.
+            if (!s.expired()) return;
+            boost::system::error_code ignored;
+            s.socket_.cancel(ignored);
+        });
+}
+
+} // namespace osf::net

@@ -1,0 +1,216 @@
+// The client-facing TLS stream of an intercepted tunnel: OpenSSL reads and
+// writes the socket itself, and Asio only waits for readiness. Asio's
+// ssl::stream keeps four 17 KiB buffers per stream for its whole life (its
+// own pair and the BIO pair); here an idle tunnel holds no buffer at all
+// (SSL_MODE_RELEASE_BUFFERS), which is what makes thousands of idle tunnels
+// cheap. Models Asio's AsyncReadStream and AsyncWriteStream for Beast.
+#pragma once
+
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/compose.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/error.hpp>
+#include <cerrno>
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <string_view>
+
+namespace osf::net {
+
+class TlsServerStream {
+public:
+    using executor_type = boost::asio::ip::tcp::socket::executor_type;
+
+    // Takes the socket; `context` must outlive the stream. `already_read` are
+    // bytes of the client's that were read from the socket before (they come
+    // first, then the socket).
+    TlsServerStream(boost::asio::ip::tcp::socket socket, boost::asio::ssl::context& context,
+                    std::string_view already_read = {});
+    ~TlsServerStream();
+    TlsServerStream(const TlsServerStream&) = delete;
+    TlsServerStream& operator=(const TlsServerStream&) = delete;
+
+    executor_type get_executor() { return socket_.get_executor(); }
+    boost::asio::ip::tcp::socket& socket() { return socket_; }
+    SSL* native_handle() { return ssl_; }
+
+    // Every wait for the socket from now on fails with beast::error::timeout at
+    // `d`, reads and writes alike (as beast::tcp_stream).
+    void expires_after(std::chrono::steady_clock::duration d) {
+        deadline_ = std::chrono::steady_clock::now() + d;
+    }
+    void expires_never() { deadline_ = std::chrono::steady_clock::time_point::max(); }
+
+    // True when OpenSSL holds bytes of the client's not yet handed out: a read
+    // can go on without the socket becoming readable.
+    bool has_pending() const { return SSL_has_pending(ssl_) == 1; }
+
+    // Sends close_notify if it can without waiting.
+    void shutdown();
+
+    template <class Token> auto async_handshake(Token&& token) {
+        return boost::asio::async_compose<Token, void(boost::system::error_code)>(
+            Op<HandshakeIo, Handshake>{*this, {}}, token, socket_);
+    }
+    template <class Buffers, class Token>
+    auto async_read_some(const Buffers& buffers, Token&& token) {
+        return boost::asio::async_compose<Token, void(boost::system::error_code, std::size_t)>(
+            Op<ReadIo<Buffers>, Transfer>{*this, ReadIo<Buffers>{buffers}}, token, socket_);
+    }
+    template <class Buffers, class Token>
+    auto async_write_some(const Buffers& buffers, Token&& token) {
+        return boost::asio::async_compose<Token, void(boost::system::error_code, std::size_t)>(
+            Op<WriteIo<Buffers>, Transfer>{*this, WriteIo<Buffers>{buffers}}, token, socket_);
+    }
+    // Waits until there is something to read, in OpenSSL or on the socket
+    // (the deadline applies). Holds no buffer while it waits.
+    template <class Token> auto async_wait_readable(Token&& token) {
+        return boost::asio::async_compose<Token, void(boost::system::error_code)>(
+            Op<WaitIo, Handshake>{*this, {}}, token, socket_);
+    }
+
+private:
+    enum class Step { done, want_read, want_write, failed };
+    struct Result {
+        Result(Step s, std::size_t b = 0, boost::system::error_code e = {})
+            : step(s), bytes(b), ec(e) {}
+        Step step;
+        std::size_t bytes;
+        boost::system::error_code ec;
+    };
+    Result check(int ok, std::size_t bytes);
+
+    struct Handshake {};
+    struct Transfer {};
+    struct HandshakeIo {
+        static constexpr bool writes = false;
+        Result run(TlsServerStream& s) { return s.check(SSL_do_handshake(s.ssl_), 0); }
+    };
+    struct WaitIo {
+        static constexpr bool writes = false;
+        bool waited = false;
+        Result run(TlsServerStream& s) {
+            if (waited || s.has_pending()) return {Step::done};
+            waited = true;
+            return {Step::want_read};
+        }
+    };
+    template <class Buffers> struct ReadIo {
+        static constexpr bool writes = false;
+        Buffers buffers;
+        Result run(TlsServerStream& s) {
+            auto b = first_nonempty(buffers);
+            if (b.size() == 0) return {Step::done};
+            std::size_t n = 0;
+            const int ok = SSL_read_ex(s.ssl_, b.data(), b.size(), &n);
+            return s.check(ok, n); // n is only meaningful when ok
+        }
+    };
+    template <class Buffers> struct WriteIo {
+        static constexpr bool writes = true;
+        Buffers buffers;
+        Result run(TlsServerStream& s) {
+            auto b = first_nonempty(buffers);
+            if (b.size() == 0) return {Step::done};
+            std::size_t n = 0;
+            const int ok = SSL_write_ex(s.ssl_, b.data(), b.size(), &n);
+            return s.check(ok, n); // n is only meaningful when ok
+        }
+    };
+    template <class Buffers> static auto first_nonempty(const Buffers& buffers) {
+        using Buffer = std::decay_t<decltype(*boost::asio::buffer_sequence_begin(buffers))>;
+        for (auto it = boost::asio::buffer_sequence_begin(buffers);
+             it != boost::asio::buffer_sequence_end(buffers); ++it) {
+            const Buffer b = *it;
+            if (b.size() > 0) return b;
+        }
+        return Buffer{};
+    }
+
+    // The composed operation: try the OpenSSL call; wait for the socket when
+    // it wants to read or write; complete through a post when it finished at
+    // once (never inline from the initiating call). Reads and writes each have
+    // their own timer, so a read and a write may be pending at the same time.
+    template <class Io, class Kind> struct Op {
+        TlsServerStream& s;
+        Io io;
+        bool waiting = false;
+
+        template <class Self> void operator()(Self& self, boost::system::error_code ec = {}) {
+            const bool resumed = waiting;
+            auto& timer = Io::writes ? s.write_timer_ : s.read_timer_;
+            if (waiting) {
+                waiting = false;
+                timer.cancel();
+                if (ec) {
+                    if (ec == boost::asio::error::operation_aborted && s.expired())
+                        ec = boost::beast::error::timeout;
+                    return finish<Kind>(self, ec, 0);
+                }
+            }
+            for (;;) {
+                ERR_clear_error(); // SSL_get_error reads the thread's queue: start it empty
+                errno = 0;         // and SSL_ERROR_SYSCALL reads errno
+                const Result r = io.run(s);
+                if (r.step == Step::want_read && s.switch_to_socket()) continue;
+                switch (r.step) {
+                case Step::want_read:
+                case Step::want_write:
+                    if (s.expired())
+                        return s.complete_later(
+                            self, resumed, {Step::failed, 0, boost::beast::error::timeout}, Kind{});
+                    waiting = true;
+                    s.arm_timer(timer);
+                    s.socket_.async_wait(r.step == Step::want_read
+                                             ? boost::asio::socket_base::wait_read
+                                             : boost::asio::socket_base::wait_write,
+                                         std::move(self));
+                    return;
+                case Step::done:
+                case Step::failed:
+                    return s.complete_later(self, resumed, r, Kind{});
+                }
+            }
+        }
+    };
+
+    template <class Kind, class Self>
+    static void finish(Self& self, boost::system::error_code ec, std::size_t bytes) {
+        if constexpr (std::is_same_v<Kind, Transfer>)
+            self.complete(ec, bytes);
+        else
+            self.complete(ec);
+    }
+
+    // Completes at once after a wait; otherwise as a fresh handler, as Asio's sockets do.
+    template <class Self, class Kind>
+    void complete_later(Self& self, bool resumed, Result r, Kind) {
+        if (resumed) return finish<Kind>(self, r.ec, r.bytes);
+        boost::asio::post(socket_.get_executor(), [self = std::move(self), r]() mutable {
+            finish<Kind>(self, r.ec, r.bytes);
+        });
+    }
+
+    bool expired() const { return std::chrono::steady_clock::now() >= deadline_; }
+    void arm_timer(boost::asio::steady_timer& timer);
+    // The bytes read before are used up: OpenSSL reads the socket from now on.
+    // False when it already does.
+    bool switch_to_socket();
+
+    boost::asio::ip::tcp::socket socket_;
+    SSL* ssl_ = nullptr;
+    BIO* socket_bio_ = nullptr; // owned here until OpenSSL reads through it
+    boost::asio::steady_timer read_timer_;
+    boost::asio::steady_timer write_timer_;
+    std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+    // Timer handlers may run after the stream is gone: they hold this weakly.
+    std::shared_ptr<TlsServerStream*> self_ = std::make_shared<TlsServerStream*>(this);
+};
+
+} // namespace osf::net
