@@ -3,6 +3,8 @@
 #include "mcp/json_reader.hpp" // kMaxJsonDepth: the same limit as for requests
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <limits>
 #include <list>
 
@@ -93,11 +95,32 @@ std::string unescape(std::string_view inner) {
     return out;
 }
 
+// Bytes a string literal holds as they are: printable ASCII but '"' and '\\'.
+constexpr std::array<bool, 256> plain_string_bytes = [] {
+    std::array<bool, 256> table{};
+    for (int c = 0x20; c < 0x80; ++c)
+        table[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+    return table;
+}();
+
+// Whether any of the 8 bytes in `word` is not a plain string byte (SWAR: a
+// control character, '"', '\\' or a byte >= 0x80). Long strings (tool
+// descriptions) are most of a tools/list answer.
+constexpr bool has_special_byte(std::uint64_t word) {
+    constexpr std::uint64_t ones = 0x0101010101010101ULL;
+    constexpr std::uint64_t highs = 0x8080808080808080ULL;
+    auto has_zero = [](std::uint64_t v) { return (v - ones) & ~v & highs; };
+    const std::uint64_t below_space = (word - ones * 0x20) & ~word & highs;
+    return (below_space | has_zero(word ^ (ones * '"')) | has_zero(word ^ (ones * '\\')) |
+            (word & highs)) != 0;
+}
+
 } // namespace
 
 class JsonTapeReader {
 public:
-    JsonTapeReader(std::string_view text, JsonTape& tape) : s_(text), tape_(tape) {}
+    JsonTapeReader(std::string_view text, JsonTape& tape)
+        : s_(text), tape_(tape), keys_(tape.keys_) {}
 
     bool run() {
         skip_ws();
@@ -248,6 +271,15 @@ private:
         bool any_escape = false;
         while (true) {
             if (pos_ >= s_.size()) return fail("unterminated string");
+            while (pos_ + 8 <= s_.size()) { // whole words of plain bytes at once
+                std::uint64_t word;
+                std::memcpy(&word, s_.data() + pos_, 8);
+                if (has_special_byte(word)) break;
+                pos_ += 8;
+            }
+            while (pos_ < s_.size() && plain_string_bytes[static_cast<unsigned char>(s_[pos_])])
+                ++pos_;
+            if (pos_ >= s_.size()) return fail("unterminated string");
             auto c = static_cast<unsigned char>(s_[pos_]);
             if (c == '"') break;
             if (c == '\\') {
@@ -357,24 +389,31 @@ private:
     std::string_view s_;
     std::size_t pos_ = 0;
     JsonTape& tape_;
-    std::vector<std::string_view> keys_; // keys of the open objects, innermost last
+    std::vector<std::string_view>& keys_; // keys of the open objects, innermost last
     std::list<std::string> decoded_; // unescaped keys (stable addresses, no allocation until used)
 };
 
 std::optional<JsonTape> JsonTape::read(std::string_view text, std::string* error) {
+    JsonTape tape;
+    if (!tape.parse(text, error)) return std::nullopt;
+    return tape;
+}
+
+bool JsonTape::parse(std::string_view text, std::string* error) {
+    entries_.clear();
+    keys_.clear();
+    text_ = text;
     if (text.size() >= std::numeric_limits<std::uint32_t>::max()) {
         if (error) *error = "too large";
-        return std::nullopt;
+        return false;
     }
-    JsonTape tape;
-    tape.text_ = text;
-    tape.entries_.reserve(text.size() / 8 + 4);
-    JsonTapeReader reader(text, tape);
+    entries_.reserve(text.size() / 8 + 4);
+    JsonTapeReader reader(text, *this);
     if (!reader.run()) {
         if (error) *error = reader.error;
-        return std::nullopt;
+        return false;
     }
-    return tape;
+    return true;
 }
 
 std::optional<std::uint32_t> JsonTape::member(std::uint32_t object, std::string_view key) const {

@@ -29,6 +29,10 @@ public:
     // Reads `text` (which must outlive the tape); nullopt with `error` set when it
     // is not strict JSON. Texts of 4 GiB and more are refused.
     static std::optional<JsonTape> read(std::string_view text, std::string* error = nullptr);
+    // The same into an existing tape, reusing its storage: for the many small
+    // messages of an SSE stream, which would otherwise each allocate a tape.
+    // False with `error` set when `text` is not strict JSON (the tape is then unusable).
+    bool parse(std::string_view text, std::string* error = nullptr);
 
     std::string_view text() const { return text_; }
     const Entry& at(std::uint32_t index) const { return entries_[index]; }
@@ -48,6 +52,7 @@ public:
 private:
     std::string_view text_;
     std::vector<Entry> entries_;
+    std::vector<std::string_view> keys_; // the reader's scratch: keys of the open objects
     friend class JsonTapeReader;
 };
 

@@ -88,19 +88,21 @@ struct SseFilter::Impl {
             return;
         }
         auto replaced = replace_refused_answers(event.data);
-        auto pruned = prune_tools(replaced ? std::string_view(*replaced) : event.data, policy.tools,
-                                  [this](std::string_view id) { return expected_answer(id); });
-        if (!pruned) {
+        const std::string_view data = replaced ? std::string_view(*replaced) : event.data;
+        auto removed = prune_tools_into(
+            data, policy.tools, [this](std::string_view id) { return expected_answer(id); }, tape,
+            pruned);
+        if (!removed) {
             ++events_dropped;
             return;
         }
-        tools_removed += pruned->removed;
-        write_event(event, pruned->text, out);
+        tools_removed += *removed;
+        write_event(event, *removed ? std::string_view(pruned) : data, out);
     }
 
-    std::string process(std::vector<SseItem> items) {
+    std::string process(std::string_view chunk) {
         std::string out;
-        for (auto& item : items) {
+        parser.feed(chunk, [this, &out](const SseItem& item) {
             switch (item.kind) {
             case SseItem::Kind::Comment:
                 out.append(":").append(item.comment).append("\n");
@@ -112,7 +114,7 @@ struct SseFilter::Impl {
                 rewrite(item.event, out);
                 break;
             }
-        }
+        });
         return out;
     }
 
@@ -121,6 +123,8 @@ struct SseFilter::Impl {
     std::shared_ptr<SessionRegistry> registry;
     std::optional<std::string> session_id;
     std::vector<std::string> expected_ids;
+    JsonTape tape;      // reused by every event (no allocation per event)
+    std::string pruned; // an event's data after pruning, when tools were removed
     std::size_t events_dropped = 0;
     std::size_t tools_removed = 0;
     bool finished = false;
@@ -136,7 +140,7 @@ SseFilter::SseFilter(SseFilter&&) noexcept = default;
 
 std::string SseFilter::feed(std::string_view chunk) {
     if (impl_->finished) return {};
-    return impl_->process(impl_->parser.feed(chunk));
+    return impl_->process(chunk);
 }
 
 std::string SseFilter::finish() {

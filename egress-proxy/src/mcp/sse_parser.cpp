@@ -30,7 +30,9 @@ std::size_t find_line_end(std::string_view s, std::size_t from) {
 
 } // namespace
 
-SseParser::SseParser(std::size_t max_event_bytes) : max_event_bytes_(max_event_bytes) {}
+SseParser::SseParser(std::size_t max_event_bytes) : max_event_bytes_(max_event_bytes) {
+    block_.kind = SseItem::Kind::Event;
+}
 
 bool SseParser::has_partial_event() const {
     return block_started_ || line_started_ || skipping_ || !bom_probe_.empty();
@@ -41,26 +43,43 @@ bool SseParser::over_limit(std::size_t extra) const {
 }
 
 void SseParser::reset_block() {
-    block_ = SseEvent{};
+    // Cleared in place: the strings keep their capacity for the next event.
+    block_.event.type.clear();
+    block_.event.data.clear();
+    block_.event.has_data = false;
+    block_.event.id.reset();
+    block_.event.retry.reset();
     block_started_ = false;
     block_bytes_ = 0;
 }
 
+void SseParser::emit(SseItem::Kind kind, std::string_view comment, const ItemSink& sink) {
+    SseItem item;
+    item.kind = kind;
+    item.comment = comment;
+    sink(item);
+}
+
 std::vector<SseItem> SseParser::feed(std::string_view chunk) {
     std::vector<SseItem> out;
+    feed(chunk, [&out](const SseItem& item) { out.push_back(item); });
+    return out;
+}
+
+void SseParser::feed(std::string_view chunk, const ItemSink& sink) {
     std::string joined; // only used while the stream's first bytes may be a BOM
     if (at_stream_start_) {
         joined = bom_probe_ + std::string(chunk);
         if (joined.size() < kBom.size() && kBom.starts_with(joined)) {
             bom_probe_ = std::move(joined);
-            return out;
+            return;
         }
         at_stream_start_ = false;
         bom_probe_.clear();
         chunk = joined;
         if (chunk.starts_with(kBom)) chunk.remove_prefix(kBom.size());
     }
-    if (chunk.empty()) return out;
+    if (chunk.empty()) return;
 
     std::size_t pos = 0;
     if (skip_lf_) {
@@ -76,19 +95,19 @@ std::vector<SseItem> SseParser::feed(std::string_view chunk) {
                 reset_block();
                 line_.clear();
                 skipping_ = true;
-                out.emplace_back().kind = SseItem::Kind::Oversized;
+                emit(SseItem::Kind::Oversized, {}, sink);
             }
             if (!skipping_) line_.append(piece);
             line_started_ = line_started_ || !piece.empty();
             break;
         }
         if (line_.empty()) {
-            take_line(piece, out);
+            take_line(piece, sink);
         } else {
             line_.append(piece);
             std::string line = std::move(line_);
             line_.clear();
-            take_line(line, out);
+            take_line(line, sink);
         }
         if (chunk[end] == '\r') {
             if (end + 1 < chunk.size()) {
@@ -99,10 +118,9 @@ std::vector<SseItem> SseParser::feed(std::string_view chunk) {
         }
         pos = end + 1;
     }
-    return out;
 }
 
-void SseParser::take_line(std::string_view line, std::vector<SseItem>& out) {
+void SseParser::take_line(std::string_view line, const ItemSink& sink) {
     const bool blank = line.empty() && !line_started_;
     line_started_ = false;
     if (skipping_) {
@@ -110,7 +128,7 @@ void SseParser::take_line(std::string_view line, std::vector<SseItem>& out) {
         return;
     }
     if (blank) {
-        end_block(out);
+        end_block(sink);
         return;
     }
     // Comment lines count against the limit too: feed() bounds an unfinished
@@ -118,13 +136,11 @@ void SseParser::take_line(std::string_view line, std::vector<SseItem>& out) {
     if (block_bytes_ + line.size() > max_event_bytes_) {
         reset_block();
         skipping_ = true;
-        out.emplace_back().kind = SseItem::Kind::Oversized;
+        emit(SseItem::Kind::Oversized, {}, sink);
         return;
     }
     if (line.front() == ':') {
-        SseItem& item = out.emplace_back();
-        item.kind = SseItem::Kind::Comment;
-        item.comment = line.substr(1);
+        emit(SseItem::Kind::Comment, line.substr(1), sink);
         return;
     }
     std::size_t colon = line.find(':');
@@ -137,25 +153,21 @@ void SseParser::take_line(std::string_view line, std::vector<SseItem>& out) {
     block_started_ = true;
     block_bytes_ += line.size();
     if (field == "event") {
-        block_.type = value;
+        block_.event.type = value;
     } else if (field == "data") {
-        if (block_.has_data) block_.data.push_back('\n');
-        block_.data.append(value);
-        block_.has_data = true;
+        if (block_.event.has_data) block_.event.data.push_back('\n');
+        block_.event.data.append(value);
+        block_.event.has_data = true;
     } else if (field == "id") {
-        if (value.find('\0') == std::string_view::npos) block_.id = std::string(value);
+        if (value.find('\0') == std::string_view::npos) block_.event.id = std::string(value);
     } else if (field == "retry") {
-        if (all_ascii_digits(value)) block_.retry = std::string(value);
+        if (all_ascii_digits(value)) block_.event.retry = std::string(value);
     }
     // Other field names are ignored by clients, so they are not kept.
 }
 
-void SseParser::end_block(std::vector<SseItem>& out) {
-    if (block_started_) {
-        SseItem& item = out.emplace_back();
-        item.kind = SseItem::Kind::Event;
-        item.event = std::move(block_);
-    }
+void SseParser::end_block(const ItemSink& sink) {
+    if (block_started_) sink(block_);
     reset_block();
 }
 

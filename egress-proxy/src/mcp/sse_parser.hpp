@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,25 +40,31 @@ public:
     // up to its blank line and reported as Oversized.
     explicit SseParser(std::size_t max_event_bytes);
 
-    // Parses a chunk; returns the items it completed, in order.
+    // Parses a chunk and hands each item it completes to `sink`, in order. The
+    // item is only valid during the call (its storage is reused: a stream of
+    // small events allocates nothing per event).
+    using ItemSink = std::function<void(const SseItem&)>;
+    void feed(std::string_view chunk, const ItemSink& sink);
+    // The same, collecting copies of the items.
     std::vector<SseItem> feed(std::string_view chunk);
     // True when a block or line was started but not finished (dropped at end of stream).
     bool has_partial_event() const;
 
 private:
-    void take_line(std::string_view line, std::vector<SseItem>& out);
-    void end_block(std::vector<SseItem>& out);
+    void take_line(std::string_view line, const ItemSink& sink);
+    void end_block(const ItemSink& sink);
     void reset_block();
+    static void emit(SseItem::Kind kind, std::string_view comment, const ItemSink& sink);
     bool over_limit(std::size_t extra) const;
 
     std::size_t max_event_bytes_;
     bool at_stream_start_ = true;
-    std::string bom_probe_;     // first bytes of the stream while a BOM is still possible
-    bool skip_lf_ = false;      // last chunk ended in CR: an LF opening the next one belongs to it
-    std::string line_;          // unfinished line
-    bool skipping_ = false;     // discarding an oversized block up to its blank line
-    bool line_started_ = false; // bytes seen for the current line (also while skipping)
-    SseEvent block_;
+    std::string bom_probe_;      // first bytes of the stream while a BOM is still possible
+    bool skip_lf_ = false;       // last chunk ended in CR: an LF opening the next one belongs to it
+    std::string line_;           // unfinished line
+    bool skipping_ = false;      // discarding an oversized block up to its blank line
+    bool line_started_ = false;  // bytes seen for the current line (also while skipping)
+    SseItem block_;              // the event being read (kind Event), handed out when it ends
     bool block_started_ = false; // a field line was seen in the current block
     std::size_t block_bytes_ = 0;
 };

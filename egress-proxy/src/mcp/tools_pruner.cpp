@@ -54,46 +54,54 @@ bool plan_response(const JsonTape& tape, std::uint32_t response,
 
 } // namespace
 
-std::optional<PrunedText> prune_tools(std::string_view text, const std::set<std::string>& allowed,
-                                      const ToolsListIdMatcher& is_tools_list_answer) {
-    auto tape = JsonTape::read(text);
-    if (!tape) return std::nullopt;
+std::optional<std::size_t> prune_tools_into(std::string_view text,
+                                            const std::set<std::string>& allowed,
+                                            const ToolsListIdMatcher& is_tools_list_answer,
+                                            JsonTape& tape, std::string& pruned) {
+    if (!tape.parse(text)) return std::nullopt;
     const auto root = JsonTape::root();
     std::vector<Rewrite> rewrites;
     std::size_t removed = 0;
-    if (tape->at(root).kind == Kind::Object) {
-        if (!plan_response(*tape, root, allowed, is_tools_list_answer, rewrites, removed))
+    if (tape.at(root).kind == Kind::Object) {
+        if (!plan_response(tape, root, allowed, is_tools_list_answer, rewrites, removed))
             return std::nullopt;
-    } else if (tape->at(root).kind == Kind::Array) {
-        for (auto element : tape->elements(root)) {
-            if (!plan_response(*tape, element, allowed, is_tools_list_answer, rewrites, removed))
+    } else if (tape.at(root).kind == Kind::Array) {
+        for (auto element : tape.elements(root)) {
+            if (!plan_response(tape, element, allowed, is_tools_list_answer, rewrites, removed))
                 return std::nullopt;
         }
     } else {
         return std::nullopt;
     }
+    if (rewrites.empty()) return 0;
 
-    PrunedText out;
-    out.removed = removed;
-    if (rewrites.empty()) {
-        out.text.assign(text);
-        return out;
-    }
     // Rewrites are in document order and never nested (one per response).
-    out.text.reserve(text.size());
+    pruned.clear();
+    pruned.reserve(text.size());
     std::size_t copied = 0;
     for (const auto& rewrite : rewrites) {
-        const auto& array = tape->at(rewrite.array);
-        out.text.append(text.substr(copied, array.begin - copied));
-        out.text.push_back('[');
+        const auto& array = tape.at(rewrite.array);
+        pruned.append(text.substr(copied, array.begin - copied));
+        pruned.push_back('[');
         for (std::size_t i = 0; i < rewrite.kept.size(); ++i) {
-            if (i) out.text.push_back(',');
-            out.text.append(tape->span(rewrite.kept[i]));
+            if (i) pruned.push_back(',');
+            pruned.append(tape.span(rewrite.kept[i]));
         }
-        out.text.push_back(']');
+        pruned.push_back(']');
         copied = array.end;
     }
-    out.text.append(text.substr(copied));
+    pruned.append(text.substr(copied));
+    return removed;
+}
+
+std::optional<PrunedText> prune_tools(std::string_view text, const std::set<std::string>& allowed,
+                                      const ToolsListIdMatcher& is_tools_list_answer) {
+    JsonTape tape;
+    PrunedText out;
+    auto removed = prune_tools_into(text, allowed, is_tools_list_answer, tape, out.text);
+    if (!removed) return std::nullopt;
+    out.removed = *removed;
+    if (*removed == 0) out.text.assign(text);
     return out;
 }
 

@@ -4,6 +4,8 @@
 // list that was not a tools/list answer costs nothing (fail closed).
 #pragma once
 
+#include "mcp/json_tape.hpp"
+
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -30,5 +32,14 @@ struct PrunedText {
 // `is_tools_list_answer` claims has a result without a "tools" array.
 std::optional<PrunedText> prune_tools(std::string_view text, const std::set<std::string>& allowed,
                                       const ToolsListIdMatcher& is_tools_list_answer = {});
+
+// The same for a stream of many small messages, without allocating per message:
+// reads `text` into `tape` (reusing its storage) and, only when tools were
+// removed, writes the pruned text to `pruned` (replacing its content). Returns
+// how many tools were removed (0: `text` stays as it is), nullopt as above.
+std::optional<std::size_t> prune_tools_into(std::string_view text,
+                                            const std::set<std::string>& allowed,
+                                            const ToolsListIdMatcher& is_tools_list_answer,
+                                            JsonTape& tape, std::string& pruned);
 
 } // namespace osf::mcp

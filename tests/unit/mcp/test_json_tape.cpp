@@ -158,3 +158,42 @@ TEST_CASE("members, elements and strings") {
     CHECK_FALSE(tape->member(JsonTape::root(), "tools"));
     CHECK_FALSE(tape->member(*tools, "name")); // not an object
 }
+
+TEST_CASE("long strings are read word by word: any special byte at any offset is seen") {
+    // Each byte that ends, escapes or invalidates a string, at every position of a
+    // string long enough for the 8-byte scan, inside and across word boundaries.
+    const std::vector<std::string> specials = {"\"",
+                                               "\\n",
+                                               "\\",
+                                               "\x01",
+                                               "\x1f",
+                                               "\t",
+                                               "\x7f",
+                                               "\xC3\xA9",
+                                               "\xC3",
+                                               "\xFF",
+                                               "\xF0\x9F\x98\x80"};
+    for (const auto& special : specials) {
+        for (std::size_t at = 0; at < 24; ++at) {
+            std::string inner = std::string(at, 'a') + special + std::string(17, 'b');
+            const std::string text = "{\"k\":\"" + inner + "\",\"z\":1}";
+            INFO("special " << special.size() << " bytes at " << at);
+            CHECK(tape_accepts(text) == dom_accepts(text));
+        }
+    }
+}
+
+TEST_CASE("a tape is reused for message after message, also after a refusal") {
+    JsonTape tape;
+    REQUIRE(tape.parse(R"({"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a"}]}})"));
+    REQUIRE(tape.member(JsonTape::root(), "id"));
+    CHECK_FALSE(tape.parse(R"({"a":1,"a":2})"));
+    const std::string second = R"({"method":"notifications/progress","params":{"progress":7}})";
+    REQUIRE(tape.parse(second));
+    auto params = tape.member(JsonTape::root(), "params");
+    REQUIRE(params);
+    auto progress = tape.member(*params, "progress");
+    REQUIRE(progress);
+    CHECK(tape.span(*progress) == "7");
+    CHECK_FALSE(tape.member(JsonTape::root(), "id"));
+}
