@@ -16,7 +16,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "integration"))
-from osftest import Proxy, TestCA, Upstream  # noqa: E402
+from osftest import EchoHandler, Proxy, TestCA, Upstream  # noqa: E402
 
 TOOLS = [{"name": f"tool_{i}", "description": "d" * 200,
           "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}} for i in range(1000)]
@@ -26,6 +26,13 @@ SSE_SMALL = b"".join(b'event: message\ndata: {"jsonrpc":"2.0","method":"notifica
                      b'"params":{"progressToken":1,"progress":%d}}\n\n' % i for i in range(10000))
 BODIES = {"/json": ("application/json", LIST), "/sse-list": ("text/event-stream", SSE_LIST),
           "/sse-small": ("text/event-stream", SSE_SMALL)}
+
+
+class NoDelayHandler(EchoHandler):
+    # Servers that answer MCP (Node's http, Python's asyncio, Go) set TCP_NODELAY;
+    # http.server does not, and with Nagle on, its last segment of each answer
+    # waits for a delayed ACK: both paths then measure that stall, not the proxy.
+    disable_nagle_algorithm = True
 
 
 def route(handler, url, body):
@@ -58,7 +65,7 @@ def main():
     os.environ["EGRESS_PROXY_BIN"] = args.proxy
     with tempfile.TemporaryDirectory() as d:
         ca = TestCA(os.path.join(d, "ca"))
-        with Upstream(ca, ["mcp.test", "plain.test"], route=route) as up:
+        with Upstream(ca, ["mcp.test", "plain.test"], route=route, handler=NoDelayHandler) as up:
             spec = {"template": "bench:1", "egress": ["plain.test"],
                     "mcp": [{"name": "bench", "url": f"https://mcp.test:{up.port}/",
                              "tools": [f"tool_{i}" for i in range(0, 1000, 10)]}]}
