@@ -26,6 +26,8 @@
 #include <boost/url/parse.hpp>
 #include <chrono>
 #include <functional>
+#include <openssl/bio.h>
+#include <openssl/ssl.h>
 #include <optional>
 #include <spdlog/spdlog.h>
 #include <string>
@@ -49,6 +51,19 @@ template <class Stream> void expire_in(Stream& s, std::chrono::seconds d) {
         s.expires_after(d); // tcp_stream, TlsServerStream
     else
         beast::get_lowest_layer(s).expires_after(d); // ssl_stream<tcp_stream>
+}
+
+// Whether bytes of the answer's body have already arrived: parsed-ahead bytes
+// in `buffer`, or TLS records read with the head that OpenSSL has not handed
+// out yet (Asio's TLS stream puts whatever the socket gave into the BIO).
+template <class Up> bool body_bytes_ready(Up& up, const beast::flat_buffer& buffer) {
+    if (buffer.size() > 0) return true;
+    if constexpr (requires { up.native_handle(); }) {
+        SSL* ssl = up.native_handle();
+        return SSL_pending(ssl) > 0 || BIO_ctrl_pending(SSL_get_rbio(ssl)) > 0;
+    } else {
+        return false;
+    }
 }
 
 struct Exchange {
@@ -462,14 +477,20 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         ex.finish_log(log::Outcome::Allowed, ex.rec.status);
     };
     if (rp.is_done()) log_allowed(); // no body follows: the head is the whole answer
-    expire_in(client, idle);
-    auto [hec, hn] = co_await http::async_write_header(client, sr, use_tuple);
-    ex.responded = true;
-    if (hec) {
-        ex.rec.error = "client-closed";
-        ex.finish_log(log::Outcome::Error, ex.rec.status);
-        co_return result;
+    // The head goes out with the first piece of the body when that piece is here
+    // already (one TLS record and one write, not two); otherwise at once, as a
+    // client of a stream is waiting for it.
+    if (rp.is_done() || !body_bytes_ready(up, conn.buffer)) {
+        expire_in(client, idle);
+        auto [hec, hn] = co_await http::async_write_header(client, sr, use_tuple);
+        if (hec) {
+            ex.responded = true;
+            ex.rec.error = "client-closed";
+            ex.finish_log(log::Outcome::Error, ex.rec.status);
+            co_return result;
+        }
     }
+    ex.responded = true; // from here on a failure cannot become an answer of its own
     auto [ec, upstream_side] =
         co_await relay_body(client, up, conn.buffer, rp, sr, idle, ex.rec.bytes_down, log_allowed);
     if (ec) {

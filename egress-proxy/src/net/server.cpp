@@ -12,6 +12,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <spdlog/spdlog.h>
@@ -156,6 +157,9 @@ int ProxyServer::run() {
     spdlog::info("egress-proxy listening on {} (admin {}), CA certificate {}/ca.crt, egress log {}",
                  proxy_at, admin_at, options.state_dir, im.ctx->log->path());
 
+    // A write to a peer that has gone must be an error on that connection, never
+    // the end of the process (sockets use MSG_NOSIGNAL too; this covers any other write).
+    std::signal(SIGPIPE, SIG_IGN);
     asio::signal_set signals(im.main_io, SIGTERM, SIGINT);
     signals.async_wait([&](const boost::system::error_code& ec, int signo) {
         if (ec) return;
