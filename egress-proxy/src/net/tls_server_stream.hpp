@@ -7,6 +7,7 @@
 #pragma once
 
 #include <boost/asio/async_result.hpp>
+#include <boost/asio/buffer.hpp>
 #include <boost/asio/compose.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -118,11 +119,22 @@ private:
         Result run(TlsServerStream& s) {
             auto b = first_nonempty(buffers);
             if (b.size() == 0) return {Step::done};
+            const void* data = b.data();
+            std::size_t size = b.size();
+            // Beast hands a message over as many small buffers (a head is one per
+            // field): they go out as one TLS record and one send, not one each.
+            // A retry after want_write copies the same bytes again, as OpenSSL requires.
+            if (size < coalesce_bytes && boost::asio::buffer_size(buffers) > size) {
+                thread_local char scratch[coalesce_bytes];
+                size = boost::asio::buffer_copy(boost::asio::buffer(scratch), buffers);
+                data = scratch;
+            }
             std::size_t n = 0;
-            const int ok = SSL_write_ex(s.ssl_, b.data(), b.size(), &n);
+            const int ok = SSL_write_ex(s.ssl_, data, size, &n);
             return s.check(ok, n); // n is only meaningful when ok
         }
     };
+    static constexpr std::size_t coalesce_bytes = 16 * 1024; // one TLS record
     template <class Buffers> static auto first_nonempty(const Buffers& buffers) {
         using Buffer = std::decay_t<decltype(*boost::asio::buffer_sequence_begin(buffers))>;
         for (auto it = boost::asio::buffer_sequence_begin(buffers);
