@@ -15,14 +15,15 @@ bool all_ascii_digits(std::string_view s) {
 }
 
 // The first CR or LF at or after `from` (npos when none). Two memchr scans:
-// string_view::find_first_of tests every byte against the set one by one.
-std::size_t find_line_end(std::string_view s, std::size_t from) {
+// string_view::find_first_of tests every byte against the set one by one. The
+// CR scan is skipped when the chunk holds none (most streams end lines in LF).
+std::size_t find_line_end(std::string_view s, std::size_t from, bool has_cr) {
     const char* begin = s.data() + from;
     const std::size_t size = s.size() - from;
     const void* lf = std::memchr(begin, '\n', size);
     const std::size_t lf_at =
         lf ? static_cast<std::size_t>(static_cast<const char*>(lf) - begin) : size;
-    const void* cr = std::memchr(begin, '\r', lf_at);
+    const void* cr = has_cr ? std::memchr(begin, '\r', lf_at) : nullptr;
     const std::size_t at =
         cr ? static_cast<std::size_t>(static_cast<const char*>(cr) - begin) : lf_at;
     return at == size ? std::string_view::npos : from + at;
@@ -86,8 +87,9 @@ void SseParser::feed(std::string_view chunk, const ItemSink& sink) {
         if (chunk[0] == '\n') pos = 1;
         skip_lf_ = false;
     }
+    const bool has_cr = chunk.find('\r', pos) != std::string_view::npos;
     while (pos < chunk.size()) {
-        std::size_t end = find_line_end(chunk, pos);
+        std::size_t end = find_line_end(chunk, pos, has_cr);
         std::string_view piece = chunk.substr(pos, end == std::string_view::npos ? end : end - pos);
         if (end == std::string_view::npos) {
             // Unfinished line: keep it (bounded) for the next chunk.
