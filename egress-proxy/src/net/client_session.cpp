@@ -25,6 +25,12 @@ struct OpenGauge {
     ~OpenGauge() { gauge.fetch_sub(1); }
 };
 
+// Unregisters a socket that is about to go (the registration outlives it).
+struct SocketLease {
+    ClientRegistration& registration;
+    ~SocketLease() { registration.set_socket(nullptr); }
+};
+
 bool is_quiet_close(const beast::error_code& ec) {
     return ec == http::error::end_of_stream || ec == asio::error::eof ||
            ec == asio::error::connection_reset || ec == asio::error::operation_aborted ||
@@ -178,6 +184,7 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
         std::string_view(static_cast<const char*>(first_bytes.data()), first_bytes.size()));
     buffer.consume(buffer.size());
     registration.set_socket(&tls.socket());
+    const SocketLease lease{registration};
     tls.expires_after(ctx.limits.header_timeout);
     auto [hec] = co_await tls.async_handshake(use_tuple);
     if (hec) {
