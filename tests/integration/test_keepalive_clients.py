@@ -174,3 +174,53 @@ def test_client_leaving_mid_answer_does_not_stop_the_proxy(proxy, upstream, abor
     assert proxy.proc.poll() is None, "the proxy died: " + proxy.stderr()[-2000:]
     res = curl(proxy, upstream.url(path="/after"))
     assert status_of(res) == 200, res.stderr
+
+
+def test_tls_bytes_sent_with_the_connect_head_and_pipelined_requests(proxy, upstream):
+    """A client may send its ClientHello in the same packet as CONNECT (the
+    proxy has read those bytes already), and two requests in one TLS write:
+    nothing of either may be lost."""
+    host, port = proxy.listen.rsplit(":", 1)
+    raw = socket.create_connection((host, int(port)), timeout=30)
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    tls = ssl.create_default_context(cafile=proxy.ca_path).wrap_bio(
+        incoming, outgoing, server_hostname="upstream.test")
+    with pytest.raises(ssl.SSLWantReadError):
+        tls.do_handshake()
+    authority = f"upstream.test:{upstream.port}"
+    raw.sendall(f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n\r\n".encode() +
+                outgoing.read())
+    got = b""
+    while b"\r\n\r\n" not in got:
+        chunk = raw.recv(65536)
+        assert chunk, "the proxy closed the tunnel: " + proxy.stderr()[-2000:]
+        got += chunk
+    head, rest = got.split(b"\r\n\r\n", 1)
+    assert head.startswith(b"HTTP/1.1 200"), head
+    incoming.write(rest)
+
+    def pump_until(done):
+        while True:
+            try:
+                result = done()
+                raw.sendall(outgoing.read())
+                return result
+            except ssl.SSLWantReadError:
+                raw.sendall(outgoing.read())
+                chunk = raw.recv(65536)
+                assert chunk, "the proxy closed the tunnel: " + proxy.stderr()[-2000:]
+                incoming.write(chunk)
+
+    pump_until(tls.do_handshake)
+    requests = b"".join(
+        f"GET /pipelined/{i} HTTP/1.1\r\nHost: {authority}\r\n\r\n".encode() for i in range(2))
+    tls.write(requests)  # one TLS record holding both requests
+    raw.sendall(outgoing.read())
+    answers = b""
+    while answers.count(b"HTTP/1.1 200") < 2 or not answers.endswith(b"}"):
+        answers += pump_until(lambda: tls.read(65536))
+    assert b'"/pipelined/0"' in answers and b'"/pipelined/1"' in answers
+    raw.close()
+    proxy.wait_for_log(lambda l: l["path"] == "/pipelined/1")
+    lines = [l for l in proxy.log_lines() if l["path"].startswith("/pipelined/")]
+    assert len({l["connection"] for l in lines}) == 1 and len(lines) == 2, lines

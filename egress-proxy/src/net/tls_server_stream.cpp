@@ -109,8 +109,13 @@ TlsServerStream::~TlsServerStream() {
     SSL_free(ssl_); // does not close the descriptor: the socket owns it
 }
 
+bool TlsServerStream::has_pending() const {
+    if (SSL_has_pending(ssl_) == 1) return true;
+    return socket_bio_ && BIO_ctrl_pending(SSL_get_rbio(ssl_)) > 0; // bytes read before
+}
+
 bool TlsServerStream::switch_to_socket() {
-    if (!socket_bio_) return false;
+    if (!socket_bio_ || BIO_ctrl_pending(SSL_get_rbio(ssl_)) > 0) return false;
     SSL_set0_rbio(ssl_, socket_bio_); // frees the memory BIO, takes our socket reference
     socket_bio_ = nullptr;
     return true;

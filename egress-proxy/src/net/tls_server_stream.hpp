@@ -51,7 +51,7 @@ public:
 
     // True when OpenSSL holds bytes of the client's not yet handed out: a read
     // can go on without the socket becoming readable.
-    bool has_pending() const { return SSL_has_pending(ssl_) == 1; }
+    bool has_pending() const;
 
     // Sends close_notify if it can without waiting.
     void shutdown();
@@ -230,8 +230,8 @@ private:
 
     bool expired() const { return std::chrono::steady_clock::now() >= deadline_; }
     void arm_timer(boost::asio::steady_timer& timer);
-    // The bytes read before are used up: OpenSSL reads the socket from now on.
-    // False when it already does.
+    // Once the bytes read before are used up, OpenSSL reads the socket from
+    // now on. False when it already does, or some of those bytes are left.
     bool switch_to_socket();
 
     boost::asio::ip::tcp::socket socket_;
