@@ -58,7 +58,7 @@ public:
 
     template <class Token> auto async_handshake(Token&& token) {
         return boost::asio::async_compose<Token, void(boost::system::error_code)>(
-            Op<HandshakeIo, Handshake>{*this, {}}, token, socket_);
+            Op<HandshakeIo, ErrorOnly>{*this, {}}, token, socket_);
     }
     template <class Buffers, class Token>
     auto async_read_some(const Buffers& buffers, Token&& token) {
@@ -74,7 +74,7 @@ public:
     // (the deadline applies). Holds no buffer while it waits.
     template <class Token> auto async_wait_readable(Token&& token) {
         return boost::asio::async_compose<Token, void(boost::system::error_code)>(
-            Op<WaitIo, Handshake>{*this, {}}, token, socket_);
+            Op<WaitIo, ErrorOnly>{*this, {}}, token, socket_);
     }
 
 private:
@@ -88,7 +88,8 @@ private:
     };
     Result check(int ok, std::size_t bytes);
 
-    struct Handshake {};
+    // What an operation completes with: an error_code, or an error_code and a byte count.
+    struct ErrorOnly {};
     struct Transfer {};
     struct HandshakeIo {
         static constexpr bool writes = false;
