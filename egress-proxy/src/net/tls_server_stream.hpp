@@ -6,7 +6,6 @@
 // cheap. Models Asio's AsyncReadStream and AsyncWriteStream for Beast.
 #pragma once
 
-#include <algorithm>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/compose.hpp>
@@ -115,46 +114,28 @@ private:
             return s.check(ok, n); // n is only meaningful when ok
         }
     };
-    // Small pieces (a response head, chunk framing, the first bytes of a body)
-    // go out in one TLS record and one send, as beast::flat_stream does for
-    // Asio's stream: up to one record is copied together, decided on the first try
-    // so a retried write repeats the same bytes.
     template <class Buffers> struct WriteIo {
         static constexpr bool writes = true;
-        static constexpr std::size_t record = 16 * 1024;
         Buffers buffers;
-        std::unique_ptr<char[]> gathered;
-        std::size_t gathered_size = 0;
-        bool decided = false;
-
-        explicit WriteIo(const Buffers& b) : buffers(b) {}
         Result run(TlsServerStream& s) {
-            if (!decided) gather();
-            const boost::asio::const_buffer b =
-                gathered ? boost::asio::const_buffer(gathered.get(), gathered_size)
-                         : boost::asio::const_buffer(first_nonempty(buffers));
+            auto b = first_nonempty(buffers);
             if (b.size() == 0) return {Step::done};
+            const void* data = b.data();
+            std::size_t size = b.size();
+            // Beast hands a message over as many small buffers (a head is one per
+            // field): they go out as one TLS record and one send, not one each.
+            // A retry after want_write copies the same bytes again, as OpenSSL requires.
+            if (size < coalesce_bytes && boost::asio::buffer_size(buffers) > size) {
+                thread_local char scratch[coalesce_bytes];
+                size = boost::asio::buffer_copy(boost::asio::buffer(scratch), buffers);
+                data = scratch;
+            }
             std::size_t n = 0;
-            const int ok = SSL_write_ex(s.ssl_, b.data(), b.size(), &n);
+            const int ok = SSL_write_ex(s.ssl_, data, size, &n);
             return s.check(ok, n); // n is only meaningful when ok
         }
-        void gather() {
-            decided = true;
-            std::size_t total = 0;
-            int pieces = 0;
-            for (auto it = boost::asio::buffer_sequence_begin(buffers);
-                 it != boost::asio::buffer_sequence_end(buffers) && total < record; ++it) {
-                const std::size_t size = boost::asio::buffer_size(*it);
-                if (size == 0) continue;
-                if (pieces++ == 0 && size >= record) return; // a full record as it is
-                total += size;
-            }
-            if (pieces < 2) return;
-            gathered_size = std::min(total, record);
-            gathered.reset(new char[gathered_size]);
-            boost::asio::buffer_copy(boost::asio::buffer(gathered.get(), gathered_size), buffers);
-        }
     };
+    static constexpr std::size_t coalesce_bytes = 16 * 1024; // one TLS record
     template <class Buffers> static auto first_nonempty(const Buffers& buffers) {
         using Buffer = std::decay_t<decltype(*boost::asio::buffer_sequence_begin(buffers))>;
         for (auto it = boost::asio::buffer_sequence_begin(buffers);
