@@ -162,8 +162,10 @@ relay_body(Out& out, In& in, beast::flat_buffer& in_buffer,
             auto [ec, n] = co_await http::async_read_some(in, in_buffer, p, use_tuple);
             if (ec == http::error::need_buffer) ec = {};
             if (ec) co_return std::pair{ec, true};
-            // Bytes already here (the rest of a chunk, the last chunk) go out in the same write.
-            while (!ec && !p.is_done() && in_buffer.size() > 0 && p.get().body().size > 0) {
+            // Bytes already here (the rest of a chunk, the last chunk, the rest of a
+            // TLS record) go out in the same write.
+            while (!ec && !p.is_done() && p.get().body().size > 0 &&
+                   body_bytes_ready(in, in_buffer)) {
                 std::tie(ec, n) = co_await http::async_read_some(in, in_buffer, p, use_tuple);
                 if (ec == http::error::need_buffer) ec = {};
                 if (ec) co_return std::pair{ec, true};
@@ -284,6 +286,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         rp.header_limit(static_cast<std::uint32_t>(ctx.limits.max_header_bytes));
         if (out.head) rp.skip(true);
         expire_in(up, ctx.limits.upstream_timeout);
+        conn.buffer.reserve(read_reserve); // a whole TLS record per read, not 512 bytes of it
         auto [ec, n] = co_await http::async_read_header(up, conn.buffer, rp, use_tuple);
         if (ec) {
             if (conn.reused && out.buffered &&
