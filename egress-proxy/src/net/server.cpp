@@ -52,8 +52,9 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 struct ProxyServer::Impl {
     const config::RuntimeConfig& config;
     std::unique_ptr<ProxyContext> ctx;
-    asio::io_context main_io{1};
+    // Workers outlive main_io: its pending accept holds a socket of a worker's io_context.
     std::vector<std::unique_ptr<Worker>> workers;
+    asio::io_context main_io{1};
     std::unique_ptr<tcp::acceptor> acceptor;
     std::unique_ptr<admin::AdminServer> admin;
     std::size_t next_worker = 0;

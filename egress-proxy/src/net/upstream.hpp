@@ -42,7 +42,8 @@ public:
     void put(std::unique_ptr<UpstreamConnection> connection);
     std::size_t size() const;
 
-    static constexpr std::size_t max_idle_per_key = 32;
+    static constexpr std::size_t max_idle_per_key =
+        128; // 64 busy clients on one worker must not churn
     static constexpr std::chrono::seconds max_idle_age{
         50}; // under common server keep-alive limits (60 s)
 
