@@ -99,23 +99,30 @@ void report(const char* name, std::size_t bytes, double filtered, double copied)
 
 int main(int argc, char** argv) {
     const double min_seconds = argc > 1 ? std::atof(argv[1]) : 1.0;
+    const std::string only = argc > 2 ? argv[2] : ""; // one case by name (for profiling)
+    const auto wanted = [&only](const char* name) { return only.empty() || only == name; };
     const auto policy = bench_policy();
 
     const std::string json = tools_list_answer(1000);
     if (!osf::mcp::filter_json_response(policy, json)) return 1;
-    report("tools-list-1000-json", json.size(),
-           throughput(json.size(), min_seconds,
-                      [&] { return osf::mcp::filter_json_response(policy, json)->body.size(); }),
-           throughput(json.size(), min_seconds, [&] { return copy_in_chunks(json); }));
+    if (wanted("tools-list-1000-json"))
+        report(
+            "tools-list-1000-json", json.size(),
+            throughput(json.size(), min_seconds,
+                       [&] { return osf::mcp::filter_json_response(policy, json)->body.size(); }),
+            throughput(json.size(), min_seconds, [&] { return copy_in_chunks(json); }));
 
     const std::string sse = "event: message\ndata: " + json + "\n\n";
-    report("tools-list-1000-sse", sse.size(),
-           throughput(sse.size(), min_seconds, [&] { return sse_in_chunks(policy, sse); }),
-           throughput(sse.size(), min_seconds, [&] { return copy_in_chunks(sse); }));
+    if (wanted("tools-list-1000-sse"))
+        report("tools-list-1000-sse", sse.size(),
+               throughput(sse.size(), min_seconds, [&] { return sse_in_chunks(policy, sse); }),
+               throughput(sse.size(), min_seconds, [&] { return copy_in_chunks(sse); }));
 
     const std::string events = small_events(10000);
-    report("sse-10000-small-events", events.size(),
-           throughput(events.size(), min_seconds, [&] { return sse_in_chunks(policy, events); }),
-           throughput(events.size(), min_seconds, [&] { return copy_in_chunks(events); }));
+    if (wanted("sse-10000-small-events"))
+        report(
+            "sse-10000-small-events", events.size(),
+            throughput(events.size(), min_seconds, [&] { return sse_in_chunks(policy, events); }),
+            throughput(events.size(), min_seconds, [&] { return copy_in_chunks(events); }));
     return 0;
 }

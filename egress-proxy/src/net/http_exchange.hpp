@@ -27,6 +27,7 @@
 #include <chrono>
 #include <functional>
 #include <openssl/bio.h>
+#include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <optional>
 #include <spdlog/spdlog.h>
@@ -63,6 +64,37 @@ template <class Up> bool body_bytes_ready(Up& up, const beast::flat_buffer& buff
         return SSL_pending(ssl) > 0 || BIO_ctrl_pending(SSL_get_rbio(ssl)) > 0;
     } else {
         return false;
+    }
+}
+
+// Parses into `p` what has already arrived, without waiting: bytes in `buffer`
+// and the TLS records OpenSSL can decrypt from data already taken off the socket
+// (the streams are non-blocking underneath, so SSL_read never waits). A burst
+// of events or chunks then goes out as one write, and unlike another read it
+// cannot stall on a chunk's framing whose rest has not been sent yet.
+template <class In, class Parser>
+beast::error_code parse_arrived(In& in, beast::flat_buffer& buffer, Parser& p) {
+    for (;;) {
+        if (p.is_done() || p.get().body().size == 0) return {};
+        if (buffer.size() > 0) {
+            beast::error_code ec;
+            const auto used = p.put(buffer.data(), ec);
+            buffer.consume(used);
+            if (ec == http::error::need_buffer) return {};
+            if (ec && ec != http::error::need_more) return ec;
+            if (used > 0) continue;
+        }
+        if constexpr (requires { in.native_handle(); }) {
+            auto space = buffer.prepare(read_reserve);
+            ERR_clear_error();
+            const int n =
+                SSL_read(in.native_handle(), space.data(), static_cast<int>(space.size()));
+            ERR_clear_error(); // nothing more (or an error the next real read reports)
+            if (n <= 0) return {};
+            buffer.commit(static_cast<std::size_t>(n));
+        } else {
+            return {};
+        }
     }
 }
 
@@ -162,14 +194,10 @@ relay_body(Out& out, In& in, beast::flat_buffer& in_buffer,
             auto [ec, n] = co_await http::async_read_some(in, in_buffer, p, use_tuple);
             if (ec == http::error::need_buffer) ec = {};
             if (ec) co_return std::pair{ec, true};
-            // Bytes already here (the rest of a chunk, the last chunk, the rest of a
-            // TLS record) go out in the same write.
-            while (!ec && !p.is_done() && p.get().body().size > 0 &&
-                   body_bytes_ready(in, in_buffer)) {
-                std::tie(ec, n) = co_await http::async_read_some(in, in_buffer, p, use_tuple);
-                if (ec == http::error::need_buffer) ec = {};
-                if (ec) co_return std::pair{ec, true};
-            }
+            // Bytes already here (the rest of a chunk, the last chunk, more TLS
+            // records) go out in the same write.
+            ec = parse_arrived(in, in_buffer, p);
+            if (ec) co_return std::pair{ec, true};
             p.get().body().size = relay_chunk - p.get().body().size;
             p.get().body().data = chunk.get();
             p.get().body().more = !p.is_done();
@@ -386,6 +414,9 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
                 conn.buffer.reserve(read_reserve);
                 auto [rec_ec, n] = co_await http::async_read_some(up, conn.buffer, rp, use_tuple);
                 if (rec_ec == http::error::need_buffer) rec_ec = {};
+                // What has arrived with it (a burst of events) is filtered and sent
+                // together: fewer, fuller TLS records to the client.
+                if (!rec_ec) rec_ec = parse_arrived(up, conn.buffer, rp);
                 if (rec_ec) {
                     ec = rec_ec;
                     break;

@@ -6,6 +6,7 @@
 // cheap. Models Asio's AsyncReadStream and AsyncWriteStream for Beast.
 #pragma once
 
+#include <array>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/compose.hpp>
@@ -123,19 +124,22 @@ private:
             const void* data = b.data();
             std::size_t size = b.size();
             // Beast hands a message over as many small buffers (a head is one per
-            // field): they go out as one TLS record and one send, not one each.
-            // A retry after want_write copies the same bytes again, as OpenSSL requires.
-            if (size < coalesce_bytes && boost::asio::buffer_size(buffers) > size) {
-                thread_local char scratch[coalesce_bytes];
-                size = boost::asio::buffer_copy(boost::asio::buffer(scratch), buffers);
-                data = scratch;
+            // field, a chunk is its size line, its data and CRLF): they go out in
+            // one SSL_write, so as full TLS records and as few sends as possible,
+            // not a record and a send each. A retry after want_write copies the
+            // same bytes again, as OpenSSL requires.
+            if (size < gather_bytes && boost::asio::buffer_size(buffers) > size) {
+                size = boost::asio::buffer_copy(boost::asio::buffer(gather_scratch), buffers);
+                data = gather_scratch.data();
             }
             std::size_t n = 0;
             const int ok = SSL_write_ex(s.ssl_, data, size, &n);
             return s.check(ok, n); // n is only meaningful when ok
         }
     };
-    static constexpr std::size_t coalesce_bytes = 16 * 1024; // one TLS record
+    // A relay piece (64 KiB) with its chunk framing; one per thread, shared by all writes.
+    static constexpr std::size_t gather_bytes = 64 * 1024 + 256;
+    inline static thread_local std::array<char, gather_bytes> gather_scratch{};
     template <class Buffers> static auto first_nonempty(const Buffers& buffers) {
         using Buffer = std::decay_t<decltype(*boost::asio::buffer_sequence_begin(buffers))>;
         for (auto it = boost::asio::buffer_sequence_begin(buffers);
