@@ -2,8 +2,12 @@
 from a declared MCP server (filtered) and from a plain egress host (relayed),
 in one run. Answers: a 1,000-tool tools/list as JSON and as one SSE event, and
 a stream of 10,000 small SSE events. Prints MiB/s for both paths and their
-ratio (issue 4's budget: filtering at most 2x the plain path's cost).
-Loopback only; each case is bounded by a request count and a deadline.
+ratio (issue 4's budget: filtering at most 2x the plain path's cost), and the
+proxy's own CPU time per MiB on each path. Each case runs in several rounds,
+plain and filtered alternating (which goes first alternates too), and the
+medians are reported: one round of the event stream lasts a tenth of a second,
+so a single round mostly measures what else the machine was doing.
+Loopback only; each case is bounded by request counts and a deadline.
 
     /usr/bin/python3 bench/mcp_e2e.py --proxy build/release/egress-proxy/egress-proxy
 """
@@ -57,10 +61,24 @@ def fetch(proxy, url, n, deadline):
     return sum(int(x) for x in out.stdout.split()), elapsed
 
 
+def proxy_cpu_seconds(pid):
+    """utime + stime of the proxy process (all threads), from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def median(values):
+    values = sorted(values)
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--proxy", required=True)
     ap.add_argument("--requests", type=int, default=200)
+    ap.add_argument("--rounds", type=int, default=7)
     args = ap.parse_args()
     os.environ["EGRESS_PROXY_BIN"] = args.proxy
     with tempfile.TemporaryDirectory() as d:
@@ -71,21 +89,34 @@ def main():
                              "tools": [f"tool_{i}" for i in range(0, 1000, 10)]}]}
             aliases = {"mcp.test": "127.0.0.1", "plain.test": "127.0.0.1"}
             with Proxy(spec, os.path.join(d, "p"), aliases=aliases, upstream_ca=ca.cert_path) as p:
-                print("| answer | plain MiB/s | MCP-filtered MiB/s | filtering cost (plain/filtered) |")
-                print("|---|---:|---:|---:|")
+                print("| answer | plain MiB/s | MCP-filtered MiB/s | filtering cost (plain/filtered) "
+                      "| proxy CPU ms/MiB plain | filtered | CPU ratio |")
+                print("|---|---:|---:|---:|---:|---:|---:|")
                 for path, label in [("/json", "tools/list, 1,000 tools, JSON"),
                                     ("/sse-list", "tools/list, 1,000 tools, SSE"),
                                     ("/sse-small", "10,000 small SSE events")]:
-                    n = args.requests if path != "/sse-small" else max(10, args.requests // 10)
-                    fetch(p, up.url("plain.test", path), 2, 60)  # warm: leaf, pool
-                    fetch(p, up.url("mcp.test", path), 2, 60)
-                    pb, pt = fetch(p, up.url("plain.test", path), n, 300)
-                    mb, mt = fetch(p, up.url("mcp.test", path), n, 300)
+                    n = args.requests if path != "/sse-small" else max(10, args.requests // 4)
+                    urls = {"plain": up.url("plain.test", path), "mcp": up.url("mcp.test", path)}
+                    for url in urls.values():
+                        fetch(p, url, 2, 60)  # warm: leaf certificate, upstream pool
                     # Rates per byte of the upstream's answer, so pruned answers compare fairly.
-                    src = len(BODIES[path][1]) * n
-                    plain, filtered = src / pt / 2**20, src / mt / 2**20
-                    print(f"| {label} | {plain:.1f} | {filtered:.1f} | {plain / filtered:.2f}x |")
-
+                    mib = len(BODIES[path][1]) * n / 2**20
+                    rates = {"plain": [], "mcp": []}
+                    cpu = {"plain": 0.0, "mcp": 0.0}
+                    ratios = []
+                    for r in range(args.rounds):
+                        order = ["plain", "mcp"] if r % 2 == 0 else ["mcp", "plain"]
+                        for which in order:
+                            before = proxy_cpu_seconds(p.proc.pid)
+                            _, seconds = fetch(p, urls[which], n, 300)
+                            cpu[which] += proxy_cpu_seconds(p.proc.pid) - before
+                            rates[which].append(mib / seconds)
+                        ratios.append(rates["plain"][-1] / rates["mcp"][-1])
+                    ms = {k: 1000 * v / (mib * args.rounds) for k, v in cpu.items()}
+                    print(f"| {label} | {median(rates['plain']):.1f} | {median(rates['mcp']):.1f} "
+                          f"| {median(ratios):.2f}x (rounds {min(ratios):.2f}-{max(ratios):.2f}) "
+                          f"| {ms['plain']:.2f} | {ms['mcp']:.2f} | {ms['mcp'] / ms['plain']:.2f}x |",
+                          flush=True)
 
 if __name__ == "__main__":
     main()

@@ -161,6 +161,55 @@ def test_keep_alive_reuses_one_tunnel_and_one_upstream_connection(proxy, upstrea
     assert upstream.connections == 1  # one pooled upstream connection
 
 
+def test_a_streamed_answer_head_is_not_held_for_its_first_chunk(tmp_path, ca):
+    # The upstream sends its head and a chunk's size line in one write, then
+    # waits until the client has the head: a proxy that held the head back for
+    # the chunk's data would wait here until the upstream gave up.
+    release = threading.Event()
+
+    def route(handler, url, body):
+        if url.path != "/paused":
+            return False
+        handler.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                            b"Transfer-Encoding: chunked\r\n\r\n5\r\n")
+        release.wait(60)
+        handler.wfile.write(b"hello\r\n0\r\n\r\n")
+        handler.close_connection = True
+        return True
+
+    spec = {"template": "debian:12", "egress": ["upstream.test"]}
+    with Upstream(ca, ["upstream.test"], route=route) as up, \
+            Proxy(spec, str(tmp_path / "proxy"), aliases=ALIASES, upstream_ca=ca.cert_path) as p:
+        host, port = p.listen.rsplit(":", 1)
+        target = f"upstream.test:{up.port}"
+        raw = socket.create_connection((host, int(port)), timeout=20)
+        try:
+            raw.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+            head = b""
+            while not head.endswith(b"\r\n\r\n"):
+                head += raw.recv(1)
+            assert head.startswith(b"HTTP/1.1 200"), head
+            tls = ssl.create_default_context(cafile=p.ca_path).wrap_socket(
+                raw, server_hostname="upstream.test")
+            tls.sendall(f"GET /paused HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+            answer = b""
+            while b"\r\n\r\n" not in answer:  # times out (20 s) if the head is held back
+                data = tls.recv(4096)
+                assert data, answer
+                answer += data
+            assert answer.startswith(b"HTTP/1.1 200"), answer
+            assert b"hello" not in answer  # the upstream has not sent it yet
+            release.set()
+            while not answer.endswith(b"0\r\n\r\n"):
+                data = tls.recv(4096)
+                assert data, answer
+                answer += data
+            assert b"\r\n5\r\nhello\r\n0\r\n\r\n" in answer
+        finally:
+            release.set()
+            raw.close()
+
+
 def test_python_urllib_with_https_proxy_and_ssl_cert_file(proxy, upstream):
     code = ("import urllib.request,json,sys;"
             "print(json.load(urllib.request.urlopen(sys.argv[1]))['path'])")

@@ -9,6 +9,7 @@
 #include "mcp/session_registry.hpp"
 #include "net/http_messages.hpp"
 #include "net/proxy_context.hpp"
+#include "net/relay_buffer.hpp"
 #include "net/session_types.hpp"
 #include "net/upstream.hpp"
 #include "net/worker.hpp"
@@ -42,8 +43,8 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
-// Relay buffer: large enough for throughput, only alive while a body moves.
-constexpr std::size_t relay_chunk = 64 * 1024;
+// Relay buffer: large enough for throughput, only held while a body moves.
+constexpr std::size_t relay_chunk = RelayBuffer::size;
 // Free space kept in a read buffer while a body streams: one TLS record.
 constexpr std::size_t read_reserve = 16 * 1024;
 
@@ -52,19 +53,6 @@ template <class Stream> void expire_in(Stream& s, std::chrono::seconds d) {
         s.expires_after(d); // tcp_stream, TlsServerStream
     else
         beast::get_lowest_layer(s).expires_after(d); // ssl_stream<tcp_stream>
-}
-
-// Whether bytes of the answer's body have already arrived: parsed-ahead bytes
-// in `buffer`, or TLS records read with the head that OpenSSL has not handed
-// out yet (Asio's TLS stream puts whatever the socket gave into the BIO).
-template <class Up> bool body_bytes_ready(Up& up, const beast::flat_buffer& buffer) {
-    if (buffer.size() > 0) return true;
-    if constexpr (requires { up.native_handle(); }) {
-        SSL* ssl = up.native_handle();
-        return SSL_pending(ssl) > 0 || BIO_ctrl_pending(SSL_get_rbio(ssl)) > 0;
-    } else {
-        return false;
-    }
 }
 
 // Parses into `p` what has already arrived, without waiting: bytes in `buffer`
@@ -173,19 +161,23 @@ asio::awaitable<bool> fail(Client& client, Exchange& ex, const std::string& erro
     co_return false;
 }
 
-// Moves a body from `in` to `out` as it arrives (the Beast relay pattern).
-// Returns {error, true if the error was on the reading side}. `before_last_write`
-// runs once the whole body is read, before the write that completes it.
+// Moves a body from `in` to `out` as it arrives (the Beast relay pattern), through
+// `chunk`. Returns {error, true if the error was on the reading side}.
+// `before_last_write` runs once the whole body is read, before the write that
+// completes it. `prefilled`: `p` has already parsed a first piece into `chunk`
+// (its body's size is the room left), which goes out without another read.
 template <bool isRequest, class Out, class In>
 asio::awaitable<std::pair<beast::error_code, bool>>
 relay_body(Out& out, In& in, beast::flat_buffer& in_buffer,
            http::parser<isRequest, http::buffer_body>& p,
-           http::serializer<isRequest, http::buffer_body>& sr, std::chrono::seconds idle,
-           std::uint64_t& bytes, const std::function<void()>& before_last_write = {}) {
-    std::unique_ptr<char[]> chunk(new char[relay_chunk]);
+           http::serializer<isRequest, http::buffer_body>& sr, RelayBuffer& chunk, bool prefilled,
+           std::chrono::seconds idle, std::uint64_t& bytes,
+           const std::function<void()>& before_last_write = {}) {
     do {
-        if (!p.is_done()) {
-            p.get().body().data = chunk.get();
+        if (prefilled) {
+            prefilled = false;
+        } else if (!p.is_done()) {
+            p.get().body().data = chunk.data();
             p.get().body().size = relay_chunk;
             expire_in(in, idle);
             // read_some: what has arrived goes on at once (a stream must not wait
@@ -198,13 +190,13 @@ relay_body(Out& out, In& in, beast::flat_buffer& in_buffer,
             // records) go out in the same write.
             ec = parse_arrived(in, in_buffer, p);
             if (ec) co_return std::pair{ec, true};
-            p.get().body().size = relay_chunk - p.get().body().size;
-            p.get().body().data = chunk.get();
-            p.get().body().more = !p.is_done();
         } else {
-            p.get().body().data = nullptr;
-            p.get().body().size = 0;
+            p.get().body().data = chunk.data();
+            p.get().body().size = relay_chunk; // nothing more: an empty last piece
         }
+        p.get().body().size = relay_chunk - p.get().body().size;
+        p.get().body().data = chunk.data();
+        p.get().body().more = !p.is_done();
         // A read that parsed only framing (a chunk header) has nothing to send, and an
         // empty piece must not reach a chunked serializer (it would end the body).
         if (p.get().body().size == 0 && !p.is_done()) continue;
@@ -216,6 +208,21 @@ relay_body(Out& out, In& in, beast::flat_buffer& in_buffer,
         if (wec) co_return std::pair{wec, false};
     } while (!p.is_done() && !sr.is_done());
     co_return std::pair{beast::error_code{}, false};
+}
+
+// Parses into `chunk` the body bytes that arrived with a message's head, without
+// waiting. True when there is something to send with the head (body bytes, or
+// the body's end); false when the head must go out alone first: a client of a
+// stream waits for it, and more framing alone (a chunk's size line) says
+// nothing about when data follows.
+template <bool isRequest, class In>
+bool prefill_body(In& in, beast::flat_buffer& in_buffer,
+                  http::parser<isRequest, http::buffer_body>& p, RelayBuffer& chunk,
+                  beast::error_code& ec) {
+    p.get().body().data = chunk.data();
+    p.get().body().size = relay_chunk;
+    ec = parse_arrived(in, in_buffer, p);
+    return !ec && (p.is_done() || p.get().body().size < relay_chunk);
 }
 
 // A parse error of the message itself, as opposed to the peer going away.
@@ -282,8 +289,9 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         http::request_serializer<http::buffer_body> sr{out.streamed->get()};
         auto [hec, hn] = co_await http::async_write_header(up, sr, use_tuple);
         if (!hec) {
-            auto [ec, client_side] =
-                co_await relay_body(up, client, cbuf, *out.streamed, sr, idle, ex.rec.bytes_up);
+            RelayBuffer chunk;
+            auto [ec, client_side] = co_await relay_body(up, client, cbuf, *out.streamed, sr, chunk,
+                                                         false, idle, ex.rec.bytes_up);
             hec = ec;
             if (ec && client_side && is_malformed_message(ec)) {
                 // A body that is not valid HTTP framing (bad chunk size...): the
@@ -395,7 +403,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             expire_in(client, idle);
             auto [hec, hn] = co_await http::async_write_header(client, sr, use_tuple);
             ex.responded = true;
-            std::unique_ptr<char[]> chunk(new char[relay_chunk]);
+            RelayBuffer chunk;
             beast::error_code ec = hec;
             auto send = [&](std::string text, bool more) -> asio::awaitable<beast::error_code> {
                 streamed.body().data = text.empty() ? nullptr : text.data();
@@ -408,7 +416,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
                 co_return wec;
             };
             while (!ec && !rp.is_done()) {
-                rp.get().body().data = chunk.get();
+                rp.get().body().data = chunk.data();
                 rp.get().body().size = relay_chunk;
                 expire_in(up, idle);
                 conn.buffer.reserve(read_reserve);
@@ -422,7 +430,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
                     break;
                 }
                 const auto got = relay_chunk - rp.get().body().size;
-                auto text = filter.feed(std::string_view(chunk.get(), got));
+                auto text = filter.feed(std::string_view(chunk.data(), got));
                 if (!text.empty()) ec = co_await send(std::move(text), true);
             }
             if (!ec) {
@@ -514,7 +522,17 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
     // The head goes out with the first piece of the body when that piece is here
     // already (one TLS record and one write, not two); otherwise at once, as a
     // client of a stream is waiting for it.
-    if (rp.is_done() || !body_bytes_ready(up, conn.buffer)) {
+    RelayBuffer chunk;
+    bool prefilled = false;
+    if (!rp.is_done()) {
+        beast::error_code pec;
+        prefilled = prefill_body(up, conn.buffer, rp, chunk, pec);
+        if (pec) {
+            co_await fail(client, ex, "upstream-reset", "reading the response: " + pec.message());
+            co_return result;
+        }
+    }
+    if (!prefilled) {
         expire_in(client, idle);
         auto [hec, hn] = co_await http::async_write_header(client, sr, use_tuple);
         if (hec) {
@@ -525,8 +543,8 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         }
     }
     ex.responded = true; // from here on a failure cannot become an answer of its own
-    auto [ec, upstream_side] =
-        co_await relay_body(client, up, conn.buffer, rp, sr, idle, ex.rec.bytes_down, log_allowed);
+    auto [ec, upstream_side] = co_await relay_body(client, up, conn.buffer, rp, sr, chunk,
+                                                   prefilled, idle, ex.rec.bytes_down, log_allowed);
     if (ec) {
         ex.rec.error = upstream_side
                            ? (ec == beast::error::timeout ? "upstream-timeout" : "upstream-reset")
