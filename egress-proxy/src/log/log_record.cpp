@@ -1,7 +1,8 @@
 #include "log/log_record.hpp"
 
-#include <ctime>
-#include <nlohmann/json.hpp>
+#include "log/json_line_writer.hpp"
+
+#include <cstdio>
 
 namespace osf::log {
 
@@ -17,48 +18,77 @@ std::string_view to_string(Outcome o) {
     return "error";
 }
 
+namespace {
+
+char* two_digits(char* p, unsigned v) {
+    p[0] = static_cast<char>('0' + v / 10);
+    p[1] = static_cast<char>('0' + v % 10);
+    return p + 2;
+}
+
+} // namespace
+
 std::string format_time(std::chrono::system_clock::time_point t) {
+    // Calendar arithmetic (no gmtime_r, which takes the time zone lock, and no
+    // printf): this runs for every log line.
     using namespace std::chrono;
-    const auto ms = duration_cast<milliseconds>(t.time_since_epoch()).count();
-    const std::time_t secs = static_cast<std::time_t>(ms / 1000);
-    std::tm tm{};
-    gmtime_r(&secs, &tm);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                  static_cast<int>(ms % 1000));
-    return buf;
+    const auto ms = floor<milliseconds>(t);
+    const auto day = floor<days>(ms);
+    const year_month_day ymd{day};
+    const hh_mm_ss hms{ms - day};
+    const int y = static_cast<int>(ymd.year());
+    if (y < 0 || y > 9999) return "1970-01-01T00:00:00.000Z"; // not a clock this proxy reads
+    char buf[24];
+    char* p = two_digits(buf, static_cast<unsigned>(y / 100));
+    p = two_digits(p, static_cast<unsigned>(y % 100));
+    *p++ = '-';
+    p = two_digits(p, static_cast<unsigned>(ymd.month()));
+    *p++ = '-';
+    p = two_digits(p, static_cast<unsigned>(ymd.day()));
+    *p++ = 'T';
+    p = two_digits(p, static_cast<unsigned>(hms.hours().count()));
+    *p++ = ':';
+    p = two_digits(p, static_cast<unsigned>(hms.minutes().count()));
+    *p++ = ':';
+    p = two_digits(p, static_cast<unsigned>(hms.seconds().count()));
+    *p++ = '.';
+    const auto millis = static_cast<unsigned>(hms.subseconds().count());
+    *p++ = static_cast<char>('0' + millis / 100);
+    p = two_digits(p, millis % 100);
+    *p++ = 'Z';
+    return std::string(buf, p);
 }
 
 std::string to_json_line(const LogRecord& r) {
-    // Field order is fixed (ordered_json) so lines read the same way every time.
-    nlohmann::ordered_json j;
-    j["time"] = format_time(r.time);
-    j["connection"] = r.connection;
-    j["client"] = r.client;
-    j["host"] = r.host;
-    j["port"] = r.port;
-    j["scheme"] = r.scheme;
-    j["method"] = r.method;
-    j["path"] = std::string_view(r.path).substr(0, r.path.find_first_of("?#"));
-    j["outcome"] = to_string(r.outcome);
-    j["status"] = r.status;
+    // Field order is fixed so lines read the same way every time.
+    std::string line;
+    line.reserve(320);
+    JsonLineWriter j(line);
+    j.field("time", format_time(r.time));
+    j.field("connection", r.connection);
+    j.field("client", r.client);
+    j.field("host", r.host);
+    j.field("port", static_cast<std::uint64_t>(r.port));
+    j.field("scheme", r.scheme);
+    j.field("method", r.method);
+    j.field("path", std::string_view(r.path).substr(0, r.path.find_first_of("?#")));
+    j.field("outcome", to_string(r.outcome));
+    j.field("status", r.status);
     if (r.outcome == Outcome::Refused)
-        j["refusedBy"] = r.refused_by.empty() ? std::string("bad-request") : r.refused_by;
+        j.field("refusedBy", r.refused_by.empty() ? std::string_view("bad-request") : r.refused_by);
     if (r.outcome == Outcome::Error)
-        j["error"] = r.error.empty() ? std::string("internal") : r.error;
-    if (!r.mcp_server.empty()) j["mcpServer"] = r.mcp_server;
-    if (!r.tool.empty()) j["tool"] = r.tool;
-    if (!r.secrets.empty()) j["secrets"] = r.secrets;
-    if (!r.upgrade.empty()) j["upgrade"] = r.upgrade;
-    j["bytesUp"] = r.bytes_up;
-    j["bytesDown"] = r.bytes_down;
-    j["durationMs"] = static_cast<double>(static_cast<std::int64_t>(r.duration_ms * 1000)) / 1000;
-    if (r.mcp_events_dropped >= 0) j["mcpEventsDropped"] = r.mcp_events_dropped;
-    if (r.tools_removed >= 0) j["toolsRemoved"] = r.tools_removed;
-    // Invalid UTF-8 from the wire (a path, a method) is replaced, never a reason to lose the line.
-    std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    line.push_back('\n');
+        j.field("error", r.error.empty() ? std::string_view("internal") : r.error);
+    if (!r.mcp_server.empty()) j.field("mcpServer", r.mcp_server);
+    if (!r.tool.empty()) j.field("tool", r.tool);
+    if (!r.secrets.empty()) j.field("secrets", r.secrets);
+    if (!r.upgrade.empty()) j.field("upgrade", r.upgrade);
+    j.field("bytesUp", r.bytes_up);
+    j.field("bytesDown", r.bytes_down);
+    j.field("durationMs",
+            static_cast<double>(static_cast<std::int64_t>(r.duration_ms * 1000)) / 1000);
+    if (r.mcp_events_dropped >= 0) j.field("mcpEventsDropped", r.mcp_events_dropped);
+    if (r.tools_removed >= 0) j.field("toolsRemoved", r.tools_removed);
+    j.finish();
     return line;
 }
 

@@ -1,0 +1,135 @@
+#include "log/json_line_writer.hpp"
+
+#include <charconv>
+#include <cmath>
+
+namespace osf::log {
+
+namespace {
+
+// Length of the well-formed UTF-8 sequence at s[i] (a byte >= 0x80), 0 if it
+// is not one (RFC 3629: no overlongs, no surrogates, at most U+10FFFF).
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+    auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    auto cont = [&](std::size_t k) { return i + k < s.size() && (at(k) & 0xC0) == 0x80; };
+    const unsigned char b0 = at(0);
+    if (b0 >= 0xC2 && b0 <= 0xDF) return cont(1) ? 2 : 0;
+    if (b0 >= 0xE0 && b0 <= 0xEF) {
+        if (!cont(1) || !cont(2)) return 0;
+        if ((b0 == 0xE0 && at(1) < 0xA0) || (b0 == 0xED && at(1) > 0x9F)) return 0;
+        return 3;
+    }
+    if (b0 >= 0xF0 && b0 <= 0xF4) {
+        if (!cont(1) || !cont(2) || !cont(3)) return 0;
+        if ((b0 == 0xF0 && at(1) < 0x90) || (b0 == 0xF4 && at(1) > 0x8F)) return 0;
+        return 4;
+    }
+    return 0;
+}
+
+} // namespace
+
+void JsonLineWriter::append_string(std::string& out, std::string_view s) {
+    static constexpr char hex[] = "0123456789abcdef";
+    out.push_back('"');
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const std::size_t run = i;
+        while (i < s.size()) {
+            const auto c = static_cast<unsigned char>(s[i]);
+            if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) break;
+            ++i;
+        }
+        out.append(s.data() + run, i - run);
+        if (i == s.size()) break;
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x80) {
+            const std::size_t n = utf8_length(s, i);
+            if (n == 0) {
+                out.append("\xEF\xBF\xBD"); // U+FFFD for each byte that starts no character
+                ++i;
+            } else {
+                out.append(s.data() + i, n);
+                i += n;
+            }
+            continue;
+        }
+        switch (c) {
+        case '"':
+            out.append("\\\"");
+            break;
+        case '\\':
+            out.append("\\\\");
+            break;
+        case '\b':
+            out.append("\\b");
+            break;
+        case '\f':
+            out.append("\\f");
+            break;
+        case '\n':
+            out.append("\\n");
+            break;
+        case '\r':
+            out.append("\\r");
+            break;
+        case '\t':
+            out.append("\\t");
+            break;
+        default:
+            out.append("\\u00");
+            out.push_back(hex[c >> 4]);
+            out.push_back(hex[c & 0xF]);
+        }
+        ++i;
+    }
+    out.push_back('"');
+}
+
+void JsonLineWriter::key(std::string_view name) {
+    if (!first_) out_.push_back(',');
+    first_ = false;
+    append_string(out_, name);
+    out_.push_back(':');
+}
+
+void JsonLineWriter::field(std::string_view name, std::string_view value) {
+    key(name);
+    append_string(out_, value);
+}
+
+void JsonLineWriter::field(std::string_view name, std::uint64_t value) {
+    key(name);
+    char buf[24];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+    out_.append(buf, end);
+}
+
+void JsonLineWriter::field(std::string_view name, std::int64_t value) {
+    key(name);
+    char buf[24];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+    out_.append(buf, end);
+}
+
+void JsonLineWriter::field(std::string_view name, double value) {
+    key(name);
+    if (!std::isfinite(value)) value = 0;
+    char buf[40];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+    const std::string_view text(buf, static_cast<std::size_t>(end - buf));
+    out_.append(text);
+    if (text.find_first_of(".e") == std::string_view::npos) out_.append(".0");
+}
+
+void JsonLineWriter::field(std::string_view name, const std::vector<std::string>& values) {
+    key(name);
+    out_.push_back('[');
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        if (k) out_.push_back(',');
+        append_string(out_, values[k]);
+    }
+    out_.push_back(']');
+}
+
+} // namespace osf::log
