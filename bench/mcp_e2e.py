@@ -79,6 +79,8 @@ def main():
     ap.add_argument("--proxy", required=True)
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--cases", default="json,sse-list,sse-small",
+                    help="comma-separated: json, sse-list, sse-small")
     args = ap.parse_args()
     os.environ["EGRESS_PROXY_BIN"] = args.proxy
     with tempfile.TemporaryDirectory() as d:
@@ -95,6 +97,8 @@ def main():
                 for path, label in [("/json", "tools/list, 1,000 tools, JSON"),
                                     ("/sse-list", "tools/list, 1,000 tools, SSE"),
                                     ("/sse-small", "10,000 small SSE events")]:
+                    if path[1:] not in args.cases.split(","):
+                        continue
                     n = args.requests if path != "/sse-small" else max(10, args.requests // 4)
                     urls = {"plain": up.url("plain.test", path), "mcp": up.url("mcp.test", path)}
                     for url in urls.values():

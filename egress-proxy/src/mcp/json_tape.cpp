@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 #include <limits>
 #include <list>
@@ -103,16 +104,20 @@ constexpr std::array<bool, 256> plain_string_bytes = [] {
     return table;
 }();
 
-// Whether any of the 8 bytes in `word` is not a plain string byte (SWAR: a
-// control character, '"', '\\' or a byte >= 0x80). Long strings (tool
-// descriptions) are most of a tools/list answer.
-constexpr bool has_special_byte(std::uint64_t word) {
+// The bytes of `word` that are not plain string bytes (a control character,
+// '"', '\\' or a byte >= 0x80), as a mask with the high bit of each such byte
+// set (SWAR). Bits above the first such byte may be spurious (borrows), so
+// only the lowest set bit is exact: it finds the first special byte. Long
+// strings (tool descriptions) are most of a tools/list answer.
+static_assert(std::endian::native == std::endian::little,
+              "the SWAR scan reads words little-endian");
+constexpr std::uint64_t special_bytes(std::uint64_t word) {
     constexpr std::uint64_t ones = 0x0101010101010101ULL;
     constexpr std::uint64_t highs = 0x8080808080808080ULL;
     auto has_zero = [](std::uint64_t v) { return (v - ones) & ~v & highs; };
     const std::uint64_t below_space = (word - ones * 0x20) & ~word & highs;
-    return (below_space | has_zero(word ^ (ones * '"')) | has_zero(word ^ (ones * '\\')) |
-            (word & highs)) != 0;
+    return below_space | has_zero(word ^ (ones * '"')) | has_zero(word ^ (ones * '\\')) |
+           (word & highs);
 }
 
 } // namespace
@@ -270,16 +275,22 @@ private:
         ++pos_;
         bool any_escape = false;
         while (true) {
-            if (pos_ >= s_.size()) return fail("unterminated string");
+            bool at_special = false;
             while (pos_ + 8 <= s_.size()) { // whole words of plain bytes at once
                 std::uint64_t word;
-                std::memcpy(&word, s_.data() + pos_, 8);
-                if (has_special_byte(word)) break;
+                std::memcpy(&word, s_.data() + pos_, 8); // little-endian: byte k is bits 8k..8k+7
+                if (const std::uint64_t special = special_bytes(word)) {
+                    pos_ += static_cast<std::size_t>(std::countr_zero(special)) / 8;
+                    at_special = true;
+                    break;
+                }
                 pos_ += 8;
             }
-            while (pos_ < s_.size() && plain_string_bytes[static_cast<unsigned char>(s_[pos_])])
-                ++pos_;
-            if (pos_ >= s_.size()) return fail("unterminated string");
+            if (!at_special) { // the last few bytes of the text, one at a time
+                while (pos_ < s_.size() && plain_string_bytes[static_cast<unsigned char>(s_[pos_])])
+                    ++pos_;
+                if (pos_ >= s_.size()) return fail("unterminated string");
+            }
             auto c = static_cast<unsigned char>(s_[pos_]);
             if (c == '"') break;
             if (c == '\\') {

@@ -11,6 +11,7 @@
 #include "net/proxy_context.hpp"
 #include "net/relay_buffer.hpp"
 #include "net/session_types.hpp"
+#include "net/tls_server_stream.hpp"
 #include "net/upstream.hpp"
 #include "net/worker.hpp"
 #include "policy/host.hpp"
@@ -74,10 +75,10 @@ beast::error_code parse_arrived(In& in, beast::flat_buffer& buffer, Parser& p) {
         }
         if constexpr (requires { in.native_handle(); }) {
             auto space = buffer.prepare(read_reserve);
-            ERR_clear_error();
+            clear_tls_errors();
             const int n =
                 SSL_read(in.native_handle(), space.data(), static_cast<int>(space.size()));
-            ERR_clear_error(); // nothing more (or an error the next real read reports)
+            clear_tls_errors(); // nothing more (or an error the next real read reports)
             if (n <= 0) return {};
             buffer.commit(static_cast<std::size_t>(n));
         } else {

@@ -25,6 +25,14 @@
 
 namespace osf::net {
 
+// Empties this thread's OpenSSL error queue, which SSL_get_error reads. The
+// queue is nearly always empty already, and ERR_clear_error wipes all of its
+// slots whatever they hold: checking first saves most of its cost on every
+// TLS read and write.
+inline void clear_tls_errors() {
+    if (ERR_peek_error() != 0) ERR_clear_error();
+}
+
 class TlsServerStream {
 public:
     using executor_type = boost::asio::ip::tcp::socket::executor_type;
@@ -172,8 +180,8 @@ private:
                 }
             }
             for (;;) {
-                ERR_clear_error(); // SSL_get_error reads the thread's queue: start it empty
-                errno = 0;         // and SSL_ERROR_SYSCALL reads errno
+                clear_tls_errors(); // SSL_get_error reads the thread's queue: start it empty
+                errno = 0;          // and SSL_ERROR_SYSCALL reads errno
                 const Result r = io.run(s);
                 if (r.step == Step::want_read && s.switch_to_socket()) continue;
                 switch (r.step) {
