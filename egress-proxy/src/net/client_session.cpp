@@ -1,7 +1,7 @@
 #include "net/client_session.hpp"
 
 #include "net/http_exchange.hpp"
-#include "net/tls_server_stream.hpp"
+#include "net/tls_stream.hpp"
 #include "policy/host.hpp"
 
 #include <boost/beast/core/detect_ssl.hpp>
@@ -84,7 +84,7 @@ asio::awaitable<void> serve_requests(ProxyContext& ctx, Worker& worker, Stream& 
                           first && !tunnel ? ctx.limits.header_timeout : ctx.limits.idle_timeout);
         registration.set_idle(true);
         if (buffer.size() == 0) buffer.shrink_to_fit(); // idle connections hold no buffer
-        if constexpr (std::is_same_v<Stream, TlsServerStream>) {
+        if constexpr (std::is_same_v<Stream, TlsStream>) {
             // The read below allocates a buffer: an idle tunnel waits without one.
             if (buffer.size() == 0) {
                 auto [wec] = co_await stream.async_wait_readable(use_tuple);
@@ -179,7 +179,7 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
     // already reaches it first.
     auto tls_context = std::static_pointer_cast<asio::ssl::context>(ctx.leaves->get(target.host));
     const auto first_bytes = buffer.cdata();
-    TlsServerStream tls(
+    TlsStream tls(
         stream.release_socket(), *tls_context,
         std::string_view(static_cast<const char*>(first_bytes.data()), first_bytes.size()));
     buffer.consume(buffer.size());

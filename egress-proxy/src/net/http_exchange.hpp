@@ -11,7 +11,7 @@
 #include "net/proxy_context.hpp"
 #include "net/relay_buffer.hpp"
 #include "net/session_types.hpp"
-#include "net/tls_server_stream.hpp"
+#include "net/tls_stream.hpp"
 #include "net/upstream.hpp"
 #include "net/worker.hpp"
 #include "policy/host.hpp"
@@ -51,7 +51,7 @@ constexpr std::size_t read_reserve = 16 * 1024;
 
 template <class Stream> void expire_in(Stream& s, std::chrono::seconds d) {
     if constexpr (requires { s.expires_after(d); })
-        s.expires_after(d); // tcp_stream, TlsServerStream
+        s.expires_after(d); // tcp_stream, TlsStream
     else
         beast::get_lowest_layer(s).expires_after(d); // ssl_stream<tcp_stream>
 }

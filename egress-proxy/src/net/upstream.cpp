@@ -17,14 +17,15 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 using asio::ip::tcp;
 
-beast::tcp_stream& UpstreamConnection::lowest() {
-    return tls ? beast::get_lowest_layer(*secure) : *tcp;
+tcp::socket& UpstreamConnection::socket() {
+    return tls ? secure->socket() : tcp->socket();
 }
 
 bool UpstreamConnection::still_open() {
     if (buffer.size() > 0) return false; // unsolicited bytes: the framing is off, do not reuse
+    if (tls && secure->has_pending()) return false; // the same, still inside OpenSSL
     char byte;
-    const auto fd = lowest().socket().native_handle();
+    const auto fd = socket().native_handle();
     const ssize_t n = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
     // 0: orderly close; > 0: a TLS close_notify or garbage; -1 EAGAIN: open and quiet.
     return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
@@ -58,7 +59,10 @@ std::unique_ptr<UpstreamConnection> UpstreamPool::take(const std::string& key) {
 
 void UpstreamPool::put(std::unique_ptr<UpstreamConnection> connection) {
     connection->idle_since = std::chrono::steady_clock::now();
-    connection->lowest().expires_never();
+    if (connection->tls)
+        connection->secure->expires_never();
+    else
+        connection->tcp->expires_never();
     if (connection->buffer.size() == 0) connection->buffer.shrink_to_fit(); // idle: no buffer
     auto& queue = idle_[connection->key];
     // Oldest first out: a bounded pool per destination.
@@ -171,11 +175,11 @@ acquire_upstream(ProxyContext& ctx, UpstreamPool& pool, const std::string& host,
         out.connection = std::move(connection);
         co_return out;
     }
-    connection->secure =
-        std::make_unique<beast::ssl_stream<beast::tcp_stream>>(std::move(stream), ctx.upstream_tls);
+    connection->secure = std::make_unique<TlsStream>(stream.release_socket(), ctx.upstream_tls,
+                                                     std::string_view{}, TlsRole::client);
     prepare_tls(connection->secure->native_handle(), host);
-    auto [hec] = co_await connection->secure->async_handshake(asio::ssl::stream_base::client,
-                                                              asio::as_tuple(asio::use_awaitable));
+    connection->secure->expires_after(ctx.limits.upstream_timeout);
+    auto [hec] = co_await connection->secure->async_handshake(asio::as_tuple(asio::use_awaitable));
     if (hec) {
         const long verify = SSL_get_verify_result(connection->secure->native_handle());
         out.error = hec == beast::error::timeout ? "upstream-timeout" : "upstream-tls";

@@ -3,13 +3,13 @@
 #pragma once
 
 #include "net/proxy_context.hpp"
+#include "net/tls_stream.hpp"
 #include "policy/policy.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/ssl/ssl_stream.hpp>
 #include <chrono>
 #include <deque>
 #include <memory>
@@ -22,13 +22,13 @@ namespace osf::net {
 struct UpstreamConnection {
     std::string key;
     bool tls = false;
-    std::unique_ptr<boost::beast::tcp_stream> tcp;                              // plain
-    std::unique_ptr<boost::beast::ssl_stream<boost::beast::tcp_stream>> secure; // TLS
-    boost::beast::flat_buffer buffer; // bytes read past the last response
+    std::unique_ptr<boost::beast::tcp_stream> tcp; // plain
+    std::unique_ptr<TlsStream> secure;             // TLS
+    boost::beast::flat_buffer buffer;              // bytes read past the last response
     std::chrono::steady_clock::time_point idle_since;
     bool reused = false;
 
-    boost::beast::tcp_stream& lowest();
+    boost::asio::ip::tcp::socket& socket();
     // False when the server has closed the idle connection (or sent bytes it should not have).
     bool still_open();
 };

@@ -1,9 +1,12 @@
-// The client-facing TLS stream of an intercepted tunnel: OpenSSL reads and
-// writes the socket itself, and Asio only waits for readiness. Asio's
-// ssl::stream keeps four 17 KiB buffers per stream for its whole life (its
-// own pair and the BIO pair); here an idle tunnel holds no buffer at all
-// (SSL_MODE_RELEASE_BUFFERS), which is what makes thousands of idle tunnels
-// cheap. Models Asio's AsyncReadStream and AsyncWriteStream for Beast.
+// A TLS stream on a TCP socket where OpenSSL reads and writes the socket
+// itself and Asio only waits for readiness: the client side of an intercepted
+// tunnel (server role) and the connection to the upstream (client role).
+// Asio's ssl::stream keeps four 17 KiB buffers per stream for its whole life
+// (its own pair and the BIO pair) and copies every byte through them; here an
+// idle stream holds no buffer at all (SSL_MODE_RELEASE_BUFFERS), which is what
+// makes thousands of idle tunnels and pooled upstream connections cheap, and
+// each read or write is one OpenSSL call on the socket. Models Asio's
+// AsyncReadStream and AsyncWriteStream for Beast.
 #pragma once
 
 #include <array>
@@ -33,18 +36,21 @@ inline void clear_tls_errors() {
     if (ERR_peek_error() != 0) ERR_clear_error();
 }
 
-class TlsServerStream {
+// Which end of the TLS handshake this side is.
+enum class TlsRole { server, client };
+
+class TlsStream {
 public:
     using executor_type = boost::asio::ip::tcp::socket::executor_type;
 
     // Takes the socket; `context` must outlive the stream. `already_read` are
-    // bytes of the client's that were read from the socket before (they come
+    // bytes of the peer's that were read from the socket before (they come
     // first, then the socket).
-    TlsServerStream(boost::asio::ip::tcp::socket socket, boost::asio::ssl::context& context,
-                    std::string_view already_read = {});
-    ~TlsServerStream();
-    TlsServerStream(const TlsServerStream&) = delete;
-    TlsServerStream& operator=(const TlsServerStream&) = delete;
+    TlsStream(boost::asio::ip::tcp::socket socket, boost::asio::ssl::context& context,
+              std::string_view already_read = {}, TlsRole role = TlsRole::server);
+    ~TlsStream();
+    TlsStream(const TlsStream&) = delete;
+    TlsStream& operator=(const TlsStream&) = delete;
 
     executor_type get_executor() { return socket_.get_executor(); }
     boost::asio::ip::tcp::socket& socket() { return socket_; }
@@ -101,12 +107,12 @@ private:
     struct Transfer {};
     struct HandshakeIo {
         static constexpr bool writes = false;
-        Result run(TlsServerStream& s) { return s.check(SSL_do_handshake(s.ssl_), 0); }
+        Result run(TlsStream& s) { return s.check(SSL_do_handshake(s.ssl_), 0); }
     };
     struct WaitIo {
         static constexpr bool writes = false;
         bool waited = false;
-        Result run(TlsServerStream& s) {
+        Result run(TlsStream& s) {
             if (waited || s.has_pending()) return {Step::done};
             waited = true;
             return {Step::want_read};
@@ -115,7 +121,7 @@ private:
     template <class Buffers> struct ReadIo {
         static constexpr bool writes = false;
         Buffers buffers;
-        Result run(TlsServerStream& s) {
+        Result run(TlsStream& s) {
             auto b = first_nonempty(buffers);
             if (b.size() == 0) return {Step::done};
             std::size_t n = 0;
@@ -126,7 +132,7 @@ private:
     template <class Buffers> struct WriteIo {
         static constexpr bool writes = true;
         Buffers buffers;
-        Result run(TlsServerStream& s) {
+        Result run(TlsStream& s) {
             auto b = first_nonempty(buffers);
             if (b.size() == 0) return {Step::done};
             const void* data = b.data();
@@ -163,7 +169,7 @@ private:
     // once (never inline from the initiating call). Reads and writes each have
     // their own timer, so a read and a write may be pending at the same time.
     template <class Io, class Kind> struct Op {
-        TlsServerStream& s;
+        TlsStream& s;
         Io io;
         bool waiting = false;
 
@@ -235,7 +241,7 @@ private:
     boost::asio::steady_timer write_timer_;
     std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
     // Timer handlers may run after the stream is gone: they hold this weakly.
-    std::shared_ptr<TlsServerStream*> self_ = std::make_shared<TlsServerStream*>(this);
+    std::shared_ptr<TlsStream*> self_ = std::make_shared<TlsStream*>(this);
 };
 
 } // namespace osf::net

@@ -1,4 +1,4 @@
-#include "net/tls_server_stream.hpp"
+#include "net/tls_stream.hpp"
 
 #include <boost/asio/ssl/error.hpp>
 #include <cstdint>
@@ -63,8 +63,8 @@ BIO* new_socket_bio(int fd) {
 
 } // namespace
 
-TlsServerStream::TlsServerStream(asio::ip::tcp::socket socket, asio::ssl::context& context,
-                                 std::string_view already_read)
+TlsStream::TlsStream(asio::ip::tcp::socket socket, asio::ssl::context& context,
+                     std::string_view already_read, TlsRole role)
     : socket_(std::move(socket)), read_timer_(socket_.get_executor()),
       write_timer_(socket_.get_executor()) {
     ssl_ = SSL_new(context.native_handle());
@@ -95,7 +95,10 @@ TlsServerStream::TlsServerStream(asio::ip::tcp::socket socket, asio::ssl::contex
         BIO_up_ref(socket_bio_);
         SSL_set_bio(ssl_, copy, socket_bio_); // SSL takes `copy` and one socket reference
     }
-    SSL_set_accept_state(ssl_);
+    if (role == TlsRole::server)
+        SSL_set_accept_state(ssl_);
+    else
+        SSL_set_connect_state(ssl_);
     // Short writes are fine (Beast loops); a retried write may come from another
     // address; buffers go back to the heap whenever they are empty.
     SSL_set_mode(ssl_, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
@@ -104,30 +107,30 @@ TlsServerStream::TlsServerStream(asio::ip::tcp::socket socket, asio::ssl::contex
     SSL_set_read_ahead(ssl_, 1);
 }
 
-TlsServerStream::~TlsServerStream() {
+TlsStream::~TlsStream() {
     if (socket_bio_) BIO_free(socket_bio_);
     SSL_free(ssl_); // does not close the descriptor: the socket owns it
 }
 
-bool TlsServerStream::has_pending() const {
+bool TlsStream::has_pending() const {
     if (SSL_has_pending(ssl_) == 1) return true;
     return socket_bio_ && BIO_ctrl_pending(SSL_get_rbio(ssl_)) > 0; // bytes read before
 }
 
-bool TlsServerStream::switch_to_socket() {
+bool TlsStream::switch_to_socket() {
     if (!socket_bio_ || BIO_ctrl_pending(SSL_get_rbio(ssl_)) > 0) return false;
     SSL_set0_rbio(ssl_, socket_bio_); // frees the memory BIO, takes our socket reference
     socket_bio_ = nullptr;
     return true;
 }
 
-void TlsServerStream::shutdown() {
+void TlsStream::shutdown() {
     ERR_clear_error();
     if (SSL_is_init_finished(ssl_)) SSL_shutdown(ssl_);
     ERR_clear_error();
 }
 
-TlsServerStream::Result TlsServerStream::check(int ok, std::size_t bytes) {
+TlsStream::Result TlsStream::check(int ok, std::size_t bytes) {
     if (ok > 0) return {Step::done, bytes};
     const int saved_errno = errno; // before anything else can change it
     const int err = SSL_get_error(ssl_, ok);
@@ -157,15 +160,15 @@ TlsServerStream::Result TlsServerStream::check(int ok, std::size_t bytes) {
     }
 }
 
-void TlsServerStream::arm_timer(asio::steady_timer& timer) {
+void TlsStream::arm_timer(asio::steady_timer& timer) {
     if (deadline_ == std::chrono::steady_clock::time_point::max()) return;
     timer.expires_at(deadline_);
     timer.async_wait(
-        [weak = std::weak_ptr<TlsServerStream*>(self_)](const boost::system::error_code& ec) {
+        [weak = std::weak_ptr<TlsStream*>(self_)](const boost::system::error_code& ec) {
             if (ec) return;
             auto alive = weak.lock();
             if (!alive) return;
-            TlsServerStream& s = **alive;
+            TlsStream& s = **alive;
             // The handler may have been queued before the deadline moved on: a
             // stale expiry must not cancel the next operation.
             if (!s.expired()) return;
