@@ -25,7 +25,34 @@ std::string lower(std::string_view s) {
 }
 } // namespace
 
+namespace {
+// Whether `fields` holds anything strip_hop_by_hop removes. One pass over the
+// fields by their parsed names: most messages hold none, and each erase by
+// name below is a case-insensitive lookup of its own.
+bool has_hop_by_hop(const http::fields& fields) {
+    for (const auto& f : fields) {
+        switch (f.name()) {
+        case http::field::connection:
+        case http::field::keep_alive:
+        case http::field::proxy_connection:
+        case http::field::proxy_authorization:
+        case http::field::proxy_authenticate:
+        case http::field::te:
+        case http::field::trailer:
+        case http::field::upgrade:
+            return true;
+        default:
+            break;
+        }
+    }
+    return false;
+}
+} // namespace
+
 void strip_hop_by_hop(http::fields& fields, bool keep_upgrade) {
+    // Nothing to do (fields a Connection header names go only when there is one);
+    // keep_upgrade always writes its own Connection header below.
+    if (!keep_upgrade && !has_hop_by_hop(fields)) return;
     std::vector<std::string> named;
     for (auto it = fields.find(http::field::connection);
          it != fields.end() && it->name() == http::field::connection; ++it) {
