@@ -76,8 +76,9 @@ TlsStream::TlsStream(asio::ip::tcp::socket socket, asio::ssl::context& context,
         throw std::runtime_error("BIO_new failed");
     }
     if (already_read.empty()) {
-        BIO_up_ref(socket_bio_);
-        SSL_set_bio(ssl_, socket_bio_, socket_bio_); // SSL takes the two references
+        // One BIO as both rbio and wbio: SSL_set_bio takes our one reference and
+        // adds the second itself (an extra BIO_up_ref here leaked the BIO per stream).
+        SSL_set_bio(ssl_, socket_bio_, socket_bio_);
         socket_bio_ = nullptr;
     } else {
         // The bytes read before come from memory; once they are used up
