@@ -73,6 +73,9 @@ public:
 
     // Feeds a chunk, returns the bytes to send to the client now (whole events only).
     std::string feed(std::string_view chunk);
+    // The same, appending to `out`: a stream reuses one output buffer instead of
+    // allocating (and freeing, often back to the kernel) one per chunk.
+    void feed_into(std::string_view chunk, std::string& out);
     // End of stream: returns what is left (an incomplete final event is dropped).
     std::string finish();
 

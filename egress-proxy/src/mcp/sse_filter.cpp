@@ -100,11 +100,9 @@ struct SseFilter::Impl {
         write_event(event, *removed ? std::string_view(pruned) : data, out);
     }
 
-    std::string process(std::string_view chunk) {
-        std::string out;
-        // Rewritten events are about as long as the originals (pruned ones shorter):
-        // one allocation, not a doubling per few events.
-        out.reserve(chunk.size() + chunk.size() / 8 + 64);
+    void process(std::string_view chunk, std::string& out) {
+        // Rewritten events are about as long as the originals (pruned ones shorter).
+        out.reserve(out.size() + chunk.size() + chunk.size() / 8 + 64);
         parser.feed(chunk, [this, &out](const SseItem& item) {
             switch (item.kind) {
             case SseItem::Kind::Comment:
@@ -118,7 +116,6 @@ struct SseFilter::Impl {
                 break;
             }
         });
-        return out;
     }
 
     ServerPolicy policy;
@@ -142,8 +139,14 @@ SseFilter::~SseFilter() = default;
 SseFilter::SseFilter(SseFilter&&) noexcept = default;
 
 std::string SseFilter::feed(std::string_view chunk) {
-    if (impl_->finished) return {};
-    return impl_->process(chunk);
+    std::string out;
+    feed_into(chunk, out);
+    return out;
+}
+
+void SseFilter::feed_into(std::string_view chunk, std::string& out) {
+    if (impl_->finished) return;
+    impl_->process(chunk, out);
 }
 
 std::string SseFilter::finish() {

@@ -406,11 +406,12 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             ex.responded = true;
             RelayBuffer chunk;
             beast::error_code ec = hec;
-            auto send = [&](std::string text, bool more) -> asio::awaitable<beast::error_code> {
-                streamed.body().data = text.empty() ? nullptr : text.data();
-                streamed.body().size = text.size();
+            std::string text; // one output buffer for the whole stream
+            auto send = [&](std::string& piece, bool more) -> asio::awaitable<beast::error_code> {
+                streamed.body().data = piece.empty() ? nullptr : piece.data();
+                streamed.body().size = piece.size();
                 streamed.body().more = more;
-                ex.rec.bytes_down += text.size();
+                ex.rec.bytes_down += piece.size();
                 expire_in(client, idle);
                 auto [wec, wn] = co_await http::async_write(client, sr, use_tuple);
                 if (wec == http::error::need_buffer) wec = {};
@@ -431,18 +432,20 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
                     break;
                 }
                 const auto got = relay_chunk - rp.get().body().size;
-                auto text = filter.feed(std::string_view(chunk.data(), got));
-                if (!text.empty()) ec = co_await send(std::move(text), true);
+                text.clear();
+                filter.feed_into(std::string_view(chunk.data(), got), text);
+                if (!text.empty()) ec = co_await send(text, true);
             }
             if (!ec) {
-                auto rest = filter.finish();
-                if (!rest.empty()) ec = co_await send(std::move(rest), true);
+                text = filter.finish();
+                if (!text.empty()) ec = co_await send(text, true);
             }
             ex.rec.mcp_events_dropped = static_cast<std::int64_t>(filter.events_dropped());
             ex.rec.tools_removed = static_cast<std::int64_t>(filter.tools_removed());
             if (!ec) {
                 ex.finish_log(log::Outcome::Allowed, ex.rec.status); // before the last chunk
-                ec = co_await send({}, false);
+                text.clear();
+                ec = co_await send(text, false);
             }
             if (ec) {
                 ex.rec.error = "upstream-reset";

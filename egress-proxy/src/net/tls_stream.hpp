@@ -9,6 +9,7 @@
 // AsyncReadStream and AsyncWriteStream for Beast.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/buffer.hpp>
@@ -21,6 +22,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -133,19 +135,37 @@ private:
         static constexpr bool writes = true;
         Buffers buffers;
         Result run(TlsStream& s) {
-            auto b = first_nonempty(buffers);
-            if (b.size() == 0) return {Step::done};
-            const void* data = b.data();
-            std::size_t size = b.size();
             // Beast hands a message over as many small buffers (a head is one per
             // field, a chunk is its size line, its data and CRLF): they go out in
             // one SSL_write, so as full TLS records and as few sends as possible,
-            // not a record and a send each. A retry after want_write copies the
-            // same bytes again, as OpenSSL requires.
-            if (size < gather_bytes && boost::asio::buffer_size(buffers) > size) {
-                size = boost::asio::buffer_copy(boost::asio::buffer(gather_scratch), buffers);
-                data = gather_scratch.data();
+            // not a record and a send each. One pass over the sequence (Beast's
+            // buffer iterators are costly): a lone buffer, or one too big to
+            // gather, goes as it is. A retry after want_write copies the same
+            // bytes again, as OpenSSL requires.
+            const char* data = nullptr;
+            std::size_t size = 0;
+            bool gathering = false;
+            for (auto it = boost::asio::buffer_sequence_begin(buffers);
+                 it != boost::asio::buffer_sequence_end(buffers); ++it) {
+                const boost::asio::const_buffer b = *it;
+                if (b.size() == 0) continue;
+                if (!data) {
+                    data = static_cast<const char*>(b.data());
+                    size = b.size();
+                    if (size >= gather_bytes) break;
+                    continue;
+                }
+                if (!gathering) {
+                    std::memcpy(gather_scratch.data(), data, size);
+                    data = gather_scratch.data();
+                    gathering = true;
+                }
+                const std::size_t take = std::min(gather_bytes - size, b.size());
+                std::memcpy(gather_scratch.data() + size, b.data(), take);
+                size += take;
+                if (size == gather_bytes) break;
             }
+            if (size == 0) return {Step::done};
             std::size_t n = 0;
             const int ok = SSL_write_ex(s.ssl_, data, size, &n);
             return s.check(ok, n); // n is only meaningful when ok
