@@ -2,8 +2,8 @@
 # The whole test suite: installs the Debian packages and the npm test tools,
 # builds (default preset: Debug, warnings as errors), runs every unit and
 # integration test with CTest, runs each libFuzzer target for a bounded time
-# (in CI, or when OSF_FUZZ_SECONDS is set), then the unit tests again under
-# ASan+UBSan.
+# (in CI, or when OSF_FUZZ_SECONDS is set), then the unit tests and the proxy's
+# main integration tests again under ASan+UBSan.
 #   ./scripts/test.sh                 everything
 #   OSF_SKIP_ASAN=1 ./scripts/test.sh without the sanitizer pass
 #   OSF_FUZZ_SECONDS=60 ./scripts/test.sh  fuzz each target 60 s (CI: 20 s; 0: skip)
@@ -35,4 +35,8 @@ if [ -z "${OSF_SKIP_ASAN:-}" ] && [ $# -eq 0 ]; then
   cmake --preset asan
   cmake --build --preset asan -j"$jobs"
   ctest --preset asan -j"$jobs" -L unit
+  # The proxy itself under ASan+UBSan with real clients: LeakSanitizer's report at
+  # exit fails the SIGTERM test (exit code), as it did for a leaked BIO per TLS stream.
+  # (test_faults is left out: its memory-baseline check cannot hold under ASan's quarantine.)
+  ctest --preset asan -j"$jobs" -R 'integration\.(proxy|keepalive_clients|mcp|bypass_smuggling|secrets)$'
 fi
