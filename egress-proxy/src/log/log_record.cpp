@@ -2,8 +2,6 @@
 
 #include "log/json_line_writer.hpp"
 
-#include <cstdio>
-
 namespace osf::log {
 
 std::string_view to_string(Outcome o) {

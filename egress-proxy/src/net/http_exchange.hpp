@@ -28,8 +28,6 @@
 #include <boost/url/parse.hpp>
 #include <chrono>
 #include <functional>
-#include <openssl/bio.h>
-#include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <optional>
 #include <spdlog/spdlog.h>
@@ -50,10 +48,7 @@ constexpr std::size_t relay_chunk = RelayBuffer::size;
 constexpr std::size_t read_reserve = 16 * 1024;
 
 template <class Stream> void expire_in(Stream& s, std::chrono::seconds d) {
-    if constexpr (requires { s.expires_after(d); })
-        s.expires_after(d); // tcp_stream, TlsStream
-    else
-        beast::get_lowest_layer(s).expires_after(d); // ssl_stream<tcp_stream>
+    s.expires_after(d); // tcp_stream or TlsStream
 }
 
 // Parses into `p` what has already arrived, without waiting: bytes in `buffer`
@@ -192,7 +187,6 @@ relay_body(Out& out, In& in, beast::flat_buffer& in_buffer,
             ec = parse_arrived(in, in_buffer, p);
             if (ec) co_return std::pair{ec, true};
         } else {
-            p.get().body().data = chunk.data();
             p.get().body().size = relay_chunk; // nothing more: an empty last piece
         }
         p.get().body().size = relay_chunk - p.get().body().size;
