@@ -6,6 +6,7 @@
 #include "mcp/media_type.hpp"
 #include "mcp_oracle.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -74,8 +75,15 @@ void check_request(std::string_view content_type, std::string_view content_encod
 void check_answer(std::string_view body) {
     const auto filtered = osf::mcp::filter_json_response(mcp_policy(), body);
     const auto read = osf::mcp::read_strict_json(body);
-    const bool readable = body.size() <= mcp_policy().max_message_bytes && read.value &&
-                          (read.value->is_object() || read.value->is_array());
+    // An answer is an object or a batch of them: a batch holding anything else
+    // is unreadable (fail closed), as the filter documents.
+    auto answers = [](const osf::mcp::Json& v) {
+        return v.is_object() ||
+               (v.is_array() && std::all_of(v.begin(), v.end(),
+                                            [](const osf::mcp::Json& e) { return e.is_object(); }));
+    };
+    const bool readable =
+        body.size() <= mcp_policy().max_message_bytes && read.value && answers(*read.value);
     // The filter's reader and the reference reader accept the same texts.
     if (!readable && filtered && osf::fuzz::reference_cannot_read_numbers(body)) return;
     OSF_FUZZ_CHECK(filtered.has_value() == readable);

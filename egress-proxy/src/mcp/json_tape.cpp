@@ -120,19 +120,28 @@ constexpr std::uint64_t special_bytes(std::uint64_t word) {
            (word & highs);
 }
 
+constexpr bool is_json_space(char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
 } // namespace
 
+// One loop with an explicit stack of open containers instead of a function
+// per value calling the next: the read position stays in a register and a
+// value costs a few instructions, which is what a stream of many small
+// messages (an SSE event each) is made of.
 class JsonTapeReader {
 public:
     JsonTapeReader(std::string_view text, JsonTape& tape)
-        : s_(text), tape_(tape), keys_(tape.keys_) {}
+        : begin_(text.data()), end_(text.data() + text.size()), tape_(tape),
+          entries_(tape.entries_.data()),
+          capacity_(static_cast<std::uint32_t>(tape.entries_.size())), keys_(tape.keys_) {}
 
+    // Reads the text into the tape; false (with `error` set) when it is not strict JSON.
     bool run() {
-        skip_ws();
-        if (!value(0)) return false;
-        skip_ws();
-        if (pos_ != s_.size()) return fail("trailing data");
-        return true;
+        const bool ok = read();
+        tape_.count_ = count_;
+        return ok;
     }
 
     std::string error;
@@ -140,227 +149,203 @@ public:
 private:
     using Kind = JsonTape::Kind;
 
+    struct Open {
+        std::uint32_t entry;      // the container's tape entry
+        std::uint32_t keys_start; // objects: where their keys start in keys_
+        bool object;
+    };
+
     bool fail(const char* why) {
         if (error.empty()) error = why;
         return false;
     }
 
-    void skip_ws() {
-        while (pos_ < s_.size()) {
-            char c = s_[pos_];
-            if (c != ' ' && c != '\n' && c != '\r' && c != '\t') break;
-            ++pos_;
+    std::uint32_t offset(const char* p) const { return static_cast<std::uint32_t>(p - begin_); }
+
+    [[gnu::always_inline]] std::uint32_t push(Kind kind, const char* at) {
+        if (count_ == capacity_) grow();
+        entries_[count_] = {kind, false, offset(at), 0, 0};
+        return count_++;
+    }
+    [[gnu::always_inline]] void close(std::uint32_t index, const char* p) {
+        entries_[index].end = offset(p);
+        entries_[index].next = count_;
+    }
+    [[gnu::noinline]] void grow() {
+        tape_.entries_.resize(std::max<std::size_t>(64, 2 * tape_.entries_.size()));
+        entries_ = tape_.entries_.data();
+        capacity_ = static_cast<std::uint32_t>(tape_.entries_.size());
+    }
+
+    // Most messages are compact: one comparison decides that there is no space.
+    [[gnu::always_inline]] const char* skip_space(const char* p) const {
+        if (p<end_&& static_cast<unsigned char>(*p)> ' ') return p;
+        while (p < end_ && is_json_space(*p))
+            ++p;
+        return p;
+    }
+
+    // Each reader below starts at the value's first byte and returns the
+    // position after it, or nullptr (with `error` set) when it is not valid.
+
+    const char* literal(const char* p, std::string_view word, Kind kind) {
+        if (static_cast<std::size_t>(end_ - p) < word.size() ||
+            std::memcmp(p, word.data(), word.size()) != 0) {
+            fail("invalid literal");
+            return nullptr;
         }
+        auto index = push(kind, p);
+        p += word.size();
+        close(index, p);
+        return p;
     }
 
-    std::uint32_t push(Kind kind, std::size_t begin) {
-        auto index = static_cast<std::uint32_t>(tape_.entries_.size());
-        tape_.entries_.push_back({kind, static_cast<std::uint32_t>(begin), 0, 0});
-        return index;
-    }
-    void close(std::uint32_t index) {
-        tape_.entries_[index].end = static_cast<std::uint32_t>(pos_);
-        tape_.entries_[index].next = static_cast<std::uint32_t>(tape_.entries_.size());
+    const char* digits(const char* p) const {
+        while (p < end_ && *p >= '0' && *p <= '9')
+            ++p;
+        return p;
     }
 
-    bool value(std::size_t depth) {
-        if (pos_ >= s_.size()) return fail("unexpected end");
-        switch (s_[pos_]) {
-        case '{':
-            return object(depth + 1);
-        case '[':
-            return array(depth + 1);
-        case '"':
-            return string(Kind::String);
-        case 't':
-            return literal("true", Kind::True);
-        case 'f':
-            return literal("false", Kind::False);
-        case 'n':
-            return literal("null", Kind::Null);
-        default:
-            return number();
-        }
-    }
-
-    bool literal(std::string_view word, Kind kind) {
-        if (s_.substr(pos_, word.size()) != word) return fail("invalid literal");
-        auto index = push(kind, pos_);
-        pos_ += word.size();
-        close(index);
-        return true;
-    }
-
-    bool digits() {
-        std::size_t start = pos_;
-        while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9')
-            ++pos_;
-        return pos_ > start;
-    }
-
-    bool number() {
-        auto index = push(Kind::Number, pos_);
-        if (pos_ < s_.size() && s_[pos_] == '-') ++pos_;
-        if (pos_ < s_.size() && s_[pos_] == '0') {
-            ++pos_;
-        } else if (pos_ >= s_.size() || s_[pos_] < '1' || s_[pos_] > '9' || !digits()) {
-            return fail("invalid value");
-        }
-        if (pos_ < s_.size() && s_[pos_] == '.') {
-            ++pos_;
-            if (!digits()) return fail("invalid number");
-        }
-        if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
-            ++pos_;
-            if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) ++pos_;
-            if (!digits()) return fail("invalid number");
-        }
-        close(index);
-        return true;
-    }
-
-    // One UTF-8 sequence starting at pos_ (a byte >= 0x80): well-formed per
-    // RFC 3629 (no overlongs, no surrogates, at most U+10FFFF).
-    bool utf8_sequence() {
-        auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s_[pos_ + i]); };
-        auto cont = [&](std::size_t i) { return pos_ + i < s_.size() && (byte(i) & 0xC0) == 0x80; };
-        unsigned char b0 = byte(0);
-        if (b0 >= 0xC2 && b0 <= 0xDF) {
-            if (!cont(1)) return fail("invalid UTF-8");
-            pos_ += 2;
-        } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-            if (!cont(1) || !cont(2)) return fail("invalid UTF-8");
-            unsigned char b1 = byte(1);
-            if ((b0 == 0xE0 && b1 < 0xA0) || (b0 == 0xED && b1 > 0x9F))
-                return fail("invalid UTF-8");
-            pos_ += 3;
-        } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-            if (!cont(1) || !cont(2) || !cont(3)) return fail("invalid UTF-8");
-            unsigned char b1 = byte(1);
-            if ((b0 == 0xF0 && b1 < 0x90) || (b0 == 0xF4 && b1 > 0x8F))
-                return fail("invalid UTF-8");
-            pos_ += 4;
+    [[gnu::always_inline]] const char* number(const char* p) {
+        auto index = push(Kind::Number, p);
+        if (p < end_ && *p == '-') ++p;
+        if (p < end_ && *p == '0') {
+            ++p;
+        } else if (p >= end_ || *p < '1' || *p > '9') {
+            fail("invalid value");
+            return nullptr;
         } else {
-            return fail("invalid UTF-8");
+            p = digits(p);
         }
-        return true;
+        if (p < end_ && *p == '.') {
+            const char* fraction = ++p;
+            p = digits(p);
+            if (p == fraction) {
+                fail("invalid number");
+                return nullptr;
+            }
+        }
+        if (p < end_ && (*p == 'e' || *p == 'E')) {
+            ++p;
+            if (p < end_ && (*p == '+' || *p == '-')) ++p;
+            const char* exponent = p;
+            p = digits(p);
+            if (p == exponent) {
+                fail("invalid number");
+                return nullptr;
+            }
+        }
+        close(index, p);
+        return p;
     }
 
-    bool escape() {
-        // pos_ is at the backslash.
-        if (pos_ + 1 >= s_.size()) return fail("unexpected end");
-        char e = s_[pos_ + 1];
+    // One UTF-8 sequence starting at p (a byte >= 0x80): well-formed per
+    // RFC 3629 (no overlongs, no surrogates, at most U+10FFFF).
+    const char* utf8_sequence(const char* p) {
+        auto byte = [&](std::size_t i) { return static_cast<unsigned char>(p[i]); };
+        auto cont = [&](std::size_t i) {
+            return p + i < end_ && (static_cast<unsigned char>(p[i]) & 0xC0) == 0x80;
+        };
+        unsigned char b0 = byte(0);
+        std::size_t length = 0;
+        if (b0 >= 0xC2 && b0 <= 0xDF) {
+            if (cont(1)) length = 2;
+        } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+            if (cont(1) && cont(2) && !(b0 == 0xE0 && byte(1) < 0xA0) &&
+                !(b0 == 0xED && byte(1) > 0x9F))
+                length = 3;
+        } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+            if (cont(1) && cont(2) && cont(3) && !(b0 == 0xF0 && byte(1) < 0x90) &&
+                !(b0 == 0xF4 && byte(1) > 0x8F))
+                length = 4;
+        }
+        if (length == 0) {
+            fail("invalid UTF-8");
+            return nullptr;
+        }
+        return p + length;
+    }
+
+    // An escape sequence; p is at the backslash.
+    const char* escape(const char* p) {
+        const std::string_view rest(p, static_cast<std::size_t>(end_ - p));
+        if (rest.size() < 2) {
+            fail("unexpected end");
+            return nullptr;
+        }
+        const char e = rest[1];
         if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' ||
-            e == 't') {
-            pos_ += 2;
-            return true;
+            e == 't')
+            return p + 2;
+        long cp = e == 'u' ? hex4(rest.substr(2)) : -1;
+        if (cp < 0) {
+            fail("invalid escape");
+            return nullptr;
         }
-        if (e != 'u') return fail("invalid escape");
-        long cp = hex4(s_.substr(pos_ + 2));
-        if (cp < 0) return fail("invalid escape");
-        pos_ += 6;
-        if (cp >= 0xDC00 && cp <= 0xDFFF) return fail("lone surrogate");
-        if (cp >= 0xD800 && cp <= 0xDBFF) {
-            if (s_.substr(pos_, 2) != "\\u") return fail("lone surrogate");
-            long low = hex4(s_.substr(pos_ + 2));
-            if (low < 0xDC00 || low > 0xDFFF) return fail("lone surrogate");
-            pos_ += 6;
+        if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            fail("lone surrogate");
+            return nullptr;
         }
-        return true;
+        if (cp < 0xD800 || cp > 0xDBFF) return p + 6;
+        const long low = rest.substr(6, 2) == "\\u" ? hex4(rest.substr(8)) : -1;
+        if (low < 0xDC00 || low > 0xDFFF) {
+            fail("lone surrogate");
+            return nullptr;
+        }
+        return p + 12;
     }
 
-    // A string literal; for keys, reports whether it holds escapes.
-    bool string(Kind kind, bool* escaped = nullptr) {
-        auto index = push(kind, pos_);
-        ++pos_;
-        bool any_escape = false;
-        while (true) {
-            bool at_special = false;
-            while (pos_ + 8 <= s_.size()) { // whole words of plain bytes at once
+    // A string literal (p at its opening quote); `escaped` tells whether it held escapes.
+    [[gnu::always_inline]] const char* string(const char* p, Kind kind, bool& escaped) {
+        auto index = push(kind, p);
+        ++p;
+        escaped = false;
+        for (;;) {
+            while (end_ - p >= 8) { // whole words of plain bytes at once
                 std::uint64_t word;
-                std::memcpy(&word, s_.data() + pos_, 8); // little-endian: byte k is bits 8k..8k+7
+                std::memcpy(&word, p, 8); // little-endian: byte k is bits 8k..8k+7
                 if (const std::uint64_t special = special_bytes(word)) {
-                    pos_ += static_cast<std::size_t>(std::countr_zero(special)) / 8;
-                    at_special = true;
-                    break;
+                    p += std::countr_zero(special) / 8;
+                    goto at_special;
                 }
-                pos_ += 8;
+                p += 8;
             }
-            if (!at_special) { // the last few bytes of the text, one at a time
-                while (pos_ < s_.size() && plain_string_bytes[static_cast<unsigned char>(s_[pos_])])
-                    ++pos_;
-                if (pos_ >= s_.size()) return fail("unterminated string");
+            // The last few bytes of the text, one at a time.
+            while (p < end_ && plain_string_bytes[static_cast<unsigned char>(*p)])
+                ++p;
+            if (p >= end_) {
+                fail("unterminated string");
+                return nullptr;
             }
-            auto c = static_cast<unsigned char>(s_[pos_]);
+        at_special:
+            const auto c = static_cast<unsigned char>(*p);
             if (c == '"') break;
             if (c == '\\') {
-                any_escape = true;
-                if (!escape()) return false;
+                escaped = true;
+                p = escape(p);
             } else if (c < 0x20) {
-                return fail("control character in string");
-            } else if (c >= 0x80) {
-                if (!utf8_sequence()) return false;
+                fail("control character in string");
+                return nullptr;
             } else {
-                ++pos_;
+                p = utf8_sequence(p); // plain_string_bytes leaves only bytes >= 0x80 here
             }
+            if (!p) return nullptr;
         }
-        ++pos_;
-        close(index);
-        if (escaped) *escaped = any_escape;
-        return true;
-    }
-
-    bool object(std::size_t depth) {
-        if (depth > kMaxJsonDepth) return fail("nesting too deep");
-        auto index = push(Kind::Object, pos_);
-        ++pos_;
-        skip_ws();
-        const std::size_t keys_start = keys_.size();
-        if (pos_ < s_.size() && s_[pos_] == '}') {
-            ++pos_;
-            close(index);
-            return true;
-        }
-        while (true) {
-            if (pos_ >= s_.size() || s_[pos_] != '"') return fail("expected a key");
-            bool escaped = false;
-            std::size_t key_begin = pos_;
-            if (!string(Kind::Key, &escaped)) return false;
-            std::string_view inner = s_.substr(key_begin + 1, pos_ - key_begin - 2);
-            if (escaped) {
-                decoded_.push_back(unescape(inner));
-                inner = decoded_.back();
-            }
-            keys_.push_back(inner);
-            skip_ws();
-            if (pos_ >= s_.size() || s_[pos_] != ':') return fail("expected ':'");
-            ++pos_;
-            skip_ws();
-            if (!value(depth)) return false;
-            skip_ws();
-            if (pos_ < s_.size() && s_[pos_] == ',') {
-                ++pos_;
-                skip_ws();
-                continue;
-            }
-            if (pos_ < s_.size() && s_[pos_] == '}') {
-                ++pos_;
-                break;
-            }
-            return fail("expected ',' or '}'");
-        }
-        close(index);
-        if (!unique_keys(keys_start)) return fail("duplicate key");
-        keys_.resize(keys_start);
-        return true;
+        ++p;
+        close(index, p);
+        entries_[index].escaped = escaped;
+        return p;
     }
 
     bool unique_keys(std::size_t start) {
         const std::size_t count = keys_.size() - start;
         if (count <= 16) {
-            for (std::size_t i = start; i < keys_.size(); ++i)
-                for (std::size_t j = i + 1; j < keys_.size(); ++j)
-                    if (keys_[i] == keys_[j]) return false;
+            const std::string_view* keys = keys_.data() + start;
+            for (std::size_t i = 1; i < count; ++i)
+                for (std::size_t j = 0; j < i; ++j)
+                    if (keys[i].size() == keys[j].size() &&
+                        std::memcmp(keys[i].data(), keys[j].data(), keys[i].size()) == 0)
+                        return false;
             return true;
         }
         std::vector<std::string_view> sorted(keys_.begin() + static_cast<std::ptrdiff_t>(start),
@@ -369,40 +354,102 @@ private:
         return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
     }
 
-    bool array(std::size_t depth) {
-        if (depth > kMaxJsonDepth) return fail("nesting too deep");
-        auto index = push(Kind::Array, pos_);
-        ++pos_;
-        skip_ws();
-        if (pos_ < s_.size() && s_[pos_] == ']') {
-            ++pos_;
-            close(index);
-            return true;
-        }
-        while (true) {
-            if (!value(depth)) return false;
-            skip_ws();
-            if (pos_ < s_.size() && s_[pos_] == ',') {
-                ++pos_;
-                skip_ws();
-                continue;
-            }
-            if (pos_ < s_.size() && s_[pos_] == ']') {
-                ++pos_;
-                break;
-            }
-            return fail("expected ',' or ']'");
-        }
-        close(index);
-        return true;
-    }
+    bool read();
 
-    std::string_view s_;
-    std::size_t pos_ = 0;
+    const char* begin_;
+    const char* end_;
     JsonTape& tape_;
+    JsonTape::Entry* entries_; // tape_.entries_, written without a capacity check each
+    std::uint32_t count_ = 0;
+    std::uint32_t capacity_;
     std::vector<std::string_view>& keys_; // keys of the open objects, innermost last
     std::list<std::string> decoded_; // unescaped keys (stable addresses, no allocation until used)
 };
+
+bool JsonTapeReader::read() {
+    std::array<Open, kMaxJsonDepth> open; // the containers around the current value
+    std::size_t depth = 0;
+    const char* p = begin_;
+    bool escaped = false;
+
+value: // p is before a value (and maybe white space)
+    p = skip_space(p);
+    if (p >= end_) return fail("unexpected end");
+    switch (*p) {
+    case '{':
+    case '[': {
+        if (depth == kMaxJsonDepth) return fail("nesting too deep");
+        const bool object = *p == '{';
+        const auto index = push(object ? Kind::Object : Kind::Array, p);
+        open[depth++] = {index, static_cast<std::uint32_t>(keys_.size()), object};
+        p = skip_space(p + 1);
+        if (p < end_ && *p == (object ? '}' : ']')) {
+            ++p;
+            close(index, p);
+            --depth;
+            goto after_value;
+        }
+        if (object) goto key;
+        goto value;
+    }
+    case '"':
+        p = string(p, Kind::String, escaped);
+        break;
+    case 't':
+        p = literal(p, "true", Kind::True);
+        break;
+    case 'f':
+        p = literal(p, "false", Kind::False);
+        break;
+    case 'n':
+        p = literal(p, "null", Kind::Null);
+        break;
+    default:
+        p = number(p);
+        break;
+    }
+    if (!p) return false;
+
+after_value: // p is after a whole value
+    p = skip_space(p);
+    if (depth == 0) return p == end_ || fail("trailing data");
+    {
+        Open& top = open[depth - 1];
+        if (p < end_ && *p == ',') {
+            p = skip_space(p + 1);
+            if (top.object) goto key;
+            goto value;
+        }
+        if (p >= end_ || *p != (top.object ? '}' : ']'))
+            return fail(top.object ? "expected ',' or '}'" : "expected ',' or ']'");
+        ++p;
+        close(top.entry, p);
+        if (top.object) {
+            if (!unique_keys(top.keys_start)) return fail("duplicate key");
+            keys_.resize(top.keys_start);
+        }
+        --depth;
+        goto after_value;
+    }
+
+key: // p is at an object's key
+    if (p >= end_ || *p != '"') return fail("expected a key");
+    {
+        const char* key_begin = p;
+        p = string(p, Kind::Key, escaped);
+        if (!p) return false;
+        std::string_view inner(key_begin + 1, static_cast<std::size_t>(p - key_begin - 2));
+        if (escaped) {
+            decoded_.push_back(unescape(inner));
+            inner = decoded_.back();
+        }
+        keys_.push_back(inner);
+    }
+    p = skip_space(p);
+    if (p >= end_ || *p != ':') return fail("expected ':'");
+    ++p;
+    goto value;
+}
 
 std::optional<JsonTape> JsonTape::read(std::string_view text, std::string* error) {
     JsonTape tape;
@@ -411,14 +458,14 @@ std::optional<JsonTape> JsonTape::read(std::string_view text, std::string* error
 }
 
 bool JsonTape::parse(std::string_view text, std::string* error) {
-    entries_.clear();
+    count_ = 0;
     keys_.clear();
     text_ = text;
     if (text.size() >= std::numeric_limits<std::uint32_t>::max()) {
         if (error) *error = "too large";
         return false;
     }
-    entries_.reserve(text.size() / 8 + 4);
+    if (entries_.size() < text.size() / 8 + 4) entries_.resize(text.size() / 8 + 4);
     JsonTapeReader reader(text, *this);
     if (!reader.run()) {
         if (error) *error = reader.error;
@@ -430,12 +477,16 @@ bool JsonTape::parse(std::string_view text, std::string* error) {
 std::optional<std::uint32_t> JsonTape::member(std::uint32_t object, std::string_view key) const {
     const Entry& o = entries_[object];
     if (o.kind != Kind::Object) return std::nullopt;
+    // An escape is longer than what it stands for: a raw key shorter than
+    // `key` cannot match, one of the same length only as it is.
     for (std::uint32_t k = object + 1; k < o.next; k = entries_[k + 1].next) {
-        std::string_view raw = span(k);
-        std::string_view inner = raw.substr(1, raw.size() - 2);
-        bool match =
-            inner.find('\\') == std::string_view::npos ? inner == key : unescape(inner) == key;
-        if (match) return k + 1;
+        const Entry& e = entries_[k];
+        const std::size_t raw_size = e.end - e.begin - 2;
+        if (raw_size < key.size()) continue;
+        const std::string_view inner = text_.substr(e.begin + 1, raw_size);
+        if (raw_size == key.size() ? !e.escaped && inner == key
+                                   : e.escaped && unescape(inner) == key)
+            return k + 1;
     }
     return std::nullopt;
 }

@@ -21,6 +21,7 @@ public:
 
     struct Entry {
         Kind kind;
+        bool escaped;        // String and Key: the literal holds escapes
         std::uint32_t begin; // byte offsets in the text; a string's include its quotes
         std::uint32_t end;
         std::uint32_t next; // index of the entry after this value (and its children)
@@ -51,7 +52,11 @@ public:
 
 private:
     std::string_view text_;
+    // Sized to the most entries a text needed so far (grown, never shrunk, so
+    // a reused tape writes entries without a capacity check each); the first
+    // `count_` are this text's.
     std::vector<Entry> entries_;
+    std::uint32_t count_ = 0;
     std::vector<std::string_view> keys_; // the reader's scratch: keys of the open objects
     friend class JsonTapeReader;
 };

@@ -7,6 +7,8 @@
 #include "mcp/tools_pruner.hpp"
 
 #include <algorithm>
+#include <cassert>
+#include <cstring>
 
 namespace osf::mcp {
 
@@ -54,20 +56,52 @@ struct SseFilter::Impl {
         return out + "]";
     }
 
-    void write_event(const SseEvent& event, std::string_view data, std::string& out) const {
-        if (!event.type.empty()) out.append("event: ").append(event.type).append("\n");
-        if (event.id) out.append("id: ").append(*event.id).append("\n");
-        if (event.retry) out.append("retry: ").append(*event.retry).append("\n");
+    // Writes the event in the form every client reads alike: known fields
+    // only, one "data:" line per line of data. The size is worked out first
+    // and the bytes copied in place: appending field by field, with a capacity
+    // check each, cost as much as reading the event.
+    static void write_event(const SseEvent& event, std::string_view data, std::string& out) {
+        constexpr std::string_view event_field = "event: ", id_field = "id: ",
+                                   retry_field = "retry: ", data_field = "data: ";
+        std::size_t lines = event.has_data ? 1 : 0; // data lines (memchr, not a byte loop)
         if (event.has_data) {
-            std::size_t start = 0;
-            while (true) {
-                std::size_t end = data.find('\n', start);
-                out.append("data: ").append(data.substr(start, end - start)).append("\n");
+            for (auto at = data.find('\n'); at != std::string_view::npos;
+                 at = data.find('\n', at + 1))
+                ++lines;
+        }
+        // Each line of data becomes "data: " + line + LF; the LFs between lines are not copied.
+        std::size_t size =
+            1 + (lines ? lines * (data_field.size() + 1) + data.size() - (lines - 1) : 0);
+        if (!event.type.empty()) size += event_field.size() + event.type.size() + 1;
+        if (event.id) size += id_field.size() + event.id->size() + 1;
+        if (event.retry) size += retry_field.size() + event.retry->size() + 1;
+        const std::size_t at = out.size();
+        out.resize(at + size);
+        char* p = out.data() + at;
+        auto put = [&p](std::string_view s) {
+            std::memcpy(p, s.data(), s.size());
+            p += s.size();
+        };
+        auto field = [&](std::string_view name, std::string_view value) {
+            put(name);
+            put(value);
+            *p++ = '\n';
+        };
+        if (!event.type.empty()) field(event_field, event.type);
+        if (event.id) field(id_field, *event.id);
+        if (event.retry) field(retry_field, *event.retry);
+        if (lines == 1) {
+            field(data_field, data);
+        } else if (lines > 1) {
+            for (std::size_t start = 0;;) {
+                const std::size_t end = data.find('\n', start);
+                field(data_field, data.substr(start, end - start));
                 if (end == std::string_view::npos) break;
                 start = end + 1;
             }
         }
-        out.append("\n");
+        *p++ = '\n';
+        assert(p == out.data() + out.size());
     }
 
     void rewrite(const SseEvent& event, std::string& out) {

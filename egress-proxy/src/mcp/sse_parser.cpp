@@ -29,6 +29,12 @@ std::size_t find_line_end(std::string_view s, std::size_t from, bool has_cr) {
     return at == size ? std::string_view::npos : from + at;
 }
 
+// Whether `line` is the field `name` (the name then a colon). The length is a
+// constant, so the comparison is a load or two, not a call.
+template <std::size_t N> bool named(std::string_view line, const char (&name)[N]) {
+    return line.size() > N - 1 && line[N - 1] == ':' && std::memcmp(line.data(), name, N - 1) == 0;
+}
+
 } // namespace
 
 SseParser::SseParser(std::size_t max_event_bytes) : max_event_bytes_(max_event_bytes) {
@@ -145,8 +151,28 @@ void SseParser::take_line(std::string_view line, const ItemSink& sink) {
         emit(SseItem::Kind::Comment, line.substr(1), sink);
         return;
     }
-    std::size_t colon = line.find(':');
-    std::string_view field = line.substr(0, colon);
+    // The field name is what comes before the first colon. The names a
+    // client acts on are tried first, so most lines are not searched.
+    enum class Field { data, event, id, retry, other };
+    Field field = Field::other;
+    std::size_t colon = 0;
+    if (named(line, "data")) {
+        field = Field::data, colon = 4;
+    } else if (named(line, "event")) {
+        field = Field::event, colon = 5;
+    } else if (named(line, "id")) {
+        field = Field::id, colon = 2;
+    } else if (named(line, "retry")) {
+        field = Field::retry, colon = 5;
+    } else {
+        colon = line.find(':'); // npos: the whole line is the name, the value is empty
+        const std::string_view name = line.substr(0, colon);
+        field = name == "data"    ? Field::data
+                : name == "event" ? Field::event
+                : name == "id"    ? Field::id
+                : name == "retry" ? Field::retry
+                                  : Field::other;
+    }
     std::string_view value;
     if (colon != std::string_view::npos) {
         value = line.substr(colon + 1);
@@ -154,16 +180,28 @@ void SseParser::take_line(std::string_view line, const ItemSink& sink) {
     }
     block_started_ = true;
     block_bytes_ += line.size();
-    if (field == "event") {
+    switch (field) {
+    case Field::event:
         block_.event.type = value;
-    } else if (field == "data") {
+        break;
+    case Field::data:
         if (block_.event.has_data) block_.event.data.push_back('\n');
         block_.event.data.append(value);
         block_.event.has_data = true;
-    } else if (field == "id") {
-        if (value.find('\0') == std::string_view::npos) block_.event.id = std::string(value);
-    } else if (field == "retry") {
+        break;
+    case Field::id:
+        if (value.find('\0') == std::string_view::npos) {
+            if (block_.event.id)
+                block_.event.id->assign(value);
+            else
+                block_.event.id.emplace(value);
+        }
+        break;
+    case Field::retry:
         if (all_ascii_digits(value)) block_.event.retry = std::string(value);
+        break;
+    case Field::other:
+        break;
     }
     // Other field names are ignored by clients, so they are not kept.
 }

@@ -159,6 +159,18 @@ TEST_CASE("members, elements and strings") {
     CHECK_FALSE(tape->member(*tools, "name")); // not an object
 }
 
+TEST_CASE("keys are compared as they read, escapes decoded") {
+    auto tape = JsonTape::read(R"({"a\/":1,"i\u0064":2,"ids":3})");
+    REQUIRE(tape);
+    const auto root = JsonTape::root();
+    CHECK(tape->span(*tape->member(root, "a/")) == "1");
+    CHECK_FALSE(tape->member(root, "a\\/")); // as long as the raw key, but that is not it
+    CHECK(tape->span(*tape->member(root, "id")) == "2");
+    CHECK(tape->span(*tape->member(root, "ids")) == "3");
+    CHECK_FALSE(tape->member(root, "i"));
+    CHECK_FALSE(tape->member(root, "idsx"));
+}
+
 TEST_CASE("long strings are read word by word: any special byte at any offset is seen") {
     // Each byte that ends, escapes or invalidates a string, at every position of a
     // string long enough for the 8-byte scan, inside and across word boundaries.

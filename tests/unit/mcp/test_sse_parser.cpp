@@ -60,6 +60,19 @@ TEST_CASE("fields, multi-line data, comments and blank lines") {
                                  "event type[] data<none> id[] retry<none>\n");
 }
 
+TEST_CASE("a field is its whole name: longer names that start alike are other fields") {
+    std::string stream = "datum: no\n"
+                         "events: no\n"
+                         "ids: no\n"
+                         "retry2: 5\n"
+                         "Data: no\n"
+                         "id:5\n"
+                         "event:tick\n"
+                         "data:x\n"
+                         "\n";
+    CHECK(parse_whole(stream) == "event type[tick] data[x] id[5] retry<none>\n");
+}
+
 TEST_CASE("lines may end in LF, CRLF or CR") {
     std::string expected = "event type[e] data[x\ny] id<none> retry<none>\n"
                            "event type[] data[z] id<none> retry<none>\n";
