@@ -99,7 +99,7 @@ def main():
                                     ("/sse-small", "10,000 small SSE events")]:
                     if path[1:] not in args.cases.split(","):
                         continue
-                    n = args.requests if path != "/sse-small" else max(10, args.requests // 4)
+                    n = args.requests if path != "/sse-small" else max(10, args.requests // 2)
                     urls = {"plain": up.url("plain.test", path), "mcp": up.url("mcp.test", path)}
                     for url in urls.values():
                         fetch(p, url, 2, 60)  # warm: leaf certificate, upstream pool

@@ -120,6 +120,13 @@ constexpr std::uint64_t special_bytes(std::uint64_t word) {
            (word & highs);
 }
 
+// a == b, for the short keys of JSON-RPC messages: most pairs differ in length
+// or first byte, which is cheaper to see than to call memcmp.
+inline bool same_text(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && (a.empty() || a[0] == b[0]) &&
+           std::memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
 constexpr bool is_json_space(char c) {
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
@@ -132,8 +139,10 @@ constexpr bool is_json_space(char c) {
 // messages (an SSE event each) is made of.
 class JsonTapeReader {
 public:
-    JsonTapeReader(std::string_view text, JsonTape& tape)
-        : begin_(text.data()), end_(text.data() + text.size()), tape_(tape),
+    // `record` false: only checks the text (the tape is left empty), and stops
+    // (`stopped`) at a root that is not an object or at its "result" key.
+    JsonTapeReader(std::string_view text, JsonTape& tape, bool record)
+        : record_(record), begin_(text.data()), end_(text.data() + text.size()), tape_(tape),
           entries_(tape.entries_.data()),
           capacity_(static_cast<std::uint32_t>(tape.entries_.size())), keys_(tape.keys_) {}
 
@@ -145,6 +154,7 @@ public:
     }
 
     std::string error;
+    bool stopped = false;
 
 private:
     using Kind = JsonTape::Kind;
@@ -163,11 +173,13 @@ private:
     std::uint32_t offset(const char* p) const { return static_cast<std::uint32_t>(p - begin_); }
 
     [[gnu::always_inline]] std::uint32_t push(Kind kind, const char* at) {
+        if (!record_) return 0;
         if (count_ == capacity_) grow();
         entries_[count_] = {kind, false, offset(at), 0, 0};
         return count_++;
     }
     [[gnu::always_inline]] void close(std::uint32_t index, const char* p) {
+        if (!record_) return;
         entries_[index].end = offset(p);
         entries_[index].next = count_;
     }
@@ -333,7 +345,7 @@ private:
         }
         ++p;
         close(index, p);
-        entries_[index].escaped = escaped;
+        if (record_) entries_[index].escaped = escaped;
         return p;
     }
 
@@ -343,9 +355,7 @@ private:
             const std::string_view* keys = keys_.data() + start;
             for (std::size_t i = 1; i < count; ++i)
                 for (std::size_t j = 0; j < i; ++j)
-                    if (keys[i].size() == keys[j].size() &&
-                        std::memcmp(keys[i].data(), keys[j].data(), keys[i].size()) == 0)
-                        return false;
+                    if (same_text(keys[i], keys[j])) return false;
             return true;
         }
         std::vector<std::string_view> sorted(keys_.begin() + static_cast<std::ptrdiff_t>(start),
@@ -356,6 +366,7 @@ private:
 
     bool read();
 
+    const bool record_;
     const char* begin_;
     const char* end_;
     JsonTape& tape_;
@@ -375,6 +386,7 @@ bool JsonTapeReader::read() {
 value: // p is before a value (and maybe white space)
     p = skip_space(p);
     if (p >= end_) return fail("unexpected end");
+    if (!record_ && depth == 0 && *p != '{') return stopped = true;
     switch (*p) {
     case '{':
     case '[': {
@@ -443,6 +455,7 @@ key: // p is at an object's key
             decoded_.push_back(unescape(inner));
             inner = decoded_.back();
         }
+        if (!record_ && depth == 1 && inner == "result") return stopped = true;
         keys_.push_back(inner);
     }
     p = skip_space(p);
@@ -458,6 +471,16 @@ std::optional<JsonTape> JsonTape::read(std::string_view text, std::string* error
 }
 
 bool JsonTape::parse(std::string_view text, std::string* error) {
+    return read_text(text, error, true, nullptr);
+}
+
+JsonTape::Shape JsonTape::classify(std::string_view text) {
+    bool stopped = false;
+    if (!read_text(text, nullptr, false, &stopped)) return Shape::invalid;
+    return stopped ? Shape::other : Shape::object_without_result;
+}
+
+bool JsonTape::read_text(std::string_view text, std::string* error, bool record, bool* stopped) {
     count_ = 0;
     keys_.clear();
     text_ = text;
@@ -465,12 +488,13 @@ bool JsonTape::parse(std::string_view text, std::string* error) {
         if (error) *error = "too large";
         return false;
     }
-    if (entries_.size() < text.size() / 8 + 4) entries_.resize(text.size() / 8 + 4);
-    JsonTapeReader reader(text, *this);
+    if (record && entries_.size() < text.size() / 8 + 4) entries_.resize(text.size() / 8 + 4);
+    JsonTapeReader reader(text, *this, record);
     if (!reader.run()) {
         if (error) *error = reader.error;
         return false;
     }
+    if (stopped) *stopped = reader.stopped;
     return true;
 }
 
@@ -484,7 +508,7 @@ std::optional<std::uint32_t> JsonTape::member(std::uint32_t object, std::string_
         const std::size_t raw_size = e.end - e.begin - 2;
         if (raw_size < key.size()) continue;
         const std::string_view inner = text_.substr(e.begin + 1, raw_size);
-        if (raw_size == key.size() ? !e.escaped && inner == key
+        if (raw_size == key.size() ? !e.escaped && same_text(inner, key)
                                    : e.escaped && unescape(inner) == key)
             return k + 1;
     }

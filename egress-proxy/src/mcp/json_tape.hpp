@@ -34,6 +34,13 @@ public:
     // messages of an SSE stream, which would otherwise each allocate a tape.
     // False with `error` set when `text` is not strict JSON (the tape is then unusable).
     bool parse(std::string_view text, std::string* error = nullptr);
+    // For the many messages of a stream nothing needs to be found in: checks
+    // `text` as parse() does without recording it (the tape is empty
+    // afterwards) while it is a root object without a "result" member, which
+    // is most of what such streams carry; stops (`other`) at anything else,
+    // which parse() then reads. Cheaper than parse() by what recording costs.
+    enum class Shape { invalid, object_without_result, other };
+    Shape classify(std::string_view text);
 
     std::string_view text() const { return text_; }
     const Entry& at(std::uint32_t index) const { return entries_[index]; }
@@ -51,6 +58,8 @@ public:
     std::string string_value(std::uint32_t index) const;
 
 private:
+    bool read_text(std::string_view text, std::string* error, bool record, bool* stopped);
+
     std::string_view text_;
     // Sized to the most entries a text needed so far (grown, never shrunk, so
     // a reused tape writes entries without a capacity check each); the first

@@ -58,6 +58,16 @@ std::optional<std::size_t> prune_tools_into(std::string_view text,
                                             const std::set<std::string>& allowed,
                                             const ToolsListIdMatcher& is_tools_list_answer,
                                             JsonTape& tape, std::string& pruned) {
+    // Most messages of a stream (notifications, other answers) are objects
+    // without a result: nothing in them is pruned, so they are only checked.
+    switch (tape.classify(text)) {
+    case JsonTape::Shape::invalid:
+        return std::nullopt;
+    case JsonTape::Shape::object_without_result:
+        return 0;
+    case JsonTape::Shape::other:
+        break;
+    }
     if (!tape.parse(text)) return std::nullopt;
     const auto root = JsonTape::root();
     std::vector<Rewrite> rewrites;

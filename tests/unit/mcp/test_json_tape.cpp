@@ -78,6 +78,50 @@ bool dom_accepts(std::string_view text) {
     return read_strict_json(text).value.has_value();
 }
 
+// classify() may only answer object_without_result for what the DOM reader
+// reads as an object without a "result" member, and invalid only for what it
+// refuses; at anything else it stops early, and parse() decides.
+void check_classify(const std::string& text) {
+    JsonTape tape;
+    const auto shape = tape.classify(text);
+    const auto dom = read_strict_json(text).value;
+    INFO(text);
+    switch (shape) {
+    case JsonTape::Shape::invalid:
+        REQUIRE_FALSE(dom);
+        break;
+    case JsonTape::Shape::object_without_result:
+        REQUIRE(dom);
+        REQUIRE(dom->is_object());
+        REQUIRE_FALSE(dom->contains("result"));
+        break;
+    case JsonTape::Shape::other:
+        if (dom) REQUIRE((!dom->is_object() || dom->contains("result")));
+        break;
+    }
+}
+
+std::string mutated(std::string text, std::mt19937& rng) {
+    const std::string alphabet = "{}[]\",:\\/u0123456789abcdefnrtlsE.-+ \n\xC3\xA9\xF0\x9F";
+    const int edits = 1 + static_cast<int>(rng() % 3);
+    for (int e = 0; e < edits; ++e) {
+        std::size_t at = rng() % text.size();
+        switch (rng() % 3) {
+        case 0:
+            text.erase(at, 1);
+            break;
+        case 1:
+            text.insert(at, 1, alphabet[rng() % alphabet.size()]);
+            break;
+        default:
+            text[at] = alphabet[rng() % alphabet.size()];
+            break;
+        }
+        if (text.empty()) text = "x";
+    }
+    return text;
+}
+
 } // namespace
 
 TEST_CASE("the tape reader and the DOM reader agree on a corpus") {
@@ -90,32 +134,37 @@ TEST_CASE("the tape reader and the DOM reader agree on a corpus") {
 TEST_CASE("the tape reader and the DOM reader agree on mutated messages") {
     const std::string seed =
         R"({"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"s\u00e9arch","n":-1.5e3,"ok":true,"x":null},{"name":"b"}],"nextCursor":"c"}})";
-    const std::string alphabet = "{}[]\",:\\/u0123456789abcdefnrtlsE.-+ \n\xC3\xA9\xF0\x9F";
     std::mt19937 rng(12345);
     int accepted = 0;
     for (int round = 0; round < 20000; ++round) {
-        std::string text = seed;
-        const int edits = 1 + static_cast<int>(rng() % 3);
-        for (int e = 0; e < edits; ++e) {
-            std::size_t at = rng() % text.size();
-            switch (rng() % 3) {
-            case 0:
-                text.erase(at, 1);
-                break;
-            case 1:
-                text.insert(at, 1, alphabet[rng() % alphabet.size()]);
-                break;
-            default:
-                text[at] = alphabet[rng() % alphabet.size()];
-                break;
-            }
-            if (text.empty()) text = "x";
-        }
+        const std::string text = mutated(seed, rng);
         INFO(text);
         REQUIRE(tape_accepts(text) == dom_accepts(text));
         accepted += tape_accepts(text) ? 1 : 0;
     }
     CHECK(accepted > 100); // the mutations also produce valid documents
+}
+
+TEST_CASE("classify checks objects without a result and leaves the rest to parse") {
+    for (const char* text : kCorpus)
+        check_classify(text);
+    for (const char* text : {R"({"result":1})", R"( {"id":1, "result" :{}})",
+                             R"({"r\u0065sult":2})", R"({"a":{"result":1}})", R"([{"method":"x"}])",
+                             R"({"result":1,)", R"({"a":1,"a":2,"result":3})", R"({"resultx":1})"})
+        check_classify(text);
+    JsonTape tape;
+    CHECK(tape.classify(R"({"a":{"result":1}})") == JsonTape::Shape::object_without_result);
+    CHECK(tape.classify(R"({"r\u0065sult":2})") == JsonTape::Shape::other);
+    CHECK(tape.classify(R"([{"method":"x"}])") == JsonTape::Shape::other);
+    // Stopped at "result" before the duplicate is seen: parse() refuses it.
+    CHECK(tape.classify(R"({"a":1,"a":2,"result":3})") == JsonTape::Shape::other);
+    CHECK_FALSE(tape.parse(R"({"a":1,"a":2,"result":3})"));
+    CHECK(tape.classify(R"({"a":1,"a":2})") == JsonTape::Shape::invalid);
+    const std::string notification =
+        R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t\u00e9","progress":-1.5e3,"done":false,"x":null,"list":[1,{"result":2}]}})";
+    std::mt19937 rng(777);
+    for (int round = 0; round < 20000; ++round)
+        check_classify(mutated(notification, rng));
 }
 
 TEST_CASE("nesting is bounded like the DOM reader") {
