@@ -191,7 +191,7 @@ private:
 
     // Most messages are compact: one comparison decides that there is no space.
     [[gnu::always_inline]] const char* skip_space(const char* p) const {
-        if (p<end_&& static_cast<unsigned char>(*p)> ' ') return p;
+        if (p == end_ || static_cast<unsigned char>(*p) > ' ') return p;
         while (p < end_ && is_json_space(*p))
             ++p;
         return p;
