@@ -67,7 +67,7 @@ private:
     std::vector<Entry> entries_;
     std::uint32_t count_ = 0;
     std::vector<std::string_view> keys_; // the reader's scratch: keys of the open objects
-    friend class JsonTapeReader;
+    template <bool Record> friend class JsonTapeReader;
 };
 
 } // namespace osf::mcp

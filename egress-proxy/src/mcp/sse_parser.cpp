@@ -51,7 +51,7 @@ bool SseParser::over_limit(std::size_t extra) const {
 
 void SseParser::reset_block() {
     // Cleared in place: the strings keep their capacity for the next event.
-    block_.event.type.clear();
+    type_seen_ = false; // the type string is kept: the next event most often has the same
     block_.event.data.clear();
     block_.event.has_data = false;
     block_.event.id.reset();
@@ -182,7 +182,8 @@ void SseParser::take_line(std::string_view line, const ItemSink& sink) {
     block_bytes_ += line.size();
     switch (field) {
     case Field::event:
-        block_.event.type = value;
+        type_seen_ = true;
+        if (block_.event.type != value) block_.event.type.assign(value);
         break;
     case Field::data:
         if (block_.event.has_data) block_.event.data.push_back('\n');
@@ -207,6 +208,7 @@ void SseParser::take_line(std::string_view line, const ItemSink& sink) {
 }
 
 void SseParser::end_block(const ItemSink& sink) {
+    if (!type_seen_) block_.event.type.clear();
     if (block_started_) sink(block_);
     reset_block();
 }

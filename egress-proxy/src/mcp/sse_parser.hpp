@@ -66,6 +66,7 @@ private:
     bool line_started_ = false;  // bytes seen for the current line (also while skipping)
     SseItem block_;              // the event being read (kind Event), handed out when it ends
     bool block_started_ = false; // a field line was seen in the current block
+    bool type_seen_ = false;     // an "event" field was seen in it (else its type is empty)
     std::size_t block_bytes_ = 0;
 };
 
