@@ -486,7 +486,7 @@ key: // p is at an object's key
             inner = decoded_.back();
         }
         if constexpr (!Record)
-            if (depth == 1 && inner == "result") return stopped = true;
+            if (depth == 1 && same_text(inner, "result")) return stopped = true;
         keys_.push_back(inner);
     }
     p = skip_space(p);

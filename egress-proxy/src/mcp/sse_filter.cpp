@@ -123,9 +123,7 @@ struct SseFilter::Impl {
         }
         auto replaced = replace_refused_answers(event.data);
         const std::string_view data = replaced ? std::string_view(*replaced) : event.data;
-        auto removed = prune_tools_into(
-            data, policy.tools, [this](std::string_view id) { return expected_answer(id); }, tape,
-            pruned);
+        auto removed = prune_tools_into(data, policy.tools, is_tools_list_answer, tape, pruned);
         if (!removed) {
             ++events_dropped;
             return;
@@ -157,6 +155,10 @@ struct SseFilter::Impl {
     std::shared_ptr<SessionRegistry> registry;
     std::optional<std::string> session_id;
     std::vector<std::string> expected_ids;
+    // Made once (the Impl stays where it is: SseFilter holds it by pointer), not per event.
+    const ToolsListIdMatcher is_tools_list_answer = [this](std::string_view id) {
+        return expected_answer(id);
+    };
     JsonTape tape;      // reused by every event (no allocation per event)
     std::string pruned; // an event's data after pruning, when tools were removed
     std::size_t events_dropped = 0;
