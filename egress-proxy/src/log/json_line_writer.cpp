@@ -1,33 +1,11 @@
 #include "log/json_line_writer.hpp"
 
+#include "text/utf8.hpp"
+
 #include <charconv>
 #include <cmath>
 
 namespace osf::log {
-
-namespace {
-
-// Length of the well-formed UTF-8 sequence at s[i] (a byte >= 0x80), 0 if it
-// is not one (RFC 3629: no overlongs, no surrogates, at most U+10FFFF).
-std::size_t utf8_length(std::string_view s, std::size_t i) {
-    auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-    auto cont = [&](std::size_t k) { return i + k < s.size() && (at(k) & 0xC0) == 0x80; };
-    const unsigned char b0 = at(0);
-    if (b0 >= 0xC2 && b0 <= 0xDF) return cont(1) ? 2 : 0;
-    if (b0 >= 0xE0 && b0 <= 0xEF) {
-        if (!cont(1) || !cont(2)) return 0;
-        if ((b0 == 0xE0 && at(1) < 0xA0) || (b0 == 0xED && at(1) > 0x9F)) return 0;
-        return 3;
-    }
-    if (b0 >= 0xF0 && b0 <= 0xF4) {
-        if (!cont(1) || !cont(2) || !cont(3)) return 0;
-        if ((b0 == 0xF0 && at(1) < 0x90) || (b0 == 0xF4 && at(1) > 0x8F)) return 0;
-        return 4;
-    }
-    return 0;
-}
-
-} // namespace
 
 void JsonLineWriter::append_string(std::string& out, std::string_view s) {
     static constexpr char hex[] = "0123456789abcdef";
@@ -44,7 +22,7 @@ void JsonLineWriter::append_string(std::string& out, std::string_view s) {
         if (i == s.size()) break;
         const auto c = static_cast<unsigned char>(s[i]);
         if (c >= 0x80) {
-            const std::size_t n = utf8_length(s, i);
+            const std::size_t n = text::utf8_sequence_length(s.data() + i, s.data() + s.size());
             if (n == 0) {
                 out.append("\xEF\xBF\xBD"); // U+FFFD for each byte that starts no character
                 ++i;
@@ -98,18 +76,19 @@ void JsonLineWriter::field(std::string_view name, std::string_view value) {
     append_string(out_, value);
 }
 
-void JsonLineWriter::field(std::string_view name, std::uint64_t value) {
+template <class Integer> void JsonLineWriter::integer(std::string_view name, Integer value) {
     key(name);
     char buf[24];
     auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
     out_.append(buf, end);
 }
 
+void JsonLineWriter::field(std::string_view name, std::uint64_t value) {
+    integer(name, value);
+}
+
 void JsonLineWriter::field(std::string_view name, std::int64_t value) {
-    key(name);
-    char buf[24];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
-    out_.append(buf, end);
+    integer(name, value);
 }
 
 void JsonLineWriter::field(std::string_view name, double value) {

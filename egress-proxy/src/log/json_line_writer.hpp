@@ -36,6 +36,7 @@ public:
 
 private:
     void key(std::string_view name);
+    template <class Integer> void integer(std::string_view name, Integer value);
 
     std::string& out_;
     bool first_ = true;

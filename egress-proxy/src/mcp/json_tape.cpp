@@ -1,6 +1,7 @@
 #include "mcp/json_tape.hpp"
 
 #include "mcp/json_reader.hpp" // kMaxJsonDepth: the same limit as for requests
+#include "text/utf8.hpp"
 
 #include <algorithm>
 #include <array>
@@ -270,26 +271,9 @@ private:
         return p;
     }
 
-    // One UTF-8 sequence starting at p (a byte >= 0x80): well-formed per
-    // RFC 3629 (no overlongs, no surrogates, at most U+10FFFF).
+    // One UTF-8 sequence starting at p (a byte >= 0x80).
     const char* utf8_sequence(const char* p) {
-        auto byte = [&](std::size_t i) { return static_cast<unsigned char>(p[i]); };
-        auto cont = [&](std::size_t i) {
-            return p + i < end_ && (static_cast<unsigned char>(p[i]) & 0xC0) == 0x80;
-        };
-        unsigned char b0 = byte(0);
-        std::size_t length = 0;
-        if (b0 >= 0xC2 && b0 <= 0xDF) {
-            if (cont(1)) length = 2;
-        } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-            if (cont(1) && cont(2) && !(b0 == 0xE0 && byte(1) < 0xA0) &&
-                !(b0 == 0xED && byte(1) > 0x9F))
-                length = 3;
-        } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-            if (cont(1) && cont(2) && cont(3) && !(b0 == 0xF0 && byte(1) < 0x90) &&
-                !(b0 == 0xF4 && byte(1) > 0x8F))
-                length = 4;
-        }
+        const std::size_t length = text::utf8_sequence_length(p, end_);
         if (length == 0) {
             fail("invalid UTF-8");
             return nullptr;

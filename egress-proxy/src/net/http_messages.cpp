@@ -23,9 +23,7 @@ std::string lower(std::string_view s) {
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return out;
 }
-} // namespace
 
-namespace {
 // Whether `fields` holds anything strip_hop_by_hop removes. One pass over the
 // fields by their parsed names: most messages hold none, and each erase by
 // name below is a case-insensitive lookup of its own.
