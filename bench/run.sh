@@ -6,6 +6,7 @@
 #   PEERS="direct egress" ./bench/run.sh # a subset
 #   DUR=8 KEY_ALG=ec ./bench/run.sh      # knobs of the shared harness (see its run.sh header)
 #   EGRESS_ARGS="--threads 1" ./bench/run.sh  # extra egress-proxy arguments
+#   EGRESS_BIN=/path/to/egress-proxy ./bench/run.sh  # another build (A/B), not rebuilt here
 #
 # The HTTPS workloads come from the shared harness (../shared/bench-peers, or
 # BENCH_PEERS=DIR): nginx origin on loopback, hey load, CPU and RSS from /proc.
@@ -17,9 +18,13 @@ peers_dir=${BENCH_PEERS:-$repo/../shared/bench-peers}
 [ -x "$peers_dir/run.sh" ] || { echo "bench: no harness at $peers_dir (set BENCH_PEERS)" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "bench: run as root (the harness uses a private mount namespace)" >&2; exit 2; }
 
-cmake --preset release >/dev/null
-cmake --build --preset release --target egress-proxy -j"$(nproc)" >/dev/null
-bin=$repo/build/release/egress-proxy/egress-proxy
+if [ -n "${EGRESS_BIN:-}" ]; then
+  bin=$EGRESS_BIN
+else
+  cmake --preset release >/dev/null
+  cmake --build --preset release --target egress-proxy -j"$(nproc)" >/dev/null
+  bin=$repo/build/release/egress-proxy/egress-proxy
+fi
 results=${BENCH_RESULTS:-$repo/bench-results}
 mkdir -p "$results"
 

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   # build
   build-essential cmake ninja-build pkg-config git
-  libboost1.81-dev libboost-url1.81-dev libssl-dev
+  libboost1.81-dev libboost-url1.81-dev libssl-dev libjemalloc-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev catch2
   clang clang-format libclang-rt-14-dev
   # tests: real clients and servers

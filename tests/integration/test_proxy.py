@@ -1,5 +1,6 @@
 """egress-proxy with real clients (curl, openssl s_client, python urllib, git)
 against real HTTPS upstreams on loopback."""
+import contextlib
 import json
 import os
 import re
@@ -161,6 +162,38 @@ def test_keep_alive_reuses_one_tunnel_and_one_upstream_connection(proxy, upstrea
     assert upstream.connections == 1  # one pooled upstream connection
 
 
+@contextlib.contextmanager
+def _tunnel_to(tmp_path, ca, route):
+    """An upstream with `route` and a proxy in front of it, and one intercepted
+    tunnel through them: yields (TLS socket, "host:port"), for tests that need
+    the exact bytes on the wire."""
+    spec = {"template": "debian:12", "egress": ["upstream.test"]}
+    with Upstream(ca, ["upstream.test"], route=route) as up, \
+            Proxy(spec, str(tmp_path / "proxy"), aliases=ALIASES, upstream_ca=ca.cert_path) as p:
+        target = f"upstream.test:{up.port}"
+        host, port = p.listen.rsplit(":", 1)
+        raw = socket.create_connection((host, int(port)), timeout=20)
+        try:
+            raw.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+            head = b""
+            while not head.endswith(b"\r\n\r\n"):
+                head += raw.recv(1)
+            assert head.startswith(b"HTTP/1.1 200"), head
+            yield ssl.create_default_context(cafile=p.ca_path).wrap_socket(
+                raw, server_hostname="upstream.test"), target
+        finally:
+            raw.close()
+
+
+def _recv_until(tls, data, done):
+    """Reads from `tls` onto `data` until done(data); fails if the peer closes first."""
+    while not done(data):
+        more = tls.recv(4096)
+        assert more, data
+        data += more
+    return data
+
+
 def test_a_streamed_answer_head_is_not_held_for_its_first_chunk(tmp_path, ca):
     # The upstream sends its head and a chunk's size line in one write, then
     # waits until the client has the head: a proxy that held the head back for
@@ -177,37 +210,44 @@ def test_a_streamed_answer_head_is_not_held_for_its_first_chunk(tmp_path, ca):
         handler.close_connection = True
         return True
 
-    spec = {"template": "debian:12", "egress": ["upstream.test"]}
-    with Upstream(ca, ["upstream.test"], route=route) as up, \
-            Proxy(spec, str(tmp_path / "proxy"), aliases=ALIASES, upstream_ca=ca.cert_path) as p:
-        host, port = p.listen.rsplit(":", 1)
-        target = f"upstream.test:{up.port}"
-        raw = socket.create_connection((host, int(port)), timeout=20)
+    with _tunnel_to(tmp_path, ca, route) as (tls, target):
         try:
-            raw.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
-            head = b""
-            while not head.endswith(b"\r\n\r\n"):
-                head += raw.recv(1)
-            assert head.startswith(b"HTTP/1.1 200"), head
-            tls = ssl.create_default_context(cafile=p.ca_path).wrap_socket(
-                raw, server_hostname="upstream.test")
             tls.sendall(f"GET /paused HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
-            answer = b""
-            while b"\r\n\r\n" not in answer:  # times out (20 s) if the head is held back
-                data = tls.recv(4096)
-                assert data, answer
-                answer += data
+            # times out (20 s) if the head is held back
+            answer = _recv_until(tls, b"", lambda a: b"\r\n\r\n" in a)
             assert answer.startswith(b"HTTP/1.1 200"), answer
             assert b"hello" not in answer  # the upstream has not sent it yet
             release.set()
-            while not answer.endswith(b"0\r\n\r\n"):
-                data = tls.recv(4096)
-                assert data, answer
-                answer += data
+            answer = _recv_until(tls, answer, lambda a: a.endswith(b"0\r\n\r\n"))
             assert b"\r\n5\r\nhello\r\n0\r\n\r\n" in answer
         finally:
             release.set()
-            raw.close()
+
+
+def test_a_head_answer_with_chunked_framing_carries_no_body(tmp_path, ca):
+    # An answer to HEAD keeps the upstream's "Transfer-Encoding: chunked" but has
+    # no body: the next answer on the connection must follow its head directly,
+    # with no last chunk ("0\r\n\r\n") in between, or the client reads that as
+    # the start of its next answer.
+    def route(handler, url, body):
+        if url.path != "/chunked-head":
+            return False
+        handler.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                            b"Transfer-Encoding: chunked\r\n\r\n")
+        if handler.command != "HEAD":
+            handler.wfile.write(b"5\r\nhello\r\n0\r\n\r\n")
+        return True
+
+    with _tunnel_to(tmp_path, ca, route) as (tls, target):
+        tls.sendall(f"HEAD /chunked-head HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+        answer = _recv_until(tls, b"", lambda a: b"\r\n\r\n" in a)
+        first, rest = answer.split(b"\r\n\r\n", 1)
+        assert first.startswith(b"HTTP/1.1 200"), answer
+        assert b"transfer-encoding: chunked" in first.lower()
+        tls.sendall(f"GET /chunked-head HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+        rest = _recv_until(tls, rest, lambda a: a.endswith(b"0\r\n\r\n"))
+        assert rest.startswith(b"HTTP/1.1 200"), rest  # not "0\r\n\r\n" first
+        assert rest.endswith(b"\r\n\r\n5\r\nhello\r\n0\r\n\r\n"), rest
 
 
 def test_python_urllib_with_https_proxy_and_ssl_cert_file(proxy, upstream):

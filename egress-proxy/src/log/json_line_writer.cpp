@@ -2,6 +2,8 @@
 
 #include "text/utf8.hpp"
 
+#include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <cmath>
 
@@ -65,10 +67,14 @@ void JsonLineWriter::append_string(std::string& out, std::string_view s) {
 }
 
 void JsonLineWriter::key(std::string_view name) {
+    // Names are the writer's own identifiers, never escaped: written as they are.
+    assert(std::all_of(name.begin(), name.end(),
+                       [](char c) { return c > 0x20 && c < 0x7f && c != '"' && c != '\\'; }));
     if (!first_) out_.push_back(',');
     first_ = false;
-    append_string(out_, name);
-    out_.push_back(':');
+    out_.push_back('"');
+    out_.append(name);
+    out_.append("\":");
 }
 
 void JsonLineWriter::field(std::string_view name, std::string_view value) {

@@ -4,7 +4,8 @@
 // dumping it was about a fifth of the proxy's instructions per keep-alive
 // request (callgrind). Strings are escaped per RFC 8259; bytes that are not
 // well-formed UTF-8 (a path or method off the wire) become U+FFFD, so a line
-// is always valid JSON and never lost.
+// is always valid JSON and never lost. Field names are the caller's own
+// identifiers (ASCII, nothing to escape) and are written as they are.
 #pragma once
 
 #include <cstdint>

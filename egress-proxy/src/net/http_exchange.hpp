@@ -7,6 +7,7 @@
 #include "mcp/legacy_transport.hpp"
 #include "mcp/mcp_filter.hpp"
 #include "mcp/session_registry.hpp"
+#include "net/http_framing.hpp"
 #include "net/http_messages.hpp"
 #include "net/proxy_context.hpp"
 #include "net/relay_buffer.hpp"
@@ -32,6 +33,7 @@
 #include <optional>
 #include <spdlog/spdlog.h>
 #include <string>
+#include <type_traits>
 
 namespace osf::net {
 
@@ -109,6 +111,15 @@ struct Exchange {
     }
 };
 
+// Writes a message held whole in memory: its head and `body` (see MessageFramer).
+template <class Stream, bool isRequest>
+asio::awaitable<std::tuple<beast::error_code, std::size_t>>
+write_whole(Stream& stream, const http::header<isRequest>& head, std::string_view body,
+            bool bodiless = false) {
+    MessageFramer framer(head, bodiless);
+    co_return co_await asio::async_write(stream, framer.next(body, true), use_tuple);
+}
+
 // Writes a short answer of the proxy's own (refusal, bad gateway, MCP reply).
 template <class Client>
 asio::awaitable<bool> answer(Client& client, Exchange& ex, http::status status,
@@ -123,7 +134,7 @@ asio::awaitable<bool> answer(Client& client, Exchange& ex, http::status status,
     res.keep_alive(ex.client_keep);
     res.prepare_payload();
     expire_in(client, ex.ctx.limits.idle_timeout);
-    auto [ec, n] = co_await http::async_write(client, res, use_tuple);
+    auto [ec, n] = co_await write_whole(client, res, res.body());
     ex.responded = true;
     co_return !ec && ex.client_keep;
 }
@@ -158,16 +169,16 @@ asio::awaitable<bool> fail(Client& client, Exchange& ex, const std::string& erro
 }
 
 // Moves a body from `in` to `out` as it arrives (the Beast relay pattern), through
-// `chunk`. Returns {error, true if the error was on the reading side}.
+// `chunk`, framed by `framer` (whose head goes with the first piece if it has
+// not gone yet). Returns {error, true if the error was on the reading side}.
 // `before_last_write` runs once the whole body is read, before the write that
 // completes it. `prefilled`: `p` has already parsed a first piece into `chunk`
 // (its body's size is the room left), which goes out without another read.
 template <bool isRequest, class Out, class In>
 asio::awaitable<std::pair<beast::error_code, bool>>
 relay_body(Out& out, In& in, beast::flat_buffer& in_buffer,
-           http::parser<isRequest, http::buffer_body>& p,
-           http::serializer<isRequest, http::buffer_body>& sr, RelayBuffer& chunk, bool prefilled,
-           std::chrono::seconds idle, std::uint64_t& bytes,
+           http::parser<isRequest, http::buffer_body>& p, MessageFramer& framer, RelayBuffer& chunk,
+           bool prefilled, std::chrono::seconds idle, std::uint64_t& bytes,
            const std::function<void()>& before_last_write = {}) {
     do {
         if (prefilled) {
@@ -189,19 +200,17 @@ relay_body(Out& out, In& in, beast::flat_buffer& in_buffer,
         } else {
             p.get().body().size = relay_chunk; // nothing more: an empty last piece
         }
-        p.get().body().size = relay_chunk - p.get().body().size;
-        p.get().body().data = chunk.data();
-        p.get().body().more = !p.is_done();
-        // A read that parsed only framing (a chunk header) has nothing to send, and an
-        // empty piece must not reach a chunked serializer (it would end the body).
-        if (p.get().body().size == 0 && !p.is_done()) continue;
-        bytes += p.get().body().size;
+        const std::size_t size = relay_chunk - p.get().body().size;
+        // A read that parsed only framing (a chunk header) has nothing to send.
+        if (size == 0 && !p.is_done()) continue;
+        bytes += size;
         if (p.is_done() && before_last_write) before_last_write();
+        if (framer.done()) break; // a bodiless message: its head was all
         expire_in(out, idle);
-        auto [wec, wn] = co_await http::async_write(out, sr, use_tuple);
-        if (wec == http::error::need_buffer) wec = {};
+        auto [wec, wn] = co_await asio::async_write(
+            out, framer.next(std::string_view(chunk.data(), size), p.is_done()), use_tuple);
         if (wec) co_return std::pair{wec, false};
-    } while (!p.is_done() && !sr.is_done());
+    } while (!p.is_done());
     co_return std::pair{beast::error_code{}, false};
 }
 
@@ -271,7 +280,9 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
     const auto sent_at = std::chrono::steady_clock::now();
     expire_in(up, ctx.limits.upstream_timeout);
     if (out.buffered) {
-        auto [ec, n] = co_await http::async_write(up, *out.buffered, use_tuple);
+        MessageFramer framer(*out.buffered); // here, not in write_whole: one coroutine frame less
+        auto [ec, n] =
+            co_await asio::async_write(up, framer.next(out.buffered->body(), true), use_tuple);
         if (ec) {
             if (conn.reused)
                 result.retry = true;
@@ -281,12 +292,12 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         }
         ex.rec.bytes_up = out.buffered->body().size();
     } else {
-        http::request_serializer<http::buffer_body> sr{out.streamed->get()};
-        auto [hec, hn] = co_await http::async_write_header(up, sr, use_tuple);
+        MessageFramer framer(out.streamed->get());
+        auto [hec, hn] = co_await asio::async_write(up, framer.next({}, false), use_tuple);
         if (!hec) {
             RelayBuffer chunk;
-            auto [ec, client_side] = co_await relay_body(up, client, cbuf, *out.streamed, sr, chunk,
-                                                         false, idle, ex.rec.bytes_up);
+            auto [ec, client_side] = co_await relay_body(up, client, cbuf, *out.streamed, framer,
+                                                         chunk, false, idle, ex.rec.bytes_up);
             hec = ec;
             if (ec && client_side && is_malformed_message(ec)) {
                 // A body that is not valid HTTP framing (bad chunk size...): the
@@ -318,6 +329,8 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         if (out.head) rp.skip(true);
         expire_in(up, ctx.limits.upstream_timeout);
         conn.buffer.reserve(read_reserve); // a whole TLS record per read, not 512 bytes of it
+        if constexpr (std::is_same_v<Up, TlsStream>)
+            if (conn.buffer.size() == 0) up.wait_before_next_read();
         auto [ec, n] = co_await http::async_read_header(up, conn.buffer, rp, use_tuple);
         if (ec) {
             if (conn.reused && out.buffered &&
@@ -348,9 +361,8 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         ctx.config.secrets.restore_placeholders(
             res.base()); // an echoed real value never reaches the sandbox
         res.version(ex.client_version);
-        http::response<http::empty_body> head{std::move(res.base())};
         expire_in(client, idle);
-        auto [ec, n] = co_await http::async_write(client, head, use_tuple);
+        auto [ec, n] = co_await write_whole(client, res.base(), {}, true);
         ex.responded = true;
         if (!ec && conn.buffer.size() > 0) {
             ex.rec.bytes_down += conn.buffer.size();
@@ -394,21 +406,18 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             streamed.erase(http::field::content_length);
             streamed.chunked(true);
             streamed.keep_alive(client_keep);
-            http::response_serializer<http::buffer_body> sr{streamed};
+            MessageFramer framer(streamed);
             expire_in(client, idle);
-            auto [hec, hn] = co_await http::async_write_header(client, sr, use_tuple);
+            auto [hec, hn] = co_await asio::async_write(client, framer.next({}, false), use_tuple);
             ex.responded = true;
             RelayBuffer chunk;
             beast::error_code ec = hec;
             std::string text; // one output buffer for the whole stream
             auto send = [&](std::string& piece, bool more) -> asio::awaitable<beast::error_code> {
-                streamed.body().data = piece.empty() ? nullptr : piece.data();
-                streamed.body().size = piece.size();
-                streamed.body().more = more;
                 ex.rec.bytes_down += piece.size();
                 expire_in(client, idle);
-                auto [wec, wn] = co_await http::async_write(client, sr, use_tuple);
-                if (wec == http::error::need_buffer) wec = {};
+                auto [wec, wn] =
+                    co_await asio::async_write(client, framer.next(piece, !more), use_tuple);
                 co_return wec;
             };
             while (!ec && !rp.is_done()) {
@@ -489,7 +498,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             ex.rec.bytes_down = answer_msg.body().size();
             ex.finish_log(log::Outcome::Allowed, ex.rec.status); // on record before it is answered
             expire_in(client, idle);
-            auto [wec, wn] = co_await http::async_write(client, answer_msg, use_tuple);
+            auto [wec, wn] = co_await write_whole(client, answer_msg, answer_msg.body());
             ex.responded = true;
             result.client_keep = !wec && client_keep;
             result.upstream_reusable = reusable;
@@ -510,7 +519,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             true); // close-delimited upstream: frame it so the client connection stays usable
     const bool close_delimited = !bodiless && !res.chunked() && !res.has_content_length();
     res.keep_alive(client_keep && !close_delimited);
-    http::response_serializer<http::buffer_body> sr{res};
+    MessageFramer framer(res, bodiless);
     // The allowed line is written before the write that completes the answer, so
     // an answer a client has in full is always on record, even after kill -9.
     const std::function<void()> log_allowed = [&ex] {
@@ -532,7 +541,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
     }
     if (!prefilled) {
         expire_in(client, idle);
-        auto [hec, hn] = co_await http::async_write_header(client, sr, use_tuple);
+        auto [hec, hn] = co_await asio::async_write(client, framer.next({}, false), use_tuple);
         if (hec) {
             ex.responded = true;
             ex.rec.error = "client-closed";
@@ -541,7 +550,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         }
     }
     ex.responded = true; // from here on a failure cannot become an answer of its own
-    auto [ec, upstream_side] = co_await relay_body(client, up, conn.buffer, rp, sr, chunk,
+    auto [ec, upstream_side] = co_await relay_body(client, up, conn.buffer, rp, framer, chunk,
                                                    prefilled, idle, ex.rec.bytes_down, log_allowed);
     if (ec) {
         ex.rec.error = upstream_side
@@ -695,9 +704,11 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
     req.version(11);
 
     if (expect_continue && has_body) {
-        http::response<http::empty_body> cont{http::status::continue_, 11};
+        http::response_header<> cont;
+        cont.result(http::status::continue_);
+        cont.version(11);
         expire_in(client, ctx.limits.idle_timeout);
-        co_await http::async_write(client, cont, use_tuple);
+        co_await write_whole(client, cont, {}, true);
     }
 
     if (mcp_policy) {
