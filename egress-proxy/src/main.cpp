@@ -94,7 +94,8 @@ int main(int argc, char** argv) {
         "--upstream-ca", options.upstream_ca,
         "Extra CA bundle trusted for upstreams, besides the system store (OSF_UPSTREAM_CA_BUNDLE)");
     app.add_flag("--log-stdout", options.log_stdout, "Mirror the egress log to stdout");
-    app.add_option("--threads", options.threads, "Worker threads (0: one per core)")
+    app.add_option("--threads", options.threads,
+                   "Worker threads (0: one per CPU this process may use, within its cgroup quota)")
         ->capture_default_str();
     app.add_option("--grace", grace, "Seconds to finish requests in flight after SIGTERM")
         ->capture_default_str();

@@ -34,7 +34,7 @@ struct ProxyOptions {
     std::string state_dir = "/var/lib/egress-proxy";
     std::string upstream_ca; // extra trust bundle for upstreams (OSF_UPSTREAM_CA_BUNDLE)
     bool log_stdout = false;
-    unsigned threads = 0; // 0: one per core
+    unsigned threads = 1; // 0: one per CPU the process may use (usable_cpus)
     std::chrono::seconds grace{10};
     Limits limits;
 };

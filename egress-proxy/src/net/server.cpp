@@ -1,6 +1,7 @@
 #include "net/server.hpp"
 
 #include "admin/admin_server.hpp"
+#include "config/cpu_budget.hpp"
 #include "net/client_session.hpp"
 #include "net/proxy_context.hpp"
 #include "net/tls_contexts.hpp"
@@ -104,8 +105,7 @@ ProxyServer::ProxyServer(const config::RuntimeConfig& config)
     write_file_atomically(std::filesystem::path(options.state_dir) / "ca.crt",
                           impl_->ctx->authority->certificate_pem());
 
-    unsigned threads =
-        options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = options.threads ? options.threads : usable_cpus();
     for (unsigned i = 0; i < threads; ++i)
         impl_->workers.push_back(std::make_unique<Worker>());
 
