@@ -250,6 +250,32 @@ def test_a_head_answer_with_chunked_framing_carries_no_body(tmp_path, ca):
         assert rest.endswith(b"\r\n\r\n5\r\nhello\r\n0\r\n\r\n"), rest
 
 
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_a_pooled_connection_the_upstream_closed_is_not_an_error(tmp_path, ca, method):
+    # The upstream answers without "Connection: close" and then closes the
+    # connection the proxy has pooled. The next request must still get its
+    # answer: a GET taken on the recently used connection without a look at its
+    # socket is sent again on a fresh one; a POST is never sent on it (the proxy
+    # looks first, since it would not send a POST twice).
+    def route(handler, url, body):
+        if url.path != "/then-close":
+            return False
+        handler.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        handler.close_connection = True
+        return True
+
+    with _tunnel_to(tmp_path, ca, route) as (tls, target):
+        for i in range(3):
+            body = b"x" * 5 if method == "POST" else b""
+            head = f"{method} /then-close HTTP/1.1\r\nHost: {target}\r\n"
+            if body:
+                head += f"Content-Length: {len(body)}\r\n"
+            tls.sendall(head.encode() + b"\r\n" + body)
+            answer = _recv_until(tls, b"", lambda a: a.endswith(b"\r\n\r\nok"))
+            assert answer.startswith(b"HTTP/1.1 200"), answer
+            time.sleep(0.3)  # the upstream's close has arrived; still "recently used"
+
+
 def test_python_urllib_with_https_proxy_and_ssl_cert_file(proxy, upstream):
     code = ("import urllib.request,json,sys;"
             "print(json.load(urllib.request.urlopen(sys.argv[1]))['path'])")

@@ -775,10 +775,18 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
     }
 
     // Forward, on a pooled connection if one is idle; once more on a fresh
-    // one if the pooled connection turns out closed before any answer.
+    // one if the pooled connection turns out closed before any answer. A request
+    // that is safe to send twice (RFC 9110 9.2.2) and held whole may take a
+    // recently used connection without a look at its socket first.
+    const auto method = out.buffered ? out.buffered->method() : http::verb::unknown;
+    const bool can_retry =
+        out.buffered &&
+        (method == http::verb::get || method == http::verb::head || method == http::verb::options ||
+         method == http::verb::trace || method == http::verb::put || method == http::verb::delete_);
     for (int attempt = 0; attempt < 2; ++attempt) {
         auto up = co_await acquire_upstream(ctx, worker.pool, host, port, upstream_tls,
-                                            tunnel ? &tunnel->endpoints : nullptr, attempt == 0);
+                                            tunnel ? &tunnel->endpoints : nullptr, attempt == 0,
+                                            can_retry);
         if (!up.connection) {
             if (!up.refusal.allowed && !up.refusal.refused_by.empty())
                 co_return co_await refuse_request(http::status::forbidden, up.refusal.refused_by,

@@ -21,9 +21,12 @@ tcp::socket& UpstreamConnection::socket() {
     return tls ? secure->socket() : tcp->socket();
 }
 
+bool UpstreamConnection::holds_unread() {
+    return buffer.size() > 0 || (tls && secure->has_pending()); // in our buffer or OpenSSL's
+}
+
 bool UpstreamConnection::still_open() {
-    if (buffer.size() > 0) return false; // unsolicited bytes: the framing is off, do not reuse
-    if (tls && secure->has_pending()) return false; // the same, still inside OpenSSL
+    if (holds_unread()) return false; // unsolicited bytes: the framing is off, do not reuse
     char byte;
     const auto fd = socket().native_handle();
     const ssize_t n = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
@@ -39,7 +42,7 @@ std::string upstream_key(std::string_view host, std::uint16_t port, bool tls) {
     return key;
 }
 
-std::unique_ptr<UpstreamConnection> UpstreamPool::take(const std::string& key) {
+std::unique_ptr<UpstreamConnection> UpstreamPool::take(const std::string& key, bool can_retry) {
     auto it = idle_.find(key);
     if (it == idle_.end()) return nullptr;
     auto& queue = it->second;
@@ -47,7 +50,10 @@ std::unique_ptr<UpstreamConnection> UpstreamPool::take(const std::string& key) {
     while (!queue.empty()) {
         auto connection = std::move(queue.back()); // most recently used: least likely closed
         queue.pop_back();
-        if (now - connection->idle_since < max_idle_age && connection->still_open()) {
+        const auto idle = now - connection->idle_since;
+        const bool usable = can_retry && idle < recently_used ? !connection->holds_unread()
+                                                              : connection->still_open();
+        if (idle < max_idle_age && usable) {
             if (queue.empty()) idle_.erase(it);
             connection->reused = true;
             return connection;
@@ -125,13 +131,15 @@ void prepare_tls(SSL* ssl, const std::string& host) {
 
 } // namespace
 
-asio::awaitable<UpstreamResult>
-acquire_upstream(ProxyContext& ctx, UpstreamPool& pool, const std::string& host, std::uint16_t port,
-                 bool tls, const std::vector<tcp::endpoint>* checked, bool allow_pooled) {
+asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool& pool,
+                                                 const std::string& host, std::uint16_t port,
+                                                 bool tls,
+                                                 const std::vector<tcp::endpoint>* checked,
+                                                 bool allow_pooled, bool can_retry) {
     UpstreamResult out;
     const auto key = upstream_key(host, port, tls);
     if (allow_pooled) {
-        if (auto pooled = pool.take(key)) {
+        if (auto pooled = pool.take(key, can_retry)) {
             ctx.metrics.upstream_reused.fetch_add(1, std::memory_order_relaxed);
             out.connection = std::move(pooled);
             co_return out;

@@ -29,7 +29,10 @@ struct UpstreamConnection {
     bool reused = false;
 
     boost::asio::ip::tcp::socket& socket();
-    // False when the server has closed the idle connection (or sent bytes it should not have).
+    // Bytes the server sent after its last answer, already read: the framing is off.
+    bool holds_unread();
+    // False when the server has closed the idle connection (or sent bytes it should
+    // not have): holds_unread, then a look at the socket (one system call).
     bool still_open();
 };
 
@@ -38,7 +41,12 @@ std::string upstream_key(std::string_view host, std::uint16_t port, bool tls);
 // Idle upstream connections of one worker thread (no locking: one thread uses it).
 class UpstreamPool {
 public:
-    std::unique_ptr<UpstreamConnection> take(const std::string& key);
+    // The most recently used idle connection to `key` that is still open. With
+    // `can_retry` (the request can be sent again on a fresh connection if this one
+    // turns out closed before any answer) a connection used within the last
+    // second is taken without looking at its socket: servers close idle
+    // connections after seconds, not milliseconds, and the retry covers the rest.
+    std::unique_ptr<UpstreamConnection> take(const std::string& key, bool can_retry = false);
     void put(std::unique_ptr<UpstreamConnection> connection);
     std::size_t size() const;
 
@@ -46,6 +54,7 @@ public:
         128; // 64 busy clients on one worker must not churn
     static constexpr std::chrono::seconds max_idle_age{
         50}; // under common server keep-alive limits (60 s)
+    static constexpr std::chrono::seconds recently_used{1};
 
 private:
     std::unordered_map<std::string, std::deque<std::unique_ptr<UpstreamConnection>>> idle_;
@@ -73,6 +82,6 @@ struct UpstreamResult {
 boost::asio::awaitable<UpstreamResult>
 acquire_upstream(ProxyContext& ctx, UpstreamPool& pool, const std::string& host, std::uint16_t port,
                  bool tls, const std::vector<boost::asio::ip::tcp::endpoint>* checked,
-                 bool allow_pooled = true);
+                 bool allow_pooled = true, bool can_retry = false);
 
 } // namespace osf::net
