@@ -11,8 +11,9 @@ import urllib.request
 
 import pytest
 
-from osftest import Proxy
-from test_bypass_smuggling import LogCursor, RawUpstream, open_tunnel, proxy_address, read_response
+from osftest import Proxy, TestCA
+from test_bypass_smuggling import (LogCursor, RawUpstream, open_tunnel, proxy_address, read_response,
+                                   tls_server_context)
 
 ALIASES = {"upstream.test": "127.0.0.1"}
 SPEC = {"template": "debian:12", "egress": ["upstream.test"]}
@@ -94,6 +95,33 @@ def test_slowloris_inside_a_tunnel_is_cut_off_at_the_idle_timeout(tmp_path, upst
                 pass
             assert time.monotonic() - start < 25
         assert b"/slow-tunnel" not in upstream.raw
+
+
+def test_an_intercepted_tls_tunnel_is_cut_off_at_its_deadlines(tmp_path):
+    # The client side of an intercepted tunnel keeps one deadline timer that is
+    # moved on, not cancelled, after each operation: a client that drips a head,
+    # and one that goes silent after a complete request, must still be cut off.
+    ca = TestCA(str(tmp_path / "ca"))
+    with RawUpstream(tls=tls_server_context(ca, ["upstream.test"])) as up, \
+            Proxy(SPEC, str(tmp_path / "p"), aliases=ALIASES, upstream_ca=ca.cert_path,
+                  args=["--header-timeout", "2", "--idle-timeout", "3"]) as proxy:
+        with open_tunnel(proxy, "upstream.test", up.port, server_hostname="upstream.test") as s:
+            took = drip_until_closed(s, b"GET /slow-tls HTTP/1.1\r\nX-Slow: ", 40)
+        assert 2 <= took < 25, f"cut off after {took:.1f} s with --idle-timeout 3"
+        assert b"/slow-tls" not in up.raw
+        with open_tunnel(proxy, "upstream.test", up.port, server_hostname="upstream.test") as s:
+            s.sendall(f"GET /then-silent HTTP/1.1\r\nHost: upstream.test:{up.port}\r\n\r\n"
+                      .encode())
+            status, _, _ = read_response(s, 15)
+            assert status == 200
+            start = time.monotonic()
+            s.settimeout(30)
+            try:
+                assert s.recv(1) == b""  # the proxy closes the idle keep-alive connection
+            except (ConnectionError, OSError):
+                pass
+            took = time.monotonic() - start
+        assert 2 <= took < 25, f"idle keep-alive connection closed after {took:.1f} s"
 
 
 def test_a_thousand_idle_clients_do_not_stop_new_ones(tmp_path, upstream):

@@ -65,8 +65,7 @@ BIO* new_socket_bio(int fd) {
 
 TlsStream::TlsStream(asio::ip::tcp::socket socket, asio::ssl::context& context,
                      std::string_view already_read, TlsRole role)
-    : socket_(std::move(socket)), read_timer_(socket_.get_executor()),
-      write_timer_(socket_.get_executor()) {
+    : socket_(std::move(socket)), timer_(socket_.get_executor()) {
     ssl_ = SSL_new(context.native_handle());
     if (!ssl_) throw std::runtime_error("SSL_new failed");
     socket_.non_blocking(true);
@@ -161,21 +160,29 @@ TlsStream::Result TlsStream::check(int ok, std::size_t bytes) {
     }
 }
 
-void TlsStream::arm_timer(asio::steady_timer& timer) {
-    if (deadline_ == std::chrono::steady_clock::time_point::max()) return;
-    timer.expires_at(deadline_);
-    timer.async_wait(
-        [weak = std::weak_ptr<TlsStream*>(self_)](const boost::system::error_code& ec) {
-            if (ec) return;
-            auto alive = weak.lock();
-            if (!alive) return;
-            TlsStream& s = **alive;
-            // The handler may have been queued before the deadline moved on: a
-            // stale expiry must not cancel the next operation.
-            if (!s.expired()) return;
+void TlsStream::watch_deadline() {
+    if (deadline_ == std::chrono::steady_clock::time_point::max() || timer_at_ <= deadline_)
+        return; // no deadline, or the timer fires before it anyway
+    timer_at_ = deadline_;
+    timer_.expires_at(deadline_); // a setting still pending ends with operation_aborted
+    timer_.async_wait([weak = std::weak_ptr<TlsStream*>(self_),
+                       generation = ++timer_generation_](const boost::system::error_code& ec) {
+        if (ec) return;
+        auto alive = weak.lock();
+        if (!alive) return;
+        TlsStream& s = **alive;
+        // A firing already queued when the timer was set again belongs to the
+        // old setting: the new one is pending and decides.
+        if (generation != s.timer_generation_) return;
+        s.timer_at_ = std::chrono::steady_clock::time_point::max();
+        if (s.waits_ == 0) return; // nothing to time out; the next wait sets it again
+        if (s.expired()) {
             boost::system::error_code ignored;
-            s.socket_.cancel(ignored);
-        });
+            s.socket_.cancel(ignored); // every pending wait ends, as a timeout
+            return;
+        }
+        s.watch_deadline(); // the deadline moved on while the timer ran
+    });
 }
 
 } // namespace osf::net
