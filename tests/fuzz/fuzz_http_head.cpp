@@ -2,7 +2,8 @@
 // request_parser<empty_body> with the proxy's header limit), then everything
 // the proxy does with a parsed head before it opens a socket: the CONNECT
 // authority, the absolute-form URL or origin-form path, the Host header,
-// hop-by-hop removal and secret substitution.
+// hop-by-hop removal and secret substitution; and the head as the proxy
+// writes it out again (net/http_framing), held to Beast's own writer.
 //
 // The input is raw bytes from the client. It is fed in two reads (the split
 // point is derived from the bytes, so the corpus stays plain HTTP) the way
@@ -10,6 +11,7 @@
 // single read of the same bytes.
 #include "config/proxy_config.hpp"
 #include "fuzz_check.hpp"
+#include "net/http_framing.hpp"
 #include "net/http_messages.hpp"
 #include "policy/host.hpp"
 #include "secrets/basic_auth.hpp"
@@ -17,12 +19,15 @@
 #include "secrets/secret_store.hpp"
 
 #include <algorithm>
+#include <boost/beast/core/buffers_to_string.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/write.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <boost/url/parse.hpp>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -227,6 +232,31 @@ void check_secrets(const http::request<http::empty_body>& req) {
     }
 }
 
+// The head the proxy forwards is the bytes Beast's own writer makes of it, and
+// reads back as the same head.
+void check_forwarded_head(const http::request<http::empty_body>& req) {
+    std::string written;
+    osf::net::append_head(req.base(), written);
+    std::ostringstream beast;
+    beast << req.base();
+    OSF_FUZZ_CHECK(written == beast.str());
+    osf::net::MessageFramer framer(req.base());
+    const auto bytes = boost::beast::buffers_to_string(framer.next({}, false));
+    OSF_FUZZ_CHECK(bytes == written);
+    Parser again;
+    configure(again);
+    const auto reread = read_head(again, bytes, bytes.size());
+    OSF_FUZZ_CHECK(reread.done);
+    OSF_FUZZ_CHECK(again.get().target() == req.target());
+    OSF_FUZZ_CHECK(again.get().method_string() == req.method_string());
+    OSF_FUZZ_CHECK(again.get().version() == req.version());
+    OSF_FUZZ_CHECK(std::equal(req.begin(), req.end(), again.get().begin(), again.get().end(),
+                              [](const auto& a, const auto& b) {
+                                  return a.name_string() == b.name_string() &&
+                                         a.value() == b.value();
+                              }));
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -262,5 +292,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check_target(req);
     check_strip(req);
     check_secrets(req);
+    check_forwarded_head(req);
     return 0;
 }
