@@ -112,11 +112,11 @@ struct Exchange {
 };
 
 // Writes a message held whole in memory: its head and `body` (see MessageFramer).
-template <class Stream, bool isRequest>
+template <class Stream, bool isRequest, class Body>
 asio::awaitable<std::tuple<beast::error_code, std::size_t>>
-write_whole(Stream& stream, const http::header<isRequest>& head, std::string_view body,
+write_whole(Stream& stream, const http::message<isRequest, Body>& message, std::string_view body,
             bool bodiless = false) {
-    MessageFramer framer(head, bodiless);
+    MessageFramer framer(message, bodiless);
     co_return co_await asio::async_write(stream, framer.next(body, true), use_tuple);
 }
 
@@ -362,7 +362,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             res.base()); // an echoed real value never reaches the sandbox
         res.version(ex.client_version);
         expire_in(client, idle);
-        auto [ec, n] = co_await write_whole(client, res.base(), {}, true);
+        auto [ec, n] = co_await write_whole(client, res, {}, true);
         ex.responded = true;
         if (!ec && conn.buffer.size() > 0) {
             ex.rec.bytes_down += conn.buffer.size();
@@ -704,9 +704,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
     req.version(11);
 
     if (expect_continue && has_body) {
-        http::response_header<> cont;
-        cont.result(http::status::continue_);
-        cont.version(11);
+        http::response<http::empty_body> cont{http::status::continue_, 11};
         expire_in(client, ctx.limits.idle_timeout);
         co_await write_whole(client, cont, {}, true);
     }

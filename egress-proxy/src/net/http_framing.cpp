@@ -1,7 +1,6 @@
 #include "net/http_framing.hpp"
 
-#include <boost/beast/core/string.hpp>
-#include <boost/beast/http/rfc7230.hpp>
+#include <charconv>
 
 namespace osf::net {
 
@@ -10,11 +9,10 @@ namespace http = boost::beast::http;
 namespace {
 
 void append_version(unsigned version, std::string& out) {
-    const char text[] = {'H', 'T',
-                         'T', 'P',
-                         '/', static_cast<char>('0' + version / 10),
-                         '.', static_cast<char>('0' + version % 10)};
-    out.append(text, sizeof text);
+    out.append("HTTP/");
+    out.push_back(static_cast<char>('0' + version / 10));
+    out.push_back('.');
+    out.push_back(static_cast<char>('0' + version % 10));
 }
 
 template <class Fields> void append_fields(const Fields& fields, std::string& out) {
@@ -30,13 +28,8 @@ template <class Fields> void append_fields(const Fields& fields, std::string& ou
 // Lowercase hexadecimal, as Beast writes a chunk's size.
 void append_hex(std::size_t n, std::string& out) {
     char digits[2 * sizeof n];
-    char* end = digits + sizeof digits;
-    char* p = end;
-    do {
-        *--p = "0123456789abcdef"[n & 0xf];
-        n >>= 4;
-    } while (n != 0);
-    out.append(p, static_cast<std::size_t>(end - p));
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n, 16);
+    out.append(digits, end);
 }
 
 } // namespace
@@ -61,14 +54,6 @@ void append_head(const http::response_header<>& head, std::string& out) {
     out.append(head.reason()); // the upstream's own, or the standard one when it sent none
     out.append("\r\n");
     append_fields(head, out);
-}
-
-bool MessageFramer::ends_in_chunked(const http::fields& fields) {
-    const http::token_list codings{fields[http::field::transfer_encoding]};
-    bool last_is_chunked = false;
-    for (const auto& coding : codings)
-        last_is_chunked = boost::beast::iequals(coding, "chunked");
-    return last_is_chunked;
 }
 
 std::array<boost::asio::const_buffer, 3> MessageFramer::next(std::string_view data, bool last) {

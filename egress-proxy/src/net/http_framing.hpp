@@ -27,14 +27,16 @@ void append_head(const boost::beast::http::response_header<>& head, std::string&
 
 class MessageFramer {
 public:
-    // `head` is copied out at once (it may change afterwards). Chunked when its
-    // Transfer-Encoding says so; `bodiless` (the answer to a HEAD request, a
-    // 204, a 304) sends the head alone whatever its fields say.
-    template <bool isRequest>
-    explicit MessageFramer(const boost::beast::http::header<isRequest>& head, bool bodiless = false)
-        : chunked_(!bodiless && ends_in_chunked(head)), bodiless_(bodiless) {
+    // The head of `message` is copied out at once (it may change afterwards).
+    // Chunked when the message says so (Beast reads its Transfer-Encoding);
+    // `bodiless` (the answer to a HEAD request, a 204, a 304, a 101) sends the
+    // head alone whatever its fields say.
+    template <bool isRequest, class Body>
+    explicit MessageFramer(const boost::beast::http::message<isRequest, Body>& message,
+                           bool bodiless = false)
+        : chunked_(!bodiless && message.chunked()), bodiless_(bodiless) {
         prefix_.reserve(head_reserve); // most heads fit: no regrowth field by field
-        append_head(head, prefix_);
+        append_head(message.base(), prefix_);
     }
 
     // The bytes that carry `data` next: the head while it has not gone out,
@@ -49,8 +51,6 @@ public:
     bool done() const { return done_; }
 
 private:
-    // The last coding of Transfer-Encoding is chunked (as Beast's message::chunked()).
-    static bool ends_in_chunked(const boost::beast::http::fields& fields);
     static constexpr std::size_t head_reserve = 512;
 
     std::string prefix_; // the head until it is handed out, then a chunk's size line
