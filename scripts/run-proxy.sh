@@ -3,8 +3,16 @@
 # runs it standalone with an example spec, printing where its CA certificate is
 # and a curl command that goes through it. Ctrl-C stops it (SIGINT drains).
 #   SPEC=path/to/spec.json LISTEN=127.0.0.1:8080 ADMIN=127.0.0.1:9090 ./scripts/run-proxy.sh
+#   ./scripts/run-proxy.sh --check   the same, then checks that the proxy refuses a host the
+#                                    spec does not allow (403) and stops it: exit 0 when it did (CI)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+check=
+case "${1:-}" in
+  "") ;;
+  --check) check=1 ;;
+  *) echo "usage: $0 [--check]" >&2; exit 2 ;;
+esac
 repo=$PWD
 if [ "$(id -u)" = 0 ]; then ./scripts/install-deps.sh >/dev/null; fi
 cmake --preset release >/dev/null
@@ -32,4 +40,17 @@ Try it:
 
 Ctrl-C stops it.
 MSG
+if [ -n "$check" ]; then
+  # No network needed: the refusal happens before any name is resolved.
+  connect=$(curl -s -o /dev/null -w '%{http_connect}' --max-time 30 --proxy "http://$listen" \
+    --cacert "$state/ca.crt" https://not-allowed.example.org/ || true)
+  kill -INT $pid
+  wait $pid || true
+  if [ "$connect" != 403 ]; then
+    echo "run-proxy: --check: expected 403 for a host the spec does not allow, got '$connect'" >&2
+    exit 1
+  fi
+  echo "run-proxy: --check: not-allowed.example.org refused with 403; proxy stopped"
+  exit 0
+fi
 wait $pid

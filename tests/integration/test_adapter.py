@@ -8,7 +8,6 @@ import datetime
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -34,7 +33,7 @@ ADAPTER = os.environ.get("SANDBOX_KUBERNETES_BIN") or os.path.join(BUILD, "adapt
 CRDS = os.path.join(REPO, "tests", "kube-api", "crds")
 
 pytestmark = [
-    pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed"),
+    pytest.mark.usefixtures("pinned_kubectl"),  # the same kubectl on every machine (conftest)
     pytest.mark.skipif(not os.path.exists(ADAPTER), reason=f"{ADAPTER} is not built"),
 ]
 
