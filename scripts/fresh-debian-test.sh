@@ -33,7 +33,8 @@ work=$(realpath -m "${1:-$repo/build/fresh-debian}")
 root=$work/root
 commit=$(git rev-parse HEAD)
 
-mounts_under() { findmnt -rn -o TARGET | awk -v r="$1/" 'index($0, r) == 1' | sort -r; }
+# Mount points at or below $1, deepest first.
+mounts_under() { findmnt -rn -o TARGET | awk -v r="$1" '$0 == r || index($0, r "/") == 1' | sort -r; }
 
 # Processes still running inside the root (a test's leftover server): killed by PID.
 kill_root_processes() {
@@ -118,6 +119,10 @@ git -C "$root/root/osf-sandbox" checkout --quiet --detach "$commit"
 took clone
 
 # --- 4. the README's commands, in the chroot ----------------------------------------
+# The root as a mount point of its own, private: `ip netns exec` remounts "/" (it
+# fails on a chroot that is only a directory), and nothing mounted below propagates back.
+mount --bind "$root" "$root"
+mount --make-private "$root"
 mount -t proc proc "$root/proc"
 mount -t sysfs sysfs "$root/sys"
 mount --rbind /dev "$root/dev"

@@ -4,6 +4,7 @@
 #include "commands/interrupt.hpp"
 #include "commands/register_commands.hpp"
 #include "kubectl/process_kubectl_runner.hpp"
+#include "kubectl/version_checking_runner.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
@@ -15,7 +16,8 @@
 
 int main(int argc, char** argv) {
     osf::commands::install_interrupt_handlers();
-    osf::kubectl::ProcessKubectlRunner runner;
+    osf::kubectl::ProcessKubectlRunner process_runner;
+    osf::kubectl::VersionCheckingRunner runner{process_runner}; // kubectl >= 1.30, asked once
     osf::commands::CommandContext context{
         .runner = runner,
         .getenv = [](const std::string& name) -> std::optional<std::string> {
