@@ -70,6 +70,8 @@ took() { timings+=("$(printf '%-34s %5d s' "$1" $((SECONDS - step_started)))"); 
 mkdir -p "$work"
 [ ! -e "$root" ] || remove_root
 trap 'unmount_root' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM # CI's time limit: still unmount
 
 # --- 1. the root -------------------------------------------------------------------
 # The mirror apt already uses for bookworm (debootstrap's own default otherwise).
