@@ -6,11 +6,13 @@
 #      network settings (proxy, release-file validity), and the /etc/hosts the Debian
 #      installer writes (localhost only);
 #   3. clones this repository's HEAD into it (/root/osf-sandbox; committed work only);
-#   4. in a chroot (as root, with /proc, /sys, /dev and a fresh /run), runs
+#   4. in the root (as root, in its own mount and PID namespaces: /proc, /sys, /dev and a
+#      fresh /run, the root made "/" with pivot_root, so it is no chroot), runs
 #        ./scripts/install-deps.sh            (timed alone; test.sh repeats it as a no-op)
 #        ./scripts/test.sh                    every CTest test once: OSF_SKIP_ASAN=1, OSF_FUZZ_SECONDS=0
 #        ./scripts/run-proxy.sh --check       the main job, up to its "Try it" output and a 403
-#   and unmounts everything on exit, whatever happened.
+#   Every mount lives in that namespace and every process in the PID namespace: both
+#   end with the command, whatever happened (the CI machine's mounts are never touched).
 #
 #   sudo ./scripts/fresh-debian-test.sh [WORKDIR]     (default build/fresh-debian)
 #   OSF_FRESH_FULL=1     test.sh with its fuzz and ASan passes too (as in the README, ~2x longer)
@@ -22,10 +24,10 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 
 if [ "$(id -u)" != 0 ]; then
-  echo "fresh-debian-test: run as root (debootstrap, chroot and mount need it)" >&2
+  echo "fresh-debian-test: run as root (debootstrap, unshare and mount need it)" >&2
   exit 2
 fi
-for tool in debootstrap chroot findmnt git; do
+for tool in debootstrap unshare pivot_root findmnt git; do
   command -v "$tool" >/dev/null 2>&1 || { echo "fresh-debian-test: $tool is missing (apt-get install debootstrap)" >&2; exit 2; }
 done
 [ $# -le 1 ] || { echo "usage: $0 [WORKDIR]" >&2; exit 2; }
@@ -36,27 +38,9 @@ commit=$(git rev-parse HEAD)
 # Mount points at or below $1, deepest first.
 mounts_under() { findmnt -rn -o TARGET | awk -v r="$1" '$0 == r || index($0, r "/") == 1' | sort -r; }
 
-# Processes still running inside the root (a test's leftover server): killed by PID.
-kill_root_processes() {
-  local pid link
-  for pid in $(ls /proc | grep -E '^[0-9]+$'); do
-    link=$(readlink "/proc/$pid/root" 2>/dev/null) || continue
-    [ "$link" = "$root" ] && kill -KILL "$pid" 2>/dev/null || true
-  done
-}
-
-unmount_root() {
-  kill_root_processes
-  local target
-  for target in $(mounts_under "$root"); do
-    umount "$target" 2>/dev/null || umount --lazy "$target"
-  done
-}
-
 remove_root() {
-  unmount_root
   if [ -n "$(mounts_under "$root")" ]; then
-    echo "fresh-debian-test: $root still has mounts; not removing it" >&2
+    echo "fresh-debian-test: something is mounted under $root; not removing it" >&2
     return 1
   fi
   rm -rf --one-file-system "$root"
@@ -69,9 +53,6 @@ took() { timings+=("$(printf '%-34s %5d s' "$1" $((SECONDS - step_started)))"); 
 
 mkdir -p "$work"
 [ ! -e "$root" ] || remove_root
-trap 'unmount_root' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM # CI's time limit: still unmount
 
 # --- 1. the root -------------------------------------------------------------------
 # The mirror apt already uses for bookworm (debootstrap's own default otherwise).
@@ -120,22 +101,35 @@ git clone --quiet --no-hardlinks "$repo" "$root/root/osf-sandbox"
 git -C "$root/root/osf-sandbox" checkout --quiet --detach "$commit"
 took clone
 
-# --- 4. the README's commands, in the chroot ----------------------------------------
-# The root as a mount point of its own, private: `ip netns exec` remounts "/" (it
-# fails on a chroot that is only a directory), and nothing mounted below propagates back.
+# --- 4. the README's commands, in the root ------------------------------------------
+# Enters the root in new mount and PID namespaces (unshare --fork --kill-child: when
+# the command ends, or this script is killed, the kernel ends every process left in
+# it and drops every mount). The root is bind-mounted onto itself and made "/" with
+# pivot_root rather than chroot: the kernel refuses user namespaces (bubblewrap, in
+# the image test) inside a chroot, and `ip netns exec` and buildah remount "/".
+cat >"$work/enter-root.sh" <<'ENTER'
+set -eu
+root=$1
+shift
 mount --bind "$root" "$root"
-mount --make-private "$root"
 mount -t proc proc "$root/proc"
 mount -t sysfs sysfs "$root/sys"
 mount --rbind /dev "$root/dev"
-mount --make-rslave "$root/dev"
-mount -t tmpfs -o mode=0755 tmpfs "$root/run" # `ip netns` keeps its namespaces here
+mount -t tmpfs -o mode=0755 tmpfs "$root/run"
+mkdir -p "$root/.old-root"
+cd "$root"
+pivot_root . .old-root
+umount -l /.old-root
+rmdir /.old-root
+exec /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  HOME=/root LANG=C.UTF-8 TERM=dumb "$@"
+ENTER
 
 test_env=(OSF_SKIP_ASAN=1 OSF_FUZZ_SECONDS=0)
 [ -z "${OSF_FRESH_FULL:-}" ] || test_env=()
 in_root() {
-  chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    HOME=/root LANG=C.UTF-8 TERM=dumb CI="${CI:-}" "$@"
+  unshare --mount --pid --fork --kill-child --propagation private \
+    /bin/bash "$work/enter-root.sh" "$root" CI="${CI:-}" "$@"
 }
 
 failed=0
@@ -155,11 +149,9 @@ fi
 
 echo
 printf '%s\n' "fresh-debian timings (commit $commit, $(nproc) cores):" "${timings[@]}" | tee "$work/timings.txt"
-trap - EXIT
 if [ "$failed" != 0 ]; then
-  unmount_root
   echo "fresh-debian-test: FAILED; the root is kept in $root" >&2
   exit 1
 fi
-if [ -n "${OSF_FRESH_KEEP:-}" ]; then unmount_root; else remove_root; fi
+[ -n "${OSF_FRESH_KEEP:-}" ] || remove_root
 echo "fresh-debian-test: the README's test command and main job passed on a fresh Debian 12"
