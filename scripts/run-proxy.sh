@@ -23,6 +23,7 @@ admin=${ADMIN:-127.0.0.1:9090}
 state=${STATE_DIR:-$repo/egress-state}
 bin=$repo/build/release/egress-proxy/egress-proxy
 mkdir -p "$state"
+rm -f "$state/listen.json" # a previous run's: wait for this run's
 "$bin" --spec "$spec" --listen "$listen" --admin-listen "$admin" --state-dir "$state" &
 pid=$!
 trap 'kill -INT $pid 2>/dev/null; wait $pid' INT TERM
@@ -44,7 +45,11 @@ if [ -n "$check" ]; then
   # No network needed: the refusal happens before any name is resolved.
   connect=$(curl -s -o /dev/null -w '%{http_connect}' --max-time 30 --proxy "http://$listen" \
     --cacert "$state/ca.crt" https://not-allowed.example.org/ || true)
-  kill -INT $pid
+  # SIGTERM drains as SIGINT does; a background job of a script may have SIGINT ignored
+  # until the proxy installs its handler. Bounded: killed after 30 s.
+  kill -TERM $pid
+  for _ in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+  kill -KILL $pid 2>/dev/null || true
   wait $pid || true
   if [ "$connect" != 403 ]; then
     echo "run-proxy: --check: expected 403 for a host the spec does not allow, got '$connect'" >&2
