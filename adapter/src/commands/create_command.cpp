@@ -93,6 +93,25 @@ void start(CommandContext& context, kubectl::Kubectl& kube,
     check_sandbox_tools(context, kube, pod);
 }
 
+// Asks the API server to admit the sandbox's pod without making it
+// (dryRun=All): a namespace whose Pod Security level refuses it fails here,
+// before anything starts, instead of leaving the claim waiting. Any other
+// refusal of the dry run (an admission webhook without dry-run support, say)
+// is left for the real create to meet.
+void check_pod_admission(kubectl::Kubectl& kube, const manifests::SandboxRequest& request,
+                         const json& base_pod_template) {
+    kubectl::KubectlCall call;
+    call.args = {"create", "--namespace", kube.ns(), "--dry-run=server", "-o", "name", "-f", "-"};
+    call.input = manifests::sandbox_pod_probe(request, base_pod_template).dump();
+    const kubectl::KubectlResult result = kube.runner().run(call);
+    if (!result.ok() && result.err.find("violates PodSecurity") != std::string::npos)
+        throw CommandFailed("the namespace refuses the sandbox's pod: " + one_line(result.err) +
+                            (request.spec.user
+                                 ? ""
+                                 : " (without \"user\" in its spec a sandbox runs in root mode, "
+                                   "which Pod Security \"restricted\" refuses)"));
+}
+
 // OSF_SANDBOX_ALLOWED_IMAGES: every image of the pod template (exit 2).
 void check_images(const manifests::SandboxRequest& request, const json& base_pod_template) {
     if (const auto image =
@@ -135,6 +154,7 @@ int run_create(CommandContext& context, const CreateOptions& options) {
         base = found->value("spec", json::object()).value("podTemplate", json::object());
     }
     check_images(request, base);
+    check_pod_admission(kube, request, base);
     check_interrupted(context);
 
     context.err << "creating sandbox " << request.id << " in namespace " << request.settings.ns

@@ -186,9 +186,13 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
     REQUIRE(run(t, {"create", write_spec(kSpec)}) == 0);
     CHECK(t.out.str() == kId + "\n");
 
+    // First a server-side dry run of the sandbox's pod (Pod Security admission).
+    REQUIRE(t.kubectl.pipelines.size() >= 2);
+    CHECK(t.kubectl.pipelines[0][0].args ==
+          std::vector<std::string>{"create", "--namespace", "default", "--dry-run=server", "-o",
+                                   "name", "-f", "-"});
     // The Secret: a three-stage pipeline; the value travels on fd 3, never in args.
-    REQUIRE(t.kubectl.pipelines.size() >= 1);
-    const auto& secret = t.kubectl.pipelines[0];
+    const auto& secret = t.kubectl.pipelines[1];
     REQUIRE(secret.size() == 3);
     CHECK(secret[0].args ==
           std::vector<std::string>{"create", "secret", "generic", "osf-sandbox-" + kId + "-secrets",
@@ -722,4 +726,34 @@ TEST_CASE("create: the tool check warns about a missing tar or sh, and create st
     healthy_cluster(fine);
     REQUIRE(run(fine, {"create", write_spec(kSpec)}) == 0);
     CHECK(fine.err.str().find("warning") == std::string::npos);
+}
+
+TEST_CASE("create: a pod the namespace's Pod Security level refuses fails before anything starts") {
+    const std::vector<std::string> probe = {"create", "--namespace", "default", "--dry-run=server"};
+    TestContext t;
+    healthy_cluster(t);
+    t.kubectl.on(probe, fail("Error from server (Forbidden): error when creating \"STDIN\": pods "
+                             "\"osf-sandbox-0123456789ab\" is forbidden: violates PodSecurity "
+                             "\"restricted:latest\": runAsNonRoot != true\n"));
+    CHECK(run(t, {"create", write_spec(kSpec)}) == 1);
+    const std::string err = t.err.str();
+    CHECK(err.find("sandbox-kubernetes: the namespace refuses the sandbox's pod: Error from server "
+                   "(Forbidden)") != std::string::npos);
+    CHECK(err.find("runs in root mode") != std::string::npos);
+    CHECK(t.kubectl.find({"create", "--namespace", "default", "-f", "-"}).empty());
+    CHECK(t.kubectl.find({"create", "secret"}).empty());
+    // The probe is the pod the controller will make: the sandbox's pod template.
+    const auto calls = t.kubectl.find(probe);
+    REQUIRE(calls.size() == 1);
+    const json pod = json::parse(calls[0].input);
+    CHECK(pod["kind"] == "Pod");
+    CHECK(pod["metadata"]["name"] == "osf-sandbox-" + kId);
+    CHECK(pod["spec"]["containers"][0]["image"] == "node:24-alpine");
+
+    // Another refusal of the dry run (a webhook without dry-run support) is not ours to judge.
+    TestContext webhook;
+    healthy_cluster(webhook);
+    webhook.kubectl.on(probe, fail("Error from server (BadRequest): admission webhook does not "
+                                   "support dry run\n"));
+    CHECK(run(webhook, {"create", write_spec(kSpec)}) == 0);
 }
