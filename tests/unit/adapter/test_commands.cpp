@@ -188,9 +188,9 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
 
     // First a server-side dry run of the sandbox's pod (Pod Security admission).
     REQUIRE(t.kubectl.pipelines.size() >= 2);
-    CHECK(t.kubectl.pipelines[0][0].args ==
-          std::vector<std::string>{"create", "--namespace", "default", "--dry-run=server", "-o",
-                                   "name", "-f", "-"});
+    CHECK(t.kubectl.pipelines[0][0].args == std::vector<std::string>{"create", "--namespace",
+                                                                     "default", "--dry-run=server",
+                                                                     "-o", "name", "-f", "-"});
     // The Secret: a three-stage pipeline; the value travels on fd 3, never in args.
     const auto& secret = t.kubectl.pipelines[1];
     REQUIRE(secret.size() == 3);
