@@ -67,6 +67,7 @@ int run_snapshot(CommandContext& context, const SnapshotOptions& options) {
     manifests::SnapshotRequest request{id, settings.ns, snapshot_stamp(context.wall_clock()),
                                        settings.snapshot_size, ""};
     manifests::take_sandbox_pod_settings(source, request);
+    request.image_pull_policy = settings.image_pull_policy;
     if (request.image.empty()) throw CommandFailed("the sandbox's template names no image");
     const std::string name = manifests::snapshot_name(id, request.stamp);
     const std::string copy_pod = manifests::snapshot_copy_pod_name(id, request.stamp);

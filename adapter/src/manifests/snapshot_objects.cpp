@@ -56,6 +56,7 @@ json snapshot_copy_pod(const SnapshotRequest& request) {
                       {"volumeMounts", json::array({json{{"name", kSnapshotVolume},
                                                          {"mountPath", kSnapshotCopyMount}}})},
                       {"securityContext", container_security_of(request)}};
+    if (request.image_pull_policy) container["imagePullPolicy"] = *request.image_pull_policy;
     return {{"apiVersion", "v1"},
             {"kind", "Pod"},
             {"metadata",

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace osf::manifests {
@@ -25,6 +26,7 @@ struct SnapshotRequest {
     // they are admitted wherever the sandbox is.
     nlohmann::json pod_security = nlohmann::json::object();
     nlohmann::json container_security = nlohmann::json::object();
+    std::optional<std::string> image_pull_policy = std::nullopt; // OSF_SANDBOX_IMAGE_PULL_POLICY
 };
 
 // Fills `request`'s image and security contexts from the sandbox's own

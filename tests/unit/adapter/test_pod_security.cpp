@@ -197,6 +197,9 @@ TEST_CASE("snapshot of a root sandbox: copy pod and restore container in root mo
     SnapshotRequest snapshot{"0123456789ab", "agents", "20261201120000", "1Gi", ""};
     take_sandbox_pod_settings(source, snapshot);
     check_admitted(snapshot_copy_pod(snapshot), pss::Level::Baseline);
+    CHECK_FALSE(snapshot_copy_pod(snapshot)["spec"]["containers"][0].contains("imagePullPolicy"));
+    snapshot.image_pull_policy = "Never";
+    CHECK(snapshot_copy_pod(snapshot)["spec"]["containers"][0]["imagePullPolicy"] == "Never");
     const json copy = snapshot_template(source, snapshot);
     check_admitted(copy["spec"]["podTemplate"], pss::Level::Baseline);
 }
