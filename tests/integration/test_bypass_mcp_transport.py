@@ -48,8 +48,11 @@ class WebSocketMcpServer:
             self.handshakes += 1
             return None
 
+        async def process_request_async(path, headers):
+            return process_request(path, headers)
+
         async def main():
-            self.server = await websockets.serve(handler, "127.0.0.1", 0, process_request=process_request)
+            self.server = await websockets.serve(handler, "127.0.0.1", 0, process_request=process_request_async)
             self.port = self.server.sockets[0].getsockname()[1]
             started.set()
             await self.server.wait_closed()
@@ -194,13 +197,13 @@ def test_the_control_a_websocket_off_the_mcp_endpoint_is_relayed(proxy, ws_serve
 def test_an_unasked_101_from_an_mcp_server_is_never_relayed(proxy, server):
     cursor = LogCursor(proxy)
     body = json.dumps(call("search")).encode()
-    status, head, rest = exchange(proxy, (f"POST http://{MIXED}:{server.port}/mcp-switch HTTP/1.1\r\n"
+    status, head, rest = exchange(proxy, (f"POST http://{MIXED}:{server.port}/mcp/x-switch HTTP/1.1\r\n"
                                           f"Host: {MIXED}:{server.port}\r\nContent-Type: application/json\r\n"
                                           "Accept: application/json, text/event-stream\r\n"
                                           f"Content-Length: {len(body)}\r\n\r\n").encode() + body)
     assert status == 502, head
     assert b"frame" not in rest
-    line = one_line_for(cursor, "/mcp-switch")
+    line = one_line_for(cursor, "/mcp/x-switch")
     assert line["outcome"] == "error" and line["error"] == "upstream-protocol"
 
 
@@ -240,7 +243,7 @@ def test_a_chunked_mcp_request_without_trailers_passes(proxy, server):
 
 def test_trailer_fields_of_an_mcp_answer_never_reach_the_sandbox(proxy, server):
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
-    status, head, answer = exchange(proxy, (f"POST http://{MIXED}:{server.port}/mcp-trailers HTTP/1.1\r\n"
+    status, head, answer = exchange(proxy, (f"POST http://{MIXED}:{server.port}/mcp/x-trailers HTTP/1.1\r\n"
                                             f"Host: {MIXED}:{server.port}\r\nContent-Type: application/json\r\n"
                                             "Accept: application/json, text/event-stream\r\n"
                                             f"Content-Length: {len(body)}\r\n\r\n").encode() + body)
