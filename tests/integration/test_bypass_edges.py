@@ -8,7 +8,11 @@ import time
 
 import pytest
 
+import os
+import subprocess
+
 from osftest import Proxy
+from osftest.paths import repo
 from test_bypass_smuggling import ALIASES, LogCursor, RawUpstream, open_tunnel, proxy_address, read_response
 
 
@@ -24,6 +28,16 @@ def proxy(tmp_path_factory, upstream):
     with Proxy(spec, str(tmp_path_factory.mktemp("edges")), aliases=ALIASES,
                args=["--header-timeout", "2"]) as p:
         yield p
+        assert_log_matches_the_schema(p)
+
+
+def assert_log_matches_the_schema(proxy):
+    """Every line these tests made (new reasons and errors, cut fields included)
+    is valid against the log contract."""
+    validator = os.path.join(repo(), "tests", "tools", "ajv", "validate-jsonl.mjs")
+    schema = os.path.join(repo(), "contracts", "egress-log.schema.json")
+    out = subprocess.run(["node", validator, schema, proxy.log_path], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
 
 
 def send(proxy, data, timeout=15):

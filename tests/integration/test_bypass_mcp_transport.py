@@ -16,11 +16,24 @@ import time
 import pytest
 import websockets
 
+import os
+import subprocess
+
 from osftest import Proxy
+from osftest.paths import repo
 from test_bypass_smuggling import LogCursor, RawUpstream, open_tunnel, proxy_address, read_response
 
 MCP_ONLY, MIXED = "mcp-only.transport.test", "mixed.transport.test"
 UNDECLARED = "delete_everything"
+
+
+def assert_log_matches_the_schema(proxy):
+    """Every line these tests made (new reasons and errors, cut fields included)
+    is valid against the log contract."""
+    validator = os.path.join(repo(), "tests", "tools", "ajv", "validate-jsonl.mjs")
+    schema = os.path.join(repo(), "contracts", "egress-log.schema.json")
+    out = subprocess.run(["node", validator, schema, proxy.log_path], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
 
 
 def call(name, id=1):
@@ -101,6 +114,7 @@ def proxy(tmp_path_factory, ws_server, server):
     with Proxy(spec, str(tmp_path_factory.mktemp("transport")),
                aliases={MCP_ONLY: "127.0.0.1", MIXED: "127.0.0.1"}) as p:
         yield p
+        assert_log_matches_the_schema(p)
 
 
 def exchange(proxy, data, timeout=15):
