@@ -70,10 +70,18 @@ inline constexpr std::string_view secret_cleartext =
 inline constexpr std::string_view secret_echo =
     "secret-echo"; // an answer head echoing a secret where it cannot be masked
 
-inline constexpr std::array<std::string_view, 12> all = {
-    host_not_allowed, port_not_allowed, bad_host,    destination_address, host_mismatch,
-    bad_request,      mcp_tool,         mcp_unreadable, limit,            mcp_upgrade,
-    secret_cleartext, secret_echo};
+inline constexpr std::array<std::string_view, 12> all = {host_not_allowed,
+                                                         port_not_allowed,
+                                                         bad_host,
+                                                         destination_address,
+                                                         host_mismatch,
+                                                         bad_request,
+                                                         mcp_tool,
+                                                         mcp_unreadable,
+                                                         limit,
+                                                         mcp_upgrade,
+                                                         secret_cleartext,
+                                                         secret_echo};
 
 } // namespace osf::refused_by
 
@@ -84,8 +92,8 @@ namespace osf::log_error {
 inline constexpr std::string_view dns = "dns";                           // name did not resolve
 inline constexpr std::string_view upstream_connect = "upstream-connect"; // TCP connect failed
 inline constexpr std::string_view upstream_tls = "upstream-tls"; // handshake or verification failed
-inline constexpr std::string_view upstream_reset = "upstream-reset";       // closed mid-exchange
-inline constexpr std::string_view upstream_timeout = "upstream-timeout";   // no answer in time
+inline constexpr std::string_view upstream_reset = "upstream-reset";     // closed mid-exchange
+inline constexpr std::string_view upstream_timeout = "upstream-timeout"; // no answer in time
 inline constexpr std::string_view upstream_protocol =
     "upstream-protocol"; // unparsable HTTP answer, or a 101 nobody asked for
 inline constexpr std::string_view client_closed =

@@ -46,8 +46,7 @@ template <class Stream>
 asio::awaitable<std::size_t> serve_requests(ProxyContext& ctx, Worker& worker, Stream& stream,
                                             beast::flat_buffer& buffer,
                                             ClientRegistration& registration,
-                                            const TunnelTarget* tunnel,
-                                            const ConnectionInfo& conn);
+                                            const TunnelTarget* tunnel, const ConnectionInfo& conn);
 
 asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::tcp_stream& stream,
                                      beast::flat_buffer& buffer, ClientRegistration& registration,
@@ -91,11 +90,10 @@ asio::awaitable<void> answer_bad_request(ProxyContext& ctx, Stream& stream,
 }
 
 template <class Stream>
-asio::awaitable<std::size_t> serve_requests(ProxyContext& ctx, Worker& worker, Stream& stream,
-                                            beast::flat_buffer& buffer,
-                                            ClientRegistration& registration,
-                                            const TunnelTarget* tunnel,
-                                            const ConnectionInfo& conn) {
+asio::awaitable<std::size_t>
+serve_requests(ProxyContext& ctx, Worker& worker, Stream& stream, beast::flat_buffer& buffer,
+               ClientRegistration& registration, const TunnelTarget* tunnel,
+               const ConnectionInfo& conn) {
     bool first = true;
     std::size_t handled = 0;
     for (;;) {

@@ -18,8 +18,7 @@ namespace osf::net {
 
 class Exchange {
 public:
-    Exchange(ProxyContext& context, const ConnectionInfo& conn, std::string method)
-        : ctx(context) {
+    Exchange(ProxyContext& context, const ConnectionInfo& conn, std::string method) : ctx(context) {
         rec.time = std::chrono::system_clock::now();
         rec.connection = conn.id;
         rec.client = conn.client;

@@ -4,10 +4,10 @@
 #pragma once
 
 #include "log/log_record.hpp"
-#include "net/exchange.hpp"
 #include "mcp/legacy_transport.hpp"
 #include "mcp/mcp_filter.hpp"
 #include "mcp/session_registry.hpp"
+#include "net/exchange.hpp"
 #include "net/http_framing.hpp"
 #include "net/http_messages.hpp"
 #include "net/proxy_context.hpp"
@@ -15,10 +15,10 @@
 #include "net/session_types.hpp"
 #include "net/tls_stream.hpp"
 #include "net/upstream.hpp"
-#include "policy/url_path.hpp"
-#include "secrets/value_masking.hpp"
 #include "net/worker.hpp"
 #include "policy/host.hpp"
+#include "policy/url_path.hpp"
+#include "secrets/value_masking.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>

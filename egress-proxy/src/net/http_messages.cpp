@@ -32,11 +32,19 @@ bool is_underscore_lookalike(std::string_view name) {
     if (name.find('_') == std::string_view::npos) return false;
     std::string dashed = lower(name);
     std::replace(dashed.begin(), dashed.end(), '_', '-');
-    static constexpr std::string_view guarded[] = {
-        "content-length", "transfer-encoding", "connection",          "keep-alive",
-        "proxy-connection", "proxy-authorization", "proxy-authenticate", "te",
-        "trailer",        "upgrade",           "host",                "expect",
-        "http2-settings"};
+    static constexpr std::string_view guarded[] = {"content-length",
+                                                   "transfer-encoding",
+                                                   "connection",
+                                                   "keep-alive",
+                                                   "proxy-connection",
+                                                   "proxy-authorization",
+                                                   "proxy-authenticate",
+                                                   "te",
+                                                   "trailer",
+                                                   "upgrade",
+                                                   "host",
+                                                   "expect",
+                                                   "http2-settings"};
     return std::find(std::begin(guarded), std::end(guarded), dashed) != std::end(guarded);
 }
 

@@ -112,8 +112,8 @@ std::string fully_decoded(std::string_view path) {
     out.reserve(path.size());
     for (std::size_t i = 0; i < path.size(); ++i) {
         char c = path[i];
-        if (c == '%' && i + 2 < path.size() &&
-            hex_value(path[i + 1]) >= 0 && hex_value(path[i + 2]) >= 0) {
+        if (c == '%' && i + 2 < path.size() && hex_value(path[i + 1]) >= 0 &&
+            hex_value(path[i + 2]) >= 0) {
             c = static_cast<char>(hex_value(path[i + 1]) * 16 + hex_value(path[i + 2]));
             i += 2;
             if (c == '\0') break; // a server in C reads up to the NUL
@@ -156,8 +156,7 @@ bool path_is_under(std::string_view path, std::string_view prefix) {
         if (normalized_is_under(decoded, prefix) ||
             normalized_is_under(without_segment_parameters(decoded), prefix) ||
             normalized_is_under(without_trailing_dots(decoded), prefix) ||
-            normalized_is_under(without_trailing_dots(without_segment_parameters(decoded)),
-                                prefix))
+            normalized_is_under(without_trailing_dots(without_segment_parameters(decoded)), prefix))
             return true;
     }
     return false;
@@ -172,8 +171,8 @@ std::string_view ambiguous_path(std::string_view path) {
         if (c != '%') continue;
         if (i + 2 >= path.size() || hex_value(path[i + 1]) < 0 || hex_value(path[i + 2]) < 0)
             return "a '%' that is not an escape in the path";
-        const auto byte = static_cast<unsigned char>(hex_value(path[i + 1]) * 16 +
-                                                     hex_value(path[i + 2]));
+        const auto byte =
+            static_cast<unsigned char>(hex_value(path[i + 1]) * 16 + hex_value(path[i + 2]));
         if (byte == '/') return "an encoded '/' in the path";
         if (byte == '\\') return "an encoded backslash in the path";
         if (byte == '%') return "an encoded '%' in the path";

@@ -114,24 +114,36 @@ std::vector<std::string> SecretStore::restore_placeholders(http::fields& headers
 bool SecretStore::mask_answer_head(http::response_header<>& head,
                                    const std::vector<EchoForm>& produced) const {
     if (value_forms_.empty()) return true;
-    std::vector<EchoForm> forms = value_forms_;
-    forms.insert(forms.end(), produced.begin(), produced.end());
-    std::vector<std::string> found;
-    const auto reason = head.reason();
-    if (contains_form(reason, forms)) head.reason(mask_forms(reason, forms, found));
-    std::vector<std::pair<std::string, std::string>> rebuilt;
-    bool changed = false;
+    std::vector<EchoForm> merged; // only when this request had forms of its own
+    std::span<const EchoForm> forms = value_forms_;
+    if (!produced.empty()) {
+        merged = value_forms_;
+        merged.insert(merged.end(), produced.begin(), produced.end());
+        forms = merged;
+    }
+    auto holds_form = [&](std::string_view text) {
+        return std::any_of(forms.begin(), forms.end(), [&](const EchoForm& form) {
+            return text.find(form.real) != std::string_view::npos;
+        });
+    };
+    // One look first: most answers echo nothing and are left as they are.
+    bool echoed = false;
     for (const auto& field : head) {
-        if (contains_form(field.name_string(), forms)) return false;
+        if (contains_form(field.name_string(), forms)) return false; // a name cannot be rewritten
+        echoed = echoed || holds_form(field.value());
+    }
+    std::vector<std::string> found;
+    if (holds_form(head.reason())) head.reason(mask_forms(head.reason(), forms, found));
+    if (!echoed) return true;
+    std::vector<std::pair<std::string, std::string>> rebuilt;
+    for (const auto& field : head) {
         const bool framing = field.name() == http::field::content_length ||
                              field.name() == http::field::transfer_encoding;
-        const auto before = found.size();
-        std::string value = framing ? std::string(field.value())
-                                    : mask_forms(field.value(), forms, found);
-        changed = changed || found.size() != before;
-        rebuilt.emplace_back(std::string(field.name_string()), std::move(value));
+        rebuilt.emplace_back(std::string(field.name_string()),
+                             framing ? std::string(field.value())
+                                     : mask_forms(field.value(), forms, found));
     }
-    if (changed) replace_all(head, rebuilt);
+    replace_all(head, rebuilt);
     return true;
 }
 

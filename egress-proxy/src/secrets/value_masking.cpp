@@ -47,8 +47,9 @@ std::string mask_forms(std::string_view text, std::span<const EchoForm> forms,
     std::size_t i = 0;
     while (i < text.size()) {
         const auto match =
-            std::find_if(longest_first.begin(), longest_first.end(),
-                         [&](const EchoForm* form) { return text.substr(i).starts_with(form->real); });
+            std::find_if(longest_first.begin(), longest_first.end(), [&](const EchoForm* form) {
+                return text.substr(i).starts_with(form->real);
+            });
         if (match == longest_first.end()) {
             out += text[i++];
             continue;

@@ -66,9 +66,9 @@ TEST_CASE("spellings of an MCP path", "[path]") {
         {"/./mcp", false, true},       {"//mcp", false, true},       {"/mcp/x", false, true},
         {"/mcp%2f", true, true},       {"/mcp%2F", true, true},      {"/x/..%2fmcp", true, true},
         {"/x%2f..%2fmcp", true, true}, {"/mcp%5c", true, true},      {"/mcp%5C", true, true},
-        {"/mcp%00", true, true},       {"/mcp%0a", true, false},      {"/mcp%252f", true, false},
+        {"/mcp%00", true, true},       {"/mcp%0a", true, false},     {"/mcp%252f", true, false},
         {"/mcp\\", true, true},        {"/x\\..\\mcp", true, true},  {"/mcp#", true, true},
-        {"/mcp%", true, false},         {"/mcp%zz", true, false},      {"/mcpx", false, false},
+        {"/mcp%", true, false},        {"/mcp%zz", true, false},     {"/mcpx", false, false},
         {"/other", false, false},      {"/other/mcp", false, false}, {"/mc%70x", false, false},
         {"/a%20b/c", false, false},    {"/x.y/z", false, false},
     };

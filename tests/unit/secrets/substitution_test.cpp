@@ -266,6 +266,7 @@ TEST_CASE("has_placeholder finds what substitute would replace") {
     raw.insert("X", "a osf-secret-placeholder-TOKEN");
     CHECK(store().has_placeholder(raw));
     http::fields basic;
-    basic.insert("Authorization", "Basic " + osf::secrets::base64_encode("u:osf-secret-placeholder-A"));
+    basic.insert("Authorization",
+                 "Basic " + osf::secrets::base64_encode("u:osf-secret-placeholder-A"));
     CHECK(store().has_placeholder(basic));
 }
