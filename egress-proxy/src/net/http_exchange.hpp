@@ -412,7 +412,8 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             ex.responded = true;
             RelayBuffer chunk;
             beast::error_code ec = hec;
-            std::string text; // one output buffer for the whole stream
+            bool upstream_side = false; // the error, if any, came from reading the upstream
+            std::string text;           // one output buffer for the whole stream
             auto send = [&](std::string& piece, bool more) -> asio::awaitable<beast::error_code> {
                 ex.rec.bytes_down += piece.size();
                 expire_in(client, idle);
@@ -432,6 +433,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
                 if (!rec_ec) rec_ec = parse_arrived(up, conn.buffer, rp);
                 if (rec_ec) {
                     ec = rec_ec;
+                    upstream_side = true;
                     break;
                 }
                 const auto got = relay_chunk - rp.get().body().size;
@@ -451,8 +453,9 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
                 ec = co_await send(text, false);
             }
             if (ec) {
-                ex.rec.error = "upstream-reset";
-                ex.finish(log::Outcome::Error, ex.rec.status);
+                ex.finish_error(upstream_side ? osf::log_error::upstream_reset
+                                              : osf::log_error::client_closed,
+                                ex.rec.status);
                 co_return result;
             }
             ex.finish(log::Outcome::Allowed, ex.rec.status);
@@ -548,8 +551,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         auto [hec, hn] = co_await asio::async_write(client, framer.next({}, false), use_tuple);
         if (hec) {
             ex.responded = true;
-            ex.rec.error = "client-closed";
-            ex.finish(log::Outcome::Error, ex.rec.status);
+            ex.finish_error(osf::log_error::client_closed, ex.rec.status);
             co_return result;
         }
     }
@@ -557,10 +559,11 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
     auto [ec, upstream_side] = co_await relay_body(client, up, conn.buffer, rp, framer, chunk,
                                                    prefilled, idle, ex.rec.bytes_down, log_allowed);
     if (ec) {
-        ex.rec.error = upstream_side
-                           ? (ec == beast::error::timeout ? "upstream-timeout" : "upstream-reset")
-                           : "client-closed";
-        ex.finish(log::Outcome::Error, ex.rec.status);
+        ex.finish_error(upstream_side
+                            ? (ec == beast::error::timeout ? osf::log_error::upstream_timeout
+                                                           : osf::log_error::upstream_reset)
+                            : osf::log_error::client_closed,
+                        ex.rec.status);
         co_return result;
     }
     ex.finish(log::Outcome::Allowed, ex.rec.status);
