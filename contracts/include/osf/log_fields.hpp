@@ -98,6 +98,8 @@ inline constexpr std::string_view upstream_protocol =
     "upstream-protocol"; // unparsable HTTP answer, or a 101 nobody asked for
 inline constexpr std::string_view client_closed =
     "client-closed"; // the client left before the exchange ended
+inline constexpr std::string_view client_timeout =
+    "client-timeout"; // the client sent nothing more within the idle timeout
 inline constexpr std::string_view client_tls =
     "client-tls"; // an allowed CONNECT whose client TLS handshake failed
 inline constexpr std::string_view no_request =

@@ -218,6 +218,12 @@ inline bool port_in_range(std::string_view text) {
     return value >= 1 && value <= 65535;
 }
 
+// How a client ended an exchange early: it went away, or sent nothing in time.
+inline std::string_view client_error(const beast::error_code& ec) {
+    return ec == beast::error::timeout ? osf::log_error::client_timeout
+                                       : osf::log_error::client_closed;
+}
+
 // A parse error of the message itself, as opposed to the peer going away.
 inline bool is_malformed_message(const beast::error_code& ec) {
     return ec.category() == http::make_error_code(http::error::bad_chunk).category() &&
@@ -298,7 +304,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
                 co_return result;
             }
             if (ec && client_side) {
-                ex.finish_error(osf::log_error::client_closed, 0);
+                ex.finish_error(client_error(ec), 0);
                 co_return result;
             }
         }
@@ -771,7 +777,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
                                           "malformed request body: " + ec.message());
             }
             if (ec) {
-                ex.finish_error(osf::log_error::client_closed, 0);
+                ex.finish_error(client_error(ec), 0);
                 co_return false;
             }
         }
