@@ -86,6 +86,8 @@ def trailer_route(head, path, body):
         return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
                 b"Trailer: X-Injected\r\n\r\n%x\r\n%s\r\n0\r\nX-Injected: from-a-trailer\r\n"
                 b"Connection: close\r\nSet-Cookie: trailer=1\r\n\r\n" % (len(data), data))
+    if path.endswith(b"-huge"):  # a length no answer has: the proxy must not reserve it
+        return b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 607710729717788763\r\n\r\n{}"
     if path.endswith(b"-switch"):
         return (b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
                 b"\x81\x05frame")
@@ -306,6 +308,30 @@ def test_an_mcp_body_over_the_limit_and_a_refused_call_each_have_one_line(proxy,
     assert status == 200
     line = one_line_for(cursor, "/mcp")
     assert line["refusedBy"] == "mcp-tool" and line["tool"] == UNDECLARED
+
+
+@pytest.mark.parametrize("length", ["607710729717788763", "18446744073709551615", "4294967296"])
+def test_an_mcp_content_length_over_the_limit_is_refused_before_the_body(proxy, server, length):
+    # The proxy once reserved whatever the head said (fuzz-mcp_body): an answer
+    # comes at once, without the body, and the server gets nothing.
+    before = len(server.heads)
+    cursor = LogCursor(proxy)
+    status, head, _ = exchange(proxy, (f"POST http://{MIXED}:{server.port}/mcp HTTP/1.1\r\nHost: {MIXED}:{server.port}\r\n"
+                                       f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n{{}}").encode())
+    assert status == 413, head
+    assert one_line_for(cursor, "/mcp")["refusedBy"] == "mcp-unreadable"
+    assert len(server.heads) == before
+
+
+def test_an_mcp_answer_with_a_huge_content_length_is_refused(proxy, server):
+    cursor = LogCursor(proxy)
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+    status, head, _ = exchange(proxy, (f"POST http://{MIXED}:{server.port}/mcp/x-huge HTTP/1.1\r\n"
+                                       f"Host: {MIXED}:{server.port}\r\nContent-Type: application/json\r\n"
+                                       "Accept: application/json, text/event-stream\r\n"
+                                       f"Content-Length: {len(body)}\r\n\r\n").encode() + body)
+    assert status == 502, head
+    assert one_line_for(cursor, "/mcp/x-huge")["refusedBy"] == "mcp-unreadable"
 
 
 # --- class 6: path spellings an origin routes to /mcp ------------------------------------

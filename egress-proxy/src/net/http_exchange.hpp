@@ -348,6 +348,13 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         std::chrono::duration<double>(std::chrono::steady_clock::now() - sent_at).count());
     auto& res = rp.get();
     ex.rec.status = res.result_int();
+    if (res.count(http::field::transfer_encoding) > 1) {
+        // Beast's parser and its header read two fields differently (the parser the
+        // last coding, the header the first): the body's end would be ambiguous.
+        co_await fail(client, ex, std::string(osf::log_error::upstream_protocol),
+                      "the answer has more than one Transfer-Encoding field");
+        co_return result;
+    }
     if (res.result() == http::status::switching_protocols && !out.websocket) {
         // Nothing asked for a new protocol (an MCP endpoint is never asked): whatever
         // follows is not HTTP the proxy can read, and is never relayed.
@@ -473,11 +480,16 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             // Beast adds trailer fields to the message it reads into: the head that
             // goes out is the one checked here, kept aside (trailers are dropped).
             auto checked_head = res.base();
+            if (rp.content_length() && *rp.content_length() > mcp_policy->max_message_bytes) {
+                // Checked before Beast's string body would reserve what it says.
+                ex.client_keep = false;
+                co_await refuse(client, ex, http::status::bad_gateway,
+                                policy::reason::mcp_unreadable,
+                                "the MCP server's answer is over the size limit");
+                co_return result;
+            }
             http::response_parser<http::string_body> sp{std::move(rp)};
             sp.body_limit(mcp_policy->max_message_bytes);
-            if (const auto length = sp.content_length();
-                length && *length <= mcp_policy->max_message_bytes)
-                sp.get().body().reserve(*length);
             conn.buffer.reserve(read_reserve); // whole TLS records per read, not 512 bytes
             expire_in(up, idle);
             auto [ec, n] = co_await http::async_read(up, conn.buffer, sp, use_tuple);
@@ -755,6 +767,15 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
 
     if (mcp_policy) {
         // MCP: the whole message is read and judged before anything is forwarded.
+        // The head was parsed without a body limit, so Beast will not check a
+        // Content-Length against the one set below (its string body would reserve
+        // whatever it says): checked here, before a byte of the body is read.
+        if (head.content_length() && *head.content_length() > mcp_policy->max_message_bytes) {
+            ex.client_keep = false;
+            co_return co_await refuse(client, ex, http::status::payload_too_large,
+                                      policy::reason::mcp_unreadable,
+                                      "the MCP message is over the size limit");
+        }
         req.set(http::field::accept_encoding, "identity");
         http::request_parser<http::string_body> sp{std::move(head)};
         sp.body_limit(mcp_policy->max_message_bytes);
