@@ -88,6 +88,9 @@ def trailer_route(head, path, body):
                 b"Connection: close\r\nSet-Cookie: trailer=1\r\n\r\n" % (len(data), data))
     if path.endswith(b"-huge"):  # a length no answer has: the proxy must not reserve it
         return b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 607710729717788763\r\n\r\n{}"
+    if path.endswith(b"-two-te"):  # the parser reads the last coding, the header the first
+        return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n"
+                b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
     if path.endswith(b"-switch"):
         return (b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
                 b"\x81\x05frame")
@@ -332,6 +335,19 @@ def test_an_mcp_answer_with_a_huge_content_length_is_refused(proxy, server):
                                        f"Content-Length: {len(body)}\r\n\r\n").encode() + body)
     assert status == 502, head
     assert one_line_for(cursor, "/mcp/x-huge")["refusedBy"] == "mcp-unreadable"
+
+
+@pytest.mark.parametrize("path", ["/mcp/x-two-te", "/plain-two-te"])
+def test_an_answer_with_two_transfer_encodings_is_an_upstream_error(proxy, server, path):
+    cursor = LogCursor(proxy)
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+    status, head, _ = exchange(proxy, (f"POST http://{MIXED}:{server.port}{path} HTTP/1.1\r\n"
+                                       f"Host: {MIXED}:{server.port}\r\nContent-Type: application/json\r\n"
+                                       "Accept: application/json, text/event-stream\r\n"
+                                       f"Content-Length: {len(body)}\r\n\r\n").encode() + body)
+    assert status == 502, head
+    line = one_line_for(cursor, path)
+    assert line["outcome"] == "error" and line["error"] == "upstream-protocol"
 
 
 # --- class 6: path spellings an origin routes to /mcp ------------------------------------
