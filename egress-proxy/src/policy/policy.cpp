@@ -127,6 +127,7 @@ const osf::McpServer* Policy::mcp_server_for(std::string_view host, std::uint16_
 }
 
 bool Policy::has_mcp_endpoint(std::string_view host, std::uint16_t port) const {
+    if (mcp_.empty()) return false; // most requests: nothing to canonicalise for
     auto canonical = canonical_host(host);
     if (!canonical) return false;
     return std::any_of(mcp_.begin(), mcp_.end(), [&](const osf::McpServer& server) {
