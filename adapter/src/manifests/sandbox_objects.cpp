@@ -55,10 +55,19 @@ json harden_container_security(json security) {
 }
 
 json ca_config_map(const SandboxRequest& request, const std::string& pem) {
+    static constexpr std::string_view key_begin = "-----BEGIN PUBLIC KEY-----";
+    json data = json::object();
+    const auto at = pem.find(key_begin);
+    if (at == std::string::npos) {
+        data[kCaFile] = pem;
+    } else {
+        data[kCaFile] = pem.substr(0, at);
+        data[kLogKeyFile] = pem.substr(at);
+    }
     return {{"apiVersion", "v1"},
             {"kind", "ConfigMap"},
             {"metadata", metadata(request, ca_config_name(request.id))},
-            {"data", {{kCaFile, pem}}}};
+            {"data", data}};
 }
 
 json image_pod_template(const std::string& image) {
