@@ -79,9 +79,13 @@ def test_a_real_log_verifies_against_the_published_key(servers, tmp_path):
     both = run_proxy(["ca", "--with-log-key", "--state-dir", proxy.state_dir]).stdout
     assert both == open(proxy.ca_path).read() + open(key).read()
     assert open(key).read().startswith("-----BEGIN PUBLIC KEY-----")
-    code, out = verify(proxy.log_path, "--pubkey", key)  # while running: an unsigned tail
+    # While it runs, before any checkpoint: the chain holds, nothing is signed yet, so
+    # nothing verifies against the published key.
+    code, out = verify(proxy.log_path)
     assert code == 0, out
-    assert "unsigned tail: lines 2-" in out and "not ended by a final checkpoint" in out
+    assert "signed: nothing yet" in out and "unsigned tail: lines 1-" in out
+    code, out = verify(proxy.log_path, "--pubkey", key)
+    assert code == 1 and "no checkpoint: nothing in this log is signed by the given key" in out, out
     assert proxy.stop() == 0
     code, out = verify(proxy.log_path, "--pubkey", key)
     assert code == 0, out

@@ -9,6 +9,7 @@
 #include "manifests/egress_objects.hpp"
 #include "manifests/settings.hpp"
 
+#include <exception>
 #include <ostream>
 
 namespace osf::commands {
@@ -37,6 +38,12 @@ int run_egress_log(CommandContext& context, const EgressLogOptions& options) {
         return 0;
     }
     const std::string key = cluster_log_key(kube, id).raw;
+    try {
+        request_checkpoint(kube, pod); // so that the copy is signed to its last line
+    } catch (const std::exception& e) {
+        context.err << "sandbox-kubernetes: the proxy wrote no checkpoint (" << e.what()
+                    << "); lines after its last one are unsigned\n";
+    }
     const std::string text = fetch_egress_log(kube, pod);
     const auto report = egress_log::verify_log(text, key);
     if (options.summary) {
