@@ -72,6 +72,15 @@ std::string to_hex(const unsigned char* data, std::size_t size) {
     return out;
 }
 
+void to_hex(const Sha256& digest, std::string& out) {
+    static constexpr char hex[] = "0123456789abcdef";
+    out.resize(digest.size() * 2);
+    for (std::size_t i = 0; i < digest.size(); ++i) {
+        out[2 * i] = hex[digest[i] >> 4];
+        out[2 * i + 1] = hex[digest[i] & 0xF];
+    }
+}
+
 bool is_lower_hex(std::string_view text, std::size_t digits) {
     if (text.size() != digits) return false;
     for (char c : text)

@@ -134,8 +134,7 @@ bool EgressLogWriter::append_locked() {
     // other writers of the same file.
     const bool ok = write_all(fd_, buffer_);
     if (mirror_) write_all(STDOUT_FILENO, buffer_);
-    const auto digest = hasher_.hash(buffer_);
-    chain_ = egress_log::to_hex(digest);
+    egress_log::to_hex(hasher_.hash(buffer_), chain_);
     ++run_lines_;
     ++since_checkpoint_;
     return ok;
