@@ -45,6 +45,8 @@ std::string to_hex(const unsigned char* data, std::size_t size);
 inline std::string to_hex(const Sha256& digest) {
     return to_hex(digest.data(), digest.size());
 }
+// Into `out` (resized to 64), so that a writer reuses its buffer.
+void to_hex(const Sha256& digest, std::string& out);
 // True for exactly `digits` lower-case hex digits.
 bool is_lower_hex(std::string_view text, std::size_t digits);
 
