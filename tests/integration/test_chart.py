@@ -606,6 +606,7 @@ def test_the_adapter_needs_nothing_beyond_the_role(helm, tmp_path):
     _, by_kind = render(helm, namespace="default")
     role = granted(one(by_kind, "Role"))
     ca = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+    key = "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA\n-----END PUBLIC KEY-----\n"
     log_line = '{"time":"2026-11-29T19:00:00Z","host":"example.com","method":"GET","path":"/","outcome":"allowed","status":200}\n'
     secrets = tmp_path / "secrets"
     secrets.mkdir()
@@ -616,7 +617,7 @@ def test_the_adapter_needs_nothing_beyond_the_role(helm, tmp_path):
 
     with KubeApiServer(tmp_path / "kube") as kube:
         kube.set_exec(handlers=[
-            {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "ca"], "stdout": ca},
+            {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "ca"], "stdout": ca + key},
             {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "log"], "stdout": log_line},
         ])
         kube.configure(forbid=_forbid_all_but(kube, role))

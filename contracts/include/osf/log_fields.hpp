@@ -108,3 +108,30 @@ inline constexpr std::string_view aborted =
     "aborted"; // the exchange was cut short inside the proxy (shutdown, exception)
 
 } // namespace osf::log_error
+
+// The fields that make the log evidence (contracts/README.md, "Tamper evidence"):
+// a hash chain on every line and signed checkpoints. Lines without `kind` are
+// requests; `kind` names the two other kinds of line.
+namespace osf::log_evidence_field {
+
+inline constexpr std::string_view chain = "chain";  // SHA-256 (hex) of the previous line's bytes
+inline constexpr std::string_view kind = "kind";    // absent on request lines
+inline constexpr std::string_view log_id = "logId"; // start, checkpoint: 32 hex digits
+inline constexpr std::string_view public_key = "publicKey"; // start: Ed25519, base64 of 32 bytes
+inline constexpr std::string_view lines = "lines";         // checkpoint: lines of the run before it
+inline constexpr std::string_view signature = "signature"; // checkpoint: Ed25519, base64
+inline constexpr std::string_view final = "final";         // checkpoint: written at shutdown
+
+inline constexpr std::array<std::string_view, 7> all = {chain, kind,      log_id, public_key,
+                                                        lines, signature, final};
+
+} // namespace osf::log_evidence_field
+
+namespace osf::log_kind {
+
+inline constexpr std::string_view start = "start";           // first line of each proxy run
+inline constexpr std::string_view checkpoint = "checkpoint"; // signs the chain head
+
+inline constexpr std::array<std::string_view, 2> all = {start, checkpoint};
+
+} // namespace osf::log_kind
