@@ -26,6 +26,7 @@ void check_env(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_egress(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_secrets(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_mcp(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+void check_lifetime(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 
 // Rules across sections that the JSON Schema cannot state.
 void check_cross_section(const nlohmann::json& document, const SpecCheck& check);

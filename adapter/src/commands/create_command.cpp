@@ -1,5 +1,6 @@
 #include "commands/create_command.hpp"
 
+#include "commands/claim_ownership.hpp"
 #include "commands/command_errors.hpp"
 #include "commands/sandbox_lookup.hpp"
 #include "commands/secret_creation.hpp"
@@ -58,6 +59,12 @@ manifests::SandboxRequest prepare(CommandContext& context, const CreateOptions& 
         throw UsageError(message);
     }
     request.secrets = secrets.plan;
+    try {
+        request.lifetime = manifests::sandbox_lifetime(request.spec.lifetime, request.settings,
+                                                       context.wall_clock());
+    } catch (const manifests::LifetimeError& e) {
+        throw UsageError("invalid spec " + options.spec_path + ": $.lifetime: " + e.what());
+    }
     request.id = manifests::sandbox_id_from_bytes(context.random_bytes());
     return request;
 }
@@ -84,6 +91,7 @@ void start(CommandContext& context, kubectl::Kubectl& kube,
     check_interrupted(context);
     kube.create(
         manifests::kube_list(manifests::sandbox_side_objects(request, base_pod_template, pem)));
+    attach_to_claim(kube, request);
     waiter.wait_claim_ready(manifests::sandbox_name(id), manifests::egress_name(id));
 }
 

@@ -3,6 +3,7 @@
 // sandbox-kubernetes; no I/O here.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -50,6 +51,9 @@ struct Spec {
     std::vector<EgressRule> egress;
     std::map<std::string, SecretRef> secrets;
     std::vector<McpServer> mcp;
+    // `lifetime`: how long the sandbox may live; unset means the adapter's
+    // default (OSF_SANDBOX_DEFAULT_LIFETIME).
+    std::optional<std::chrono::seconds> lifetime;
 
     // True when `template` names an image (holds '/', ':' or '@').
     bool template_is_image() const;
