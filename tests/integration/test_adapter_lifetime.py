@@ -67,8 +67,8 @@ def test_create_gives_the_claim_a_lifecycle_and_everything_an_owner(cluster, tmp
     owned = [o for o in labelled(kube, sandbox_id) if o["kind"] not in ("SandboxClaim", "Sandbox")]
     kinds = sorted(o["kind"] for o in owned)
     # the sandbox pod is the Sandbox's (agent-sandbox's own chain); everything create made is the claim's
-    assert kinds == ["ConfigMap", "ConfigMap", "NetworkPolicy", "Pod", "Pod", "Secret", "SandboxTemplate",
-                     "SandboxWarmPool", "Service"]
+    assert kinds == sorted(["ConfigMap", "ConfigMap", "NetworkPolicy", "Pod", "Pod", "Secret", "SandboxTemplate",
+                            "SandboxWarmPool", "Service"])
     for obj in owned:
         refs = obj["metadata"].get("ownerReferences") or []
         if obj["kind"] == "Pod" and obj["metadata"]["name"] == f"osf-sandbox-{sandbox_id}":
