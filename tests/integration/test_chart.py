@@ -675,3 +675,41 @@ def test_the_adapter_needs_nothing_beyond_the_role(helm, tmp_path):
         left = kube.kubectl("get", "pods,configmaps,secrets,services", "-l", f"osf.sandbox.id={sandbox}",
                             "-o", "name", check=True).stdout
         assert left.strip() == "", f"destroy left {left}"
+
+
+def test_gc_cronjob_is_optional_and_its_role_is_exactly_what_gc_calls(helm):
+    """gc.enabled renders a CronJob running `sandbox-kubernetes gc` under its own ServiceAccount,
+    bound to a Role of list/get/watch/delete on the kinds gc lists and deletes (read from
+    gc_command.cpp and sandbox_lookup.cpp's remove_sandbox), and no more."""
+    _, by_kind = render(helm)
+    assert "CronJob" not in by_kind
+    res = helm("template", RELEASE, CHART, "--namespace", "sandboxes", "--set", "gc.enabled=true", check=False)
+    assert res.returncode != 0 and "gc.enabled needs gc.image" in res.stderr
+    _, by_kind = render(helm, "gc.enabled=true", "gc.image=registry.example/adapter:1", "gc.grace=30m")
+    cron = one(by_kind, "CronJob")
+    assert cron["spec"]["schedule"] == "*/15 * * * *"
+    assert cron["spec"]["concurrencyPolicy"] == "Forbid"
+    pod = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    assert container["command"] == ["sandbox-kubernetes", "gc"]
+    assert {e["name"]: e["value"] for e in container["env"]} == {
+        "OSF_SANDBOX_NAMESPACE": "sandboxes", "OSF_SANDBOX_GC_GRACE": "30m", "HOME": "/tmp"}
+    gc_name = f"{RELEASE}-sandbox-kubernetes-gc"
+    assert pod["serviceAccountName"] == gc_name
+    roles = {r["metadata"]["name"]: r for r in by_kind["Role"]}
+    bindings = {b["metadata"]["name"]: b for b in by_kind["RoleBinding"]}
+    assert bindings[gc_name]["roleRef"]["name"] == gc_name
+    assert bindings[gc_name]["subjects"] == [{"kind": "ServiceAccount", "name": gc_name, "namespace": "sandboxes"}]
+    consts = _string_constants()
+    gc_sources = _read_sources("commands/gc_command.cpp")
+    gc_text = next(iter(gc_sources.values()))
+    assert re.search(r"kube\.list\(manifests::kSandboxResources", gc_text)
+    assert "remove_sandbox(kube" in gc_text
+    assert re.findall(r"\bkube\.(\w+)\(", gc_text) == ["list"], "gc makes a kubectl call this test does not know"
+    needed = {}
+    for r in consts["kSandboxResources"].split(",") + [consts["kSandboxes"]]:
+        needed.setdefault(RESOURCES[r], set()).update(DELETE_VERBS)  # list + the delete and its wait
+    assert granted(roles[gc_name]) == needed
+    with open(os.path.join(CHART, "files", "gc-permissions.yaml")) as f:
+        reasons = yaml.safe_load(f)["verbs"]
+    assert set(reasons) == DELETE_VERBS and all(len(r) > 10 for r in reasons.values())
