@@ -33,8 +33,12 @@ SpecResult parse_spec(std::string_view json_text) {
 
     const SpecCheck check{read.numbers, result.errors};
     check_known_fields(
-        document, "$", {"$schema", "template", "cpu", "memory", "env", "egress", "secrets", "mcp", "lifetime"},
-        "the spec's fields are template, cpu, memory, env, egress, secrets, mcp and lifetime", check);
+        document, "$",
+        {"$schema", "template", "cpu", "memory", "env", "egress", "secrets", "mcp", "lifetime",
+         "persistence"},
+        "the spec's fields are template, cpu, memory, env, egress, secrets, mcp, lifetime and "
+        "persistence",
+        check);
     if (document.contains("$schema") && !document["$schema"].is_string())
         check.fail("$['$schema']", "must be a string (the schema's URL, for editors); got " +
                                        describe_type(document["$schema"]));
@@ -52,6 +56,7 @@ SpecResult parse_spec(std::string_view json_text) {
     if (document.contains("secrets")) check_secrets(document["secrets"], check, spec);
     if (document.contains("mcp")) check_mcp(document["mcp"], check, spec);
     if (document.contains("lifetime")) check_lifetime(document["lifetime"], check, spec);
+    if (document.contains("persistence")) check_persistence(document["persistence"], check, spec);
     check_cross_section(document, check);
 
     if (result.errors.empty()) result.spec = std::move(spec);

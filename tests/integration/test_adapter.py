@@ -656,7 +656,8 @@ def test_destroy(cluster, tmp_path):
 
 def test_help_and_usage(cluster):
     kube = cluster
-    for sub in ("create", "exec", "copy", "snapshot", "destroy", "list", "egress-log", "extend", "gc"):
+    for sub in ("create", "exec", "copy", "snapshot", "destroy", "list", "egress-log", "extend", "gc", "suspend",
+                "resume"):
         result = adapter(kube, sub, "--help", check=0)
         assert sub in result.stdout
     adapter(kube, check=2)

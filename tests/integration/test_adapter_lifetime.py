@@ -367,3 +367,70 @@ def test_kube_api_sandbox_volume_claims_and_operating_mode(cluster):
                      "vct")
     kube.wait_for(lambda: kube.kubectl("get", "pvc", "workspace-vct").returncode != 0,
                   what="the PVC to go with its Sandbox")
+
+
+# -- suspend, resume, persistent workspaces ----------------------------------------------------
+
+def test_suspend_and_resume_keep_files_and_trust_the_new_proxy(cluster, tmp_path):
+    from test_adapter import CA_PEM, make_ca_pem
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, {"template": "alpine:3", "persistence": {"size": "2Gi"},
+                                            "secrets": {"T": "ref:env/T"}}, env={"OSF_SECRET_T": "v"})
+    pod = f"osf-sandbox-{sandbox_id}"
+    try:
+        pvc = kube.kubectl_json("get", "pvc", f"workspace-{pod}")
+        assert pvc["spec"]["resources"]["requests"]["storage"] == "2Gi"
+        assert pvc["metadata"]["labels"]["osf.sandbox.id"] == sandbox_id
+        adapter(kube, "exec", sandbox_id, "--", "sh", "-c",
+                'echo kept > /workspace/work.txt && echo home > "$HOME/.profile-osf" && echo "$HOME"',
+                check=0)
+        secret_before = kube.kubectl_json("get", "secret", f"{pod}-secrets")["metadata"]["uid"]
+        assert adapter(kube, "exec", sandbox_id, "--", "cat", "/etc/osf/egress-ca.crt", check=0).stdout == CA_PEM
+
+        result = adapter(kube, "suspend", sandbox_id, check=0)
+        assert result.stderr == f"suspended sandbox {sandbox_id}\n"
+        assert kube.kubectl("get", "pod", pod).returncode != 0
+        assert kube.kubectl("get", "pod", f"{pod}-egress").returncode != 0
+        assert kube.kubectl("get", "pvc", f"workspace-{pod}").returncode == 0
+        rows = {line.split()[0]: line.split() for line in
+                adapter(kube, "list", "-o", "wide", check=0).stdout.splitlines()[1:]}
+        assert rows[sandbox_id][1] == "Suspended"
+        assert adapter(kube, "suspend", sandbox_id, check=0).stderr == f"sandbox {sandbox_id} is already suspended\n"
+        adapter(kube, "exec", sandbox_id, "--", "true", check=1)
+
+        # The proxy that serves the resumed sandbox has a new CA (made in its memory).
+        new_ca = make_ca_pem()
+        kube.set_exec(handlers=[{"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "ca"],
+                                 "stdout": new_ca}] + EXEC_HANDLERS[1:])
+        result = adapter(kube, "resume", sandbox_id, check=0)
+        assert result.stderr.endswith(f"resumed sandbox {sandbox_id}\n")
+        assert adapter(kube, "exec", sandbox_id, "--", "cat", "/workspace/work.txt", check=0).stdout == "kept\n"
+        assert adapter(kube, "exec", sandbox_id, "--", "sh", "-c", 'cat "$HOME/.profile-osf"', check=0).stdout == "home\n"
+        assert adapter(kube, "exec", sandbox_id, "--", "cat", "/etc/osf/egress-ca.crt", check=0).stdout == new_ca
+        assert kube.kubectl_json("get", "configmap", f"{pod}-ca")["data"]["egress-ca.crt"] == new_ca
+        # Its secrets keep working: the same Secret, read by the new egress pod.
+        assert kube.kubectl_json("get", "secret", f"{pod}-secrets")["metadata"]["uid"] == secret_before
+        egress = kube.kubectl_json("get", "pod", f"{pod}-egress")
+        refs = [e["valueFrom"]["secretKeyRef"]["name"] for e in egress["spec"]["containers"][0]["env"]
+                if "valueFrom" in e]
+        assert refs == [f"{pod}-secrets"]
+        assert egress["metadata"]["ownerReferences"][0]["kind"] == "SandboxClaim"
+        assert kube.kubectl("get", "configmap", f"{pod}-egress-pod").returncode != 0
+        rows = {line.split()[0]: line.split() for line in
+                adapter(kube, "list", "-o", "wide", check=0).stdout.splitlines()[1:]}
+        assert rows[sandbox_id][1] == "Ready"
+        assert adapter(kube, "resume", sandbox_id, check=0).stderr == f"sandbox {sandbox_id} is not suspended\n"
+    finally:
+        kube.set_exec(handlers=EXEC_HANDLERS)
+        adapter(kube, "destroy", sandbox_id)
+    # destroy takes the workspace claim too
+    kube.wait_for(lambda: kube.kubectl("get", "pvc", f"workspace-{pod}").returncode != 0, what="the PVC to go")
+    result = adapter(kube, "resume", sandbox_id, check=1)
+    assert result.stderr == f"sandbox-kubernetes: no sandbox {sandbox_id}\n"
+
+
+def test_suspend_without_persistence_is_refused(cluster, sandbox):
+    kube = cluster
+    result = adapter(kube, "suspend", sandbox, check=1)
+    assert "its spec has no persistence" in result.stderr
+    assert kube.kubectl("get", "pod", f"osf-sandbox-{sandbox}").returncode == 0

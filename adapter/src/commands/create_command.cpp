@@ -2,6 +2,7 @@
 
 #include "commands/claim_ownership.hpp"
 #include "commands/command_errors.hpp"
+#include "commands/proxy_ca.hpp"
 #include "commands/sandbox_lookup.hpp"
 #include "commands/secret_creation.hpp"
 #include "commands/start_waiter.hpp"
@@ -69,15 +70,6 @@ manifests::SandboxRequest prepare(CommandContext& context, const CreateOptions& 
     return request;
 }
 
-std::string read_ca(kubectl::Kubectl& kube, const std::string& id) {
-    const std::string pem =
-        kube.exec_output(manifests::egress_name(id), manifests::kProxyContainer,
-                         {manifests::kProxyBinary, "ca", "--state-dir", manifests::kProxyStateDir});
-    if (pem.find("-----BEGIN CERTIFICATE-----") == std::string::npos)
-        throw CommandFailed("the egress proxy printed no CA certificate");
-    return pem;
-}
-
 // The steps after the first object exists; any exception leaves cleanup to the caller.
 void start(CommandContext& context, kubectl::Kubectl& kube,
            const manifests::SandboxRequest& request, const json& base_pod_template) {
@@ -87,7 +79,7 @@ void start(CommandContext& context, kubectl::Kubectl& kube,
     check_interrupted(context);
     kube.create(manifests::kube_list(manifests::egress_side_objects(request)));
     waiter.wait_pod_ready(manifests::egress_name(id), "egress proxy");
-    const std::string pem = read_ca(kube, id);
+    const std::string pem = read_proxy_ca(kube, id);
     check_interrupted(context);
     kube.create(
         manifests::kube_list(manifests::sandbox_side_objects(request, base_pod_template, pem)));

@@ -9,7 +9,9 @@
 #include "commands/extend_command.hpp"
 #include "commands/gc_command.hpp"
 #include "commands/list_command.hpp"
+#include "commands/resume_command.hpp"
 #include "commands/snapshot_command.hpp"
+#include "commands/suspend_command.hpp"
 
 #include <ostream>
 
@@ -43,6 +45,8 @@ void register_commands(CLI::App& app, CommandContext& context) {
     setup_egress_log(app, context);
     setup_extend(app, context);
     setup_gc(app, context);
+    setup_suspend(app, context);
+    setup_resume(app, context);
 }
 
 int run_cli(CLI::App& app, CommandContext& context, int argc, const char* const* argv) {

@@ -3,6 +3,7 @@
 #include "manifests/labels.hpp"
 #include "manifests/lifetime.hpp"
 #include "manifests/pod_status.hpp"
+#include "manifests/suspension.hpp"
 
 #include <algorithm>
 #include <array>
@@ -46,6 +47,7 @@ std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_cloc
         ClaimStatus claim;
         std::string image;
         std::optional<WallTime> expires;
+        bool suspended = false;
     };
     std::map<std::string, Found> found;
     for (const auto& item : items) {
@@ -62,6 +64,7 @@ std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_cloc
             entry.has_claim = true;
             entry.claim = claim_status(item);
             entry.expires = claim_expiry(item);
+            entry.suspended = claim_suspended(item);
         } else if (kind == "SandboxTemplate") {
             const json containers = item.value("spec", json::object())
                                         .value("podTemplate", json::object())
@@ -79,6 +82,8 @@ std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_cloc
         row.id = id;
         if (!entry.has_claim)
             row.status = "Starting";
+        else if (entry.suspended)
+            row.status = "Suspended";
         else if (entry.claim.ready)
             row.status = "Ready";
         else

@@ -12,7 +12,7 @@ namespace osf::manifests {
 
 struct SandboxRow {
     std::string id;
-    std::string status;  // Ready | the claim's reason | Pending | Starting
+    std::string status;  // Ready | Suspended | the claim's reason | Pending | Starting
     std::string created; // the oldest object's creationTimestamp (RFC 3339)
     long long age_seconds = 0;
     std::string image;   // the sandbox container's image, "-" when unknown

@@ -43,6 +43,13 @@ struct McpServer {
     std::vector<std::string> tools;
 };
 
+// `persistence`: /workspace and the home directory on a per-sandbox
+// ReadWriteOnce claim instead of emptyDirs (what suspend/resume keep).
+struct Persistence {
+    std::string size;                         // a quantity ("10Gi")
+    std::optional<std::string> storage_class; // the cluster's default when unset
+};
+
 struct Spec {
     std::string template_name;         // `template`
     std::optional<std::string> cpu;    // a number is kept as written ("2", "0.5")
@@ -54,6 +61,7 @@ struct Spec {
     // `lifetime`: how long the sandbox may live; unset means the adapter's
     // default (OSF_SANDBOX_DEFAULT_LIFETIME).
     std::optional<std::chrono::seconds> lifetime;
+    std::optional<Persistence> persistence;
 
     // True when `template` names an image (holds '/', ':' or '@').
     bool template_is_image() const;

@@ -138,8 +138,8 @@ TEST_CASE("cli: usage errors exit 2 and call no kubectl") {
 }
 
 TEST_CASE("cli: --help exits 0 for the app and every subcommand") {
-    for (const char* sub :
-         {"create", "exec", "copy", "snapshot", "destroy", "list", "egress-log", "extend", "gc"}) {
+    for (const char* sub : {"create", "exec", "copy", "snapshot", "destroy", "list", "egress-log",
+                            "extend", "gc", "suspend", "resume"}) {
         TestContext t;
         CHECK(run(t, {sub, "--help"}) == 0);
         CHECK(t.out.str().find(sub) != std::string::npos);

@@ -183,3 +183,129 @@ TEST_CASE("exec: the default timeout comes from OSF_SANDBOX_EXEC_TIMEOUT; bad va
     CHECK_THAT(bad.err.str(), Catch::Contains("--timeout '5' has no unit"));
     CHECK(bad.kubectl.calls.empty());
 }
+
+namespace {
+
+json sandbox_object(bool persistent, bool suspended) {
+    json sandbox = {{"kind", "Sandbox"},
+                    {"metadata", {{"name", "osf-sandbox-" + kId}}},
+                    {"spec", json::object()}};
+    if (persistent)
+        sandbox["spec"]["volumeClaimTemplates"] =
+            json::array({json{{"metadata", {{"name", "workspace"}}}}});
+    if (suspended) sandbox["spec"]["operatingMode"] = "Suspended";
+    return sandbox;
+}
+
+const std::vector<std::string> kGetSandbox = {"get", "sandboxes.agents.x-k8s.io",
+                                              "osf-sandbox-" + kId};
+const std::vector<std::string> kGetEgressPod = {"get", "pods", "osf-sandbox-" + kId + "-egress"};
+const std::vector<std::string> kGetSandboxPod = {"get", "pods", "osf-sandbox-" + kId};
+
+std::vector<std::string> verbs(const TestContext& t) {
+    std::vector<std::string> out;
+    for (const auto& call : t.kubectl.calls)
+        out.push_back(call.args[0] + " " + call.args[1] +
+                      (call.args.size() > 2 && call.args[0] != "exec" ? " " + call.args[2] : ""));
+    return out;
+}
+
+} // namespace
+
+TEST_CASE(
+    "suspend: saves the egress pod, suspends the Sandbox, waits for its pod, stops the proxy") {
+    TestContext t;
+    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetSandbox, ok(sandbox_object(true, false).dump()));
+    const json egress = {{"kind", "Pod"},
+                         {"metadata", {{"name", "osf-sandbox-" + kId + "-egress"}}},
+                         {"spec", json::object()}};
+    t.kubectl.on(kGetEgressPod, ok(egress.dump()));
+    t.kubectl.on(kGetSandboxPod, std::vector{ok(json{{"kind", "Pod"}}.dump()), ok("")});
+    CHECK(run(t, {"suspend", kId}) == 0);
+    CHECK(t.err.str() == "suspended sandbox " + kId + "\n");
+    const std::string p = "osf-sandbox-" + kId;
+    CHECK(verbs(t) == std::vector<std::string>{
+                          "get sandboxclaims.extensions.agents.x-k8s.io --namespace",
+                          "get sandboxes.agents.x-k8s.io " + p,
+                          "get pods " + p + "-egress",
+                          "get pods " + p + "-egress",
+                          "delete configmaps " + p + "-egress-pod",
+                          "create --namespace default",
+                          "patch sandboxclaims.extensions.agents.x-k8s.io " + p,
+                          "patch sandboxes.agents.x-k8s.io " + p,
+                          "get pods " + p,
+                          "get pods " + p,
+                          "delete pods " + p + "-egress",
+                      });
+    const auto creates = t.kubectl.find({"create"});
+    CHECK(json::parse(creates[0].input)["metadata"]["name"] == p + "-egress-pod");
+    CHECK(t.kubectl.find({"patch", "sandboxes.agents.x-k8s.io"})[0].args.back() ==
+          R"({"spec":{"operatingMode":"Suspended"}})");
+}
+
+TEST_CASE("suspend: a sandbox without persistence is refused; unknown IDs; already suspended") {
+    TestContext t;
+    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetSandbox, ok(sandbox_object(false, false).dump()));
+    CHECK(run(t, {"suspend", kId}) == 1);
+    CHECK_THAT(t.err.str(), Catch::Contains("its spec has no persistence"));
+    CHECK(t.kubectl.find({"patch"}).empty());
+    TestContext unknown;
+    unknown.kubectl.on(kListClaim, ok(list_of({}).dump()));
+    CHECK(run(unknown, {"resume", kId}) == 1);
+    CHECK(unknown.err.str() == "sandbox-kubernetes: no sandbox " + kId + "\n");
+    TestContext again;
+    again.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    again.kubectl.on(kGetSandbox, ok(sandbox_object(true, true).dump()));
+    CHECK(run(again, {"suspend", kId}) == 0);
+    CHECK(again.err.str() == "sandbox " + kId + " is already suspended\n");
+    CHECK(again.kubectl.find({"patch"}).empty());
+}
+
+TEST_CASE("resume: the egress pod first, its CA into the ConfigMap, then the sandbox") {
+    TestContext t;
+    const std::string p = "osf-sandbox-" + kId;
+    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetSandbox, ok(sandbox_object(true, true).dump()));
+    const json ready = {
+        {"kind", "Pod"},
+        {"status",
+         {{"phase", "Running"},
+          {"conditions", json::array({json{{"type", "Ready"}, {"status", "True"}}})}}}};
+    t.kubectl.on(kGetEgressPod, std::vector{ok(""), ok(ready.dump())});
+    t.kubectl.on(kGetSandboxPod, ok(ready.dump()));
+    const json saved = {{"kind", "ConfigMap"},
+                        {"data", {{"pod.json", R"({"apiVersion":"v1","kind":"Pod"})"}}}};
+    t.kubectl.on({"get", "configmaps", p + "-egress-pod"}, ok(saved.dump()));
+    t.kubectl.on({"exec", p + "-egress"},
+                 ok("-----BEGIN CERTIFICATE-----\nNEW\n-----END CERTIFICATE-----\n"));
+    t.kubectl.on({"get", "sandboxclaims.extensions.agents.x-k8s.io", p}, ok(claim().dump()));
+    CHECK(run(t, {"resume", kId}) == 0);
+    CHECK(t.err.str().ends_with("resumed sandbox " + kId + "\n"));
+    const auto all = verbs(t);
+    const auto at = [&](const std::string& verb) {
+        return std::find(all.begin(), all.end(), verb) - all.begin();
+    };
+    CHECK(at("create --namespace default") < at("exec " + p + "-egress"));
+    CHECK(at("exec " + p + "-egress") < at("patch configmaps " + p + "-ca"));
+    CHECK(at("patch configmaps " + p + "-ca") < at("patch sandboxes.agents.x-k8s.io " + p));
+    CHECK(at("patch sandboxes.agents.x-k8s.io " + p) <
+          at("patch sandboxclaims.extensions.agents.x-k8s.io " + p));
+    CHECK(at("delete configmaps " + p + "-egress-pod") == static_cast<long>(all.size()) - 1);
+    CHECK(json::parse(t.kubectl.find({"patch", "configmaps"})[0].args.back()) ==
+          json{{"data",
+                {{"egress-ca.crt",
+                  "-----BEGIN CERTIFICATE-----\nNEW\n-----END CERTIFICATE-----\n"}}}});
+    CHECK(t.kubectl.find({"patch", "sandboxclaims.extensions.agents.x-k8s.io"})[0].args.back() ==
+          R"({"metadata":{"annotations":{"osf.sandbox.suspended-at":null}}})");
+}
+
+TEST_CASE("resume: a sandbox that is not suspended is left alone") {
+    TestContext t;
+    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetSandbox, ok(sandbox_object(true, false).dump()));
+    CHECK(run(t, {"resume", kId}) == 0);
+    CHECK(t.err.str() == "sandbox " + kId + " is not suspended\n");
+    CHECK(t.kubectl.find({"create"}).empty());
+}
