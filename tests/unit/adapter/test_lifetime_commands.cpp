@@ -229,7 +229,6 @@ TEST_CASE(
                           "get sandboxclaims.extensions.agents.x-k8s.io --namespace",
                           "get sandboxes.agents.x-k8s.io " + p,
                           "get pods " + p + "-egress",
-                          "get pods " + p + "-egress",
                           "delete configmaps " + p + "-egress-pod",
                           "create --namespace default",
                           "patch sandboxclaims.extensions.agents.x-k8s.io " + p,
