@@ -29,6 +29,7 @@ void check_mcp(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_lifetime(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 
 void check_persistence(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+void check_cache(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 
 // A Kubernetes object name (DNS-1123 subdomain, at most 253 characters): a
 // SandboxTemplate's, a StorageClass's.

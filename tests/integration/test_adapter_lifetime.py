@@ -434,3 +434,31 @@ def test_suspend_without_persistence_is_refused(cluster, sandbox):
     result = adapter(kube, "suspend", sandbox, check=1)
     assert "its spec has no persistence" in result.stderr
     assert kube.kubectl("get", "pod", f"osf-sandbox-{sandbox}").returncode == 0
+
+
+# -- shared package caches -----------------------------------------------------------------------
+
+def test_package_cache_is_shared_through_the_named_claim_and_private_without(cluster, tmp_path, sandbox):
+    kube = cluster
+    kube.kubectl("create", "-f", "-", check=True, input=json.dumps({
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "package-cache"},
+        "spec": {"accessModes": ["ReadWriteMany"], "resources": {"requests": {"storage": "5Gi"}}}}))
+    spec = {"template": "alpine:3", "cache": {"claimName": "package-cache"}}
+    first, _ = create(kube, tmp_path, spec)
+    second, _ = create(kube, tmp_path, spec)
+    try:
+        adapter(kube, "exec", first, "--", "sh", "-c", 'mkdir -p "$npm_config_cache" && echo warm > "$npm_config_cache/pkg"',
+                check=0)
+        assert adapter(kube, "exec", second, "--", "cat", "/cache/npm/pkg", check=0).stdout == "warm\n"
+        env = adapter(kube, "exec", second, "--", "sh", "-c",
+                      'echo "$XDG_CACHE_HOME $PIP_CACHE_DIR $GOMODCACHE $GOCACHE $COMPOSER_CACHE_DIR"', check=0).stdout
+        assert env == "/cache /cache/pip /cache/go/mod /cache/go/build /cache/composer\n"
+        # A sandbox without `cache` has its own, empty /cache.
+        assert adapter(kube, "exec", sandbox, "--", "sh", "-c", 'ls -A /cache; echo "$npm_config_cache"',
+                       check=0).stdout == "/cache/npm\n"
+    finally:
+        adapter(kube, "destroy", first)
+        adapter(kube, "destroy", second)
+    # The claim is the operator's: destroy leaves it.
+    assert kube.kubectl("get", "pvc", "package-cache").returncode == 0
+    kube.kubectl("delete", "pvc", "package-cache", check=True)

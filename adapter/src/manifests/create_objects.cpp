@@ -2,6 +2,7 @@
 
 #include "manifests/egress_objects.hpp"
 #include "manifests/lifetime.hpp"
+#include "manifests/package_cache.hpp"
 #include "manifests/persistence.hpp"
 #include "manifests/sandbox_objects.hpp"
 
@@ -22,7 +23,8 @@ json egress_side_objects(const SandboxRequest& request) {
 
 json sandbox_side_objects(const SandboxRequest& request, const json& base_pod_template,
                           const std::string& ca_pem) {
-    json pod_template = with_workspace_volume(sandbox_pod_template(base_pod_template, request));
+    json pod_template = with_package_cache(
+        with_workspace_volume(sandbox_pod_template(base_pod_template, request)), request);
     pod_template["spec"] = with_pod_deadline(pod_template["spec"], request.lifetime);
     return json::array({ca_config_map(request, ca_pem),
                         with_persistence(sandbox_template(request, pod_template), request),

@@ -50,6 +50,12 @@ struct Persistence {
     std::optional<std::string> storage_class; // the cluster's default when unset
 };
 
+// `cache`: a ReadWriteMany claim shared by the sandboxes that name it,
+// mounted at /cache with the package managers' cache variables pointing there.
+struct PackageCache {
+    std::string claim_name;
+};
+
 struct Spec {
     std::string template_name;         // `template`
     std::optional<std::string> cpu;    // a number is kept as written ("2", "0.5")
@@ -62,6 +68,7 @@ struct Spec {
     // default (OSF_SANDBOX_DEFAULT_LIFETIME).
     std::optional<std::chrono::seconds> lifetime;
     std::optional<Persistence> persistence;
+    std::optional<PackageCache> cache;
 
     // True when `template` names an image (holds '/', ':' or '@').
     bool template_is_image() const;

@@ -6,6 +6,7 @@
 #include "manifests/suspension.hpp"
 #include "request_fixture.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 using nlohmann::json;
@@ -121,4 +122,41 @@ TEST_CASE("suspension: patches, the saved egress pod and back") {
                         {"ownerReferences", json::array({owner})}}},
                       {"spec", {{"containers", json::array({json{{"name", "p"}}})}}}});
     CHECK(egress_pod_from_saved(json{{"data", {{"pod.json", "not json"}}}}).is_discarded());
+}
+
+TEST_CASE("package cache: /cache on the shared claim, or an emptyDir; the variables point there") {
+    auto request = osf::testing::sample_request();
+    const auto pod_of = [](const json& objects) {
+        return objects[1]["spec"]["podTemplate"]["spec"];
+    };
+    const json plain = pod_of(sandbox_side_objects(request, image_pod_template("a:b"), "PEM"));
+    CHECK(named(plain["volumes"], "osf-package-cache") ==
+          json{{"name", "osf-package-cache"}, {"emptyDir", json::object()}});
+    const json& container = plain["containers"][0];
+    CHECK(mount_at(container, "/cache") ==
+          json{{"name", "osf-package-cache"}, {"mountPath", "/cache"}});
+    const std::pair<const char*, const char*> variables[] = {
+        {"XDG_CACHE_HOME", "/cache"},    {"npm_config_cache", "/cache/npm"},
+        {"PIP_CACHE_DIR", "/cache/pip"}, {"GOMODCACHE", "/cache/go/mod"},
+        {"GOCACHE", "/cache/go/build"},  {"COMPOSER_CACHE_DIR", "/cache/composer"}};
+    for (const auto& [name, value] : variables)
+        CHECK(named(container["env"], name) == json{{"name", name}, {"value", value}});
+
+    request.spec.cache = osf::PackageCache{"package-cache"};
+    request.spec.env["GOCACHE"] = "/tmp/go"; // the spec's own value wins
+    const json shared = pod_of(sandbox_side_objects(request, image_pod_template("a:b"), "PEM"));
+    CHECK(named(shared["volumes"], "osf-package-cache") ==
+          json{{"name", "osf-package-cache"},
+               {"persistentVolumeClaim", {{"claimName", "package-cache"}}}});
+    CHECK(named(shared["containers"][0]["env"], "GOCACHE")["value"] == "/tmp/go");
+    CHECK(named(shared["containers"][0]["env"], "PIP_CACHE_DIR")["value"] == "/cache/pip");
+    // Applied to its own output (a snapshot's template), nothing doubles.
+    const json again = pod_of(sandbox_side_objects(
+        request,
+        sandbox_side_objects(request, image_pod_template("a:b"), "PEM")[1]["spec"]["podTemplate"],
+        "PEM"));
+    CHECK(std::count_if(again["volumes"].begin(), again["volumes"].end(),
+                        [](const json& v) { return v["name"] == "osf-package-cache"; }) == 1);
+    CHECK(std::count_if(again["containers"][0]["env"].begin(), again["containers"][0]["env"].end(),
+                        [](const json& v) { return v["name"] == "XDG_CACHE_HOME"; }) == 1);
 }

@@ -1,4 +1,5 @@
 #include "manifests/create_objects.hpp"
+#include "manifests/package_cache.hpp"
 #include "manifests/sandbox_objects.hpp"
 #include "request_fixture.hpp"
 
@@ -139,7 +140,7 @@ TEST_CASE("SandboxTemplate, SandboxWarmPool (0 replicas) and SandboxClaim, v1bet
               "sandbox-kubernetes");
     }
     CHECK(objects[1]["kind"] == "SandboxTemplate");
-    json pod_template = sandbox_pod_template(base, request);
+    json pod_template = with_package_cache(sandbox_pod_template(base, request), request);
     pod_template["spec"]["activeDeadlineSeconds"] = 7 * 24 * 3600; // the maximum lifetime
     CHECK(objects[1]["spec"]["podTemplate"] == pod_template);
     CHECK(objects[1]["spec"]["networkPolicy"] == sandbox_network_policy("0123456789ab"));

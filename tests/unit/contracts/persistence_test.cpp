@@ -38,3 +38,24 @@ TEST_CASE("persistence: what is wrong, where", "[spec][persistence]") {
         CHECK(result.errors[0].path == path);
     }
 }
+
+TEST_CASE("cache: a claim name", "[spec][cache]") {
+    const auto ok = osf::parse_spec(
+        R"({"template": "node:24-alpine", "cache": {"claimName": "package-cache"}})");
+    REQUIRE(ok.ok());
+    CHECK(ok.spec->cache->claim_name == "package-cache");
+    const std::pair<const char*, const char*> cases[] = {
+        {R"("cache": "package-cache")", "$.cache"},
+        {R"("cache": {})", "$.cache"},
+        {R"("cache": {"claimName": "Cache_1"})", "$.cache.claimName"},
+        {R"("cache": {"claimName": 1})", "$.cache.claimName"},
+        {R"("cache": {"claimName": "c", "size": "1Gi"})", "$.cache.size"},
+    };
+    for (const auto& [member, path] : cases) {
+        INFO(member);
+        const auto result =
+            osf::parse_spec(std::string(R"({"template": "node:24-alpine", )") + member + "}");
+        REQUIRE(result.errors.size() == 1);
+        CHECK(result.errors[0].path == path);
+    }
+}
