@@ -2,6 +2,7 @@
 
 #include "manifests/egress_objects.hpp"
 #include "manifests/lifetime.hpp"
+#include "manifests/names.hpp"
 #include "manifests/package_cache.hpp"
 #include "manifests/persistence.hpp"
 #include "manifests/sandbox_objects.hpp"
@@ -30,6 +31,17 @@ json sandbox_side_objects(const SandboxRequest& request, const json& base_pod_te
                         with_persistence(sandbox_template(request, pod_template), request),
                         sandbox_warm_pool(request),
                         with_lifetime(sandbox_claim(request), request.lifetime)});
+}
+
+json sandbox_pod_probe(const SandboxRequest& request, const json& base_pod_template) {
+    const json pod_template = sandbox_pod_template(base_pod_template, request);
+    json metadata = pod_template.value("metadata", json::object());
+    metadata["name"] = sandbox_name(request.id);
+    metadata["namespace"] = request.settings.ns;
+    return {{"apiVersion", "v1"},
+            {"kind", "Pod"},
+            {"metadata", metadata},
+            {"spec", pod_template.value("spec", json::object())}};
 }
 
 json dry_run_list(const SandboxRequest& request, const json& base_pod_template) {

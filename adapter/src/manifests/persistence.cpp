@@ -2,6 +2,7 @@
 
 #include "manifests/labels.hpp"
 #include "manifests/sandbox_objects.hpp"
+#include "manifests/sandbox_storage.hpp"
 
 #include <algorithm>
 
@@ -33,25 +34,27 @@ json with_persistence(json sandbox_template, const SandboxRequest& request) {
     json& volumes = pod_spec["volumes"];
     if (volumes.is_array())
         volumes.erase(std::remove_if(volumes.begin(), volumes.end(),
-                                     [](const json& v) { return names(v, kWorkspaceVolume); }),
+                                     [](const json& v) {
+                                         return names(v, kWorkspaceVolume) || names(v, kHomeVolume);
+                                     }),
                       volumes.end());
     json& container = pod_spec["containers"][0];
     json mounts = json::array();
     for (const auto& mount : container.value("volumeMounts", json::array()))
         if (mount.value("mountPath", "") != kWorkspaceDir &&
-            mount.value("mountPath", "") != kPersistentHome)
+            mount.value("mountPath", "") != kHomeDir)
             mounts.push_back(mount);
     mounts.push_back(
         {{"name", kWorkspaceVolume}, {"mountPath", kWorkspaceDir}, {"subPath", kWorkspaceSubPath}});
     mounts.push_back(
-        {{"name", kWorkspaceVolume}, {"mountPath", kPersistentHome}, {"subPath", kHomeSubPath}});
+        {{"name", kWorkspaceVolume}, {"mountPath", kHomeDir}, {"subPath", kHomeSubPath}});
     container["volumeMounts"] = mounts;
     if (!request.spec.env.count("HOME")) {
         json env = container.value("env", json::array());
         env.erase(std::remove_if(env.begin(), env.end(),
                                  [](const json& var) { return names(var, "HOME"); }),
                   env.end());
-        env.push_back({{"name", "HOME"}, {"value", kPersistentHome}});
+        env.push_back({{"name", "HOME"}, {"value", kHomeDir}});
         container["env"] = env;
     }
     return sandbox_template;

@@ -11,15 +11,13 @@
 
 namespace osf::manifests {
 
-// Where the home directory lives on the claim (HOME, unless the spec's env
-// sets it): a directory of its own, so the image's home is not shadowed.
-inline constexpr const char* kPersistentHome = "/home/sandbox";
 inline constexpr const char* kWorkspaceSubPath = "workspace";
 inline constexpr const char* kHomeSubPath = "home";
 
 // The SandboxTemplate with volumeClaimTemplates [workspace] and its pod
-// template mounting the claim at /workspace and kPersistentHome (subPaths)
-// instead of the workspace emptyDir.
+// template mounting the claim at /workspace and the home directory kHomeDir
+// (subPaths; HOME points there unless the spec's env sets it) instead of the
+// workspace and home emptyDirs.
 nlohmann::json with_persistence(nlohmann::json sandbox_template, const SandboxRequest& request);
 
 // A pod template whose /workspace mount names a volume it lacks (copied from

@@ -43,6 +43,13 @@ struct McpServer {
     std::vector<std::string> tools;
 };
 
+// `user`: the non-root identity the sandbox runs as (uid 1-2147483647, gid
+// 0-2147483647, the range Kubernetes accepts).
+struct SandboxUser {
+    std::int64_t uid = 0;
+    std::int64_t gid = 0;
+};
+
 // `persistence`: /workspace and the home directory on a per-sandbox
 // ReadWriteOnce claim instead of emptyDirs (what suspend/resume keep).
 struct Persistence {
@@ -64,6 +71,10 @@ struct Spec {
     std::vector<EgressRule> egress;
     std::map<std::string, SecretRef> secrets;
     std::vector<McpServer> mcp;
+    // Hardening and storage (sandbox-kubernetes only; the proxy ignores them).
+    std::optional<SandboxUser> user;    // `user`
+    bool read_only_root = false;        // `readOnlyRoot`
+    std::optional<std::string> storage; // `storage`, a quantity ("10Gi")
     // `lifetime`: how long the sandbox may live; unset means the adapter's
     // default (OSF_SANDBOX_DEFAULT_LIFETIME).
     std::optional<std::chrono::seconds> lifetime;
