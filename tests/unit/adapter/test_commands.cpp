@@ -249,7 +249,15 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
             "--type", "merge", "-p",
             R"({"metadata":{"ownerReferences":[{"apiVersion":"extensions.agents.x-k8s.io/v1beta1","kind":"SandboxClaim","name":"osf-sandbox-0123456789ab","uid":"claim-uid-1"}]}})"});
     CHECK(patches[7].args[1] == "sandboxwarmpools.extensions.agents.x-k8s.io");
-    CHECK(t.kubectl.calls.back().args[0] == "get"); // waiting for Ready comes after
+    // Waiting for Ready comes after.
+    std::size_t last_patch = 0, last_claim_get = 0;
+    for (std::size_t i = 0; i < t.kubectl.calls.size(); ++i) {
+        const auto& args = t.kubectl.calls[i].args;
+        if (args[0] == "patch") last_patch = i;
+        if (args[0] == "get" && args[1] == "sandboxclaims.extensions.agents.x-k8s.io")
+            last_claim_get = i;
+    }
+    CHECK(last_patch < last_claim_get);
     CHECK_FALSE(cleaned_up(t));
 }
 
@@ -708,7 +716,7 @@ TEST_CASE("cli: usage errors are one line each with the prefix; unknown command;
     run(unknown, {"frobnicate"});
     CHECK(unknown.err.str() ==
           "sandbox-kubernetes: unknown command 'frobnicate'; the commands are create, exec, copy, "
-          "snapshot, destroy, list, egress-log (run with --help)\n");
+          "snapshot, destroy, list, egress-log, extend, gc, suspend, resume (run with --help)\n");
     TestContext version;
     CHECK(run(version, {"--version"}) == 0);
     CHECK(version.out.str().rfind("sandbox-kubernetes ", 0) == 0);
