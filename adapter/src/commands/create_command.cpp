@@ -1,6 +1,8 @@
 #include "commands/create_command.hpp"
 
+#include "commands/claim_ownership.hpp"
 #include "commands/command_errors.hpp"
+#include "commands/proxy_ca.hpp"
 #include "commands/sandbox_lookup.hpp"
 #include "commands/secret_creation.hpp"
 #include "commands/start_waiter.hpp"
@@ -62,19 +64,14 @@ manifests::SandboxRequest prepare(CommandContext& context, const CreateOptions& 
         throw UsageError(message);
     }
     request.secrets = secrets.plan;
+    try {
+        request.lifetime = manifests::sandbox_lifetime(request.spec.lifetime, request.settings,
+                                                       context.wall_clock());
+    } catch (const manifests::LifetimeError& e) {
+        throw UsageError("invalid spec " + options.spec_path + ": $.lifetime: " + e.what());
+    }
     request.id = manifests::sandbox_id_from_bytes(context.random_bytes());
     return request;
-}
-
-std::string read_ca(kubectl::Kubectl& kube, const std::string& id) {
-    const std::string pem = kube.exec_output(manifests::egress_name(id), manifests::kProxyContainer,
-                                             {manifests::kProxyBinary, "ca", "--with-log-key",
-                                              "--state-dir", manifests::kProxyStateDir});
-    if (pem.find("-----BEGIN CERTIFICATE-----") == std::string::npos)
-        throw CommandFailed("the egress proxy printed no CA certificate");
-    if (pem.find("-----BEGIN PUBLIC KEY-----") == std::string::npos)
-        throw CommandFailed("the egress proxy printed no egress log key");
-    return pem;
 }
 
 // The steps after the first object exists; any exception leaves cleanup to the caller.
@@ -86,10 +83,11 @@ void start(CommandContext& context, kubectl::Kubectl& kube,
     check_interrupted(context);
     kube.create(manifests::kube_list(manifests::egress_side_objects(request)));
     waiter.wait_pod_ready(manifests::egress_name(id), "egress proxy");
-    const std::string pem = read_ca(kube, id);
+    const std::string pem = read_proxy_ca(kube, id);
     check_interrupted(context);
     kube.create(
         manifests::kube_list(manifests::sandbox_side_objects(request, base_pod_template, pem)));
+    attach_to_claim(kube, request);
     const std::string pod =
         waiter.wait_claim_ready(manifests::sandbox_name(id), manifests::egress_name(id));
     check_sandbox_tools(context, kube, pod);
