@@ -1,4 +1,5 @@
 // egress-proxy: wiring only. Flags and variables -> configuration -> server.
+#include "cli/bash_completion.hpp"
 #include "config/proxy_config.hpp"
 #include "net/server.hpp"
 
@@ -72,7 +73,7 @@ int main(int argc, char** argv) {
 
     CLI::App app{"egress-proxy: the sandbox's only way out. TLS-intercepting forward proxy with a "
                  "host allowlist, secret substitution, MCP tool filtering and an egress log."};
-    app.set_version_flag("--version", "egress-proxy 0.1.0");
+    app.set_version_flag("--version", "egress-proxy " OSF_VERSION);
     osf::config::ProxyOptions options;
     if (auto dir = env("OSF_STATE_DIR")) options.state_dir = *dir;
     long long grace = options.grace.count();
@@ -128,6 +129,7 @@ int main(int argc, char** argv) {
     log_cmd->add_option("--state-dir", options.state_dir, "The proxy's state directory")
         ->capture_default_str();
     log_cmd->add_flag("-f,--follow", follow, "Keep printing lines as they are written");
+    osf::cli::add_bash_completion_flag(app, "egress-proxy", std::cout);
 
     try {
         app.parse(argc, argv);
