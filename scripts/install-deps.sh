@@ -13,6 +13,8 @@ packages=(
   curl openssl ca-certificates python3 python3-pytest python3-websockets
   python3-yaml python3-cryptography nodejs jq iproute2 util-linux
   bubblewrap buildah
+  # packaging (scripts/package-test.sh): Debian roots, man pages, dpkg-shlibdeps
+  debootstrap help2man dpkg-dev
   # benchmark
   hey procps
 )

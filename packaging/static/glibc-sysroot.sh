@@ -6,32 +6,21 @@
 #
 #   packaging/static/glibc-sysroot.sh [DIR]      default: build/glibc-sysroot/bullseye
 #
-# A pristine minbase root is kept next to it (DIR.minbase) for the tests that run
-# the binaries on Debian 11 (packaging/test.sh). Both are made once and reused.
-# OSF_DEBIAN_MIRROR overrides the mirror (default http://deb.debian.org/debian).
+# It starts as a copy of packaging/debian-root.sh's pristine bullseye root (which
+# the tests also run the binaries in); both are made once and reused.
 # Needs root (debootstrap, chroot).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 dir="${1:-$repo/build/glibc-sysroot/bullseye}"
-mirror="${OSF_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-minbase="$dir.minbase"
 
 die() { echo "glibc-sysroot.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "run as root (debootstrap and chroot need it)"
-command -v debootstrap >/dev/null || die "debootstrap is missing (apt-get install debootstrap)"
-
-if [ ! -f "$minbase/.complete" ]; then
-  rm -rf "$minbase"
-  mkdir -p "$(dirname "$minbase")"
-  echo "glibc-sysroot.sh: debootstrap --variant=minbase bullseye $minbase" >&2
-  debootstrap --variant=minbase bullseye "$minbase" "$mirror" >"$minbase.log" 2>&1 ||
-    die "debootstrap failed, see $minbase.log"
-  touch "$minbase/.complete"
-fi
 
 if [ ! -f "$dir/.complete" ]; then
+  minbase="$("$here/../debian-root.sh" bullseye)"
   rm -rf "$dir"
+  mkdir -p "$(dirname "$dir")"
   cp -a "$minbase" "$dir"
   rm -f "$dir/.complete"
   cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
