@@ -23,7 +23,7 @@ def complete(binary, program, words):
 
 @pytest.mark.parametrize("words, expected", [
     (["sandbox-kubernetes", ""], {"create", "exec", "copy", "snapshot", "destroy", "list",
-                                  "egress-log", "--help", "--version"}),
+                                  "egress-log", "--help", "-h", "--version"}),
     (["sandbox-kubernetes", "cr"], {"create"}),
     (["sandbox-kubernetes", "create", "--d"], {"--dry-run"}),
     (["sandbox-kubernetes", "list", "--"], {"--help", "--json"}),
