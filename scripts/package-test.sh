@@ -39,9 +39,12 @@ ok() { echo "package-test: ok: $*" >&2; }
 [ "$(id -u)" = 0 ] || die "run as root (debootstrap, chroot, apt-get in the roots, buildah)"
 
 pids=()
+bookworm_pid=""
 cleanup() {
   local pid
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  # debootstrap runs in its own process group (setsid): stop all of it.
+  [ -z "$bookworm_pid" ] || kill -- "-$bookworm_pid" 2>/dev/null || true
   wait 2>/dev/null || true
 }
 trap cleanup EXIT
@@ -54,6 +57,11 @@ fresh_root() { # suite name -> path
   cp -a "$src" "$dst"
   echo "$dst"
 }
+
+# The Debian 12 root is needed last: debootstrap it (network-bound) while the build runs.
+mkdir -p build
+setsid packaging/debian-root.sh bookworm >/dev/null 2>build/debian-root-bookworm.log &
+bookworm_pid=$!
 
 step "Debian 11 glibc to link against"
 packaging/static/glibc-sysroot.sh >/dev/null
@@ -105,11 +113,12 @@ in11() { chroot "$root" "/opt/$name/bin/$@"; }
 [ "$(in11 egress-proxy --version)" = "egress-proxy $program_version" ] || die "egress-proxy --version"
 in11 sandbox-kubernetes --help | grep -q '^ *create' || die "sandbox-kubernetes --help lists no create"
 printf '%s\n' '{ "template": "debian:12", "egress": ["origin.test"] }' >"$root/tmp/spec.json"
-chroot "$root" "/opt/$name/bin/sandbox-kubernetes" create --dry-run /tmp/spec.json >"$work/dry-run.yaml" ||
+chroot "$root" "/opt/$name/bin/sandbox-kubernetes" create --dry-run /tmp/spec.json >"$work/dry-run.json" ||
   die "create --dry-run on Debian 11"
-grep -q 'kind: SandboxClaim' "$work/dry-run.yaml" || grep -q '"kind": *"SandboxClaim"' "$work/dry-run.yaml" ||
-  die "create --dry-run wrote no SandboxClaim: $(head -c 400 "$work/dry-run.yaml")"
-ok "Debian 11: --version, --help, create --dry-run ($(grep -c '^kind:' "$work/dry-run.yaml" || true) objects)"
+kinds="$(jq -r '[.items[].kind] | join(" ")' "$work/dry-run.json")" ||
+  die "create --dry-run wrote no object list: $(head -c 400 "$work/dry-run.json")"
+grep -qw SandboxClaim <<<"$kinds" || die "create --dry-run wrote no SandboxClaim: $kinds"
+ok "Debian 11: --version, --help, create --dry-run ($kinds)"
 # The proxy in the Debian 11 root, an origin and curl outside it (same network).
 mkdir -p "$work/origin"
 echo "hello through the proxy" >"$work/origin/hello.txt"
@@ -141,7 +150,7 @@ code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 30 --proxy "http://$li
 curl -fsS --max-time 30 "http://$admin/healthz" >/dev/null || die "admin /healthz"
 grep -q '"origin.test"' "$root/var/lib/egress-proxy/egress.jsonl" || die "no egress log line for origin.test"
 kill "${pids[@]}" 2>/dev/null || true
-wait 2>/dev/null || true
+wait "${pids[@]}" 2>/dev/null || true
 pids=()
 ok "Debian 11: the proxy served a request (allowed 200, refused 403, /healthz, egress log)"
 
@@ -153,6 +162,8 @@ for deb in "$out"/*.deb; do
 done
 
 step "Debian packages on Debian 12 (bookworm minbase): apt-get install ./*.deb"
+wait "$bookworm_pid" || die "debootstrap bookworm: $(cat build/debian-root-bookworm.log)"
+bookworm_pid=""
 root="$(fresh_root bookworm bookworm)"
 mkdir -p "$root/tmp/debs"
 cp "$out"/*.deb "$root/tmp/debs/"
@@ -188,9 +199,9 @@ npm_env=(env -i PATH=/usr/bin:/bin HOME="$work/npm-home" npm_config_cache="$work
 printf '%s\n' '{ "template": "debian:12", "egress": ["example.com"] }' >"$npmdir/spec.json"
 (cd "$npmdir" && "${npm_env[@]}" npx --offline sandbox-kubernetes --help) | grep -q '^ *create' ||
   die "npx sandbox-kubernetes --help"
-(cd "$npmdir" && "${npm_env[@]}" npx --offline sandbox-kubernetes create --dry-run spec.json) >"$work/npx-dry-run.yaml" ||
+(cd "$npmdir" && "${npm_env[@]}" npx --offline sandbox-kubernetes create --dry-run spec.json) >"$work/npx-dry-run.json" ||
   die "npx sandbox-kubernetes create --dry-run spec.json"
-grep -q 'SandboxClaim' "$work/npx-dry-run.yaml" || die "npx create --dry-run wrote no SandboxClaim"
+grep -q 'SandboxClaim' "$work/npx-dry-run.json" || die "npx create --dry-run wrote no SandboxClaim"
 [ "$(cd "$npmdir" && "${npm_env[@]}" npx --offline egress-proxy --version)" = "egress-proxy $program_version" ] ||
   die "npx egress-proxy --version"
 # A bad spec: the program's own exit code (2) comes back through the launcher.
@@ -221,14 +232,14 @@ images/sandbox-kubernetes/build.sh --binary "$adapter" --context "$work/image-co
   --storage-root "$storage" --tag "$tag" --version "$version" >"$work/image-build.log" 2>&1 ||
   die "image build: $(tail -20 "$work/image-build.log")"
 bah=(buildah --storage-driver vfs --root "$storage/storage" --runroot "$storage/run")
-config="$("${bah[@]}" inspect --type image --format '{{json .OCIv1.Config}}' "$tag")"
+config="$("${bah[@]}" inspect --type image "$tag" | jq -c .OCIv1.config)"
 [ "$(jq -r .User <<<"$config")" = 65532:65532 ] || die "image user: $config"
 [ "$(jq -c .Entrypoint <<<"$config")" = '["/usr/local/bin/sandbox-kubernetes"]' ] || die "image entrypoint: $config"
 ctr="$("${bah[@]}" from --pull-never "$tag")"
 rootfs="$("${bah[@]}" mount "$ctr")"
 for sh in bin/sh bin/bash usr/bin/sh bin/busybox; do [ ! -e "$rootfs/$sh" ] || die "the image holds $sh"; done
 cp "$npmdir/spec.json" "$rootfs/tmp/spec.json"
-inimg() { env -i HOME=/tmp PATH=/usr/local/bin chroot --userspec=65532:65532 "$rootfs" "$@"; }
+inimg() { env -i HOME=/tmp PATH=/usr/local/bin "$(command -v chroot)" --userspec=65532:65532 "$rootfs" "$@"; }
 inimg /usr/local/bin/sandbox-kubernetes --help | grep -q '^ *create' || die "image: sandbox-kubernetes --help"
 [ "$(inimg /usr/local/bin/sandbox-kubernetes --version)" = "sandbox-kubernetes $program_version" ] || die "image: --version"
 inimg /usr/local/bin/sandbox-kubernetes create --dry-run /tmp/spec.json | grep -q SandboxClaim ||
