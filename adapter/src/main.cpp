@@ -45,7 +45,6 @@ int main(int argc, char** argv) {
         .terminal = ::isatty(0) && ::isatty(1),
     };
     CLI::App app{"sandbox-kubernetes: agent-sandbox sandboxes behind their own egress proxy"};
-    app.set_version_flag("--version", "sandbox-kubernetes " OSF_VERSION);
     osf::commands::register_commands(app, context);
     osf::cli::add_bash_completion_flag(app, "sandbox-kubernetes", std::cout);
     return osf::commands::run_cli(app, context, argc, argv);

@@ -4,6 +4,7 @@
 #include "manifests/settings.hpp"
 
 #include <ostream>
+#include <sstream>
 
 namespace osf::commands {
 
@@ -12,23 +13,47 @@ void check_interrupted(const CommandContext& context) {
         throw Interrupted(signal);
 }
 
+void print_error(std::ostream& err, const std::string& message) {
+    std::istringstream lines(message);
+    std::string line;
+    bool printed = false;
+    while (std::getline(lines, line)) {
+        if (line.empty()) continue;
+        err << kErrorPrefix << line << "\n";
+        printed = true;
+    }
+    if (!printed) err << kErrorPrefix << "failed\n";
+}
+
+std::string one_line(const std::string& text) {
+    std::istringstream lines(text);
+    std::string line, joined;
+    while (std::getline(lines, line)) {
+        const auto first = line.find_first_not_of(" \t\r");
+        if (first == std::string::npos) continue;
+        const auto last = line.find_last_not_of(" \t\r");
+        joined += (joined.empty() ? "" : "; ") + line.substr(first, last - first + 1);
+    }
+    return joined;
+}
+
 int run_guarded(CommandContext& context, const std::function<int()>& body) {
     try {
         return body();
     } catch (const UsageError& e) {
-        context.err << "sandbox-kubernetes: " << e.what() << "\n";
+        print_error(context.err, e.what());
         return kExitUsage;
     } catch (const manifests::SettingsError& e) {
-        context.err << "sandbox-kubernetes: " << e.what() << "\n";
+        print_error(context.err, e.what());
         return kExitUsage;
     } catch (const Interrupted& e) {
-        context.err << "sandbox-kubernetes: interrupted\n";
+        print_error(context.err, "interrupted");
         return 128 + e.signal();
     } catch (const kubectl::KubectlError& e) {
-        context.err << "sandbox-kubernetes: " << e.what() << "\n";
+        print_error(context.err, one_line(e.what())); // kubectl's stderr may span lines
         return kExitFailure;
     } catch (const std::exception& e) {
-        context.err << "sandbox-kubernetes: " << e.what() << "\n";
+        print_error(context.err, one_line(e.what()));
         return kExitFailure;
     }
 }

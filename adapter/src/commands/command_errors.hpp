@@ -5,6 +5,7 @@
 #include "commands/command_context.hpp"
 
 #include <functional>
+#include <iosfwd>
 #include <stdexcept>
 #include <string>
 
@@ -12,6 +13,7 @@ namespace osf::commands {
 
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr const char* kErrorPrefix = "sandbox-kubernetes: ";
 
 // Exit 2: an invalid ID, spec, variable or argument. Nothing was started.
 class UsageError : public std::runtime_error {
@@ -38,7 +40,14 @@ private:
 // Throws Interrupted when a signal is pending.
 void check_interrupted(const CommandContext& context);
 
-// Runs a subcommand, prints its error (one message on stderr, prefixed with
+// Prints `message` to `err`, every line of it prefixed with kErrorPrefix.
+// A message that holds several errors prints one line per error.
+void print_error(std::ostream& err, const std::string& message);
+
+// The lines of `text`, trimmed, joined with "; ": one error on one line.
+std::string one_line(const std::string& text);
+
+// Runs a subcommand, prints its error (each line on stderr prefixed with
 // "sandbox-kubernetes: ") and returns its exit code.
 int run_guarded(CommandContext& context, const std::function<int()>& body);
 
