@@ -13,22 +13,27 @@ void check_interrupted(const CommandContext& context) {
 }
 
 int run_guarded(CommandContext& context, const std::function<int()>& body) {
+    return report_errors(context.err, "sandbox-kubernetes", body);
+}
+
+int report_errors(std::ostream& err, const std::string& program, const std::function<int()>& body) {
+    const std::string prefix = program + ": ";
     try {
         return body();
     } catch (const UsageError& e) {
-        context.err << "sandbox-kubernetes: " << e.what() << "\n";
+        err << prefix << e.what() << "\n";
         return kExitUsage;
     } catch (const manifests::SettingsError& e) {
-        context.err << "sandbox-kubernetes: " << e.what() << "\n";
+        err << prefix << e.what() << "\n";
         return kExitUsage;
     } catch (const Interrupted& e) {
-        context.err << "sandbox-kubernetes: interrupted\n";
+        err << prefix << "interrupted\n";
         return 128 + e.signal();
     } catch (const kubectl::KubectlError& e) {
-        context.err << "sandbox-kubernetes: " << e.what() << "\n";
+        err << prefix << e.what() << "\n";
         return kExitFailure;
     } catch (const std::exception& e) {
-        context.err << "sandbox-kubernetes: " << e.what() << "\n";
+        err << prefix << e.what() << "\n";
         return kExitFailure;
     }
 }

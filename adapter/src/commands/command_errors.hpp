@@ -5,6 +5,7 @@
 #include "commands/command_context.hpp"
 
 #include <functional>
+#include <iosfwd>
 #include <stdexcept>
 #include <string>
 
@@ -37,6 +38,10 @@ private:
 
 // Throws Interrupted when a signal is pending.
 void check_interrupted(const CommandContext& context);
+
+// Runs a subcommand body, prints its error as one message on `err` prefixed
+// with "<program>: " and returns its exit code. Shared by every sandbox CLI.
+int report_errors(std::ostream& err, const std::string& program, const std::function<int()>& body);
 
 // Runs a subcommand, prints its error (one message on stderr, prefixed with
 // "sandbox-kubernetes: ") and returns its exit code.
