@@ -434,7 +434,7 @@ def test_copy_both_ways(local, sandbox, tmp_path):
 # --- lifecycle ---------------------------------------------------------------------------------
 
 def test_spec_errors_exit_2_and_start_nothing(local, upstream):
-    for spec, message in [({"template": "node:24-alpine"}, "is an image"),
+    for spec, message in [({"template": "node:24-alpine"}, "is not in buildah's local storage"),
                           ({"template": "host", "egress": ["bad host"]}, "invalid spec"),
                           ({"template": "/no/such/root"}, "is not a directory"),
                           ({"template": "host", "secrets": {"X": "ref:env/NOT_SET_ANYWHERE"}}, "cannot resolve secrets")]:
@@ -497,3 +497,33 @@ def test_sigkilled_supervisor_takes_the_sandbox_with_it_and_gc_cleans(local, ups
     res = local.run("gc")
     assert res.returncode == 0 and sandbox_id in res.stdout.split()
     assert not os.path.exists(local.dir(sandbox_id))
+
+
+@pytest.fixture(scope="module")
+def rootfs():
+    """A tiny root file system: dash and cat with their libraries, an /etc marker."""
+    root = tempfile.mkdtemp(prefix="osl-root-", dir="/tmp")
+    for program, target in (("/bin/sh", "bin/sh"), ("/bin/cat", "bin/cat")):
+        real = os.path.realpath(program)
+        os.makedirs(os.path.join(root, os.path.dirname(target)), exist_ok=True)
+        shutil.copy2(real, os.path.join(root, target))
+        for line in subprocess.run(["ldd", real], capture_output=True, text=True).stdout.splitlines():
+            match = re.search(r"(/\S+) \(0x", line)
+            if match:
+                library = match.group(1)
+                os.makedirs(os.path.join(root, os.path.dirname(library.lstrip("/"))), exist_ok=True)
+                shutil.copy2(os.path.realpath(library), os.path.join(root, library.lstrip("/")))
+    os.makedirs(os.path.join(root, "etc"))
+    with open(os.path.join(root, "etc", "marker"), "w") as f:
+        f.write("tiny root\n")
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_root_file_system_directory_as_template(local, rootfs):
+    sandbox_id = local.create({"template": rootfs}, name="rootfs.json")
+    res = local.sh(sandbox_id, "cat /etc/marker; [ -e /usr/bin/python3 ] || echo no-host-python; "
+                               "echo written > /workspace/f; cat /workspace/f; read -r first < /etc/osf/egress-ca.crt; echo \"$first\"")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == "tiny root\nno-host-python\nwritten\n-----BEGIN CERTIFICATE-----\n", res.stdout
+    assert local.run("destroy", sandbox_id).returncode == 0

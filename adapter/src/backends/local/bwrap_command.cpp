@@ -130,7 +130,22 @@ std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
                mounts.agent_binary, kAgentPath});
     add(args, {"--bind", mounts.workspace, manifests::kWorkspaceDir, "--chdir",
                manifests::kWorkspaceDir});
-    add(args, {"--", kAgentPath, "__agent", std::to_string(mounts.control_fd)});
+    args.push_back("--");
+    if (!mounts.host_template && !mounts.host_loader.empty()) {
+        // The root's own libraries may not fit the agent (or be missing):
+        // the host's run it; the commands it starts use the root's.
+        std::vector<std::string> loader_binds = {"--ro-bind", mounts.host_loader, "/run/osf/ld.so"};
+        std::string library_path;
+        for (std::size_t i = 0; i < mounts.host_library_dirs.size(); ++i) {
+            const std::string target = "/run/osf/lib/" + std::to_string(i);
+            loader_binds.insert(loader_binds.end(),
+                                {"--ro-bind", mounts.host_library_dirs[i], target});
+            library_path += (i ? ":" : "") + target;
+        }
+        args.insert(args.end() - 1, loader_binds.begin(), loader_binds.end());
+        add(args, {"/run/osf/ld.so", "--library-path", library_path});
+    }
+    add(args, {kAgentPath, "__agent", std::to_string(mounts.control_fd)});
     return args;
 }
 

@@ -32,7 +32,11 @@ struct SandboxMounts {
     std::string ca_file;       // bound at /etc/osf/egress-ca.crt
     std::string egress_socket; // bound at /run/osf/egress.sock
     std::string agent_binary;  // bound at /run/osf/sandbox-local
-    int control_fd = -1;       // the agent's end of the supervisor's channel
+    // Any root but the host's: the agent runs with the host's dynamic loader
+    // and the directories of the libraries it uses, bound under /run/osf.
+    std::string host_loader;
+    std::vector<std::string> host_library_dirs;
+    int control_fd = -1; // the agent's end of the supervisor's channel
     Environment environment;
 };
 

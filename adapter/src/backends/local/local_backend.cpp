@@ -5,6 +5,7 @@
 #include "backends/local/sandbox_store.hpp"
 #include "backends/local/template_choice.hpp"
 #include "backends/local/unix_socket.hpp"
+#include "backends/local/user_namespaces.hpp"
 #include "commands/command_errors.hpp"
 #include "manifests/names.hpp"
 
@@ -42,11 +43,12 @@ void forward_signal(int sig) {
 }
 
 // Runs a host program (tar, cp) with the given stdin and stdout; returns its PID.
-pid_t spawn_host(const std::vector<std::string>& argv, int in, int out) {
+pid_t spawn_host(const std::vector<std::string>& argv, int in, int out, int err = 2) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     if (in != 0) posix_spawn_file_actions_adddup2(&actions, in, 0);
     if (out != 1) posix_spawn_file_actions_adddup2(&actions, out, 1);
+    if (err != 2) posix_spawn_file_actions_adddup2(&actions, err, 2);
     std::vector<char*> args;
     for (const auto& arg : argv)
         args.push_back(const_cast<char*>(arg.c_str()));
@@ -65,9 +67,48 @@ int wait_exit(pid_t pid) {
     return exit_code_of(status);
 }
 
-void run_host(const std::vector<std::string>& argv) {
-    if (wait_exit(spawn_host(argv, 0, 1)) != 0)
-        throw CommandFailed(argv[0] + " failed (" + argv.back() + ")");
+void run_host(const std::vector<std::string>& argv, bool quiet = false) {
+    Fd null(::open("/dev/null", O_WRONLY | O_CLOEXEC));
+    if (wait_exit(spawn_host(argv, 0, quiet ? null.get() : 1)) != 0)
+        throw CommandFailed(argv[0] + " " + argv[1] + " failed (" + argv.back() + ")");
+}
+
+int run_host_quietly(const std::vector<std::string>& argv) {
+    Fd null(::open("/dev/null", O_RDWR | O_CLOEXEC));
+    return wait_exit(spawn_host(argv, null.get(), null.get(), null.get()));
+}
+
+// The program's stdout without its last newline; CommandFailed when it fails.
+std::string run_host_output(const std::vector<std::string>& argv) {
+    std::array<int, 2> pipe{};
+    if (::pipe2(pipe.data(), O_CLOEXEC) != 0)
+        throw CommandFailed(std::string("pipe: ") + std::strerror(errno));
+    Fd read_end(pipe[0]), write_end(pipe[1]);
+    const pid_t pid = spawn_host(argv, 0, write_end.get());
+    write_end = Fd();
+    std::string output;
+    std::array<char, 4096> buffer{};
+    while (true) {
+        const ssize_t got = ::read(read_end.get(), buffer.data(), buffer.size());
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        output.append(buffer.data(), static_cast<std::size_t>(got));
+    }
+    if (wait_exit(pid) != 0) throw CommandFailed(argv[0] + " " + argv[1] + " failed");
+    while (!output.empty() && output.back() == '\n')
+        output.pop_back();
+    return output;
+}
+
+void remove_buildah_container(const std::string& name) {
+    if (!name.empty()) run_host_quietly({"buildah", "rm", name});
+}
+
+std::optional<std::string> read_sysctl(const std::string& name) {
+    std::ifstream file("/proc/sys/" + name);
+    std::string value;
+    if (!(file >> value)) return std::nullopt;
+    return value;
 }
 
 std::string rfc3339(long long seconds) {
@@ -112,28 +153,44 @@ void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream
     if (find_in_path("bwrap", path ? *path : "/usr/bin:/bin").empty())
         throw CommandFailed("bwrap not found in PATH: install bubblewrap (apt-get install "
                             "bubblewrap)");
-    const TemplateChoice choice =
-        choose_template(request.spec.template_name,
-                        {[](const std::string& dir) { return fs::is_directory(dir); },
-                         [this](const std::string& name) {
-                             return fs::exists(snapshot_dir(root(), name) + "/snapshot.json");
-                         }});
-    SandboxMeta meta{
-        request.id, request.spec.template_name, "/",
+    if (auto problem = user_namespace_problem(::geteuid() == 0,
+                                              {read_sysctl("kernel/unprivileged_userns_clone"),
+                                               read_sysctl("user/max_user_namespaces")}))
+        throw CommandFailed(*problem);
+    const TemplateLookup lookup{
+        [](const std::string& dir) { return fs::is_directory(dir); },
+        [this](const std::string& name) {
+            return fs::exists(snapshot_dir(root(), name) + "/snapshot.json");
+        },
+        [](const std::string& image) {
+            return find_in_path("buildah", "/usr/local/bin:/usr/bin:/bin") != "" &&
+                   run_host_quietly({"buildah", "inspect", "--type", "image", image}) == 0;
+        }};
+    TemplateChoice choice = choose_template(request.spec.template_name, lookup);
+    SandboxMeta meta;
+    meta.id = request.id;
+    meta.template_name = request.spec.template_name;
+    meta.base = request.spec.template_name;
+    meta.root = "/";
+    meta.created =
         std::chrono::duration_cast<std::chrono::seconds>(options_.wall_clock().time_since_epoch())
-            .count()};
+            .count();
     std::string snapshot_workspace;
-    if (choice.kind == TemplateChoice::Kind::RootDirectory) meta.root = choice.root_directory;
     if (choice.kind == TemplateChoice::Kind::Snapshot) {
         const std::string dir = snapshot_dir(root(), choice.snapshot);
         const auto snapshot = read_snapshot_meta(dir + "/snapshot.json");
-        if (!snapshot) throw CommandFailed("snapshot " + choice.snapshot + " is unreadable");
-        meta.root = snapshot->root;
+        if (!snapshot || snapshot->base.empty())
+            throw CommandFailed("snapshot " + choice.snapshot + " is unreadable");
+        meta.base = snapshot->base;
         snapshot_workspace = dir + "/workspace";
+        choice = choose_template(meta.base, lookup);
     }
+    if (choice.kind == TemplateChoice::Kind::RootDirectory) meta.root = choice.root_directory;
 
     const SandboxPaths paths = sandbox_paths(root(), request.id);
     if (fs::exists(paths.dir)) throw CommandFailed("sandbox " + request.id + " already exists");
+    make_private_dirs(root());
+    make_private_dirs(sandboxes_dir(root()));
     make_private_dirs(paths.dir);
     progress << "creating sandbox " << request.id << " in " << paths.dir << "\n";
     pid_t supervisor = -1;
@@ -142,6 +199,7 @@ void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream
         try {
             stop_supervisor(paths);
             if (supervisor > 0) ::waitpid(supervisor, nullptr, 0);
+            remove_buildah_container(meta.buildah_container);
             remove_tree(paths.dir);
         } catch (const std::exception& e) {
             progress << options_.program << ": cleanup failed: " << e.what() << "\n";
@@ -153,6 +211,14 @@ void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream
         {
             std::ofstream spec(paths.spec, std::ios::binary);
             spec << request.spec_text;
+        }
+        if (choice.kind == TemplateChoice::Kind::Image) {
+            // A working container of the image; its mount is the sandbox's root.
+            meta.buildah_container = "osf-sandbox-" + request.id;
+            run_host({"buildah", "from", "--quiet", "--pull=never", "--name",
+                      meta.buildah_container, choice.image},
+                     true);
+            meta.root = run_host_output({"buildah", "mount", meta.buildah_container});
         }
         write_meta(paths.meta, meta);
         if (!snapshot_workspace.empty())
@@ -379,7 +445,7 @@ std::string LocalBackend::snapshot(const std::string& id, const std::string& sta
     make_private_dirs(dir);
     try {
         run_host({"cp", "-a", paths.workspace, dir + "/workspace"});
-        write_snapshot_meta(dir + "/snapshot.json", {id, meta->template_name, meta->root});
+        write_snapshot_meta(dir + "/snapshot.json", {id, meta->base});
     } catch (...) {
         remove_tree(dir);
         throw;
@@ -390,6 +456,7 @@ std::string LocalBackend::snapshot(const std::string& id, const std::string& sta
 void LocalBackend::destroy(const std::string& id) {
     const SandboxPaths paths = existing(id);
     stop_supervisor(paths);
+    if (const auto meta = read_meta(paths.meta)) remove_buildah_container(meta->buildah_container);
     remove_tree(paths.dir);
 }
 
@@ -430,6 +497,8 @@ std::vector<std::string> LocalBackend::gc() {
         const SandboxPaths paths = sandbox_paths(root(), id);
         if (supervisor_running(paths)) continue;
         kill_leftover_processes(paths);
+        if (const auto meta = read_meta(paths.meta))
+            remove_buildah_container(meta->buildah_container);
         remove_tree(paths.dir);
         removed.push_back(id);
     }

@@ -62,7 +62,9 @@ bool wait_for_lock(const SandboxPaths& paths, std::chrono::milliseconds limit) {
 void write_meta(const std::string& path, const SandboxMeta& meta) {
     write_json(path, {{"id", meta.id},
                       {"template", meta.template_name},
+                      {"base", meta.base},
                       {"root", meta.root},
+                      {"buildahContainer", meta.buildah_container},
                       {"created", meta.created}});
 }
 
@@ -72,20 +74,21 @@ std::optional<SandboxMeta> read_meta(const std::string& path) {
     SandboxMeta meta;
     meta.id = json->value("id", "");
     meta.template_name = json->value("template", "");
+    meta.base = json->value("base", "");
     meta.root = json->value("root", "/");
+    meta.buildah_container = json->value("buildahContainer", "");
     meta.created = json->value("created", 0LL);
     return meta;
 }
 
 void write_snapshot_meta(const std::string& path, const SnapshotMeta& meta) {
-    write_json(path, {{"of", meta.of}, {"template", meta.template_name}, {"root", meta.root}});
+    write_json(path, {{"of", meta.of}, {"base", meta.base}});
 }
 
 std::optional<SnapshotMeta> read_snapshot_meta(const std::string& path) {
     const auto json = read_json(path);
     if (!json) return std::nullopt;
-    return SnapshotMeta{json->value("of", ""), json->value("template", ""),
-                        json->value("root", "/")};
+    return SnapshotMeta{json->value("of", ""), json->value("base", "")};
 }
 
 bool supervisor_running(const SandboxPaths& paths) {

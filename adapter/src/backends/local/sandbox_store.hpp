@@ -13,19 +13,20 @@ namespace osf::backends::local {
 // sandbox.json
 struct SandboxMeta {
     std::string id;
-    std::string template_name; // the spec's `template`, for list
-    std::string root;          // "/" (the host template) or a root file system directory
-    long long created = 0;     // seconds since the epoch
+    std::string template_name;     // the spec's `template`, for list
+    std::string base;              // the template beneath a snapshot: host, a directory or an image
+    std::string root;              // "/" (the host template) or a root file system directory
+    std::string buildah_container; // the working container whose mount is `root` (images)
+    long long created = 0;         // seconds since the epoch
 };
 
 void write_meta(const std::string& path, const SandboxMeta& meta);
 std::optional<SandboxMeta> read_meta(const std::string& path);
 
-// snapshot.json: what a sandbox started from the snapshot uses as its root.
+// snapshot.json: the template a sandbox started from the snapshot runs on.
 struct SnapshotMeta {
-    std::string of;            // the sandbox's ID
-    std::string template_name; // the sandbox's template
-    std::string root;
+    std::string of;   // the sandbox's ID
+    std::string base; // host, a root file system directory or an image
 };
 void write_snapshot_meta(const std::string& path, const SnapshotMeta& meta);
 std::optional<SnapshotMeta> read_snapshot_meta(const std::string& path);

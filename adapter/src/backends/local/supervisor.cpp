@@ -9,8 +9,10 @@
 #include "backends/local/sandbox_environment.hpp"
 #include "backends/local/sandbox_store.hpp"
 #include "backends/local/unix_socket.hpp"
+#include "backends/local/user_namespaces.hpp"
 #include "manifests/secret_plan.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -88,6 +90,23 @@ std::vector<HostEntry> list_entries(const std::string& dir) {
     std::sort(entries.begin(), entries.end(),
               [](const HostEntry& a, const HostEntry& b) { return a.name < b.name; });
     return entries;
+}
+
+// The dynamic loader and the directories of the shared libraries this
+// process has mapped: what the agent needs to run in a foreign root.
+void find_loaded_libraries(std::string& loader, std::vector<std::string>& dirs) {
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while (std::getline(maps, line)) {
+        const auto slash = line.find('/');
+        if (slash == std::string::npos) continue;
+        const fs::path path = line.substr(slash);
+        const std::string name = path.filename().string();
+        if (name.find(".so") == std::string::npos) continue;
+        if (name.starts_with("ld-linux") || name.starts_with("ld64")) loader = path.string();
+        const std::string dir = path.parent_path().string();
+        if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+    }
 }
 
 std::string self_executable() {
@@ -215,6 +234,8 @@ private:
         mounts.egress_socket = paths_.egress_socket;
         mounts.agent_binary = self_executable();
         mounts.control_fd = agent_end.get();
+        if (!mounts.host_template)
+            find_loaded_libraries(mounts.host_loader, mounts.host_library_dirs);
         mounts.environment = sandbox_environment(request_);
 
         ChildSpec child;
@@ -260,17 +281,6 @@ private:
                 throw StartFailed("the sandbox's agent failed: " +
                                   last_line(paths_.dir + "/sandbox.log"));
         }
-    }
-
-    static std::string describe_bwrap_failure(const std::string& line) {
-        if (line.find("namespace") != std::string::npos &&
-            (line.find("ermission") != std::string::npos ||
-             line.find("not permitted") != std::string::npos))
-            return "bwrap cannot create the sandbox's namespaces (" + line +
-                   "): unprivileged user namespaces are not allowed here; run as root or allow "
-                   "them (sysctl kernel.unprivileged_userns_clone=1, "
-                   "kernel.apparmor_restrict_unprivileged_userns=0)";
-        return "bwrap failed: " + line;
     }
 
     void start() {

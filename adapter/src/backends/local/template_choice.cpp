@@ -14,11 +14,16 @@ TemplateChoice choose_template(const std::string& name, const TemplateLookup& lo
         choice.root_directory = name;
         return choice;
     }
-    if (name.find_first_of("/:@") != std::string::npos)
-        throw commands::UsageError(
-            "template " + name +
-            " is an image: sandbox-local runs \"host\" (the host's system directories), a root "
-            "file system directory (an absolute path) or a snapshot, not images");
+    if (name.find_first_of("/:@") != std::string::npos) {
+        if (!lookup.image_exists(name))
+            throw commands::UsageError(
+                "image " + name +
+                " is not in buildah's local storage (sandbox-local pulls nothing: buildah pull it "
+                "first, or use \"host\", a root file system directory or a snapshot)");
+        choice.kind = TemplateChoice::Kind::Image;
+        choice.image = name;
+        return choice;
+    }
     if (!lookup.snapshot_exists(name))
         throw commands::CommandFailed("no template " + name +
                                       " (\"host\", a root file system directory or a snapshot)");

@@ -7,10 +7,11 @@
 #include "backends/local/local_layout.hpp"
 #include "backends/local/sandbox_environment.hpp"
 #include "backends/local/template_choice.hpp"
+#include "backends/local/user_namespaces.hpp"
 #include "commands/command_errors.hpp"
 
 #include <algorithm>
-#include <catch2/catch_test_macros.hpp>
+#include <catch2/catch.hpp>
 #include <map>
 #include <sys/wait.h>
 
@@ -44,7 +45,7 @@ HostEntry dir(const std::string& name, bool readable = true) {
 HostEntry file(const std::string& name, bool readable = true) {
     return {name, HostEntry::Kind::File, "", readable};
 }
-HostEntry link(const std::string& name, const std::string& target) {
+HostEntry symlink_entry(const std::string& name, const std::string& target) {
     return {name, HostEntry::Kind::Symlink, target, false};
 }
 
@@ -52,13 +53,13 @@ HostEntry link(const std::string& name, const std::string& target) {
 
 TEST_CASE("the sandbox's variables: a fixed base, the spec's, placeholders, then proxy and CA") {
     const auto request = request_with(
-        R"({"template":"host","env":{"GREETING":"hi","HTTPS_PROXY":"x","HOME":"/home/me"},
+        R"({"template":"host","env":{"GREETING":"hi","HOME":"/home/me"},
             "secrets":{"API_TOKEN":"ref:env/API_TOKEN"}})");
     const auto env = as_map(sandbox_environment(request));
     CHECK(env.at("GREETING") == "hi");
     CHECK(env.at("HOME") == "/home/me"); // the spec may set the base variables
     CHECK(env.at("API_TOKEN") == "osf-secret-placeholder-API_TOKEN");
-    CHECK(env.at("HTTPS_PROXY") == "http://127.0.0.1:8080"); // ours win
+    CHECK(env.at("HTTPS_PROXY") == "http://127.0.0.1:8080");
     CHECK(env.at("no_proxy").empty());
     for (const char* name : {"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
                              "CURL_CA_BUNDLE", "GIT_SSL_CAINFO"})
@@ -90,7 +91,7 @@ TEST_CASE("the proxy gets only the variables the spec's secrets and names need")
 TEST_CASE("bwrap: every namespace, no capabilities, only the system directories") {
     SandboxMounts mounts;
     mounts.id = "0123456789ab";
-    mounts.root_entries = {dir("usr"),     link("bin", "usr/bin"),
+    mounts.root_entries = {dir("usr"),     symlink_entry("bin", "usr/bin"),
                            dir("home"),    dir("root", false),
                            dir("var"),     dir("opt"),
                            dir("tmp"),     dir("lib"),
@@ -101,7 +102,7 @@ TEST_CASE("bwrap: every namespace, no capabilities, only the system directories"
                           dir("ssl"),
                           file("resolv.conf"),
                           file("secret.conf", false),
-                          link("mtab", "../proc/self/mounts")};
+                          symlink_entry("mtab", "../proc/self/mounts")};
     mounts.etc_masks_present = {"/etc/ssl/private"};
     mounts.workspace = "/state/ws";
     mounts.ca_file = "/state/proxy/ca.crt";
@@ -152,18 +153,55 @@ TEST_CASE("bwrap: a root file system directory shows all but what the sandbox ge
     CHECK_FALSE(has_sequence(args, {"--ro-bind", "/srv/rootfs/tmp", "/tmp"}));
 }
 
-TEST_CASE("templates: host, a root directory, a snapshot; images and unknown names refused") {
+TEST_CASE("templates: host, a root directory, a local image, a snapshot; the rest refused") {
     TemplateLookup lookup{[](const std::string& d) { return d == "/srv/rootfs"; },
-                          [](const std::string& n) { return n == "osf-snapshot-x"; }};
+                          [](const std::string& n) { return n == "osf-snapshot-x"; },
+                          [](const std::string& i) { return i == "localhost/tools:1"; }};
     CHECK(choose_template("host", lookup).kind == TemplateChoice::Kind::Host);
     const auto root = choose_template("/srv/rootfs", lookup);
     CHECK(root.kind == TemplateChoice::Kind::RootDirectory);
     CHECK(root.root_directory == "/srv/rootfs");
+    const auto image = choose_template("localhost/tools:1", lookup);
+    CHECK(image.kind == TemplateChoice::Kind::Image);
+    CHECK(image.image == "localhost/tools:1");
     CHECK(choose_template("osf-snapshot-x", lookup).kind == TemplateChoice::Kind::Snapshot);
     CHECK_THROWS_AS(choose_template("/srv/missing", lookup), osf::commands::UsageError);
     CHECK_THROWS_AS(choose_template("node:24-alpine", lookup), osf::commands::UsageError);
-    CHECK_THROWS_AS(choose_template("ghcr.io/x/y", lookup), osf::commands::UsageError);
     CHECK_THROWS_AS(choose_template("other", lookup), osf::commands::CommandFailed);
+}
+
+TEST_CASE("user namespaces: root always; a clear reason where users cannot") {
+    CHECK_FALSE(user_namespace_problem(true, {"0", "0"}));
+    CHECK_FALSE(user_namespace_problem(false, {std::nullopt, "15000"}));
+    CHECK_FALSE(user_namespace_problem(false, {"1\n", "15000"}));
+    CHECK(user_namespace_problem(false, {"0\n", "15000"})->find("unprivileged_userns_clone=0") !=
+          std::string::npos);
+    CHECK(user_namespace_problem(false, {std::nullopt, "0"})->find("max_user_namespaces=0") !=
+          std::string::npos);
+    // bwrap 0.8's own words where the kernel refuses, and an AppArmor refusal.
+    CHECK(describe_bwrap_failure("bwrap: No permissions to creating new namespace, likely because "
+                                 "the kernel does not allow non-privileged user namespaces.")
+              .starts_with("bwrap cannot create the sandbox's namespaces"));
+    CHECK(describe_bwrap_failure("bwrap: setting up uid map: Permission denied")
+              .starts_with("bwrap cannot create the sandbox's namespaces"));
+    CHECK(describe_bwrap_failure("bwrap: Can't find source path /x: No such file or directory") ==
+          "bwrap failed: bwrap: Can't find source path /x: No such file or directory");
+}
+
+TEST_CASE("bwrap: in a foreign root the agent runs with the host's loader and libraries") {
+    SandboxMounts mounts;
+    mounts.id = "0123456789ab";
+    mounts.root_source = "/srv/rootfs";
+    mounts.host_template = false;
+    mounts.host_loader = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2";
+    mounts.host_library_dirs = {"/usr/lib/x86_64-linux-gnu", "/opt/lib"};
+    mounts.control_fd = 4;
+    const auto args = bwrap_arguments(mounts);
+    CHECK(has_sequence(args, {"--ro-bind", "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+                              "/run/osf/ld.so", "--ro-bind", "/usr/lib/x86_64-linux-gnu",
+                              "/run/osf/lib/0", "--ro-bind", "/opt/lib", "/run/osf/lib/1", "--",
+                              "/run/osf/ld.so", "--library-path", "/run/osf/lib/0:/run/osf/lib/1",
+                              "/run/osf/sandbox-local", "__agent", "4"}));
 }
 
 TEST_CASE("cgroup values from cpu and memory") {
