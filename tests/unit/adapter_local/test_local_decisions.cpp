@@ -188,6 +188,20 @@ TEST_CASE("user namespaces: root always; a clear reason where users cannot") {
           "bwrap failed: bwrap: Can't find source path /x: No such file or directory");
 }
 
+TEST_CASE("bwrap: root in a chroot gets no user namespace, everything else stays") {
+    SandboxMounts mounts;
+    mounts.id = "0123456789ab";
+    mounts.user_namespace = false;
+    const auto args = bwrap_arguments(mounts);
+    CHECK(std::find(args.begin(), args.end(), "--unshare-user") == args.end());
+    CHECK(std::find(args.begin(), args.end(), "--disable-userns") == args.end());
+    for (const char* flag : {"--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"})
+        CHECK(std::find(args.begin(), args.end(), flag) != args.end());
+    CHECK(has_sequence(args, {"--cap-drop", "ALL"}));
+    CHECK(describe_bwrap_failure("bwrap: Failed to make / slave: Invalid argument")
+              .find("mount --bind DIR DIR") != std::string::npos);
+}
+
 TEST_CASE("bwrap: in a foreign root the agent runs with the host's loader and libraries") {
     SandboxMounts mounts;
     mounts.id = "0123456789ab";

@@ -80,21 +80,12 @@ const std::vector<std::string>& etc_masked_directories() {
 }
 
 std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
-    std::vector<std::string> args = {"bwrap",
-                                     "--die-with-parent",
-                                     "--new-session",
-                                     "--unshare-user",
-                                     "--unshare-ipc",
-                                     "--unshare-pid",
-                                     "--unshare-net",
-                                     "--unshare-uts",
-                                     "--unshare-cgroup-try",
-                                     "--disable-userns",
-                                     "--cap-drop",
-                                     "ALL",
-                                     "--hostname",
-                                     "osf-sandbox-" + mounts.id,
-                                     "--clearenv"};
+    std::vector<std::string> args = {"bwrap", "--die-with-parent", "--new-session"};
+    if (mounts.user_namespace) add(args, {"--unshare-user"});
+    add(args, {"--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+               "--unshare-cgroup-try"});
+    if (mounts.user_namespace) add(args, {"--disable-userns"});
+    add(args, {"--cap-drop", "ALL", "--hostname", "osf-sandbox-" + mounts.id, "--clearenv"});
     for (const auto& [name, value] : mounts.environment)
         add(args, {"--setenv", name, value});
 

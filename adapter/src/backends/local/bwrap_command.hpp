@@ -37,6 +37,9 @@ struct SandboxMounts {
     std::string host_loader;
     std::vector<std::string> host_library_dirs;
     int control_fd = -1; // the agent's end of the supervisor's channel
+    // A user namespace of its own. Off only for root in a chroot, where the
+    // kernel refuses to create one; root then runs without capabilities.
+    bool user_namespace = true;
     Environment environment;
 };
 

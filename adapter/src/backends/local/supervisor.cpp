@@ -25,6 +25,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <poll.h>
+#include <sched.h>
 #include <sstream>
 #include <sys/file.h>
 #include <sys/signalfd.h>
@@ -107,6 +108,16 @@ void find_loaded_libraries(std::string& loader, std::vector<std::string>& dirs) 
         const std::string dir = path.parent_path().string();
         if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
     }
+}
+
+// Asks the kernel directly: can this process create a user namespace? (It
+// refuses inside a chroot, even to root.)
+bool can_create_user_namespace() {
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(::unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+    int status = 0;
+    if (child < 0 || ::waitpid(child, &status, 0) != child) return false;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 std::string self_executable() {
@@ -234,6 +245,13 @@ private:
         mounts.egress_socket = paths_.egress_socket;
         mounts.agent_binary = self_executable();
         mounts.control_fd = agent_end.get();
+        // Root needs no user namespace for the others; where the kernel refuses
+        // one (a chroot), root goes on without it. Anyone else cannot.
+        mounts.user_namespace = ::geteuid() != 0 || can_create_user_namespace();
+        if (!mounts.user_namespace)
+            report("warning: the kernel refuses a user namespace here (a chroot?): the sandbox "
+                   "runs as root without capabilities, in its own mount, PID, IPC, UTS and "
+                   "network namespaces");
         if (!mounts.host_template)
             find_loaded_libraries(mounts.host_loader, mounts.host_library_dirs);
         mounts.environment = sandbox_environment(request_);

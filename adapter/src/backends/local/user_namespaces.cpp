@@ -38,6 +38,10 @@ std::string describe_bwrap_failure(const std::string& line) {
                "): unprivileged user namespaces are not allowed here; " + kAdvice +
                " (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
                "kernel.apparmor_restrict_unprivileged_userns=0)";
+    if (line.find("Failed to make / slave") != std::string::npos)
+        return "bwrap failed (" + line +
+               "): / is not a mount point, as in a chroot; bind-mount the chroot's root onto "
+               "itself first (mount --bind DIR DIR)";
     return "bwrap failed: " + line;
 }
 
