@@ -450,6 +450,22 @@ def test_spec_errors_exit_2_and_start_nothing(local, upstream):
     assert res.returncode == 1 and "no template no-such-snapshot" in res.stderr
 
 
+def test_dry_run_shows_the_plan_and_starts_nothing(local, upstream):
+    path = os.path.join(local.state, "dry.json")
+    with open(path, "w") as f:
+        json.dump(spec_for(upstream), f)
+    before = set(os.listdir(os.path.join(local.state, "sandboxes")))
+    res = local.run("create", "--dry-run", path)
+    assert res.returncode == 0, res.stderr
+    plan = json.loads(res.stdout)
+    assert plan["proxy"]["variables"] == ["OSF_SECRET_API_TOKEN", "OSF_SANDBOX_HOST_ALIASES",
+                                          "OSF_UPSTREAM_CA_BUNDLE"]
+    argv = plan["sandbox"]["argv"]
+    assert argv[0] == "bwrap" and "--unshare-net" in argv and "--clearenv" in argv
+    assert SECRET not in res.stdout and PLACEHOLDER in res.stdout
+    assert set(os.listdir(os.path.join(local.state, "sandboxes"))) == before
+
+
 def test_snapshot_and_a_sandbox_started_from_it(local, upstream):
     first = local.create(spec_for(upstream))
     assert local.sh(first, "mkdir -p keep && echo kept > keep/file").returncode == 0

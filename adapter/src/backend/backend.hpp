@@ -8,6 +8,7 @@
 #include "manifests/sandbox_request.hpp"
 
 #include <iosfwd>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ class Backend {
 public:
     virtual ~Backend() = default;
 
+    // What create would start, as JSON (create --dry-run); touches nothing.
+    // Never holds a secret's value.
+    virtual nlohmann::json describe(const manifests::SandboxRequest& request) = 0;
     // Starts the sandbox `request.id` (spec, settings and secrets already
     // checked) and returns once it is ready. Progress goes to `progress`. On any
     // failure or interruption everything made is removed before the throw.

@@ -24,13 +24,19 @@ void guarded(BackendContext& context, const std::function<int()>& body) {
 
 void setup_create(CLI::App& app, BackendContext& context) {
     auto spec = std::make_shared<std::string>();
+    auto dry_run = std::make_shared<bool>(false);
     CLI::App* sub =
         app.add_subcommand("create", "Start a sandbox from a spec; prints its 12-hex-digit ID");
     sub->add_option("spec", *spec, "The sandbox spec (JSON)")->required();
-    sub->callback([&context, spec] {
+    sub->add_flag("--dry-run", *dry_run, "Print what would be started (JSON) and start nothing");
+    sub->callback([&context, spec, dry_run] {
         guarded(context, [&] {
             const auto request = commands::read_sandbox_request(
                 *spec, context.getenv, context.file_exists, context.random_bytes);
+            if (*dry_run) {
+                context.out << context.backend.describe(request).dump(2) << "\n";
+                return 0;
+            }
             context.backend.create(request, context.err);
             context.out << request.id << std::endl;
             return 0;

@@ -1,7 +1,11 @@
 #include "backends/local/local_backend.hpp"
 
+#include "backends/local/cgroup_limits.hpp"
 #include "backends/local/child_process.hpp"
 #include "backends/local/exec_protocol.hpp"
+#include "backends/local/host_mounts.hpp"
+#include "backends/local/proxy_binary.hpp"
+#include "backends/local/sandbox_environment.hpp"
 #include "backends/local/sandbox_store.hpp"
 #include "backends/local/template_choice.hpp"
 #include "backends/local/unix_socket.hpp"
@@ -148,15 +152,8 @@ SandboxPaths LocalBackend::existing(const std::string& id) {
     return paths;
 }
 
-void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream& progress) {
-    const auto path = options_.getenv("PATH");
-    if (find_in_path("bwrap", path ? *path : "/usr/bin:/bin").empty())
-        throw CommandFailed("bwrap not found in PATH: install bubblewrap (apt-get install "
-                            "bubblewrap)");
-    if (auto problem = user_namespace_problem(::geteuid() == 0,
-                                              {read_sysctl("kernel/unprivileged_userns_clone"),
-                                               read_sysctl("user/max_user_namespaces")}))
-        throw CommandFailed(*problem);
+LocalBackend::ResolvedTemplate
+LocalBackend::resolve_template(const manifests::SandboxRequest& request) {
     const TemplateLookup lookup{
         [](const std::string& dir) { return fs::is_directory(dir); },
         [this](const std::string& name) {
@@ -166,8 +163,9 @@ void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream
             return find_in_path("buildah", "/usr/local/bin:/usr/bin:/bin") != "" &&
                    run_host_quietly({"buildah", "inspect", "--type", "image", image}) == 0;
         }};
-    TemplateChoice choice = choose_template(request.spec.template_name, lookup);
-    SandboxMeta meta;
+    ResolvedTemplate resolved;
+    resolved.choice = choose_template(request.spec.template_name, lookup);
+    SandboxMeta& meta = resolved.meta;
     meta.id = request.id;
     meta.template_name = request.spec.template_name;
     meta.base = request.spec.template_name;
@@ -175,17 +173,64 @@ void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream
     meta.created =
         std::chrono::duration_cast<std::chrono::seconds>(options_.wall_clock().time_since_epoch())
             .count();
-    std::string snapshot_workspace;
-    if (choice.kind == TemplateChoice::Kind::Snapshot) {
-        const std::string dir = snapshot_dir(root(), choice.snapshot);
+    if (resolved.choice.kind == TemplateChoice::Kind::Snapshot) {
+        const std::string dir = snapshot_dir(root(), resolved.choice.snapshot);
         const auto snapshot = read_snapshot_meta(dir + "/snapshot.json");
         if (!snapshot || snapshot->base.empty())
-            throw CommandFailed("snapshot " + choice.snapshot + " is unreadable");
+            throw CommandFailed("snapshot " + resolved.choice.snapshot + " is unreadable");
         meta.base = snapshot->base;
-        snapshot_workspace = dir + "/workspace";
-        choice = choose_template(meta.base, lookup);
+        resolved.snapshot_workspace = dir + "/workspace";
+        resolved.choice = choose_template(meta.base, lookup);
     }
-    if (choice.kind == TemplateChoice::Kind::RootDirectory) meta.root = choice.root_directory;
+    if (resolved.choice.kind == TemplateChoice::Kind::RootDirectory)
+        meta.root = resolved.choice.root_directory;
+    return resolved;
+}
+
+nlohmann::json LocalBackend::describe(const manifests::SandboxRequest& request) {
+    const ResolvedTemplate resolved = resolve_template(request);
+    const SandboxPaths paths = sandbox_paths(root(), request.id);
+    std::string sandbox_root = resolved.meta.root;
+    if (resolved.choice.kind == TemplateChoice::Kind::Image)
+        sandbox_root = "(buildah mount of " + resolved.choice.image + ")";
+    // The descriptor number is the agent's end of the supervisor's channel.
+    const SandboxMounts mounts = read_host_mounts(paths, request, sandbox_root, 3);
+    nlohmann::json proxy_variables = nlohmann::json::array();
+    for (const auto& [name, value] : proxy_environment(request, options_.getenv))
+        proxy_variables.push_back(name); // names only: values may be secrets
+    nlohmann::json limits = nlohmann::json::object();
+    for (const auto& [file, value] : cgroup_values(request.spec))
+        limits[file] = value;
+    std::string proxy = "egress-proxy";
+    try {
+        proxy = find_proxy_binary(options_.getenv);
+    } catch (const std::exception&) {
+    }
+    return {{"id", request.id},
+            {"stateDirectory", paths.dir},
+            {"template", request.spec.template_name},
+            {"base", resolved.meta.base},
+            {"root", sandbox_root},
+            {"snapshotWorkspace", resolved.snapshot_workspace},
+            {"proxy",
+             {{"argv",
+               {proxy, "--spec", paths.spec, "--listen", "127.0.0.1:0", "--admin-listen",
+                "127.0.0.1:0", "--state-dir", paths.proxy_state}},
+              {"variables", proxy_variables}}},
+            {"sandbox", {{"argv", bwrap_arguments(mounts)}}},
+            {"cgroup", limits}};
+}
+
+void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream& progress) {
+    const auto path = options_.getenv("PATH");
+    if (find_in_path("bwrap", path ? *path : "/usr/bin:/bin").empty())
+        throw CommandFailed("bwrap not found in PATH: install bubblewrap (apt-get install "
+                            "bubblewrap)");
+    if (auto problem = user_namespace_problem(::geteuid() == 0,
+                                              {read_sysctl("kernel/unprivileged_userns_clone"),
+                                               read_sysctl("user/max_user_namespaces")}))
+        throw CommandFailed(*problem);
+    auto [choice, meta, snapshot_workspace] = resolve_template(request);
 
     const SandboxPaths paths = sandbox_paths(root(), request.id);
     if (fs::exists(paths.dir)) throw CommandFailed("sandbox " + request.id + " already exists");

@@ -5,6 +5,8 @@
 
 #include "backend/backend.hpp"
 #include "backends/local/local_layout.hpp"
+#include "backends/local/sandbox_store.hpp"
+#include "backends/local/template_choice.hpp"
 
 #include <chrono>
 #include <functional>
@@ -23,6 +25,7 @@ class LocalBackend : public backend::Backend {
 public:
     explicit LocalBackend(LocalBackendOptions options);
 
+    nlohmann::json describe(const manifests::SandboxRequest& request) override;
     void create(const manifests::SandboxRequest& request, std::ostream& progress) override;
     int exec(const backend::ExecRequest& request) override;
     void copy(const backend::CopyRequest& request) override;
@@ -33,6 +36,13 @@ public:
     std::vector<std::string> gc() override;
 
 private:
+    struct ResolvedTemplate {
+        TemplateChoice choice;
+        SandboxMeta meta;
+        std::string snapshot_workspace; // set when starting from a snapshot
+    };
+    // The spec's template down to what the sandbox runs on; nothing is made.
+    ResolvedTemplate resolve_template(const manifests::SandboxRequest& request);
     const std::string& root();
     SandboxPaths existing(const std::string& id);
     // Runs a command in the sandbox with the given descriptors; the exit code.
