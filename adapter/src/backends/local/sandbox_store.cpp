@@ -161,9 +161,10 @@ void remove_tree(const std::string& dir) {
 
 void make_private_dirs(const std::string& dir) {
     std::error_code error;
-    fs::create_directories(dir, error);
+    const bool created = fs::create_directories(dir, error);
     if (error) throw std::runtime_error("cannot create " + dir + ": " + error.message());
-    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, error);
+    // Only what we made: an existing directory (a state root the user named) keeps its mode.
+    if (created) fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, error);
 }
 
 } // namespace osf::backends::local

@@ -46,7 +46,8 @@ void kill_leftover_processes(const SandboxPaths& paths);
 // Removes the directory tree, making read-only directories writable first.
 void remove_tree(const std::string& dir);
 
-// Creates the directory and its parents with mode 0700; throws on failure.
+// Creates the directory and its parents; a directory it creates gets mode
+// 0700. Throws on failure.
 void make_private_dirs(const std::string& dir);
 
 } // namespace osf::backends::local
