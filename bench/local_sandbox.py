@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """sandbox-local's costs against running the same thing directly, in one run:
-create-to-ready (and destroy) against starting `true` directly and against
-bwrap alone with the same namespaces; `exec -- true` against `true` directly.
+create-to-ready (and destroy) against starting `true` directly, against
+bwrap alone with the same namespaces and against the proxy alone; `exec -- true` against `true` directly.
 Medians over --rounds; figures as ratios to the direct run measured here.
 
   /usr/bin/python3 bench/local_sandbox.py [--build build/release] [--rounds 20]
@@ -9,6 +9,7 @@ Medians over --rounds; figures as ratios to the direct run measured here.
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -42,6 +43,20 @@ def main():
                    "--unshare-net", "--unshare-uts", "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr",
                    "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink",
                    "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev", "true"], rounds=args.rounds)
+    proxy_starts = []
+    proxy_bin = env["OSF_EGRESS_PROXY_BIN"]
+    for _ in range(args.rounds):
+        proxy_state = os.path.join(state, "proxy-alone")
+        start = time.perf_counter()
+        proc = subprocess.Popen([proxy_bin, "--spec", spec, "--listen", "127.0.0.1:0",
+                                 "--admin-listen", "127.0.0.1:0", "--state-dir", proxy_state],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        while not os.path.exists(os.path.join(proxy_state, "listen.json")):
+            time.sleep(0.001)
+        proxy_starts.append(time.perf_counter() - start)
+        proc.terminate()
+        proc.wait()
+        shutil.rmtree(proxy_state)
     creates, destroys = [], []
     for _ in range(args.rounds):
         start = time.perf_counter()
@@ -62,6 +77,7 @@ def main():
     create, destroy = statistics.median(creates), statistics.median(destroys)
     rows = [("`true` directly (baseline)", direct),
             ("bwrap alone, same namespaces, `true`", bwrap),
+            ("egress-proxy alone, start to listening", statistics.median(proxy_starts)),
             ("`sandbox-local create` to ready", create),
             ("`sandbox-local destroy`", destroy),
             ("`sandbox-local exec <ID> -- true`", execs)]
