@@ -66,9 +66,19 @@ def ca():
         yield UpstreamCA(d)
 
 
+def answer_tools_list(handler, url, body):
+    """The MCP server's side for tools/list: three tools, one of them not granted."""
+    if url.path != "/mcp" or b'"tools/list"' not in body:
+        return False
+    request = json.loads(body)
+    tools = [{"name": n, "inputSchema": {"type": "object"}} for n in ("search", "delete_everything", "fetch_page")]
+    handler._send(200, json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": tools}}).encode())
+    return True
+
+
 @pytest.fixture(scope="module")
 def upstream(ca):
-    with Upstream(ca, ["allowed.test", "tools.test", "refused.test"]) as u:
+    with Upstream(ca, ["allowed.test", "tools.test", "refused.test"], route=answer_tools_list) as u:
         yield u
 
 
@@ -248,6 +258,16 @@ def test_mcp_tool_not_granted_is_refused_and_never_arrives(local, sandbox, upstr
     assert answer["id"] == 7 and answer["error"]["code"] == -32602
     assert "delete_everything" in answer["error"]["message"]
     assert not any(b"delete_everything" in r for r in upstream.received[before:])
+
+
+def test_mcp_tools_list_is_pruned_to_the_granted_tools(local, sandbox, upstream):
+    res = local.sh(sandbox, "curl -sS --max-time 20 -H 'Content-Type: application/json' "
+                            "-H 'Accept: application/json, text/event-stream' "
+                            "-d '{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}' "
+                            f"https://tools.test:{upstream.port}/mcp")
+    assert res.returncode == 0, res.stderr
+    answer = json.loads(res.stdout)
+    assert [tool["name"] for tool in answer["result"]["tools"]] == ["search"]
 
 
 def test_direct_tcp_to_the_hosts_loopback_fails(local, sandbox, upstream):
