@@ -40,11 +40,11 @@ class Local:
         return subprocess.run([local_bin(), *args], capture_output=True, text=True, input=input,
                               env={**self.env, **(env or {})}, timeout=timeout)
 
-    def create(self, spec, name="spec.json"):
+    def create(self, spec, name="spec.json", env=None):
         path = os.path.join(self.state, name)
         with open(path, "w") as f:
             json.dump(spec, f)
-        res = self.run("create", path)
+        res = self.run("create", path, env=env)
         assert res.returncode == 0, res.stderr
         sandbox_id = res.stdout.strip()
         assert re.fullmatch(r"[0-9a-f]{12}", sandbox_id), res.stdout
@@ -268,6 +268,39 @@ def test_mcp_tools_list_is_pruned_to_the_granted_tools(local, sandbox, upstream)
     assert res.returncode == 0, res.stderr
     answer = json.loads(res.stdout)
     assert [tool["name"] for tool in answer["result"]["tools"]] == ["search"]
+
+
+def test_mcp_sdk_client_inside_sees_and_calls_only_granted_tools(local, ca, tmp_path):
+    """The official MCP TypeScript SDK client (tests/mcp), copied into the
+    sandbox, against the SDK server on the host, through the sandbox's proxy."""
+    from test_mcp import DECLARED, MCP_DIR, McpServer, _ensure_node_modules
+    _ensure_node_modules()
+    cert, key = ca.issue(["mcp-json.test"])
+    server = McpServer(str(tmp_path), cert, key)
+    try:
+        url = f"https://mcp-json.test:{server.port}/mcp-json"
+        aliases = local.env["OSF_SANDBOX_HOST_ALIASES"] + ",mcp-json.test=127.0.0.1"
+        sandbox_id = local.create({"template": "host", "mcp": [{"name": "wiki", "url": url, "tools": DECLARED}]},
+                                  name="mcp.json", env={"OSF_SANDBOX_HOST_ALIASES": aliases})
+        res = local.run("copy", MCP_DIR, f"{sandbox_id}:mcp")
+        assert res.returncode == 0, res.stderr
+
+        def client(*args):
+            res = local.run("exec", sandbox_id, "--", "node", "mcp/client.mjs", "--url", url,
+                            "--transport", "streamable", "--proxy", "http://127.0.0.1:8080", *args)
+            assert res.stdout.strip(), res.stderr
+            return json.loads(res.stdout.strip().splitlines()[-1])
+
+        listed = client()
+        assert listed["tools"] == DECLARED, listed
+        refused = client("--skip-list", "--call", "delete_everything", "--args", json.dumps({"text": "all"}))
+        assert refused["call"]["error"]["code"] == -32602, refused
+        called = client("--skip-list", "--call", "search", "--args", json.dumps({"text": "kittens"}))
+        assert "result" in called["call"], called
+        assert "search" in server.calls("json") and "delete_everything" not in server.calls("json")
+        assert local.run("destroy", sandbox_id).returncode == 0
+    finally:
+        server.stop()
 
 
 def test_direct_tcp_to_the_hosts_loopback_fails(local, sandbox, upstream):
