@@ -435,7 +435,9 @@ def test_egress_log_records_allowed_and_refused_without_secret_values(local, san
 def test_exec_exit_codes_and_stdin(local, sandbox):
     assert local.sh(sandbox, "exit 7").returncode == 7
     res = local.run("exec", sandbox, "--", "no-such-command-here")
-    assert res.returncode == 126 and "no-such-command-here" in res.stderr
+    assert res.returncode == 127 and "no-such-command-here" in res.stderr
+    res = local.run("exec", sandbox, "--", "/etc/passwd")
+    assert res.returncode == 126 and "/etc/passwd" in res.stderr
     assert local.sh(sandbox, "kill -9 $$").returncode == 137
     res = local.run("exec", sandbox, "--", "tr", "a-z", "A-Z", input="piped through\n")
     assert res.returncode == 0 and res.stdout == "PIPED THROUGH\n"

@@ -31,7 +31,8 @@ std::optional<int> decode_exit(const std::string& text);
 // the signal that ended it.
 int exit_code_of(int wait_status);
 
-// Exit code when the command cannot be run (as on Kubernetes).
+// Exit codes when the command is not found or cannot be run, as a shell says.
+inline constexpr int kNotFound = 127;
 inline constexpr int kCannotRun = 126;
 
 } // namespace osf::backends::local

@@ -51,10 +51,11 @@ void run_command(ExecMessage message, Fd connection, Fd in, Fd out, Fd err) {
     const char* path_variable = ::getenv("PATH");
     const std::string program =
         find_in_path(message.command[0], path_variable ? path_variable : "");
-    if (program.empty() || ::access(program.c_str(), X_OK) != 0) {
+    const int problem = program.empty() ? ENOENT : ::access(program.c_str(), X_OK) != 0 ? errno : 0;
+    if (problem != 0) {
         write_text(err.get(), "sandbox-local: cannot run " + message.command[0] + ": " +
-                                  (program.empty() ? "not found" : std::strerror(errno)) + "\n");
-        write_text(connection.get(), encode_exit(kCannotRun));
+                                  (program.empty() ? "not found" : std::strerror(problem)) + "\n");
+        write_text(connection.get(), encode_exit(problem == ENOENT ? kNotFound : kCannotRun));
         return;
     }
     std::vector<std::string> env_strings;
