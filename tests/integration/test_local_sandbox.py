@@ -598,3 +598,50 @@ def test_a_root_file_system_directory_as_template(local, rootfs):
     assert res.returncode == 0, res.stderr
     assert res.stdout == "tiny root\nno-host-python\nwritten\n-----BEGIN CERTIFICATE-----\n", res.stdout
     assert local.run("destroy", sandbox_id).returncode == 0
+
+
+def test_an_ordinary_user_runs_sandboxes_with_state_in_xdg_state_home(upstream, ca):
+    """As nobody (setpriv from root): unprivileged user namespaces, state under
+    $XDG_STATE_HOME, the same isolation and proxy."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root to switch to an ordinary user")
+    with open("/proc/sys/user/max_user_namespaces") as f:
+        if f.read().strip() == "0":
+            pytest.skip("user namespaces are disabled here")
+    for binary in (local_bin(), proxy_bin()):
+        path = os.path.realpath(binary)
+        while path != "/":
+            if not os.stat(path).st_mode & 0o001:
+                pytest.skip(f"{binary} is not reachable by other users ({path})")
+            path = os.path.dirname(path)
+    home = tempfile.mkdtemp(prefix="osl-user-", dir="/tmp")
+    os.chmod(home, 0o777)
+    spec = os.path.join(home, "spec.json")
+    with open(spec, "w") as f:
+        json.dump({"template": "host", "egress": ["allowed.test"]}, f)
+    os.chmod(spec, 0o644)
+    ca_copy = os.path.join(home, "upstream-ca.crt")
+    shutil.copy(ca.cert_path, ca_copy)
+    os.chmod(ca_copy, 0o644)
+    env = {"PATH": "/usr/bin:/bin", "HOME": home, "XDG_STATE_HOME": os.path.join(home, "state"),
+           "OSF_EGRESS_PROXY_BIN": proxy_bin(), "OSF_UPSTREAM_CA_BUNDLE": ca_copy,
+           "OSF_SANDBOX_HOST_ALIASES": "allowed.test=127.0.0.1"}
+
+    def as_nobody(*args):
+        return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                               local_bin(), *args], capture_output=True, text=True, env=env, timeout=120)
+    try:
+        res = as_nobody("create", spec)
+        if res.returncode != 0 and "not allowed here" in res.stderr:
+            pytest.skip(res.stderr.strip())
+        assert res.returncode == 0, res.stderr
+        sandbox_id = res.stdout.strip()
+        assert os.path.isdir(os.path.join(home, "state", "osf-sandbox-local", "sandboxes", sandbox_id))
+        res = as_nobody("exec", sandbox_id, "--", "sh", "-c",
+                        "id -u; ip -o link | wc -l; curl -sS --max-time 20 -o /dev/null -w '%{http_code}' "
+                        f"https://allowed.test:{upstream.port}/as-a-user")
+        assert res.returncode == 0, res.stderr
+        assert res.stdout.split() == ["65534", "1", "200"], res.stdout
+        assert as_nobody("destroy", sandbox_id).returncode == 0
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
