@@ -13,6 +13,8 @@ packages=(
   curl openssl ca-certificates python3 python3-pytest python3-websockets
   python3-yaml python3-cryptography nodejs jq iproute2 util-linux
   bubblewrap buildah
+  # the sandbox-base image test makes its Debian base without a registry
+  debootstrap
   # benchmark
   hey procps
 )

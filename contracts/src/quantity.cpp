@@ -49,6 +49,16 @@ std::optional<std::string> cpu_quantity_problem(std::string_view text) {
     return "is not a CPU quantity: " + std::string(cpu_forms);
 }
 
+std::optional<std::string> storage_quantity_problem(std::string_view text) {
+    auto problem = memory_quantity_problem(text);
+    if (problem && problem->starts_with("asks for no memory"))
+        problem->replace(0, std::string_view("asks for no memory").size(), "asks for no storage");
+    if (problem && problem->starts_with("is not a memory quantity"))
+        problem->replace(0, std::string_view("is not a memory quantity").size(),
+                         "is not a storage quantity");
+    return problem;
+}
+
 std::optional<std::string> memory_quantity_problem(std::string_view text) {
     if (text.size() > max_quantity_length) return "is longer than 32 characters";
     static constexpr std::array<std::string_view, 12> suffixes = {

@@ -16,5 +16,7 @@ inline constexpr double min_cpu_cores = 0.001;
 // the quoted text, or nothing when it is fine.
 std::optional<std::string> cpu_quantity_problem(std::string_view text);
 std::optional<std::string> memory_quantity_problem(std::string_view text);
+// `storage` has memory's form (bytes with an optional suffix).
+std::optional<std::string> storage_quantity_problem(std::string_view text);
 
 } // namespace osf::spec_detail

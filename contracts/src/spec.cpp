@@ -33,8 +33,12 @@ SpecResult parse_spec(std::string_view json_text) {
 
     const SpecCheck check{read.numbers, result.errors};
     check_known_fields(
-        document, "$", {"$schema", "template", "cpu", "memory", "env", "egress", "secrets", "mcp"},
-        "the spec's fields are template, cpu, memory, env, egress, secrets and mcp", check);
+        document, "$",
+        {"$schema", "template", "cpu", "memory", "storage", "env", "egress", "secrets", "mcp",
+         "user", "readOnlyRoot"},
+        "the spec's fields are template, cpu, memory, storage, env, egress, secrets, mcp, user and "
+        "readOnlyRoot",
+        check);
     if (document.contains("$schema") && !document["$schema"].is_string())
         check.fail("$['$schema']", "must be a string (the schema's URL, for editors); got " +
                                        describe_type(document["$schema"]));
@@ -51,6 +55,10 @@ SpecResult parse_spec(std::string_view json_text) {
     if (document.contains("egress")) check_egress(document["egress"], check, spec);
     if (document.contains("secrets")) check_secrets(document["secrets"], check, spec);
     if (document.contains("mcp")) check_mcp(document["mcp"], check, spec);
+    if (document.contains("storage")) check_storage(document["storage"], check, spec);
+    if (document.contains("user")) check_user(document["user"], check, spec);
+    if (document.contains("readOnlyRoot"))
+        check_read_only_root(document["readOnlyRoot"], check, spec);
     check_cross_section(document, check);
 
     if (result.errors.empty()) result.spec = std::move(spec);

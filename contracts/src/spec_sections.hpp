@@ -26,6 +26,10 @@ void check_env(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_egress(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_secrets(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_mcp(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+// The workload's hardening and storage (spec_hardening.cpp).
+void check_storage(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+void check_user(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+void check_read_only_root(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 
 // Rules across sections that the JSON Schema cannot state.
 void check_cross_section(const nlohmann::json& document, const SpecCheck& check);

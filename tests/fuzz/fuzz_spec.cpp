@@ -54,6 +54,12 @@ void check_accepted(const osf::Spec& spec) {
         OSF_FUZZ_CHECK(is_placeholder_name(name));
         OSF_FUZZ_CHECK(!ref.target.empty());
     }
+    // A user is never root and always in Kubernetes' range; storage is a quantity.
+    if (spec.user) {
+        OSF_FUZZ_CHECK(spec.user->uid >= 1 && spec.user->uid <= 2147483647);
+        OSF_FUZZ_CHECK(spec.user->gid >= 0 && spec.user->gid <= 2147483647);
+    }
+    if (spec.storage) OSF_FUZZ_CHECK(!spec.storage->empty() && spec.storage->size() <= 32);
 }
 
 } // namespace

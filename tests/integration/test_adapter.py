@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.join(REPO, "tests", "kube-api"))
 
 from kube_api_fixture import KubeApiServer  # noqa: E402
 import openapi_validate  # noqa: E402
+import pod_security  # noqa: E402
 
 BUILD = os.environ.get("OSF_BUILD") or os.path.join(REPO, "build", "default")
 ADAPTER = os.environ.get("SANDBOX_KUBERNETES_BIN") or os.path.join(BUILD, "adapter", "sandbox-kubernetes")
@@ -242,12 +243,17 @@ def test_create_writes_every_object(cluster, tmp_path, secrets_dir):
     assert sc["image"] == "node:24-alpine"
     assert sc["command"] == ["sleep", "infinity"]
     assert sc["workingDir"] == "/workspace"
-    assert sc["resources"] == {"requests": {"cpu": "2", "memory": "4Gi"}, "limits": {"cpu": "2", "memory": "4Gi"}}
+    assert sc["resources"] == {"requests": {"cpu": "2", "memory": "4Gi", "ephemeral-storage": "10Gi"},
+                               "limits": {"cpu": "2", "memory": "4Gi", "ephemeral-storage": "10Gi"}}
     assert sc["securityContext"]["allowPrivilegeEscalation"] is False
     assert sc["securityContext"]["capabilities"]["drop"] == ["ALL"]
     assert sc["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
     assert pod_spec["automountServiceAccountToken"] is False
     assert pod_spec["enableServiceLinks"] is False
+    assert pod_spec["restartPolicy"] == "Never"
+    assert pod_spec["shareProcessNamespace"] is True
+    assert pod_spec["terminationGracePeriodSeconds"] == 5
+    assert {"name": "workspace", "emptyDir": {"sizeLimit": "10Gi"}} in pod_spec["volumes"]
     se = env_map(sc)
     proxy = f"http://{name}-egress:8080"
     assert se["CI"] == "1"
@@ -443,7 +449,9 @@ def test_sandbox_container_that_exits_removes_everything(cluster, tmp_path):
     kube.configure(podRules=[{"image": "busybox:*", "behavior": "CrashLoopBackOff", "exitCode": 1}])
     before = labelled_by_manager(kube)
     result = adapter(kube, "create", write_spec(tmp_path, {"template": "busybox:1.36"}), check=1)
-    assert "sandbox did not start" in result.stderr and "container sandbox: CrashLoopBackOff" in result.stderr
+    # restartPolicy Never: the container is not restarted into CrashLoopBackOff, it terminates.
+    assert "sandbox did not start" in result.stderr
+    assert "container sandbox: Error: exited with code 1" in result.stderr
     assert labelled_by_manager(kube) == before
 
 
@@ -652,10 +660,192 @@ def test_destroy(cluster, tmp_path):
     adapter(kube, "destroy", check=2)
 
 
+# -- Pod Security: root mode under baseline, non-root mode under restricted ---------------------
+
+def psa_namespace(kube, name, level):
+    """A namespace whose Pod Security admission enforces `level` (the test server enforces it)."""
+    if kube.kubectl("get", "namespace", name).returncode != 0:
+        kube.kubectl("create", "namespace", name, check=True)
+    kube.kubectl("label", "--overwrite", "namespace", name, f"pod-security.kubernetes.io/enforce={level}",
+                 check=True)
+    return {"OSF_SANDBOX_NAMESPACE": name}
+
+
+HARDENED_SPEC = {"template": "node:24-alpine", "user": {"uid": 1000, "gid": 1000}, "readOnlyRoot": True,
+                 "storage": "3Gi", "env": {"CI": "1"}}
+
+
+def sandbox_pod_of(kube, ns, sandbox_id):
+    return kube.kubectl_json("get", "pod", "-n", ns, f"osf-sandbox-{sandbox_id}")
+
+
+def test_the_test_server_enforces_pod_security(cluster):
+    kube = cluster
+    psa_namespace(kube, "psa-check", "restricted")
+    root_pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "root", "namespace": "psa-check"},
+                "spec": {"containers": [{"name": "c", "image": "alpine:3"}]}}
+    result = kube.kubectl("create", "-f", "-", input=json.dumps(root_pod))
+    assert result.returncode == 1
+    assert 'pods "root" is forbidden: violates PodSecurity "restricted:latest"' in result.stderr
+    assert "runAsNonRoot != true" in result.stderr
+
+
+def test_root_mode_is_admitted_under_baseline(cluster, tmp_path):
+    kube = cluster
+    env = psa_namespace(kube, "psa-baseline", "baseline")
+    sandbox_id, result = create(kube, tmp_path, {"template": "node:24-alpine", "storage": "2Gi"}, env=env)
+    assert "warning" not in result.stderr  # this machine's sh and tar
+    pod = sandbox_pod_of(kube, "psa-baseline", sandbox_id)  # admitted for real by the server
+    assert pod_security.violations(pod, "baseline") == []
+    assert pod_security.violations(pod, "restricted") != []  # root mode is not restricted
+    c = pod["spec"]["containers"][0]
+    assert c["securityContext"]["capabilities"] == {
+        "drop": ["ALL"], "add": ["CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "SETUID", "SETGID", "KILL"]}
+    assert c["resources"]["limits"]["ephemeral-storage"] == "2Gi"
+    assert {"name": "workspace", "emptyDir": {"sizeLimit": "2Gi"}} in pod["spec"]["volumes"]
+    egress = kube.kubectl_json("get", "pod", "-n", "psa-baseline", f"osf-sandbox-{sandbox_id}-egress")
+    assert pod_security.violations(egress, "restricted") == []
+    adapter(kube, "destroy", sandbox_id, env=env, check=0)
+
+
+def test_non_root_mode_is_admitted_under_restricted(cluster, tmp_path):
+    kube = cluster
+    env = psa_namespace(kube, "psa-restricted", "restricted")
+    sandbox_id, _ = create(kube, tmp_path, HARDENED_SPEC, env=env)
+    pod = sandbox_pod_of(kube, "psa-restricted", sandbox_id)
+    assert pod_security.violations(pod, "restricted") == []
+    spec = pod["spec"]
+    assert spec["securityContext"]["runAsNonRoot"] is True
+    assert (spec["securityContext"]["runAsUser"], spec["securityContext"]["runAsGroup"],
+            spec["securityContext"]["fsGroup"]) == (1000, 1000, 1000)
+    c = spec["containers"][0]
+    assert c["securityContext"]["readOnlyRootFilesystem"] is True
+    assert c["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+    assert {"name": "osf-tmp", "emptyDir": {"medium": "Memory", "sizeLimit": "256Mi"}} in spec["volumes"]
+    assert {"name": "workspace", "emptyDir": {"sizeLimit": "3Gi"}} in spec["volumes"]
+    # The egress pod is admitted under restricted too (the server refused nothing).
+    egress = kube.kubectl_json("get", "pod", "-n", "psa-restricted", f"osf-sandbox-{sandbox_id}-egress")
+    assert pod_security.violations(egress, "restricted") == []
+    # The writable places: HOME is its own directory, /workspace the working directory.
+    out = adapter(kube, "exec", sandbox_id, "--", "sh", "-c", "echo $HOME; pwd; touch $HOME/x /workspace/y",
+                  env=env, check=0).stdout
+    assert out == "/home/sandbox\n/workspace\n"
+    adapter(kube, "destroy", sandbox_id, env=env, check=0)
+
+
+def test_root_mode_in_a_restricted_namespace_fails_fast_and_cleans_up(cluster, tmp_path):
+    kube = cluster
+    env = psa_namespace(kube, "psa-restricted", "restricted")
+    env["OSF_SANDBOX_START_TIMEOUT"] = "60"
+    before = labelled_by_manager(kube)
+    result = adapter(kube, "create", write_spec(tmp_path, {"template": "node:24-alpine"}), env=env, check=1)
+    assert 'violates PodSecurity "restricted:latest"' in result.stderr
+    assert "without \"user\" in its spec a sandbox runs in root mode" in result.stderr
+    assert kube.kubectl("get", ALL_KINDS, "-n", "psa-restricted", "-l", "app.kubernetes.io/managed-by",
+                        "-o", "name", check=True).stdout == ""
+    assert labelled_by_manager(kube) == before
+
+
+def test_hardened_named_template_keeps_its_hardening(cluster, tmp_path):
+    kube = cluster
+    env = psa_namespace(kube, "psa-restricted", "restricted")
+    hardened = {
+        "apiVersion": "extensions.agents.x-k8s.io/v1beta1", "kind": "SandboxTemplate",
+        "metadata": {"name": "hardened-dev", "namespace": "psa-restricted"},
+        "spec": {"podTemplate": {"spec": {
+            "securityContext": {"runAsNonRoot": True, "runAsUser": 2000, "runAsGroup": 2000},
+            "containers": [{"name": "dev", "image": "node:24-alpine", "command": ["sleep", "infinity"],
+                            "securityContext": {"capabilities": {"drop": ["ALL"]},
+                                                "readOnlyRootFilesystem": True}}]}}}}
+    kube.kubectl("create", "-f", "-", input=json.dumps(hardened), check=True)
+    # No user in the spec: the template's non-root identity stays, nothing is added back.
+    sandbox_id, _ = create(kube, tmp_path, {"template": "hardened-dev"}, env=env)
+    pod = sandbox_pod_of(kube, "psa-restricted", sandbox_id)
+    assert pod_security.violations(pod, "restricted") == []
+    c = pod["spec"]["containers"][0]
+    assert c["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+    assert c["securityContext"]["readOnlyRootFilesystem"] is True
+    assert c["securityContext"]["runAsNonRoot"] is True
+    assert pod["spec"]["securityContext"]["runAsUser"] == 2000
+    adapter(kube, "destroy", sandbox_id, env=env, check=0)
+    kube.kubectl("delete", "-n", "psa-restricted", "sandboxtemplates.extensions.agents.x-k8s.io", "hardened-dev",
+                 check=True)
+
+
+def test_snapshot_of_a_hardened_sandbox_carries_files_not_environment(cluster, tmp_path):
+    kube = cluster
+    env = psa_namespace(kube, "psa-restricted", "restricted")
+    env["OSF_SECRET_LINEAR_TOKEN"] = SECRET_VALUE
+    spec = {**HARDENED_SPEC, "env": {"ONLY_OLD": "1"}, "secrets": {"LINEAR_TOKEN": "ref:env/LINEAR_TOKEN"}}
+    source, _ = create(kube, tmp_path, spec, env=env)
+    adapter(kube, "exec", source, "--", "sh", "-c", "echo kept > /workspace/file.txt", env=env, check=0)
+    name = adapter(kube, "snapshot", source, env=env, check=0).stdout.strip()
+    template = kube.kubectl_json("get", "-n", "psa-restricted", "sandboxtemplates.extensions.agents.x-k8s.io", name)
+    pod_spec = template["spec"]["podTemplate"]["spec"]
+    names = {e["name"] for e in pod_spec["containers"][0].get("env", [])}
+    assert "ONLY_OLD" not in names and "LINEAR_TOKEN" not in names
+    # The snapshot's pods run as the sandbox did: admitted under restricted.
+    assert pod_security.violations(template["spec"]["podTemplate"], "restricted") == []
+    adapter(kube, "destroy", source, env=env, check=0)
+
+    restored, _ = create(kube, tmp_path, {"template": name, "env": {"ONLY_NEW": "1"}}, env=env)
+    pod = sandbox_pod_of(kube, "psa-restricted", restored)
+    assert pod_security.violations(pod, "restricted") == []
+    restored_env = env_map(pod["spec"]["containers"][0])
+    assert restored_env["ONLY_NEW"] == "1"
+    assert "ONLY_OLD" not in restored_env and "LINEAR_TOKEN" not in restored_env
+    assert pod["spec"]["securityContext"]["runAsUser"] == 1000  # still non-root
+    out = adapter(kube, "exec", restored, "--", "cat", "/workspace/file.txt", env=env, check=0).stdout
+    assert out == "kept\n"
+    adapter(kube, "destroy", restored, env=env, check=0)
+    kube.kubectl("delete", "-n", "psa-restricted", "sandboxtemplates.extensions.agents.x-k8s.io,pvc", "-l",
+                 f"osf.snapshot.of={source}", check=True)
+
+
+# -- images, variables, messages -------------------------------------------------------------------
+
+def test_allowed_images_and_host_aliases_are_checked_before_anything_starts(cluster, tmp_path):
+    kube = cluster
+    before = labelled_by_manager(kube)
+    result = adapter(kube, "create", write_spec(tmp_path, {"template": "alpine:3"}),
+                     env={"OSF_SANDBOX_ALLOWED_IMAGES": "ghcr.io/acme/*,node:24-*"}, check=2)
+    assert result.stderr == ("sandbox-kubernetes: image 'alpine:3' is not allowed: OSF_SANDBOX_ALLOWED_IMAGES "
+                             "allows ghcr.io/acme/*, node:24-*\n")
+    result = adapter(kube, "create", write_spec(tmp_path, {"template": "alpine:3"}),
+                     env={"OSF_SANDBOX_HOST_ALIASES": "api.test=10.0.0.1,broken"}, check=2)
+    assert result.stderr == 'sandbox-kubernetes: OSF_SANDBOX_HOST_ALIASES: bad entry "broken": expected host=ip\n'
+    assert labelled_by_manager(kube) == before
+    sandbox_id, _ = create(kube, tmp_path, {"template": "node:24-alpine"},
+                           env={"OSF_SANDBOX_ALLOWED_IMAGES": "node:24-*", "OSF_SANDBOX_IMAGE_PULL_POLICY": "Always"})
+    pod = get(kube, "pod", f"osf-sandbox-{sandbox_id}")
+    assert pod["spec"]["containers"][0]["imagePullPolicy"] == "Always"
+    adapter(kube, "destroy", sandbox_id, check=0)
+
+
+def test_create_warns_when_the_image_lacks_tar_or_sh(cluster, tmp_path):
+    kube = cluster
+    # The test server runs this machine's programs; the image's missing tools are canned answers.
+    kube.set_exec(handlers=EXEC_HANDLERS + [
+        {"image": "example.com/no-tar:*", "command": ["sh", "-c"], "stdout": "tar\n"},
+        {"image": "example.com/no-sh:*", "command": ["sh"], "exitCode": 127,
+         "stderr": 'exec: "sh": executable file not found in $PATH\n'}])
+    sandbox_id, result = create(kube, tmp_path, {"template": "example.com/no-tar:1"})
+    assert "warning: the image has no tar: copy and snapshot will not work" in result.stderr
+    adapter(kube, "destroy", sandbox_id, check=0)
+    sandbox_id, result = create(kube, tmp_path, {"template": "example.com/no-sh:1"})
+    assert "warning: the image has no sh" in result.stderr
+    adapter(kube, "destroy", sandbox_id, check=0)
+
+
 def test_help_and_usage(cluster):
     kube = cluster
     for sub in ("create", "exec", "copy", "snapshot", "destroy", "list", "egress-log"):
         result = adapter(kube, sub, "--help", check=0)
         assert sub in result.stdout
-    adapter(kube, check=2)
-    adapter(kube, "nonsense", check=2)
+    for args in ((), ("nonsense",), ("create",), ("create", "a", "b"), ("list", "--bogus"), ("exec",)):
+        result = adapter(kube, *args, check=2)
+        lines = result.stderr.splitlines()
+        assert lines and all(line.startswith("sandbox-kubernetes: ") for line in lines), result.stderr
+        assert len(lines) == 1, result.stderr
+    assert "unknown command 'nonsense'" in adapter(kube, "nonsense", check=2).stderr
+    assert re.match(r"^sandbox-kubernetes \d+\.\d+\.\d+\n$", adapter(kube, "--version", check=0).stdout)

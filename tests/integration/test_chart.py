@@ -654,3 +654,29 @@ def test_the_adapter_needs_nothing_beyond_the_role(helm, tmp_path):
         left = kube.kubectl("get", "pods,configmaps,secrets,services", "-l", f"osf.sandbox.id={sandbox}",
                             "-o", "name", check=True).stdout
         assert left.strip() == "", f"destroy left {left}"
+
+
+def test_hardened_specs_meet_restricted(tmp_path):
+    """namespace.podSecurity.enforce=restricted admits sandboxes whose spec has `user`:
+    the sandbox pod and the egress pod both meet restricted; a spec without it does not."""
+    from osftest import adapter_bin
+    binary = adapter_bin()
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "KUBECONFIG": str(tmp_path / "none")}
+
+    def pods(spec_text):
+        spec = tmp_path / "spec.json"
+        spec.write_text(spec_text)
+        res = subprocess.run([binary, "create", "--dry-run", str(spec)], capture_output=True, text=True,
+                             env=env, timeout=60)
+        assert res.returncode == 0, res.stderr
+        items = yaml.safe_load(res.stdout)["items"]
+        template = next(i for i in items if i["kind"] == "SandboxTemplate")
+        egress_pod = next(i for i in items if i["kind"] == "Pod")
+        return template["spec"]["podTemplate"]["spec"], egress_pod["spec"]
+
+    sandbox, egress = pods('{"template": "node:24-alpine", "user": {"uid": 1000, "gid": 1000}, '
+                           '"readOnlyRoot": true}')
+    assert pod_security_violations(sandbox, "restricted") == []
+    assert pod_security_violations(egress, "restricted") == []
+    sandbox, _ = pods('{"template": "node:24-alpine"}')
+    assert pod_security_violations(sandbox, "restricted") != []

@@ -452,6 +452,9 @@ def test_exec_and_usage_errors(local):
     assert res.returncode == 2 and "invalid sandbox ID 'not-an-id'" in res.stderr
     res = local.run("frobnicate")
     assert res.returncode == 2
+    assert res.stderr.startswith("sandbox-local: unknown command 'frobnicate'; the commands are create, exec")
+    res = local.run("--version")
+    assert res.returncode == 0 and res.stdout.startswith("sandbox-local ")
 
 
 def test_interrupted_exec_stops_the_command(local, sandbox):
@@ -492,7 +495,7 @@ def test_spec_errors_exit_2_and_start_nothing(local, upstream):
     for spec, message in [({"template": "node:24-alpine"}, "is not in buildah's local storage"),
                           ({"template": "host", "egress": ["bad host"]}, "invalid spec"),
                           ({"template": "/no/such/root"}, "is not a directory"),
-                          ({"template": "host", "secrets": {"X": "ref:env/NOT_SET_ANYWHERE"}}, "cannot resolve secrets")]:
+                          ({"template": "host", "secrets": {"X": "ref:env/NOT_SET_ANYWHERE"}}, "cannot resolve secret X")]:
         path = os.path.join(local.state, "bad.json")
         with open(path, "w") as f:
             json.dump(spec, f)

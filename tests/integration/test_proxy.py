@@ -449,6 +449,9 @@ def test_bad_configuration_exits_2_with_one_line(tmp_path):
     res = run_proxy(["--spec", str(good), "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
                      "--state-dir", str(tmp_path / "s")], env=env)
     assert res.returncode == 2 and "OSF_SANDBOX_HOST_ALIASES" in res.stderr
+    # The variable is named once: the parser's message already starts with it.
+    assert res.stderr.count("OSF_SANDBOX_HOST_ALIASES") == 1, res.stderr
+    assert 'bad entry "broken": expected host=ip' in res.stderr
     res = run_proxy(["--bogus-flag"])
     assert res.returncode == 2
 

@@ -12,7 +12,8 @@ import random
 import uuid
 
 import api_errors
-from api_errors import bad_request
+import pod_security
+from api_errors import ApiError, bad_request
 from label_selectors import FieldSelector, LabelSelector
 from patching import apply_patch
 from resources import Registry, ResourceType
@@ -153,6 +154,8 @@ class ObjectService:
             raise api_errors.not_found("", "namespaces", namespace)
         obj, warnings = self.admission.admit(rt, obj, field_validation)
         meta = obj["metadata"]
+        if rt.key == ("", "pods"):
+            self._admit_pod_security(namespace, obj)
         if self.find(rt, namespace, meta["name"]) is not None:
             raise api_errors.already_exists(rt.group, rt.plural, meta["name"])
         self._stamp_new(rt, obj)
@@ -163,6 +166,15 @@ class ObjectService:
         if rt.key == NAMESPACE_KEY:
             self._ensure_default_service_account(meta["name"])
         return stored, warnings
+
+    def _admit_pod_security(self, namespace: str, pod: dict) -> None:
+        """Pod Security admission: the namespace's enforce level (pod_security.py)."""
+        level = pod_security.enforced_level(self.store.get(NAMESPACE_KEY, "", namespace))
+        reasons = pod_security.violations(pod, level)
+        if reasons:
+            raise ApiError(403, "Forbidden", f'pods "{pod["metadata"].get("name", "")}" is forbidden: violates '
+                                             f'PodSecurity "{level}:latest": {", ".join(reasons)}',
+                           {"name": pod["metadata"].get("name", ""), "kind": "pods"})
 
     def _default_on_create(self, rt: ResourceType, obj: dict) -> None:
         kind = rt.key

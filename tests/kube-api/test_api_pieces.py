@@ -128,3 +128,66 @@ def test_protobuf_secret_decodes_to_its_json_form():
 def test_base64_problems_are_reported_as_go_does():
     assert validation.base64_problem(base64.b64encode(b"hello").decode()) is None
     assert validation.base64_problem("not base64!") == "illegal base64 data at input byte 3"
+
+
+# -- Pod Security admission (pod_security.py) ------------------------------------------------------
+
+import pod_security  # noqa: E402
+
+_RESTRICTED_POD = {"metadata": {"name": "p"}, "spec": {
+    "securityContext": {"runAsNonRoot": True, "runAsUser": 1000, "seccompProfile": {"type": "RuntimeDefault"}},
+    "volumes": [{"name": "w", "emptyDir": {}}, {"name": "c", "configMap": {"name": "x"}}],
+    "containers": [{"name": "c", "securityContext": {"allowPrivilegeEscalation": False,
+                                                     "capabilities": {"drop": ["ALL"]}}}]}}
+
+
+def _with(path, value):
+    import copy
+    pod = copy.deepcopy(_RESTRICTED_POD)
+    node = pod
+    for key in path[:-1]:
+        node = node[key] if not isinstance(key, int) else node[key]
+    node[path[-1]] = value
+    return pod
+
+
+@pytest.mark.parametrize("path,value,level,reason", [
+    (("spec", "hostNetwork"), True, "baseline", "host namespaces"),
+    (("spec", "containers", 0, "securityContext", "privileged"), True, "baseline", "privileged"),
+    (("spec", "containers", 0, "securityContext", "capabilities"), {"add": ["SYS_ADMIN"], "drop": ["ALL"]},
+     "baseline", "non-default capabilities"),
+    (("spec", "volumes"), [{"name": "h", "hostPath": {"path": "/"}}], "baseline", "hostPath volumes"),
+    (("spec", "containers", 0, "ports"), [{"containerPort": 80, "hostPort": 80}], "baseline", "hostPort"),
+    (("spec", "containers", 0, "securityContext", "procMount"), "Unmasked", "baseline", "procMount"),
+    (("spec", "securityContext", "seccompProfile"), {"type": "Unconfined"}, "baseline", "seccompProfile"),
+    (("spec", "securityContext", "sysctls"), [{"name": "kernel.msgmax", "value": "1"}], "baseline",
+     "forbidden sysctls"),
+    (("spec", "containers", 0, "securityContext", "appArmorProfile"), {"type": "Unconfined"}, "baseline",
+     "forbidden AppArmor profile"),
+    (("spec", "containers", 0, "securityContext", "seLinuxOptions"), {"type": "spc_t"}, "baseline",
+     "seLinuxOptions"),
+    (("spec", "volumes"), [{"name": "n", "nfs": {"server": "x", "path": "/"}}], "restricted",
+     "restricted volume types"),
+    (("spec", "containers", 0, "securityContext", "allowPrivilegeEscalation"), True, "restricted",
+     "allowPrivilegeEscalation != false"),
+    (("spec", "containers", 0, "securityContext", "capabilities"), {"drop": ["ALL"], "add": ["CHOWN"]},
+     "restricted", "unrestricted capabilities"),
+    (("spec", "securityContext", "runAsNonRoot"), False, "restricted", "runAsNonRoot != true"),
+    (("spec", "securityContext", "runAsUser"), 0, "restricted", "runAsUser=0"),
+    (("spec", "securityContext", "seccompProfile"), None, "restricted", "seccompProfile"),
+])
+def test_pod_security_controls(path, value, level, reason):
+    assert pod_security.violations(_RESTRICTED_POD, "restricted") == []
+    pod = _with(path, value)
+    found = pod_security.violations(pod, level)
+    assert any(r.startswith(reason) for r in found), found
+    assert pod_security.violations(pod, "privileged") == []
+    if level == "restricted":
+        assert not any(r.startswith(reason) for r in pod_security.violations(pod, "baseline"))
+
+
+def test_pod_security_level_from_namespace_labels():
+    ns = lambda labels: {"metadata": {"name": "n", "labels": labels}}  # noqa: E731
+    assert pod_security.enforced_level(ns({})) == "privileged"
+    assert pod_security.enforced_level(ns({pod_security.ENFORCE_LABEL: "baseline"})) == "baseline"
+    assert pod_security.enforced_level(ns({pod_security.ENFORCE_LABEL: "nonsense"})) == "restricted"

@@ -3,6 +3,7 @@
 #include "commands/command_errors.hpp"
 #include "commands/copy_command.hpp"
 #include "commands/interrupt.hpp"
+#include "commands/register_commands.hpp"
 #include "commands/sandbox_lookup.hpp"
 #include "commands/sandbox_request_reader.hpp"
 #include "commands/snapshot_command.hpp"
@@ -11,6 +12,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
+
+#ifndef OSF_VERSION
+#define OSF_VERSION "dev"
+#endif
 
 namespace osf::backend {
 
@@ -181,6 +186,7 @@ void setup_gc(CLI::App& app, BackendContext& context) {
 
 void register_backend_commands(CLI::App& app, BackendContext& context) {
     app.require_subcommand(1);
+    app.set_version_flag("--version", context.program + " " + OSF_VERSION);
     setup_create(app, context);
     setup_exec(app, context);
     setup_copy(app, context);
@@ -192,13 +198,9 @@ void register_backend_commands(CLI::App& app, BackendContext& context) {
 }
 
 int run_backend_cli(CLI::App& app, BackendContext& context, int argc, const char* const* argv) {
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        // CLI11's own codes are not ours: help is 0, every usage error is 2.
-        const int code = app.exit(e, context.out, context.err);
-        return code == 0 ? 0 : commands::kExitUsage;
-    }
+    if (const auto code =
+            commands::parse_cli(app, context.out, context.err, context.program + ": ", argc, argv))
+        return *code;
     return context.exit_code;
 }
 

@@ -13,6 +13,7 @@ namespace osf::commands {
 
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr const char* kErrorPrefix = "sandbox-kubernetes: ";
 
 // Exit 2: an invalid ID, spec, variable or argument. Nothing was started.
 class UsageError : public std::runtime_error {
@@ -39,11 +40,19 @@ private:
 // Throws Interrupted when a signal is pending.
 void check_interrupted(const CommandContext& context);
 
-// Runs a subcommand body, prints its error as one message on `err` prefixed
-// with "<program>: " and returns its exit code. Shared by every sandbox CLI.
+// Prints `message` to `err`, every line of it prefixed with `prefix`.
+// A message that holds several errors prints one line per error.
+void print_error(std::ostream& err, const std::string& message,
+                 const std::string& prefix = kErrorPrefix);
+
+// The lines of `text`, trimmed, joined with "; ": one error on one line.
+std::string one_line(const std::string& text);
+
+// Runs a subcommand body, prints its error as print_error does with the
+// prefix "<program>: " and returns its exit code. Shared by every sandbox CLI.
 int report_errors(std::ostream& err, const std::string& program, const std::function<int()>& body);
 
-// Runs a subcommand, prints its error (one message on stderr, prefixed with
+// Runs a subcommand, prints its error (each line on stderr prefixed with
 // "sandbox-kubernetes: ") and returns its exit code.
 int run_guarded(CommandContext& context, const std::function<int()>& body);
 

@@ -5,9 +5,11 @@
 #include "commands/sandbox_request_reader.hpp"
 #include "commands/secret_creation.hpp"
 #include "commands/start_waiter.hpp"
+#include "commands/tool_check.hpp"
 #include "kubectl/kubectl.hpp"
 #include "manifests/create_objects.hpp"
 #include "manifests/egress_objects.hpp"
+#include "manifests/image_policy.hpp"
 #include "manifests/names.hpp"
 #include "manifests/resources.hpp"
 #include "manifests/sandbox_objects.hpp"
@@ -47,7 +49,40 @@ void start(CommandContext& context, kubectl::Kubectl& kube,
     check_interrupted(context);
     kube.create(
         manifests::kube_list(manifests::sandbox_side_objects(request, base_pod_template, pem)));
-    waiter.wait_claim_ready(manifests::sandbox_name(id), manifests::egress_name(id));
+    const std::string pod =
+        waiter.wait_claim_ready(manifests::sandbox_name(id), manifests::egress_name(id));
+    check_sandbox_tools(context, kube, pod);
+}
+
+// Asks the API server to admit the sandbox's pod without making it
+// (dryRun=All): a namespace whose Pod Security level refuses it fails here,
+// before anything starts, instead of leaving the claim waiting. Any other
+// refusal of the dry run (an admission webhook without dry-run support, say)
+// is left for the real create to meet.
+void check_pod_admission(kubectl::Kubectl& kube, const manifests::SandboxRequest& request,
+                         const json& base_pod_template) {
+    kubectl::KubectlCall call;
+    call.args = {"create", "--namespace", kube.ns(), "--dry-run=server", "-o", "name", "-f", "-"};
+    call.input = manifests::sandbox_pod_probe(request, base_pod_template).dump();
+    const kubectl::KubectlResult result = kube.runner().run(call);
+    if (!result.ok() && result.err.find("violates PodSecurity") != std::string::npos)
+        throw CommandFailed("the namespace refuses the sandbox's pod: " + one_line(result.err) +
+                            (request.spec.user
+                                 ? ""
+                                 : " (without \"user\" in its spec a sandbox runs in root mode, "
+                                   "which Pod Security \"restricted\" refuses)"));
+}
+
+// OSF_SANDBOX_ALLOWED_IMAGES: every image of the pod template (exit 2).
+void check_images(const manifests::SandboxRequest& request, const json& base_pod_template) {
+    if (const auto image =
+            manifests::refused_image(base_pod_template, request.settings.allowed_images)) {
+        std::string patterns;
+        for (const auto& pattern : request.settings.allowed_images)
+            patterns += (patterns.empty() ? "" : ", ") + pattern;
+        throw UsageError("image '" + *image +
+                         "' is not allowed: OSF_SANDBOX_ALLOWED_IMAGES allows " + patterns);
+    }
 }
 
 } // namespace
@@ -65,6 +100,7 @@ int run_create(CommandContext& context, const CreateOptions& options) {
             context.err << "note: create copies the pod template of SandboxTemplate "
                         << template_name << "; --dry-run does not read it\n";
         }
+        check_images(request, base);
         context.out << manifests::dry_run_list(request, base).dump(2) << "\n";
         return 0;
     }
@@ -78,6 +114,8 @@ int run_create(CommandContext& context, const CreateOptions& options) {
                                 request.settings.ns);
         base = found->value("spec", json::object()).value("podTemplate", json::object());
     }
+    check_images(request, base);
+    check_pod_admission(kube, request, base);
     check_interrupted(context);
 
     context.err << "creating sandbox " << request.id << " in namespace " << request.settings.ns

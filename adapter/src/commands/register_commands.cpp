@@ -9,6 +9,8 @@
 #include "commands/list_command.hpp"
 #include "commands/snapshot_command.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <ostream>
 
 namespace osf::commands {
@@ -20,15 +22,36 @@ Variables: KUBECONFIG (kubectl's), OSF_SANDBOX_NAMESPACE (default: default),
   OSF_EGRESS_PROXY_IMAGE (default: ghcr.io/opensoftware/egress-proxy:0.1.0),
   OSF_SANDBOX_START_TIMEOUT (seconds, default 300), OSF_SANDBOX_SNAPSHOT_SIZE (default 1Gi),
   OSF_SECRETS_DIR (default /run/secrets), OSF_SECRET_<NAME>, OSF_OPENBAO_ADDR,
-  OSF_OPENBAO_TOKEN, OSF_OPENBAO_MOUNT, OSF_SANDBOX_HOST_ALIASES.
+  OSF_OPENBAO_TOKEN, OSF_OPENBAO_MOUNT, OSF_SANDBOX_HOST_ALIASES,
+  OSF_SANDBOX_ALLOWED_IMAGES (patterns), OSF_SANDBOX_IMAGE_PULL_POLICY.
 Exit codes: 0 ok; 1 failure (unknown ID, start failure, kubectl failure); 2 bad usage,
   ID, spec, secret or variable (nothing started); 130/143 create interrupted (cleaned up);
   exec: the command's own code.)";
+
+#ifndef OSF_VERSION
+#define OSF_VERSION "dev"
+#endif
+
+// The names of the registered subcommands, in order.
+std::vector<std::string> command_names(CLI::App& app) {
+    std::vector<std::string> names;
+    for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
+        names.push_back(sub->get_name());
+    return names;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+    std::string text;
+    for (const auto& name : names)
+        text += (text.empty() ? "" : ", ") + name;
+    return text;
+}
 
 } // namespace
 
 void register_commands(CLI::App& app, CommandContext& context) {
     app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("sandbox-kubernetes ") + OSF_VERSION);
     app.footer(kFooter);
     setup_create(app, context);
     setup_exec(app, context);
@@ -39,14 +62,37 @@ void register_commands(CLI::App& app, CommandContext& context) {
     setup_egress_log(app, context);
 }
 
-int run_cli(CLI::App& app, CommandContext& context, int argc, const char* const* argv) {
+std::optional<int> parse_cli(CLI::App& app, std::ostream& out, std::ostream& err,
+                             const std::string& prefix, int argc, const char* const* argv) {
+    // The first word that is not an option must name a command; CLI11 would
+    // call it an unexpected argument.
+    const auto names = command_names(app);
+    if (argc > 1 && argv[1][0] != '-' &&
+        std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+        print_error(err,
+                    std::string("unknown command '") + argv[1] + "'; the commands are " +
+                        joined(names) + " (run with --help)",
+                    prefix);
+        return kExitUsage;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        // CLI11's own codes are not ours: help is 0, every usage error is 2.
-        const int code = app.exit(e, context.out, context.err);
-        return code == 0 ? 0 : kExitUsage;
+        // --help and --version print to stdout and exit 0.
+        if (e.get_exit_code() == 0) return app.exit(e, out, err);
+        // Every usage error is one line with our prefix, and exit 2.
+        std::string message = one_line(e.what());
+        if (dynamic_cast<const CLI::RequiredError*>(&e) && argc <= 1)
+            message = "no command given; the commands are " + joined(names);
+        print_error(err, message + " (run with --help)", prefix);
+        return kExitUsage;
     }
+    return std::nullopt;
+}
+
+int run_cli(CLI::App& app, CommandContext& context, int argc, const char* const* argv) {
+    if (const auto code = parse_cli(app, context.out, context.err, kErrorPrefix, argc, argv))
+        return *code;
     return context.exit_code;
 }
 

@@ -30,9 +30,11 @@ manifests::SandboxRequest read_sandbox_request(const std::string& spec_path,
     request.spec_text = read_spec_file(spec_path);
     const osf::SpecResult parsed = osf::parse_spec(request.spec_text);
     if (!parsed.ok()) {
-        std::string message = "invalid spec " + spec_path + ":";
+        // One line per error, each printed with the program's prefix.
+        std::string message;
         for (const auto& error : parsed.errors)
-            message += "\n  " + error.to_string();
+            message += (message.empty() ? "" : "\n") + std::string("invalid spec ") + spec_path +
+                       ": " + error.to_string();
         throw UsageError(message);
     }
     request.spec = *parsed.spec;
@@ -43,9 +45,9 @@ manifests::SandboxRequest read_sandbox_request(const std::string& spec_path,
     }
     auto secrets = manifests::plan_secrets(request.spec, request.settings, getenv, file_exists);
     if (!secrets.errors.empty()) {
-        std::string message = "cannot resolve secrets:";
+        std::string message;
         for (const auto& error : secrets.errors)
-            message += "\n  " + error;
+            message += (message.empty() ? "" : "\n") + std::string("cannot resolve ") + error;
         throw UsageError(message);
     }
     request.secrets = secrets.plan;

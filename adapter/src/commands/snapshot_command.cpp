@@ -29,17 +29,6 @@ std::string snapshot_stamp(std::chrono::system_clock::time_point time) {
 
 namespace {
 
-std::string first_image(const json& sandbox_template) {
-    const json containers = sandbox_template.value("spec", json::object())
-                                .value("podTemplate", json::object())
-                                .value("spec", json::object())
-                                .value("containers", json::array());
-    if (containers.empty() || !containers[0].is_object() ||
-        containers[0].value("image", "").empty())
-        throw CommandFailed("the sandbox's template names no image");
-    return containers[0].value("image", "");
-}
-
 // Streams /workspace out of the sandbox into the copy pod's /data.
 void copy_workspace(kubectl::Kubectl& kube, const std::string& sandbox_pod,
                     const std::string& copy_pod) {
@@ -76,7 +65,10 @@ int run_snapshot(CommandContext& context, const SnapshotOptions& options) {
         kube.list(manifests::kSandboxTemplates, manifests::id_selector(id)), id);
 
     manifests::SnapshotRequest request{id, settings.ns, snapshot_stamp(context.wall_clock()),
-                                       settings.snapshot_size, first_image(source)};
+                                       settings.snapshot_size, ""};
+    manifests::take_sandbox_pod_settings(source, request);
+    request.image_pull_policy = settings.image_pull_policy;
+    if (request.image.empty()) throw CommandFailed("the sandbox's template names no image");
     const std::string name = manifests::snapshot_name(id, request.stamp);
     const std::string copy_pod = manifests::snapshot_copy_pod_name(id, request.stamp);
     bool template_made = false;

@@ -75,6 +75,12 @@ std::string StartWaiter::wait_claim_ready(const std::string& claim, const std::s
             progress("sandbox " + pod + ": ready");
             return pod;
         }
+        // Pod Security admission refused the pod the controller made: waiting
+        // cannot help.
+        if (status.message.find("violates PodSecurity") != std::string::npos)
+            throw CommandFailed("the sandbox's pod was refused: " + status.message +
+                                " (without \"user\" in its spec a sandbox runs in root mode, "
+                                "which Pod Security \"restricted\" refuses)");
         std::string line = "sandbox " + claim + ": ";
         line += status.reason.empty() ? "waiting for the controller" : status.reason;
         if (!status.message.empty()) line += " (" + status.message + ")";

@@ -1,6 +1,7 @@
 #include "manifests/create_objects.hpp"
 
 #include "manifests/egress_objects.hpp"
+#include "manifests/names.hpp"
 #include "manifests/sandbox_objects.hpp"
 
 namespace osf::manifests {
@@ -21,6 +22,17 @@ json sandbox_side_objects(const SandboxRequest& request, const json& base_pod_te
     return json::array({ca_config_map(request, ca_pem),
                         sandbox_template(request, sandbox_pod_template(base_pod_template, request)),
                         sandbox_warm_pool(request), sandbox_claim(request)});
+}
+
+json sandbox_pod_probe(const SandboxRequest& request, const json& base_pod_template) {
+    const json pod_template = sandbox_pod_template(base_pod_template, request);
+    json metadata = pod_template.value("metadata", json::object());
+    metadata["name"] = sandbox_name(request.id);
+    metadata["namespace"] = request.settings.ns;
+    return {{"apiVersion", "v1"},
+            {"kind", "Pod"},
+            {"metadata", metadata},
+            {"spec", pod_template.value("spec", json::object())}};
 }
 
 json dry_run_list(const SandboxRequest& request, const json& base_pod_template) {

@@ -24,6 +24,11 @@ nlohmann::json sandbox_side_objects(const SandboxRequest& request,
                                     const nlohmann::json& base_pod_template,
                                     const std::string& ca_pem);
 
+// The Pod the controller will make from the sandbox's pod template, for a
+// server-side dry run: Pod Security admission judges it before anything starts.
+nlohmann::json sandbox_pod_probe(const SandboxRequest& request,
+                                 const nlohmann::json& base_pod_template);
+
 // Everything, as --dry-run prints it: secret values as placeholders, the CA
 // certificate empty.
 nlohmann::json dry_run_list(const SandboxRequest& request, const nlohmann::json& base_pod_template);

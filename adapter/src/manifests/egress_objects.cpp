@@ -72,7 +72,7 @@ json spec_config_map(const SandboxRequest& request) {
 json egress_pod(const SandboxRequest& request) {
     const std::string& id = request.id;
     json volumes = json::array({
-        json{{"name", "state"}, {"emptyDir", json::object()}},
+        json{{"name", "state"}, {"emptyDir", {{"sizeLimit", kProxyStateSizeLimit}}}},
         json{{"name", "spec"}, {"configMap", {{"name", spec_config_name(id)}}}},
     });
     json mounts = json::array({
@@ -109,7 +109,9 @@ json egress_pod(const SandboxRequest& request) {
           {"periodSeconds", 2},
           {"failureThreshold", 3}}},
         {"resources",
-         {{"requests", {{"cpu", "50m"}, {"memory", "64Mi"}}}, {"limits", {{"memory", "512Mi"}}}}},
+         {{"requests", {{"cpu", "50m"}, {"memory", "64Mi"}, {"ephemeral-storage", "64Mi"}}},
+          {"limits",
+           {{"cpu", "1"}, {"memory", "512Mi"}, {"ephemeral-storage", kProxyStateSizeLimit}}}}},
         {"securityContext",
          {{"allowPrivilegeEscalation", false},
           {"privileged", false},

@@ -24,6 +24,10 @@ inline constexpr const char* kProxySpecFile = "spec.json";
 inline constexpr const char* kProxySecretsDir = "/run/secrets/osf";
 // The proxy image's user (distroless "nonroot").
 inline constexpr int kProxyUid = 65532;
+// The proxy's own bounds, apart from the sandbox's: one worker thread by
+// default (a CPU limit of 1 costs it nothing), its memory, and its state
+// directory (the egress log grows there; past the limit the pod is evicted).
+inline constexpr const char* kProxyStateSizeLimit = "1Gi";
 
 // The Secret as --dry-run shows it: every value replaced by its placeholder text.
 nlohmann::json egress_secret_preview(const SandboxRequest& request);

@@ -3,7 +3,9 @@
 #include "manifests/egress_objects.hpp"
 #include "manifests/labels.hpp"
 #include "manifests/names.hpp"
+#include "manifests/pod_security.hpp"
 #include "manifests/resources.hpp"
+#include "manifests/sandbox_storage.hpp"
 
 #include <algorithm>
 #include <set>
@@ -41,18 +43,13 @@ bool has_mount_at(const json& container, const std::string& path) {
     return false;
 }
 
-} // namespace
-
-json harden_container_security(json security) {
-    if (!security.is_object()) security = json::object();
-    security["allowPrivilegeEscalation"] = false;
-    security["privileged"] = false;
-    security["capabilities"] = {{"drop", json::array({"ALL"})}, {"add", json::array()}};
-    for (const char* capability : kSandboxCapabilities)
-        security["capabilities"]["add"].push_back(capability);
-    security["seccompProfile"] = {{"type", "RuntimeDefault"}};
-    return security;
+std::string mount_name_at(const json& container, const std::string& path) {
+    for (const auto& mount : container.value("volumeMounts", json::array()))
+        if (mount.value("mountPath", "") == path) return mount.value("name", "");
+    return "";
 }
+
+} // namespace
 
 json ca_config_map(const SandboxRequest& request, const std::string& pem) {
     return {{"apiVersion", "v1"},
@@ -74,6 +71,8 @@ json sandbox_env(const SandboxRequest& request) {
     std::vector<std::pair<std::string, std::string>> ours;
     for (const auto& [name, ref] : request.spec.secrets)
         ours.emplace_back(name, osf::secret_placeholder(name));
+    if (needs_writable_home(request.spec) && !request.spec.env.count("HOME"))
+        ours.emplace_back("HOME", kHomeDir);
     const std::string proxy = proxy_url(request.id);
     for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
         ours.emplace_back(name, proxy);
@@ -111,6 +110,9 @@ json sandbox_pod_template(const json& base, const SandboxRequest& request) {
 
     json& spec = pod["spec"];
     if (!spec.is_object()) spec = json::object();
+    // Decided on the template as it came: its own non-root settings count.
+    const PodHardening hardening = pod_hardening(request.spec, spec);
+    remove_overlay_env(pod);
     json& containers = spec["containers"];
     if (!containers.is_array() || containers.empty())
         containers = json::array({json{{"name", kSandboxContainer}}});
@@ -119,13 +121,10 @@ json sandbox_pod_template(const json& base, const SandboxRequest& request) {
     json annotations = meta.value("annotations", json::object());
     annotations["kubectl.kubernetes.io/default-container"] =
         containers[0].value("name", kSandboxContainer);
+    annotations[kEnvNamesAnnotation] = overlay_env_names(request);
     meta["annotations"] = annotations;
 
-    spec["automountServiceAccountToken"] = false;
-    spec["enableServiceLinks"] = false;
-    json pod_security = spec.value("securityContext", json::object());
-    pod_security["seccompProfile"] = {{"type", "RuntimeDefault"}};
-    spec["securityContext"] = pod_security;
+    set_pod_lifecycle(spec);
 
     json& volumes = spec["volumes"];
     if (!volumes.is_array()) volumes = json::array();
@@ -135,22 +134,23 @@ json sandbox_pod_template(const json& base, const SandboxRequest& request) {
                         {{"name", ca_config_name(request.id)},
                          {"items", json::array({json{{"key", kCaFile}, {"path", kCaFile}}})}}}});
     json& first = containers[0];
-    if (!has_mount_at(first, kWorkspaceDir)) {
+    first["workingDir"] = kWorkspaceDir;
+    first["resources"] = sandbox_resources(first.value("resources", json::object()), request.spec);
+    // A template's own volume at /workspace stays; ours (new, or from a
+    // snapshot's template) gets this sandbox's size.
+    if (!has_mount_at(first, kWorkspaceDir) ||
+        mount_name_at(first, kWorkspaceDir) == kWorkspaceVolume) {
+        // Bounded like the container's own disk use: one sandbox cannot fill the node.
+        const json limit = first["resources"]["limits"].value("ephemeral-storage", json());
+        json empty_dir = json::object();
+        if (limit.is_string()) empty_dir["sizeLimit"] = limit;
         erase_named(volumes, "name", {kWorkspaceVolume});
-        volumes.push_back({{"name", kWorkspaceVolume}, {"emptyDir", json::object()}});
+        volumes.push_back({{"name", kWorkspaceVolume}, {"emptyDir", empty_dir}});
         if (!first["volumeMounts"].is_array()) first["volumeMounts"] = json::array();
+        erase_named(first["volumeMounts"], "name", {kWorkspaceVolume});
         first["volumeMounts"].push_back({{"name", kWorkspaceVolume}, {"mountPath", kWorkspaceDir}});
     }
-    first["workingDir"] = kWorkspaceDir;
-    if (request.spec.cpu || request.spec.memory) {
-        json resources = first.value("resources", json::object());
-        for (const char* kind : {"requests", "limits"}) {
-            if (!resources[kind].is_object()) resources[kind] = json::object();
-            if (request.spec.cpu) resources[kind]["cpu"] = *request.spec.cpu;
-            if (request.spec.memory) resources[kind]["memory"] = *request.spec.memory;
-        }
-        first["resources"] = resources;
-    }
+    add_writable_dirs(spec, first, request.spec);
 
     const json env = sandbox_env(request);
     std::set<std::string> env_names;
@@ -166,14 +166,57 @@ json sandbox_pod_template(const json& base, const SandboxRequest& request) {
         erase_named(mounts, "name", {kCaVolume});
         mounts.push_back({{"name", kCaVolume}, {"mountPath", kCaDir}, {"readOnly", true}});
         container["volumeMounts"] = mounts;
-        container["securityContext"] =
-            harden_container_security(container.value("securityContext", json::object()));
     }
-    if (spec.contains("initContainers") && spec["initContainers"].is_array())
-        for (auto& container : spec["initContainers"])
-            container["securityContext"] =
-                harden_container_security(container.value("securityContext", json::object()));
+    if (request.settings.image_pull_policy)
+        for (const char* list : {"initContainers", "containers"})
+            if (spec.contains(list) && spec[list].is_array())
+                for (auto& container : spec[list])
+                    container["imagePullPolicy"] = *request.settings.image_pull_policy;
+    tighten_pod(meta, spec, hardening);
     return pod;
+}
+
+void set_pod_lifecycle(json& pod_spec) {
+    pod_spec["automountServiceAccountToken"] = false;
+    pod_spec["enableServiceLinks"] = false;
+    // A sandbox that exits is over: create reports it instead of restarting it.
+    pod_spec["restartPolicy"] = "Never";
+    // The pause container becomes PID 1 and reaps the orphans of images that
+    // have no init, before zombies use up the node's pid limit.
+    pod_spec["shareProcessNamespace"] = true;
+    pod_spec["terminationGracePeriodSeconds"] = kTerminationGraceSeconds;
+}
+
+std::string overlay_env_names(const SandboxRequest& request) {
+    std::string names;
+    auto add = [&names](const std::string& name) {
+        if (!names.empty()) names += ",";
+        names += name;
+    };
+    for (const auto& [name, value] : request.spec.env)
+        add(name);
+    for (const auto& [name, ref] : request.spec.secrets)
+        add(name);
+    return names;
+}
+
+void remove_overlay_env(json& pod) {
+    if (!pod.is_object() || !pod.contains("metadata") || !pod["metadata"].is_object()) return;
+    const json annotations = pod["metadata"].value("annotations", json::object());
+    const std::string listed = annotations.value(kEnvNamesAnnotation, "");
+    std::set<std::string> names;
+    for (std::size_t start = 0; start < listed.size();) {
+        const auto comma = listed.find(',', start);
+        const auto end = comma == std::string::npos ? listed.size() : comma;
+        if (end > start) names.insert(listed.substr(start, end - start));
+        start = end + 1;
+    }
+    if (names.empty() || !pod.contains("spec") || !pod["spec"].is_object()) return;
+    for (const char* list : {"initContainers", "containers"})
+        if (pod["spec"].contains(list) && pod["spec"][list].is_array())
+            for (auto& container : pod["spec"][list])
+                if (container.is_object() && container.contains("env"))
+                    erase_named(container["env"], "name", names);
 }
 
 json sandbox_network_policy(const std::string& id) {

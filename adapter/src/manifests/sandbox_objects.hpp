@@ -22,10 +22,13 @@ inline constexpr const char* kCaPath = "/etc/osf/egress-ca.crt";
 inline constexpr const char* kCaVariables[] = {"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS",
                                                "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
                                                "GIT_SSL_CAINFO"};
-// Everything else is dropped: these are what a root package manager (apt,
-// apk, npm -g) needs to install files and switch to its unprivileged user.
-inline constexpr const char* kSandboxCapabilities[] = {"CHOWN",  "DAC_OVERRIDE", "FOWNER",
-                                                       "FSETID", "SETGID",       "SETUID"};
+// The names of the variables the overlay set from the spec (its `env` and
+// secret placeholders), comma-separated: a later overlay, or a snapshot of
+// this sandbox, removes them so that they never follow a copy.
+inline constexpr const char* kEnvNamesAnnotation = "osf.sandbox.env-names";
+// Seconds between SIGTERM and SIGKILL on destroy: a sandbox holds no state
+// worth a longer wait.
+inline constexpr int kTerminationGraceSeconds = 5;
 
 // The ConfigMap the sandbox's CA file comes from; `pem` is empty in --dry-run.
 nlohmann::json ca_config_map(const SandboxRequest& request, const std::string& pem);
@@ -42,8 +45,21 @@ nlohmann::json image_pod_template(const std::string& image);
 nlohmann::json sandbox_pod_template(const nlohmann::json& base, const SandboxRequest& request);
 
 // The container's variables in order: the spec's `env`, the secret
-// placeholders, then the proxy and CA variables (which win).
+// placeholders, HOME (when the sandbox gets its own home directory and the
+// spec sets none), then the proxy and CA variables (which win).
 nlohmann::json sandbox_env(const SandboxRequest& request);
+
+// The pod's lifecycle fields: no restarts, a shared process namespace, a
+// short grace period, no service account token, no service links.
+void set_pod_lifecycle(nlohmann::json& pod_spec);
+
+// kEnvNamesAnnotation's value for this request.
+std::string overlay_env_names(const SandboxRequest& request);
+
+// Removes from every container of `pod` (a pod template) the variables its
+// kEnvNamesAnnotation lists: the spec env and placeholders of the sandbox it
+// was made for.
+void remove_overlay_env(nlohmann::json& pod);
 
 // SandboxTemplate.spec.networkPolicy: egress only to this sandbox's proxy on
 // 8080 and to cluster DNS; no ingress.
@@ -52,9 +68,5 @@ nlohmann::json sandbox_network_policy(const std::string& id);
 nlohmann::json sandbox_template(const SandboxRequest& request, const nlohmann::json& pod_template);
 nlohmann::json sandbox_warm_pool(const SandboxRequest& request);
 nlohmann::json sandbox_claim(const SandboxRequest& request);
-
-// Hardening shared by every container the adapter runs with the sandbox's
-// image: merged into an existing securityContext.
-nlohmann::json harden_container_security(nlohmann::json security);
 
 } // namespace osf::manifests

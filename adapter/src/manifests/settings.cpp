@@ -1,5 +1,8 @@
 #include "manifests/settings.hpp"
 
+#include "manifests/image_policy.hpp"
+#include "policy/policy.hpp"
+
 #include <charconv>
 
 namespace osf::manifests {
@@ -29,6 +32,21 @@ Settings read_settings(const EnvLookup& getenv) {
         settings.start_timeout_seconds = seconds;
     }
     settings.host_aliases = non_empty(getenv, "OSF_SANDBOX_HOST_ALIASES");
+    if (settings.host_aliases) {
+        // The proxy would exit on a value it cannot read, long after the
+        // sandbox started: refuse it here with the proxy's own words.
+        const auto aliases = osf::policy::parse_host_aliases(*settings.host_aliases);
+        if (!aliases.error.empty()) throw SettingsError(aliases.error);
+    }
+    if (auto v = non_empty(getenv, "OSF_SANDBOX_ALLOWED_IMAGES"))
+        settings.allowed_images = split_image_patterns(*v);
+    if (auto v = non_empty(getenv, "OSF_SANDBOX_IMAGE_PULL_POLICY")) {
+        if (*v != "Always" && *v != "IfNotPresent" && *v != "Never")
+            throw SettingsError("OSF_SANDBOX_IMAGE_PULL_POLICY must be Always, IfNotPresent or "
+                                "Never, not '" +
+                                *v + "'");
+        settings.image_pull_policy = *v;
+    }
     settings.openbao_addr = non_empty(getenv, "OSF_OPENBAO_ADDR");
     settings.openbao_mount = non_empty(getenv, "OSF_OPENBAO_MOUNT");
     return settings;

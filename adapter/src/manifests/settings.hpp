@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace osf::manifests {
 
@@ -24,6 +25,8 @@ struct Settings {
     int start_timeout_seconds = kDefaultStartTimeoutSeconds; // OSF_SANDBOX_START_TIMEOUT
     std::string secrets_dir = kDefaultSecretsDir;            // OSF_SECRETS_DIR
     std::optional<std::string> host_aliases;                 // OSF_SANDBOX_HOST_ALIASES
+    std::vector<std::string> allowed_images;                 // OSF_SANDBOX_ALLOWED_IMAGES
+    std::optional<std::string> image_pull_policy;            // OSF_SANDBOX_IMAGE_PULL_POLICY
     std::optional<std::string> openbao_addr;                 // OSF_OPENBAO_ADDR
     std::optional<std::string> openbao_mount;                // OSF_OPENBAO_MOUNT
 };
@@ -34,7 +37,9 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// Reads the variables; empty values count as unset. Throws SettingsError.
+// Reads the variables; empty values count as unset. Throws SettingsError for
+// a timeout that is not a positive number, host aliases the egress proxy's
+// own parser refuses, or an unknown image pull policy.
 Settings read_settings(const EnvLookup& getenv);
 
 } // namespace osf::manifests

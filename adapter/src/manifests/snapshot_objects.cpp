@@ -2,12 +2,36 @@
 
 #include "manifests/labels.hpp"
 #include "manifests/names.hpp"
+#include "manifests/pod_security.hpp"
 #include "manifests/resources.hpp"
 #include "manifests/sandbox_objects.hpp"
 
 namespace osf::manifests {
 
 using nlohmann::json;
+
+namespace {
+
+// The securityContext for a container of ours that runs the sandbox's image:
+// the sandbox container's own, or root mode's when it had none.
+json container_security_of(const SnapshotRequest& request) {
+    if (request.container_security.is_object() && !request.container_security.empty())
+        return request.container_security;
+    return tighten_container_security(json::object(), PodHardening{});
+}
+
+} // namespace
+
+void take_sandbox_pod_settings(const json& sandbox_template, SnapshotRequest& request) {
+    const json pod_spec = sandbox_template.value("spec", json::object())
+                              .value("podTemplate", json::object())
+                              .value("spec", json::object());
+    request.pod_security = pod_spec.value("securityContext", json::object());
+    const json containers = pod_spec.value("containers", json::array());
+    if (containers.empty() || !containers[0].is_object()) return;
+    request.image = containers[0].value("image", "");
+    request.container_security = containers[0].value("securityContext", json::object());
+}
 
 json snapshot_labels(const std::string& id) {
     return {{kSnapshotOfLabel, id}, {kManagedByLabel, kManagedByValue}};
@@ -31,7 +55,8 @@ json snapshot_copy_pod(const SnapshotRequest& request) {
                       {"command", json::array({"sleep", "infinity"})},
                       {"volumeMounts", json::array({json{{"name", kSnapshotVolume},
                                                          {"mountPath", kSnapshotCopyMount}}})},
-                      {"securityContext", harden_container_security(json::object())}};
+                      {"securityContext", container_security_of(request)}};
+    if (request.image_pull_policy) container["imagePullPolicy"] = *request.image_pull_policy;
     return {{"apiVersion", "v1"},
             {"kind", "Pod"},
             {"metadata",
@@ -42,7 +67,7 @@ json snapshot_copy_pod(const SnapshotRequest& request) {
              {{"restartPolicy", "Never"},
               {"automountServiceAccountToken", false},
               {"enableServiceLinks", false},
-              {"securityContext", {{"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+              {"securityContext", tighten_pod_security(request.pod_security, PodHardening{})},
               {"containers", json::array({container})},
               {"volumes",
                json::array({json{{"name", kSnapshotVolume},
@@ -63,6 +88,11 @@ json snapshot_template(const json& source, const SnapshotRequest& request) {
     labels[kSnapshotOfLabel] = request.id;
     pod["metadata"]["labels"] = labels;
 
+    // What the source's spec put in its environment belongs to the source.
+    remove_overlay_env(pod);
+    if (pod["metadata"].contains("annotations") && pod["metadata"]["annotations"].is_object())
+        pod["metadata"]["annotations"].erase(kEnvNamesAnnotation);
+
     json volumes = pod_spec.value("volumes", json::array());
     volumes.push_back(
         {{"name", kSnapshotVolume},
@@ -79,7 +109,7 @@ json snapshot_template(const json& source, const SnapshotRequest& request) {
          json::array(
              {json{{"name", kSnapshotVolume}, {"mountPath", kSnapshotMount}, {"readOnly", true}},
               json{{"name", kWorkspaceVolume}, {"mountPath", kWorkspaceDir}}})},
-        {"securityContext", harden_container_security(json::object())}};
+        {"securityContext", container_security_of(request)}};
     json init = json::array({restore});
     for (const auto& container : pod_spec.value("initContainers", json::array()))
         if (container.value("name", "") != kRestoreContainer) init.push_back(container);

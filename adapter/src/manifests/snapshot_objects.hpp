@@ -5,6 +5,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace osf::manifests {
@@ -20,7 +21,17 @@ struct SnapshotRequest {
     std::string stamp; // UTC time, YYYYMMDDhhmmss
     std::string size;  // OSF_SANDBOX_SNAPSHOT_SIZE
     std::string image; // the sandbox container's image: it has tar and cp
+    // The sandbox pod's and its container's securityContext: the copy pod and
+    // the restore container run as the sandbox does (root or its user), so
+    // they are admitted wherever the sandbox is.
+    nlohmann::json pod_security = nlohmann::json::object();
+    nlohmann::json container_security = nlohmann::json::object();
+    std::optional<std::string> image_pull_policy = std::nullopt; // OSF_SANDBOX_IMAGE_PULL_POLICY
 };
+
+// Fills `request`'s image and security contexts from the sandbox's own
+// SandboxTemplate; the image is empty when the template names none.
+void take_sandbox_pod_settings(const nlohmann::json& sandbox_template, SnapshotRequest& request);
 
 // {osf.snapshot.of: id, app.kubernetes.io/managed-by: sandbox-kubernetes}
 nlohmann::json snapshot_labels(const std::string& id);
@@ -32,7 +43,9 @@ nlohmann::json snapshot_pvc(const SnapshotRequest& request);
 nlohmann::json snapshot_copy_pod(const SnapshotRequest& request);
 
 // `source` is the sandbox's SandboxTemplate as read from the cluster. The
-// copy's pod gets an init container that copies the PVC into /workspace.
+// copy's pod gets an init container that copies the PVC into /workspace; the
+// source's spec variables and secret placeholders are removed (the new
+// sandbox gets its own spec's), its hardening and resources are kept.
 nlohmann::json snapshot_template(const nlohmann::json& source, const SnapshotRequest& request);
 
 } // namespace osf::manifests

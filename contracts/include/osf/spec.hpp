@@ -42,6 +42,13 @@ struct McpServer {
     std::vector<std::string> tools;
 };
 
+// `user`: the non-root identity the sandbox runs as (uid 1-2147483647, gid
+// 0-2147483647, the range Kubernetes accepts).
+struct SandboxUser {
+    std::int64_t uid = 0;
+    std::int64_t gid = 0;
+};
+
 struct Spec {
     std::string template_name;         // `template`
     std::optional<std::string> cpu;    // a number is kept as written ("2", "0.5")
@@ -50,6 +57,10 @@ struct Spec {
     std::vector<EgressRule> egress;
     std::map<std::string, SecretRef> secrets;
     std::vector<McpServer> mcp;
+    // Hardening and storage (sandbox-kubernetes only; the proxy ignores them).
+    std::optional<SandboxUser> user;    // `user`
+    bool read_only_root = false;        // `readOnlyRoot`
+    std::optional<std::string> storage; // `storage`, a quantity ("10Gi")
 
     // True when `template` names an image (holds '/', ':' or '@').
     bool template_is_image() const;

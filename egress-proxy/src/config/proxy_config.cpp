@@ -51,7 +51,8 @@ std::variant<RuntimeConfig, std::string> load_config(ProxyOptions options, const
 
     if (auto aliases = getenv("OSF_SANDBOX_HOST_ALIASES"); aliases && !aliases->empty()) {
         auto result = policy::parse_host_aliases(*aliases);
-        if (!result.error.empty()) return "OSF_SANDBOX_HOST_ALIASES: " + result.error;
+        // The parser's message already names the variable.
+        if (!result.error.empty()) return result.error;
         config.aliases = std::move(result.aliases);
     }
     if (options.upstream_ca.empty())

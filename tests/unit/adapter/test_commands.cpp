@@ -3,10 +3,12 @@
 #include "commands/register_commands.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <unistd.h>
 
 using nlohmann::json;
@@ -184,9 +186,13 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
     REQUIRE(run(t, {"create", write_spec(kSpec)}) == 0);
     CHECK(t.out.str() == kId + "\n");
 
+    // First a server-side dry run of the sandbox's pod (Pod Security admission).
+    REQUIRE(t.kubectl.pipelines.size() >= 2);
+    CHECK(t.kubectl.pipelines[0][0].args == std::vector<std::string>{"create", "--namespace",
+                                                                     "default", "--dry-run=server",
+                                                                     "-o", "name", "-f", "-"});
     // The Secret: a three-stage pipeline; the value travels on fd 3, never in args.
-    REQUIRE(t.kubectl.pipelines.size() >= 1);
-    const auto& secret = t.kubectl.pipelines[0];
+    const auto& secret = t.kubectl.pipelines[1];
     REQUIRE(secret.size() == 3);
     CHECK(secret[0].args ==
           std::vector<std::string>{"create", "secret", "generic", "osf-sandbox-" + kId + "-secrets",
@@ -583,4 +589,171 @@ TEST_CASE("snapshot: a failed copy removes the PVC and the copy pod") {
     CHECK(t.kubectl.find({"delete", "persistentvolumeclaims", name}).size() == 1);
     CHECK(t.kubectl.find({"delete", "pods", name + "-copy"}).size() == 1);
     CHECK(t.out.str().empty());
+}
+
+// -- messages, images, host aliases, the tool check ---------------------------------------------
+
+namespace {
+
+// Every line of stderr is one error with the program's prefix.
+void check_error_lines(const std::string& err) {
+    INFO(err);
+    CHECK_FALSE(err.empty());
+    std::istringstream lines(err);
+    std::string line;
+    while (std::getline(lines, line))
+        CHECK(line.rfind("sandbox-kubernetes: ", 0) == 0);
+}
+
+const std::vector<std::string> kToolCheck = {
+    "exec", "osf-sandbox-" + kId, "--namespace", "default", "--", "sh", "-c"};
+
+} // namespace
+
+TEST_CASE("cli: usage errors are one line each with the prefix; unknown command; --version") {
+    for (const std::vector<std::string>& args :
+         std::vector<std::vector<std::string>>{{},
+                                               {"frobnicate"},
+                                               {"exec"},
+                                               {"create"},
+                                               {"create", "a", "b"},
+                                               {"list", "--bogus"},
+                                               {"--bogus"},
+                                               {"destroy", "xyz"}}) {
+        TestContext t;
+        CHECK(run(t, args) == 2);
+        check_error_lines(t.err.str());
+        CHECK(t.out.str().empty());
+    }
+    TestContext unknown;
+    run(unknown, {"frobnicate"});
+    CHECK(unknown.err.str() ==
+          "sandbox-kubernetes: unknown command 'frobnicate'; the commands are create, exec, copy, "
+          "snapshot, destroy, list, egress-log (run with --help)\n");
+    TestContext version;
+    CHECK(run(version, {"--version"}) == 0);
+    CHECK(version.out.str().rfind("sandbox-kubernetes ", 0) == 0);
+}
+
+TEST_CASE("create: several spec errors are several prefixed lines") {
+    TestContext t;
+    CHECK(run(t, {"create", write_spec(R"({"template": "alpine:3", "cpu": 0, "bogus": 1})")}) == 2);
+    const std::string err = t.err.str();
+    check_error_lines(err);
+    CHECK(std::count(err.begin(), err.end(), '\n') == 2);
+}
+
+TEST_CASE("create: an image outside OSF_SANDBOX_ALLOWED_IMAGES exits 2 before anything starts") {
+    TestContext t;
+    healthy_cluster(t);
+    t.env["OSF_SANDBOX_ALLOWED_IMAGES"] = "ghcr.io/acme/*, node:24-*";
+    CHECK(run(t, {"create", write_spec(R"({"template": "alpine:3"})")}) == 2);
+    CHECK(t.err.str() == "sandbox-kubernetes: image 'alpine:3' is not allowed: "
+                         "OSF_SANDBOX_ALLOWED_IMAGES allows ghcr.io/acme/*, node:24-*\n");
+    CHECK(t.kubectl.calls.empty());
+    TestContext dry;
+    dry.env = t.env;
+    CHECK(run(dry, {"create", "--dry-run", write_spec(R"({"template": "alpine:3"})")}) == 2);
+
+    // A named template's images are checked once it is read, before anything is made.
+    TestContext named;
+    healthy_cluster(named);
+    named.env["OSF_SANDBOX_ALLOWED_IMAGES"] = "ghcr.io/acme/*";
+    const json tmpl = {
+        {"spec",
+         {{"podTemplate",
+           {{"spec",
+             {{"initContainers", json::array({json{{"name", "i"}, {"image", "ghcr.io/acme/i:1"}}})},
+              {"containers", json::array({json{{"name", "py"}, {"image", "corp/py:3"}}})}}}}}}}};
+    named.kubectl.on({"get", "sandboxtemplates.extensions.agents.x-k8s.io", "python-dev"},
+                     ok(tmpl.dump()));
+    CHECK(run(named, {"create", write_spec(R"({"template": "python-dev"})")}) == 2);
+    CHECK(named.err.str().find("image 'corp/py:3' is not allowed") != std::string::npos);
+    CHECK(named.kubectl.find({"create"}).empty());
+
+    TestContext allowed;
+    healthy_cluster(allowed);
+    allowed.env["OSF_SANDBOX_ALLOWED_IMAGES"] = "node:24-*";
+    CHECK(run(allowed, {"create", write_spec(kSpec)}) == 0);
+}
+
+TEST_CASE("create: bad OSF_SANDBOX_HOST_ALIASES or pull policy exit 2 before anything starts") {
+    TestContext t;
+    healthy_cluster(t);
+    t.env["OSF_SANDBOX_HOST_ALIASES"] = "api.test=not-an-ip";
+    CHECK(run(t, {"create", write_spec(kSpec)}) == 2);
+    CHECK(t.err.str() == "sandbox-kubernetes: OSF_SANDBOX_HOST_ALIASES: bad entry "
+                         "\"api.test=not-an-ip\": not an IP address\n");
+    CHECK(t.kubectl.calls.empty());
+
+    TestContext policy;
+    healthy_cluster(policy);
+    policy.env["OSF_SANDBOX_IMAGE_PULL_POLICY"] = "sometimes";
+    CHECK(run(policy, {"create", write_spec(kSpec)}) == 2);
+    CHECK(policy.kubectl.calls.empty());
+
+    TestContext good;
+    healthy_cluster(good);
+    good.env["OSF_SANDBOX_IMAGE_PULL_POLICY"] = "Always";
+    good.env["OSF_SANDBOX_HOST_ALIASES"] = "api.test=10.0.0.5, other.test=[::1]";
+    REQUIRE(run(good, {"create", write_spec(kSpec)}) == 0);
+    const auto creates = good.kubectl.find({"create", "--namespace", "default", "-f", "-"});
+    const json sandbox_side = json::parse(creates.back().input);
+    CHECK(sandbox_side["items"][1]["spec"]["podTemplate"]["spec"]["containers"][0]
+                      ["imagePullPolicy"] == "Always");
+}
+
+TEST_CASE("create: the tool check warns about a missing tar or sh, and create still succeeds") {
+    TestContext t;
+    healthy_cluster(t);
+    t.kubectl.on(kToolCheck, ok("tar\n"));
+    REQUIRE(run(t, {"create", write_spec(kSpec)}) == 0);
+    CHECK(t.err.str().find("warning: the image has no tar: copy and snapshot will not work\n") !=
+          std::string::npos);
+    REQUIRE(t.kubectl.find(kToolCheck).size() == 1);
+
+    TestContext no_sh;
+    healthy_cluster(no_sh);
+    no_sh.kubectl.on(kToolCheck,
+                     fail("error: Internal error occurred: exec: \"sh\": executable file not "
+                          "found in $PATH: unknown\n",
+                          1));
+    REQUIRE(run(no_sh, {"create", write_spec(kSpec)}) == 0);
+    CHECK(no_sh.err.str().find("warning: the image has no sh") != std::string::npos);
+    CHECK(no_sh.out.str() == kId + "\n");
+
+    TestContext fine;
+    healthy_cluster(fine);
+    REQUIRE(run(fine, {"create", write_spec(kSpec)}) == 0);
+    CHECK(fine.err.str().find("warning") == std::string::npos);
+}
+
+TEST_CASE("create: a pod the namespace's Pod Security level refuses fails before anything starts") {
+    const std::vector<std::string> probe = {"create", "--namespace", "default", "--dry-run=server"};
+    TestContext t;
+    healthy_cluster(t);
+    t.kubectl.on(probe, fail("Error from server (Forbidden): error when creating \"STDIN\": pods "
+                             "\"osf-sandbox-0123456789ab\" is forbidden: violates PodSecurity "
+                             "\"restricted:latest\": runAsNonRoot != true\n"));
+    CHECK(run(t, {"create", write_spec(kSpec)}) == 1);
+    const std::string err = t.err.str();
+    CHECK(err.find("sandbox-kubernetes: the namespace refuses the sandbox's pod: Error from server "
+                   "(Forbidden)") != std::string::npos);
+    CHECK(err.find("runs in root mode") != std::string::npos);
+    CHECK(t.kubectl.find({"create", "--namespace", "default", "-f", "-"}).empty());
+    CHECK(t.kubectl.find({"create", "secret"}).empty());
+    // The probe is the pod the controller will make: the sandbox's pod template.
+    const auto calls = t.kubectl.find(probe);
+    REQUIRE(calls.size() == 1);
+    const json pod = json::parse(calls[0].input);
+    CHECK(pod["kind"] == "Pod");
+    CHECK(pod["metadata"]["name"] == "osf-sandbox-" + kId);
+    CHECK(pod["spec"]["containers"][0]["image"] == "node:24-alpine");
+
+    // Another refusal of the dry run (a webhook without dry-run support) is not ours to judge.
+    TestContext webhook;
+    healthy_cluster(webhook);
+    webhook.kubectl.on(probe, fail("Error from server (BadRequest): admission webhook does not "
+                                   "support dry run\n"));
+    CHECK(run(webhook, {"create", write_spec(kSpec)}) == 0);
 }

@@ -61,7 +61,7 @@ TEST_CASE("egress pod: hardened") {
 TEST_CASE("egress pod: state emptyDir, spec and secret files mounted") {
     const json pod = egress_pod(osf::testing::sample_request());
     const json& volumes = pod["spec"]["volumes"];
-    CHECK(volumes[0] == json{{"name", "state"}, {"emptyDir", json::object()}});
+    CHECK(volumes[0] == json{{"name", "state"}, {"emptyDir", {{"sizeLimit", "1Gi"}}}});
     CHECK(volumes[1]["configMap"]["name"] == "osf-sandbox-0123456789ab-spec");
     CHECK(volumes[2]["secret"]["secretName"] == "osf-sandbox-0123456789ab-secrets");
     CHECK(volumes[2]["secret"]["items"] ==
@@ -151,4 +151,11 @@ TEST_CASE("secret preview shows placeholders, never values") {
           json{{"env.LINEAR_TOKEN", "osf-secret-placeholder-LINEAR_TOKEN"},
                {"file.npm-token", "osf-secret-placeholder-npm-token"},
                {"openbao-token", "osf-secret-placeholder-OSF_OPENBAO_TOKEN"}});
+}
+
+TEST_CASE("egress pod: its own small requests and limits") {
+    const json pod = egress_pod(osf::testing::sample_request());
+    CHECK(pod["spec"]["containers"][0]["resources"] ==
+          json{{"requests", {{"cpu", "50m"}, {"memory", "64Mi"}, {"ephemeral-storage", "64Mi"}}},
+               {"limits", {{"cpu", "1"}, {"memory", "512Mi"}, {"ephemeral-storage", "1Gi"}}}});
 }

@@ -1,3 +1,5 @@
+#include "commands/tool_check.hpp"
+#include "manifests/image_policy.hpp"
 #include "manifests/labels.hpp"
 #include "manifests/pod_status.hpp"
 #include "manifests/sandbox_id.hpp"
@@ -317,4 +319,53 @@ TEST_CASE("snapshot objects: PVC, copy pod and template, labelled to survive des
     CHECK(restore["command"] == json::array({"sh", "-c", "cp -a /osf-snapshot/. /workspace/"}));
     CHECK(restore["volumeMounts"][1] == json{{"name", "workspace"}, {"mountPath", "/workspace"}});
     CHECK(tmpl["spec"]["networkPolicy"] == source["spec"]["networkPolicy"]);
+}
+
+TEST_CASE("image patterns: split, match, the first refused image of a pod template") {
+    using osf::manifests::image_allowed;
+    CHECK(osf::manifests::split_image_patterns(" a/* ,, node:24-* ,") ==
+          std::vector<std::string>{"a/*", "node:24-*"});
+    struct Row {
+        const char* image;
+        std::vector<std::string> patterns;
+        bool allowed;
+    };
+    const Row rows[] = {
+        {"anything", {}, true},
+        {"ghcr.io/acme/dev:1", {"ghcr.io/acme/*"}, true},
+        {"ghcr.io/acme/team/dev:1", {"ghcr.io/acme/*"}, true}, // '*' crosses '/'
+        {"ghcr.io/acmex/dev:1", {"ghcr.io/acme/*"}, false},
+        {"node:24-alpine", {"ghcr.io/*", "node:24-*"}, true},
+        {"node:22-alpine", {"node:24-*"}, false},
+        {"evil.example/ghcr.io/acme/x", {"ghcr.io/acme/*"}, false}, // the whole reference
+        {"node:24", {"node:2?"}, true},
+    };
+    for (const auto& row : rows) {
+        INFO(row.image);
+        CHECK(image_allowed(row.image, row.patterns) == row.allowed);
+    }
+    const nlohmann::json pod = {
+        {"spec",
+         {{"initContainers", nlohmann::json::array({{{"name", "i"}, {"image", "ok/i"}}})},
+          {"containers", nlohmann::json::array({{{"name", "c"}, {"image", "bad/c"}}})}}}};
+    CHECK(osf::manifests::refused_image(pod, {"ok/*"}) == "bad/c");
+    CHECK_FALSE(osf::manifests::refused_image(pod, {"ok/*", "bad/*"}));
+}
+
+TEST_CASE("tool check: what each kubectl answer means") {
+    using osf::commands::tool_warnings;
+    using osf::kubectl::KubectlResult;
+    CHECK(tool_warnings(KubectlResult{0, "", ""}).empty());
+    CHECK(tool_warnings(KubectlResult{0, "tar\ncp\n", ""}) ==
+          std::vector<std::string>{
+              "the image has no tar: copy and snapshot will not work",
+              "the image has no cp: a sandbox started from a snapshot of this one will not start"});
+    const auto no_sh =
+        tool_warnings(KubectlResult{1, "", "command terminated with exit code 127\n"});
+    REQUIRE(no_sh.size() == 1);
+    CHECK(no_sh[0].rfind("the image has no sh", 0) == 0);
+    const auto other = tool_warnings(KubectlResult{1, "", "error: unable to upgrade connection\n"});
+    REQUIRE(other.size() == 1);
+    CHECK(other[0] ==
+          "could not check the image for sh and tar: error: unable to upgrade connection");
 }

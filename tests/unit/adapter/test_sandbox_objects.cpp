@@ -1,5 +1,6 @@
 #include "manifests/create_objects.hpp"
 #include "manifests/sandbox_objects.hpp"
+#include "manifests/sandbox_storage.hpp"
 #include "request_fixture.hpp"
 
 #include <catch2/catch.hpp>
@@ -20,6 +21,12 @@ json env_value(const json& env, const std::string& name) {
     return count == 1 ? found : json("defined " + std::to_string(count) + " times");
 }
 
+json volume_named(const json& pod, const std::string& name) {
+    for (const auto& volume : pod["spec"]["volumes"])
+        if (volume["name"] == name) return volume;
+    return nullptr;
+}
+
 json pod_template() {
     const auto request = osf::testing::sample_request();
     return sandbox_pod_template(image_pod_template("node:24-alpine"), request);
@@ -35,16 +42,90 @@ TEST_CASE("sandbox container: image, sleep infinity in /workspace, resources") {
     CHECK(c["image"] == "node:24-alpine");
     CHECK(c["command"] == json::array({"sleep", "infinity"}));
     CHECK(c["workingDir"] == "/workspace");
-    CHECK(c["resources"] == json{{"requests", {{"cpu", "2"}, {"memory", "4Gi"}}},
-                                 {"limits", {{"cpu", "2"}, {"memory", "4Gi"}}}});
+    CHECK(c["resources"] ==
+          json{{"requests", {{"cpu", "2"}, {"memory", "4Gi"}, {"ephemeral-storage", "10Gi"}}},
+               {"limits", {{"cpu", "2"}, {"memory", "4Gi"}, {"ephemeral-storage", "10Gi"}}}});
 }
 
-TEST_CASE("sandbox container: no resources when the spec has none") {
+TEST_CASE("sandbox container: the defaults when the spec has no resources") {
     auto request = osf::testing::sample_request();
     request.spec.cpu.reset();
     request.spec.memory.reset();
     const json pod = sandbox_pod_template(image_pod_template("x/y"), request);
-    CHECK_FALSE(pod["spec"]["containers"][0].contains("resources"));
+    const json expected = {{"cpu", "1"}, {"memory", "2Gi"}, {"ephemeral-storage", "10Gi"}};
+    CHECK(pod["spec"]["containers"][0]["resources"] ==
+          json{{"requests", expected}, {"limits", expected}});
+}
+
+TEST_CASE("sandbox storage: ephemeral-storage and the /workspace size limit") {
+    auto request = osf::testing::sample_request();
+    request.spec.storage = "3Gi";
+    const json pod = sandbox_pod_template(image_pod_template("x/y"), request);
+    const json& resources = pod["spec"]["containers"][0]["resources"];
+    CHECK(resources["requests"]["ephemeral-storage"] == "3Gi");
+    CHECK(resources["limits"]["ephemeral-storage"] == "3Gi");
+    CHECK(pod["spec"]["volumes"][1] ==
+          json{{"name", "workspace"}, {"emptyDir", {{"sizeLimit", "3Gi"}}}});
+}
+
+TEST_CASE("sandbox resources: spec, else the template's own, else the defaults") {
+    osf::Spec spec;
+    spec.memory = "8Gi";
+    const json from_template = {{"requests", {{"cpu", "500m"}}}, {"limits", {{"cpu", "4"}}}};
+    const json resources = sandbox_resources(from_template, spec);
+    CHECK(resources["requests"]["cpu"] == "500m"); // the template's, untouched
+    CHECK(resources["limits"]["cpu"] == "4");
+    CHECK(resources["requests"]["memory"] == "8Gi"); // the spec's
+    CHECK(resources["limits"]["memory"] == "8Gi");
+    CHECK(resources["limits"]["ephemeral-storage"] == "10Gi"); // the default
+}
+
+TEST_CASE("sandbox pod: lifecycle fields") {
+    const json pod = pod_template();
+    const json& spec = pod["spec"];
+    CHECK(spec["restartPolicy"] == "Never");
+    CHECK(spec["shareProcessNamespace"] == true);
+    CHECK(spec["terminationGracePeriodSeconds"] == 5);
+    CHECK(spec["automountServiceAccountToken"] == false);
+    CHECK(spec["enableServiceLinks"] == false);
+}
+
+TEST_CASE("non-root read-only mode: user ids, no capabilities, /tmp in memory, a home") {
+    auto request = osf::testing::sample_request();
+    request.spec.user = osf::SandboxUser{1000, 1001};
+    request.spec.read_only_root = true;
+    const json pod = sandbox_pod_template(image_pod_template("x/y"), request);
+    const json& spec = pod["spec"];
+    CHECK(spec["securityContext"] == json{{"runAsNonRoot", true},
+                                          {"runAsUser", 1000},
+                                          {"runAsGroup", 1001},
+                                          {"fsGroup", 1001},
+                                          {"seccompProfile", {{"type", "RuntimeDefault"}}}});
+    const json& c = spec["containers"][0];
+    CHECK(c["securityContext"] == json{{"allowPrivilegeEscalation", false},
+                                       {"privileged", false},
+                                       {"capabilities", {{"drop", json::array({"ALL"})}}},
+                                       {"seccompProfile", {{"type", "RuntimeDefault"}}},
+                                       {"runAsNonRoot", true},
+                                       {"runAsUser", 1000},
+                                       {"runAsGroup", 1001},
+                                       {"readOnlyRootFilesystem", true}});
+    CHECK(spec["volumes"][2] ==
+          json{{"name", "osf-tmp"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", "256Mi"}}}});
+    CHECK(spec["volumes"][3] == json{{"name", "osf-home"}, {"emptyDir", json::object()}});
+    CHECK(c["volumeMounts"][1] == json{{"name", "osf-tmp"}, {"mountPath", "/tmp"}});
+    CHECK(c["volumeMounts"][2] == json{{"name", "osf-home"}, {"mountPath", "/home/sandbox"}});
+    CHECK(env_value(c["env"], "HOME") == "/home/sandbox");
+}
+
+TEST_CASE("a spec's own HOME wins; a root sandbox gets no HOME and no extra volumes") {
+    auto request = osf::testing::sample_request();
+    request.spec.user = osf::SandboxUser{1000, 1000};
+    request.spec.env["HOME"] = "/workspace";
+    CHECK(env_value(sandbox_env(request), "HOME") == "/workspace");
+    const json root = pod_template();
+    CHECK(env_value(root["spec"]["containers"][0]["env"], "HOME") == "defined 0 times");
+    CHECK(root["spec"]["volumes"].size() == 2);
 }
 
 TEST_CASE("sandbox pod: labels select it for the egress policy; hardening") {
@@ -57,14 +138,16 @@ TEST_CASE("sandbox pod: labels select it for the egress policy; hardening") {
     const json& spec = pod["spec"];
     CHECK(spec["automountServiceAccountToken"] == false);
     CHECK(spec["enableServiceLinks"] == false);
-    CHECK(spec["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault");
+    CHECK(spec["securityContext"] == json{{"seccompProfile", {{"type", "RuntimeDefault"}}}});
     const json& sc = spec["containers"][0]["securityContext"];
     CHECK(sc["allowPrivilegeEscalation"] == false);
     CHECK(sc["privileged"] == false);
     CHECK(sc["seccompProfile"]["type"] == "RuntimeDefault");
     CHECK(sc["capabilities"]["drop"] == json::array({"ALL"}));
     CHECK(sc["capabilities"]["add"] ==
-          json::array({"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "SETGID", "SETUID"}));
+          json::array({"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "SETUID", "SETGID", "KILL"}));
+    CHECK_FALSE(sc.contains("runAsNonRoot"));
+    CHECK_FALSE(sc.contains("readOnlyRootFilesystem"));
 }
 
 TEST_CASE("sandbox pod: workspace emptyDir and the CA from its ConfigMap") {
@@ -76,7 +159,7 @@ TEST_CASE("sandbox pod: workspace emptyDir and the CA from its ConfigMap") {
                               {{"name", "osf-sandbox-0123456789ab-ca"},
                                {"items", json::array({json{{"key", "egress-ca.crt"},
                                                            {"path", "egress-ca.crt"}}})}}}});
-    CHECK(volumes[1] == json{{"name", "workspace"}, {"emptyDir", json::object()}});
+    CHECK(volumes[1] == json{{"name", "workspace"}, {"emptyDir", {{"sizeLimit", "10Gi"}}}});
     const json& mounts = pod["spec"]["containers"][0]["volumeMounts"];
     CHECK(mounts ==
           json::array(
@@ -182,9 +265,32 @@ TEST_CASE("overlaying twice (a snapshot used as a template) leaves one of everyt
     CHECK(twice["spec"]["containers"][0]["env"].size() ==
           once["spec"]["containers"][0]["env"].size());
     CHECK(twice["metadata"]["labels"]["osf.sandbox.id"] == "fedcba987654");
-    CHECK(twice["spec"]["volumes"][1]["configMap"]["name"] == "osf-sandbox-fedcba987654-ca");
+    CHECK(volume_named(twice, "osf-egress-ca")["configMap"]["name"] ==
+          "osf-sandbox-fedcba987654-ca");
     CHECK(env_value(twice["spec"]["containers"][0]["env"], "HTTP_PROXY") ==
           "http://osf-sandbox-fedcba987654-egress:8080");
+}
+
+TEST_CASE("a later overlay drops the earlier spec's variables and placeholders") {
+    auto first = osf::testing::sample_request();
+    const json once = sandbox_pod_template(image_pod_template("x/y"), first);
+    CHECK(once["metadata"]["annotations"]["osf.sandbox.env-names"] ==
+          "CI,HTTP_PROXY,LINEAR_TOKEN,NPM_TOKEN,WIKI_KEY");
+    auto second = first;
+    second.id = "fedcba987654";
+    second.spec.env = {{"ONLY_NEW", "1"}};
+    second.spec.secrets.clear();
+    second.spec.storage = "2Gi";
+    const json twice = sandbox_pod_template(once, second);
+    const json& env = twice["spec"]["containers"][0]["env"];
+    CHECK(env_value(env, "ONLY_NEW") == "1");
+    for (const char* gone : {"CI", "LINEAR_TOKEN", "NPM_TOKEN", "WIKI_KEY"})
+        CHECK(env_value(env, gone) == "defined 0 times");
+    CHECK(twice["metadata"]["annotations"]["osf.sandbox.env-names"] == "ONLY_NEW");
+    // Our /workspace volume takes the new size; the resources the first overlay
+    // wrote are the template's own now, except what the new spec sets.
+    CHECK(volume_named(twice, "workspace")["emptyDir"]["sizeLimit"] == "2Gi");
+    CHECK(twice["spec"]["containers"][0]["resources"]["limits"]["cpu"] == "2");
 }
 
 TEST_CASE("dry-run List: every object in creation order, CA empty") {
