@@ -491,6 +491,14 @@ def test_copy_both_ways(local, sandbox, tmp_path):
 
 # --- lifecycle ---------------------------------------------------------------------------------
 
+def test_the_specs_user_runs_the_commands(local):
+    sandbox_id = local.create({"template": "host", "user": {"uid": 1000, "gid": 1000}}, name="user.json")
+    res = local.sh(sandbox_id, "id -u; id -g; touch /workspace/mine && stat -c %u /workspace/mine")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["1000", "1000", "1000"]
+    assert local.run("destroy", sandbox_id).returncode == 0
+
+
 def test_spec_errors_exit_2_and_start_nothing(local, upstream):
     for spec, message in [({"template": "node:24-alpine"}, "is not in buildah's local storage"),
                           ({"template": "host", "egress": ["bad host"]}, "invalid spec"),

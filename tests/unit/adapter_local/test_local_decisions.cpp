@@ -188,6 +188,18 @@ TEST_CASE("user namespaces: root always; a clear reason where users cannot") {
           "bwrap failed: bwrap: Can't find source path /x: No such file or directory");
 }
 
+TEST_CASE("bwrap: the spec's user becomes the IDs inside the user namespace") {
+    SandboxMounts mounts;
+    mounts.id = "0123456789ab";
+    mounts.uid = 1000;
+    mounts.gid = 1001;
+    CHECK(has_sequence(bwrap_arguments(mounts), {"--uid", "1000", "--gid", "1001"}));
+    mounts.uid.reset();
+    mounts.gid.reset();
+    const auto args = bwrap_arguments(mounts);
+    CHECK(std::find(args.begin(), args.end(), "--uid") == args.end());
+}
+
 TEST_CASE("bwrap: root in a chroot gets no user namespace, everything else stays") {
     SandboxMounts mounts;
     mounts.id = "0123456789ab";

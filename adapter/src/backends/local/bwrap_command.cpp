@@ -85,6 +85,8 @@ std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
     add(args, {"--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                "--unshare-cgroup-try"});
     if (mounts.user_namespace) add(args, {"--disable-userns"});
+    if (mounts.user_namespace && mounts.uid && mounts.gid)
+        add(args, {"--uid", std::to_string(*mounts.uid), "--gid", std::to_string(*mounts.gid)});
     add(args, {"--cap-drop", "ALL", "--hostname", "osf-sandbox-" + mounts.id, "--clearenv"});
     for (const auto& [name, value] : mounts.environment)
         add(args, {"--setenv", name, value});

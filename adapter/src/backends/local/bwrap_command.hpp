@@ -4,6 +4,8 @@
 
 #include "backends/local/sandbox_environment.hpp"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,9 @@ struct SandboxMounts {
     // A user namespace of its own. Off only for root in a chroot, where the
     // kernel refuses to create one; root then runs without capabilities.
     bool user_namespace = true;
+    // The spec's `user`: the IDs the sandbox's processes have inside their
+    // user namespace (the caller's own outside).
+    std::optional<std::int64_t> uid, gid;
     Environment environment;
 };
 

@@ -100,6 +100,10 @@ SandboxMounts read_host_mounts(const SandboxPaths& paths, const manifests::Sandb
     mounts.user_namespace = ::geteuid() != 0 || can_create_user_namespace();
     if (!mounts.host_template) find_loaded_libraries(mounts.host_loader, mounts.host_library_dirs);
     mounts.environment = sandbox_environment(request);
+    if (request.spec.user) {
+        mounts.uid = request.spec.user->uid;
+        mounts.gid = request.spec.user->gid;
+    }
     return mounts;
 }
 

@@ -172,6 +172,9 @@ private:
 
         const SandboxMounts mounts =
             read_host_mounts(paths_, request_, meta_.root, agent_end.get());
+        if (!mounts.user_namespace && request_.spec.user)
+            throw StartFailed("the spec's user needs a user namespace, which the kernel refuses "
+                              "here (a chroot?)");
         if (!mounts.user_namespace)
             report("warning: the kernel refuses a user namespace here (a chroot?): the sandbox "
                    "runs as root without capabilities, in its own mount, PID, IPC, UTS and "
