@@ -13,8 +13,11 @@ packages=(
   curl openssl ca-certificates python3 python3-pytest python3-websockets
   python3-yaml python3-cryptography nodejs jq iproute2 util-linux
   bubblewrap buildah
-  # the sandbox-base image test makes its Debian base without a registry
+  # the sandbox-base image test makes its Debian base without a registry; the
+  # packaging test (scripts/package-test.sh) its Debian 11 and 12 roots
   debootstrap
+  # packaging: man pages, dpkg-shlibdeps
+  help2man dpkg-dev
   # benchmark
   hey procps
 )

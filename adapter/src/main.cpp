@@ -1,5 +1,6 @@
 // sandbox-kubernetes: wiring only. The real kubectl runner, the process's
 // variables, streams, clocks and signals go into the command context.
+#include "cli/bash_completion.hpp"
 #include "commands/command_context.hpp"
 #include "commands/interrupt.hpp"
 #include "commands/register_commands.hpp"
@@ -47,5 +48,6 @@ int main(int argc, char** argv) {
     };
     CLI::App app{"sandbox-kubernetes: agent-sandbox sandboxes behind their own egress proxy"};
     osf::commands::register_commands(app, context);
+    osf::cli::add_bash_completion_flag(app, "sandbox-kubernetes", std::cout);
     return osf::commands::run_cli(app, context, argc, argv);
 }

@@ -162,6 +162,22 @@ def _resources(arg, consts, where, text, sources):
     return out
 
 
+def _patched_resources(text, consts, where, sources):
+    """(apiGroup, resource) of `args = {"patch", <resource>, ...}`: a constant, or `object.resource`
+    over the objects manifests/owner_references.cpp lists for the claim to own."""
+    out = []
+    for expression in re.findall(r'args\s*=\s*\{\s*"patch"\s*,\s*([^,]+),', text):
+        if expression.strip() == "object.resource":
+            owned = _read_sources("manifests/owner_references.cpp")
+            assert owned, "manifests/owner_references.cpp is missing"
+            for body in owned.values():
+                for arg in re.findall(r"push_back\(\{\s*([^,]+),", body):
+                    out += _resources(arg, consts, where, body, sources)
+        else:
+            out += _resources(expression, consts, where, text, sources)
+    return out
+
+
 def needed_permissions():
     """(apiGroup, resource) -> verbs, for every kubectl call in adapter/src."""
     consts = _string_constants()
@@ -212,6 +228,11 @@ def needed_permissions():
                 pass  # `create -f -`: the objects piped in, counted where they are built
             elif first == "label" and "--local" in words:
                 pass  # edits its input; no API call
+            elif first == "get" and words[:1] == ["namespace"]:
+                pass  # list's check that its namespace exists: cluster-scoped, outside the Role; refused is fine
+            elif first == "patch":
+                for key in _patched_resources(text, consts, where, sources):
+                    add(key, {"patch"})
             else:
                 raise AssertionError(f"{where}: kubectl {first} {' '.join(words)}: teach test_chart.py "
                                      "which API verbs it needs")
@@ -345,7 +366,7 @@ def test_role_is_exactly_the_permissions_file_each_verb_with_a_reason(helm):
         for verb, reason in verbs.items():
             assert isinstance(reason, str) and len(reason) > 10, f"{resource} {verb}: no reason given"
     everything = set().union(*expected.values())
-    assert everything <= {"get", "list", "watch", "create", "delete"}, "a verb the adapter never needs"
+    assert everything <= {"get", "list", "watch", "create", "delete", "patch"}, "a verb the adapter never needs"
     assert not any("*" in g or "*" in r for g, r in expected), "wildcards"
 
 
@@ -606,6 +627,7 @@ def test_the_adapter_needs_nothing_beyond_the_role(helm, tmp_path):
     _, by_kind = render(helm, namespace="default")
     role = granted(one(by_kind, "Role"))
     ca = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+    key = "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA\n-----END PUBLIC KEY-----\n"
     log_line = '{"time":"2026-11-29T19:00:00Z","host":"example.com","method":"GET","path":"/","outcome":"allowed","status":200}\n'
     secrets = tmp_path / "secrets"
     secrets.mkdir()
@@ -616,7 +638,7 @@ def test_the_adapter_needs_nothing_beyond_the_role(helm, tmp_path):
 
     with KubeApiServer(tmp_path / "kube") as kube:
         kube.set_exec(handlers=[
-            {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "ca"], "stdout": ca},
+            {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "ca"], "stdout": ca + key},
             {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "log"], "stdout": log_line},
         ])
         kube.configure(forbid=_forbid_all_but(kube, role))
@@ -672,3 +694,41 @@ def test_hardened_specs_meet_restricted(tmp_path):
     assert pod_security_violations(egress, "restricted") == []
     sandbox, _ = pods('{"template": "node:24-alpine"}')
     assert pod_security_violations(sandbox, "restricted") != []
+
+
+def test_gc_cronjob_is_optional_and_its_role_is_exactly_what_gc_calls(helm):
+    """gc.enabled renders a CronJob running `sandbox-kubernetes gc` under its own ServiceAccount,
+    bound to a Role of list/get/watch/delete on the kinds gc lists and deletes (read from
+    gc_command.cpp and sandbox_lookup.cpp's remove_sandbox), and no more."""
+    _, by_kind = render(helm)
+    assert "CronJob" not in by_kind
+    res = helm("template", RELEASE, CHART, "--namespace", "sandboxes", "--set", "gc.enabled=true", check=False)
+    assert res.returncode != 0 and "gc.enabled needs gc.image" in res.stderr
+    _, by_kind = render(helm, "gc.enabled=true", "gc.image=registry.example/adapter:1", "gc.grace=30m")
+    cron = one(by_kind, "CronJob")
+    assert cron["spec"]["schedule"] == "*/15 * * * *"
+    assert cron["spec"]["concurrencyPolicy"] == "Forbid"
+    pod = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    assert container["command"] == ["sandbox-kubernetes", "gc"]
+    assert {e["name"]: e["value"] for e in container["env"]} == {
+        "OSF_SANDBOX_NAMESPACE": "sandboxes", "OSF_SANDBOX_GC_GRACE": "30m", "HOME": "/tmp"}
+    gc_name = f"{RELEASE}-sandbox-kubernetes-gc"
+    assert pod["serviceAccountName"] == gc_name
+    roles = {r["metadata"]["name"]: r for r in by_kind["Role"]}
+    bindings = {b["metadata"]["name"]: b for b in by_kind["RoleBinding"]}
+    assert bindings[gc_name]["roleRef"]["name"] == gc_name
+    assert bindings[gc_name]["subjects"] == [{"kind": "ServiceAccount", "name": gc_name, "namespace": "sandboxes"}]
+    consts = _string_constants()
+    gc_sources = _read_sources("commands/gc_command.cpp")
+    gc_text = next(iter(gc_sources.values()))
+    assert re.search(r"kube\.list\(manifests::kSandboxResources", gc_text)
+    assert "remove_sandbox(kube" in gc_text
+    assert re.findall(r"\bkube\.(\w+)\(", gc_text) == ["list"], "gc makes a kubectl call this test does not know"
+    needed = {}
+    for r in consts["kSandboxResources"].split(",") + [consts["kSandboxes"]]:
+        needed.setdefault(RESOURCES[r], set()).update(DELETE_VERBS)  # list + the delete and its wait
+    assert granted(roles[gc_name]) == needed
+    with open(os.path.join(CHART, "files", "gc-permissions.yaml")) as f:
+        reasons = yaml.safe_load(f)["verbs"]
+    assert set(reasons) == DELETE_VERBS and all(len(r) > 10 for r in reasons.values())
