@@ -35,9 +35,9 @@ SpecResult parse_spec(std::string_view json_text) {
     check_known_fields(
         document, "$",
         {"$schema", "template", "cpu", "memory", "storage", "env", "egress", "secrets", "mcp",
-         "user", "readOnlyRoot"},
-        "the spec's fields are template, cpu, memory, storage, env, egress, secrets, mcp, user and "
-        "readOnlyRoot",
+         "user", "readOnlyRoot", "lifetime", "persistence", "cache"},
+        "the spec's fields are template, cpu, memory, storage, env, egress, secrets, mcp, user, "
+        "readOnlyRoot, lifetime, persistence and cache",
         check);
     if (document.contains("$schema") && !document["$schema"].is_string())
         check.fail("$['$schema']", "must be a string (the schema's URL, for editors); got " +
@@ -59,6 +59,9 @@ SpecResult parse_spec(std::string_view json_text) {
     if (document.contains("user")) check_user(document["user"], check, spec);
     if (document.contains("readOnlyRoot"))
         check_read_only_root(document["readOnlyRoot"], check, spec);
+    if (document.contains("lifetime")) check_lifetime(document["lifetime"], check, spec);
+    if (document.contains("persistence")) check_persistence(document["persistence"], check, spec);
+    if (document.contains("cache")) check_cache(document["cache"], check, spec);
     check_cross_section(document, check);
 
     if (result.errors.empty()) result.spec = std::move(spec);

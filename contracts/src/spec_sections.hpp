@@ -30,6 +30,14 @@ void check_mcp(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_storage(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_user(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_read_only_root(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+void check_lifetime(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+
+void check_persistence(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+void check_cache(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+
+// A Kubernetes object name (DNS-1123 subdomain, at most 253 characters): a
+// SandboxTemplate's, a StorageClass's.
+bool is_dns_subdomain(std::string_view name);
 
 // Rules across sections that the JSON Schema cannot state.
 void check_cross_section(const nlohmann::json& document, const SpecCheck& check);

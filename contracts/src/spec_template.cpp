@@ -10,8 +10,10 @@ bool is_printable_ascii(char c) {
     return c > ' ' && c <= '~';
 }
 
+} // namespace
+
 // A DNS-1123 subdomain: lower-case alphanumeric labels with inner '-', joined by '.'.
-bool is_template_name(std::string_view name) {
+bool is_dns_subdomain(std::string_view name) {
     if (name.empty() || name.size() > spec_limits::max_template_name_length) return false;
     std::size_t start = 0;
     while (true) {
@@ -24,8 +26,6 @@ bool is_template_name(std::string_view name) {
         start = dot + 1;
     }
 }
-
-} // namespace
 
 void check_template(const nlohmann::json& value, const SpecCheck& check, Spec& spec) {
     const std::string path = "$.template";
@@ -53,7 +53,7 @@ void check_template(const nlohmann::json& value, const SpecCheck& check, Spec& s
                 return;
             }
         }
-    } else if (!is_template_name(text)) {
+    } else if (!is_dns_subdomain(text)) {
         check.fail(path, json_quoted(text) +
                              " is neither an image (which holds '/', ':' or '@', as "
                              "\"node:24-alpine\") nor a SandboxTemplate name (lower-case letters, "

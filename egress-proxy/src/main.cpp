@@ -1,4 +1,5 @@
 // egress-proxy: wiring only. Flags and variables -> configuration -> server.
+#include "cli/bash_completion.hpp"
 #include "cli/log_commands.hpp"
 #include "config/proxy_config.hpp"
 #include "net/server.hpp"
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
 
     CLI::App app{"egress-proxy: the sandbox's only way out. TLS-intercepting forward proxy with a "
                  "host allowlist, secret substitution, MCP tool filtering and an egress log."};
-    app.set_version_flag("--version", "egress-proxy 0.1.0");
+    app.set_version_flag("--version", "egress-proxy " OSF_VERSION);
     osf::config::ProxyOptions options;
     if (auto dir = env("OSF_STATE_DIR")) options.state_dir = *dir;
     long long grace = options.grace.count();
@@ -112,6 +113,7 @@ int main(int argc, char** argv) {
                    "Print the CA certificate, then the egress log's public key")
         ->excludes(only);
     osf::cli::LogCommands log_commands(app, options.state_dir);
+    osf::cli::add_bash_completion_flag(app, "egress-proxy", std::cout);
 
     try {
         app.parse(argc, argv);

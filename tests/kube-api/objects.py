@@ -382,6 +382,8 @@ class ObjectService:
         return self._remove(rt, namespace if rt.namespaced else "", name, propagation or "Background")
 
     def _remove(self, rt: ResourceType, namespace: str, name: str, propagation: str) -> dict:
+        if propagation == "Foreground" and rt.key != NAMESPACE_KEY:
+            self._delete_dependents_first(rt, namespace, name)
         gone = self.store.remove(rt.key, namespace, name)
         if gone is None:
             raise api_errors.not_found(rt.group, rt.plural, name)
@@ -390,8 +392,26 @@ class ObjectService:
             for key, obj in self.store.all_in_namespace(name):
                 self.store.remove(key, name, obj["metadata"]["name"])
             return gone
-        self._collect_dependents(namespace, uid, propagation)
+        if propagation != "Foreground":
+            self._collect_dependents(namespace, uid, propagation)
         return gone
+
+    def _delete_dependents_first(self, rt: ResourceType, namespace: str, name: str) -> None:
+        """Foreground: the owner is marked (deletionTimestamp, finalizer foregroundDeletion) and
+        stays visible until its dependents are gone; Background deletes the owner first."""
+        current = self.store.get(rt.key, namespace, name)
+        if current is None:
+            return
+        uid = current["metadata"].get("uid")
+        if not any(any(r.get("uid") == uid for r in obj["metadata"].get("ownerReferences") or [])
+                   for _, obj in self.store.all_in_namespace(namespace)):
+            return
+        meta = current["metadata"]
+        meta.setdefault("deletionTimestamp", now())
+        meta.setdefault("deletionGracePeriodSeconds", 0)
+        meta["finalizers"] = list(meta.get("finalizers") or []) + ["foregroundDeletion"]
+        self.store.put(rt.key, current)
+        self._collect_dependents(namespace, uid, "Foreground")
 
     def _collect_dependents(self, namespace: str, owner_uid: str, propagation: str) -> None:
         """The garbage collector: dependents of a deleted owner go too (or lose the reference)."""

@@ -11,6 +11,7 @@ gets the shared NetworkPolicy `<template>-network-policy`."""
 from __future__ import annotations
 
 import copy
+import datetime
 import logging
 
 from api_errors import ApiError
@@ -26,10 +27,22 @@ CLAIM_KEY = ("extensions.agents.x-k8s.io", "sandboxclaims")
 POOL_KEY = ("extensions.agents.x-k8s.io", "sandboxwarmpools")
 TEMPLATE_KEY = ("extensions.agents.x-k8s.io", "sandboxtemplates")
 NETPOL_KEY = ("networking.k8s.io", "networkpolicies")
+PVC_KEY = ("", "persistentvolumeclaims")
 WATCHED = {POD_KEY, SANDBOX_KEY, CLAIM_KEY, POOL_KEY, TEMPLATE_KEY}
 AGENTS_PREFIX = "agents.x-k8s.io/"
 TEMPLATE_REF_HASH = "agents.x-k8s.io/sandbox-template-ref-hash"
 PRIVATE_RANGES = ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16"]
+
+
+def expired(shutdown_time: str | None) -> bool:
+    """True when an RFC 3339 shutdownTime has passed."""
+    if not shutdown_time:
+        return False
+    try:
+        when = datetime.datetime.fromisoformat(shutdown_time.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return when <= datetime.datetime.now(datetime.timezone.utc)
 
 
 def template_ref_hash(namespace: str, name: str) -> str:
@@ -67,10 +80,30 @@ class SandboxController:
             status["sandbox"] = {"name": sandbox_name}
         self._set_status(CLAIM_KEY, claim, status)
 
+    def _expire_claim(self, claim: dict) -> bool:
+        """spec.lifecycle: at shutdownTime the claim is deleted (Delete: background cascade,
+        DeleteForeground: dependents first) or, with Retain, its Sandbox is deleted and the claim
+        stays, not ready (reason ClaimExpired)."""
+        lifecycle = (claim.get("spec") or {}).get("lifecycle") or {}
+        if claim["metadata"].get("deletionTimestamp") or not expired(lifecycle.get("shutdownTime")):
+            return False
+        meta = claim["metadata"]
+        policy = lifecycle.get("shutdownPolicy", "Retain")
+        if policy in ("Delete", "DeleteForeground"):
+            self.objects.delete(self.registry.by_plural(*CLAIM_KEY), meta["namespace"], meta["name"],
+                                propagation="Foreground" if policy == "DeleteForeground" else "Background")
+            return True
+        if self.objects.store.get(SANDBOX_KEY, meta["namespace"], meta["name"]) is not None:
+            self.objects.delete(self.registry.by_plural(*SANDBOX_KEY), meta["namespace"], meta["name"])
+        self._claim_not_ready(claim, "ClaimExpired", "the claim's shutdownTime has passed")
+        return True
+
     def _reconcile_claim(self, claim: dict) -> None:
         meta = claim["metadata"]
         ns, name = meta["namespace"], meta["name"]
         store = self.objects.store
+        if self._expire_claim(claim):
+            return
         pool_name = ((claim.get("spec") or {}).get("warmPoolRef") or {}).get("name", "")
         pool = store.get(POOL_KEY, ns, pool_name)
         if pool is None:
@@ -184,9 +217,27 @@ class SandboxController:
     def _reconcile_sandbox(self, sandbox: dict) -> None:
         meta = sandbox["metadata"]
         ns, name = meta["namespace"], meta["name"]
+        spec = sandbox.get("spec") or {}
+        if expired(spec.get("shutdownTime")) and spec.get("shutdownPolicy", "Retain") == "Delete":
+            self.objects.delete(self.registry.by_plural(*SANDBOX_KEY), ns, name)
+            return
         pod = self.objects.store.get(POD_KEY, ns, name)
         status = copy.deepcopy(sandbox.get("status") or {})
         name_hash = short_hash(name, 8)
+        stopped = None
+        if expired(spec.get("shutdownTime")):
+            stopped = ("SandboxExpired", "the Sandbox's shutdownTime has passed")
+        elif spec.get("operatingMode", "Running") == "Suspended":
+            stopped = ("SandboxSuspended", "the Sandbox is suspended")
+        if stopped is not None:  # no pod; its volume claims stay
+            if pod is not None:
+                self.objects.delete(self.registry.by_plural(*POD_KEY), ns, name)
+            status["conditions"] = [condition("Ready", "False", stopped[0], stopped[1], status.get("conditions"),
+                                              meta.get("generation"))]
+            status.pop("podIPs", None)
+            self._set_status(SANDBOX_KEY, sandbox, status)
+            return
+        self._ensure_volume_claims(sandbox)
         if pod is None:
             try:
                 self._create_pod(sandbox, name_hash)
@@ -213,6 +264,30 @@ class SandboxController:
             status["podIPs"] = [pstatus["podIP"]]
         self._set_status(SANDBOX_KEY, sandbox, status)
 
+    def _ensure_volume_claims(self, sandbox: dict) -> None:
+        """spec.volumeClaimTemplates: a PVC `<template name>-<sandbox name>` each (owner: the
+        Sandbox), made once and kept while the Sandbox exists, suspended or not."""
+        meta = sandbox["metadata"]
+        rt = self.registry.by_plural(*PVC_KEY)
+        for vct in (sandbox.get("spec") or {}).get("volumeClaimTemplates") or []:
+            vmeta = vct.get("metadata") or {}
+            pvc_name = f"{vmeta.get('name', '')}-{meta['name']}"
+            if self.objects.store.get(PVC_KEY, meta["namespace"], pvc_name) is not None:
+                continue
+            pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                   "metadata": {"name": pvc_name, "namespace": meta["namespace"],
+                                "labels": dict(vmeta.get("labels") or {}),
+                                "ownerReferences": [{"apiVersion": sandbox["apiVersion"], "kind": "Sandbox",
+                                                     "name": meta["name"], "uid": meta["uid"], "controller": True,
+                                                     "blockOwnerDeletion": True}]},
+                   "spec": copy.deepcopy(vct.get("spec") or {})}
+            if vmeta.get("annotations"):
+                pvc["metadata"]["annotations"] = dict(vmeta["annotations"])
+            try:
+                self.objects.create(rt, meta["namespace"], pvc, field_validation="Ignore")
+            except ApiError as err:
+                log.warning("cannot create %s: %s", pvc_name, err.message)
+
     def _create_pod(self, sandbox: dict, name_hash: str) -> None:
         meta = sandbox["metadata"]
         template = copy.deepcopy((sandbox.get("spec") or {}).get("podTemplate") or {})
@@ -229,6 +304,14 @@ class SandboxController:
         }
         if pt_meta.get("annotations"):
             pod["metadata"]["annotations"] = dict(pt_meta["annotations"])
+        # Each volume claim template becomes a volume of the same name on the claim's PVC.
+        volumes = pod["spec"].setdefault("volumes", [])
+        for vct in (sandbox.get("spec") or {}).get("volumeClaimTemplates") or []:
+            vname = (vct.get("metadata") or {}).get("name", "")
+            volumes[:] = [v for v in volumes if v.get("name") != vname]
+            volumes.append({"name": vname, "persistentVolumeClaim": {"claimName": f"{vname}-{meta['name']}"}})
+        if not volumes:
+            pod["spec"].pop("volumes")
         self.objects.create(self.registry.by_plural(*POD_KEY), meta["namespace"], pod, field_validation="Ignore")
 
 

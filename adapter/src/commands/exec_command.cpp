@@ -2,36 +2,86 @@
 
 #include "commands/command_errors.hpp"
 #include "commands/exec_stderr_filter.hpp"
-#include "commands/interrupt.hpp"
 #include "commands/sandbox_lookup.hpp"
 #include "kubectl/kubectl_error.hpp"
+#include "manifests/exec_stop.hpp"
+#include "manifests/sandbox_id.hpp"
+#include "manifests/sandbox_objects.hpp"
 #include "manifests/settings.hpp"
+#include "osf/duration.hpp"
 
 #include <ostream>
 
 namespace osf::commands {
+
+namespace {
+
+std::chrono::seconds exec_timeout(const ExecOptions& options, const manifests::Settings& settings) {
+    if (options.timeout.empty()) return settings.exec_timeout;
+    const auto parsed = osf::parse_duration(options.timeout);
+    if (const auto* problem = std::get_if<std::string>(&parsed))
+        throw UsageError("exec: --timeout '" + options.timeout + "' " + *problem);
+    return std::get<std::chrono::seconds>(parsed);
+}
+
+// Stops every process the command started in the sandbox. Best effort: a
+// failure is reported, not thrown, since the caller is already failing.
+void stop_remote_command(CommandContext& context, kubectl::Kubectl& kube, const std::string& pod,
+                         const std::string& marker) {
+    kubectl::KubectlCall call;
+    call.args = {"exec", pod, "--namespace", kube.ns(), "-c", manifests::kSandboxContainer, "--"};
+    for (auto& arg : manifests::stop_command(marker, manifests::kExecTerminateGrace))
+        call.args.push_back(std::move(arg));
+    // Bounded too: the script takes the grace and a few seconds at most.
+    const auto deadline = context.now() + manifests::kExecTerminateGrace + std::chrono::seconds(30);
+    call.should_stop = [&context, deadline] { return context.now() >= deadline; };
+    const auto result = context.runner.run(call);
+    if (!result.ok())
+        context.err << "sandbox-kubernetes: exec: could not stop the command in " << pod << ": "
+                    << kubectl::describe_failure(call.args, result) << "\n";
+}
+
+} // namespace
 
 int run_exec(CommandContext& context, const ExecOptions& options) {
     const std::string id = parse_sandbox_id(options.id);
     if (options.command.empty())
         throw UsageError("exec: no command given (exec <ID> -- <command>...)");
     const auto settings = manifests::read_settings(context.getenv);
+    const std::chrono::seconds timeout = exec_timeout(options, settings);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const std::string pod = find_sandbox_pod(kube, id);
+    const std::string marker = manifests::sandbox_id_from_bytes(context.random_bytes());
 
     kubectl::KubectlCall call;
     // The container's workingDir is /workspace, so the command starts there.
     call.args = {"exec", "-i"};
     if (context.terminal) call.args.push_back("-t");
     call.args.insert(call.args.end(), {pod, "--namespace", settings.ns, "--"});
-    call.args.insert(call.args.end(), options.command.begin(), options.command.end());
+    for (auto& arg : manifests::marked_command(marker, options.command))
+        call.args.push_back(std::move(arg));
     call.inherit_stdin = true;
     call.inherit_stdout = true;
     ExecStderrFilter filter(
         [&context](std::string_view text) { context.err << text << std::flush; });
     call.on_stderr = [&filter](std::string_view chunk) { filter.feed(chunk); };
+    const auto deadline = context.now() + timeout;
+    bool timed_out = false;
+    call.should_stop = [&] {
+        if (context.pending_signal && context.pending_signal() != 0) return true;
+        timed_out = context.now() >= deadline;
+        return timed_out;
+    };
 
     const kubectl::KubectlResult result = context.runner.run(call);
+    const int signal = context.pending_signal ? context.pending_signal() : 0;
+    if (timed_out || signal != 0) {
+        stop_remote_command(context, kube, pod, marker);
+        if (signal != 0) throw Interrupted(signal);
+        context.err << "sandbox-kubernetes: exec: timed out after " << osf::format_duration(timeout)
+                    << "; the command was stopped\n";
+        return kExitExecTimeout;
+    }
     const auto ending = filter.finish(result.exit_code);
     if (ending.command_exit_code) return *ending.command_exit_code;
     if (!ending.kubectl_error.empty()) {
@@ -46,12 +96,15 @@ void setup_exec(CLI::App& app, CommandContext& context) {
     auto options = std::make_shared<ExecOptions>();
     CLI::App* sub = app.add_subcommand(
         "exec", "Run a command in the sandbox, in /workspace; exits with the command's exit code");
+    sub->add_option("--timeout", options->timeout,
+                    "Stop the command after this long (90s, 10m, 2h; default "
+                    "OSF_SANDBOX_EXEC_TIMEOUT or 1h) and exit 137");
     sub->add_option("id", options->id, "The sandbox ID (12 hex digits)")->required();
     sub->add_option("command", options->command, "The command and its arguments, after --")
         ->required();
     sub->callback([&context, options] {
-        // Ctrl-C goes to the command (kubectl is in our process group).
-        ignore_interrupts();
+        // Ctrl-C and SIGTERM are caught (interrupt.hpp): the adapter then stops
+        // the command in the sandbox, which kubectl alone would leave running.
         context.exit_code = run_guarded(context, [&] { return run_exec(context, *options); });
     });
 }

@@ -1,4 +1,4 @@
-// sandbox-kubernetes exec <ID> -- <command>...
+// sandbox-kubernetes exec [--timeout <duration>] <ID> -- <command>...
 #pragma once
 
 #include "commands/command_context.hpp"
@@ -9,13 +9,19 @@
 
 namespace osf::commands {
 
+// Exit code of an exec stopped at its timeout (128 + SIGKILL, as a shell
+// reports a killed command).
+inline constexpr int kExitExecTimeout = 137;
+
 struct ExecOptions {
     std::string id;
     std::vector<std::string> command;
+    std::string timeout; // a duration; empty: OSF_SANDBOX_EXEC_TIMEOUT
 };
 
 void setup_exec(CLI::App& app, CommandContext& context);
-// Exits with the command's own exit code.
+// Exits with the command's own exit code; 137 at the timeout, 128 + signal
+// when interrupted (the remote command is stopped in both cases).
 int run_exec(CommandContext& context, const ExecOptions& options);
 
 } // namespace osf::commands

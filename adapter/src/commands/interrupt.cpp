@@ -27,8 +27,4 @@ int pending_signal() {
     return received;
 }
 
-void ignore_interrupts() {
-    std::signal(SIGINT, SIG_IGN);
-}
-
 } // namespace osf::commands

@@ -67,7 +67,9 @@ std::string StartWaiter::wait_claim_ready(const std::string& claim, const std::s
         check_interrupted(context_);
         check_pod(egress_pod, "egress proxy");
         const auto object = kube_.get(manifests::kSandboxClaims, claim);
-        if (!object) throw CommandFailed("SandboxClaim " + claim + " disappeared");
+        if (!object)
+            throw CommandFailed("SandboxClaim " + claim +
+                                " disappeared (its lifetime ended, or it was deleted)");
         const auto status = manifests::claim_status(*object);
         const std::string pod = status.sandbox_name.empty() ? claim : status.sandbox_name;
         check_pod(pod, "sandbox");

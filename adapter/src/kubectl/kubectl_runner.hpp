@@ -24,6 +24,9 @@ struct KubectlCall {
     bool inherit_stdout = false; // the child writes straight to our stdout
     // When set, stderr is delivered here as it arrives instead of being captured.
     std::function<void(std::string_view)> on_stderr;
+    // When set, asked a few times a second while the call runs; once it
+    // returns true, kubectl gets SIGTERM (a deadline passed, or a signal came).
+    std::function<bool()> should_stop;
 };
 
 struct KubectlResult {

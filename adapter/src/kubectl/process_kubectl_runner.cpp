@@ -21,6 +21,8 @@ namespace {
 // Child-side descriptors are moved above this number first so that the
 // dup2 onto 0, 1, 2, 3... of one mapping never clobbers the source of another.
 constexpr int kHighFd = 64;
+// How often a call with should_stop asks it.
+constexpr int kStopPollMilliseconds = 200;
 
 class Fd {
 public:
@@ -203,7 +205,16 @@ ProcessKubectlRunner::run_pipeline(const std::vector<KubectlCall>& calls) {
     for (auto& writer : writers)
         if (writer.data.empty()) writer.fd.reset();
     char buffer[65536];
+    const KubectlCall* stoppable = nullptr;
+    for (const auto& call : calls)
+        if (call.should_stop) stoppable = &call;
+    bool stopped = false;
     for (;;) {
+        if (stoppable && !stopped && stoppable->should_stop()) {
+            stopped = true;
+            for (const pid_t pid : pids)
+                if (pid > 0) ::kill(pid, SIGTERM);
+        }
         std::vector<pollfd> fds;
         std::vector<std::pair<bool, std::size_t>> owners; // (is_writer, index)
         for (std::size_t w = 0; w < writers.size(); ++w)
@@ -217,7 +228,9 @@ ProcessKubectlRunner::run_pipeline(const std::vector<KubectlCall>& calls) {
                 owners.emplace_back(false, r);
             }
         if (fds.empty()) break;
-        if (::poll(fds.data(), fds.size(), -1) < 0) {
+        // A stoppable call wakes up to ask again; others wait for their pipes.
+        const int wait_ms = stoppable && !stopped ? kStopPollMilliseconds : -1;
+        if (::poll(fds.data(), fds.size(), wait_ms) < 0) {
             if (errno == EINTR) continue;
             break;
         }
@@ -256,7 +269,18 @@ ProcessKubectlRunner::run_pipeline(const std::vector<KubectlCall>& calls) {
     for (std::size_t i = 0; i < pids.size(); ++i) {
         if (pids[i] < 0) continue;
         int status = 0;
-        while (::waitpid(pids[i], &status, 0) < 0 && errno == EINTR) {
+        for (;;) {
+            const bool ask = stoppable && !stopped;
+            const pid_t done = ::waitpid(pids[i], &status, ask ? WNOHANG : 0);
+            if (done == pids[i] || (done < 0 && errno != EINTR)) break;
+            if (done == 0) { // still running, and its pipes are closed
+                if (stoppable->should_stop()) {
+                    stopped = true;
+                    ::kill(pids[i], SIGTERM);
+                } else {
+                    ::poll(nullptr, 0, kStopPollMilliseconds);
+                }
+            }
         }
         results[i].exit_code = exit_code_of(status);
     }

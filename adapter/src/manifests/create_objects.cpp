@@ -1,7 +1,10 @@
 #include "manifests/create_objects.hpp"
 
 #include "manifests/egress_objects.hpp"
+#include "manifests/lifetime.hpp"
 #include "manifests/names.hpp"
+#include "manifests/package_cache.hpp"
+#include "manifests/persistence.hpp"
 #include "manifests/sandbox_objects.hpp"
 
 namespace osf::manifests {
@@ -13,15 +16,21 @@ json kube_list(const json& items) {
 }
 
 json egress_side_objects(const SandboxRequest& request) {
-    return json::array({spec_config_map(request), egress_pod(request), egress_service(request),
-                        egress_network_policy(request)});
+    json pod = egress_pod(request);
+    pod["spec"] = with_pod_deadline(pod["spec"], request.lifetime);
+    return json::array(
+        {spec_config_map(request), pod, egress_service(request), egress_network_policy(request)});
 }
 
 json sandbox_side_objects(const SandboxRequest& request, const json& base_pod_template,
                           const std::string& ca_pem) {
+    json pod_template = with_package_cache(
+        with_workspace_volume(sandbox_pod_template(base_pod_template, request)), request);
+    pod_template["spec"] = with_pod_deadline(pod_template["spec"], request.lifetime);
     return json::array({ca_config_map(request, ca_pem),
-                        sandbox_template(request, sandbox_pod_template(base_pod_template, request)),
-                        sandbox_warm_pool(request), sandbox_claim(request)});
+                        with_persistence(sandbox_template(request, pod_template), request),
+                        sandbox_warm_pool(request),
+                        with_lifetime(sandbox_claim(request), request.lifetime)});
 }
 
 json sandbox_pod_probe(const SandboxRequest& request, const json& base_pod_template) {

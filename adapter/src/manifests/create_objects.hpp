@@ -13,13 +13,14 @@ namespace osf::manifests {
 // A Kubernetes List of `items` (what kubectl create -f - and apply accept).
 nlohmann::json kube_list(const nlohmann::json& items);
 
-// Made first: the spec ConfigMap, the egress pod, its Service and its
-// NetworkPolicy. (The Secret is made by kubectl from the variables and files.)
+// Made first: the spec ConfigMap, the egress pod (activeDeadlineSeconds: the
+// maximum lifetime), its Service and its NetworkPolicy. (The Secret is made by
+// kubectl from the variables and files.)
 nlohmann::json egress_side_objects(const SandboxRequest& request);
 
 // Made once the proxy runs: the CA ConfigMap, SandboxTemplate, SandboxWarmPool
-// and SandboxClaim. `base_pod_template` is image_pod_template(...) or a
-// SandboxTemplate's podTemplate.
+// and SandboxClaim (with its lifecycle; the pod template with its deadline). `base_pod_template` is
+// image_pod_template(...) or a SandboxTemplate's podTemplate.
 nlohmann::json sandbox_side_objects(const SandboxRequest& request,
                                     const nlohmann::json& base_pod_template,
                                     const std::string& ca_pem);

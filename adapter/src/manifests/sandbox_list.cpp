@@ -1,9 +1,12 @@
 #include "manifests/sandbox_list.hpp"
 
 #include "manifests/labels.hpp"
+#include "manifests/lifetime.hpp"
 #include "manifests/pod_status.hpp"
+#include "manifests/suspension.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <ctime>
 #include <map>
@@ -43,6 +46,8 @@ std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_cloc
         bool has_claim = false;
         ClaimStatus claim;
         std::string image;
+        std::optional<WallTime> expires;
+        bool suspended = false;
     };
     std::map<std::string, Found> found;
     for (const auto& item : items) {
@@ -58,6 +63,8 @@ std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_cloc
         if (kind == "SandboxClaim") {
             entry.has_claim = true;
             entry.claim = claim_status(item);
+            entry.expires = claim_expiry(item);
+            entry.suspended = claim_suspended(item);
         } else if (kind == "SandboxTemplate") {
             const json containers = item.value("spec", json::object())
                                         .value("podTemplate", json::object())
@@ -75,6 +82,8 @@ std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_cloc
         row.id = id;
         if (!entry.has_claim)
             row.status = "Starting";
+        else if (entry.suspended)
+            row.status = "Suspended";
         else if (entry.claim.ready)
             row.status = "Ready";
         else
@@ -82,12 +91,60 @@ std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_cloc
         row.created = entry.created;
         if (auto created = parse_timestamp(entry.created)) row.age_seconds = now_seconds - *created;
         row.image = entry.image.empty() ? "-" : entry.image;
+        if (entry.expires) {
+            row.expires = rfc3339(*entry.expires);
+            row.expires_in_seconds =
+                std::chrono::duration_cast<std::chrono::seconds>(*entry.expires - now).count();
+        }
         rows.push_back(row);
     }
     std::stable_sort(rows.begin(), rows.end(), [](const SandboxRow& a, const SandboxRow& b) {
         return a.created < b.created;
     });
     return rows;
+}
+
+} // namespace osf::manifests
+
+namespace osf::manifests {
+
+std::string format_expires(const std::optional<long long>& seconds) {
+    if (!seconds) return "-";
+    if (*seconds <= 0) return "expired";
+    return "in " + format_age(*seconds);
+}
+
+std::string wide_table(const std::vector<SandboxRow>& rows) {
+    std::vector<std::array<std::string, 5>> cells;
+    cells.push_back({"ID", "STATUS", "AGE", "EXPIRES", "IMAGE"});
+    for (const auto& row : rows)
+        cells.push_back({row.id, row.status, format_age(row.age_seconds),
+                         format_expires(row.expires_in_seconds), row.image});
+    std::array<std::size_t, 5> widths{};
+    for (const auto& line : cells)
+        for (std::size_t i = 0; i < line.size(); ++i)
+            widths[i] = std::max(widths[i], line[i].size());
+    std::string text;
+    for (const auto& line : cells) {
+        for (std::size_t i = 0; i < line.size(); ++i) {
+            text += line[i];
+            if (i + 1 < line.size()) text += std::string(widths[i] - line[i].size() + 3, ' ');
+        }
+        text += "\n";
+    }
+    return text;
+}
+
+json rows_json(const std::vector<SandboxRow>& rows) {
+    json array = json::array();
+    for (const auto& row : rows)
+        array.push_back({{"id", row.id},
+                         {"status", row.status},
+                         {"created", row.created},
+                         {"ageSeconds", row.age_seconds},
+                         {"expires", row.expires.empty() ? json(nullptr) : json(row.expires)},
+                         {"image", row.image}});
+    return array;
 }
 
 } // namespace osf::manifests

@@ -12,10 +12,12 @@ namespace osf::manifests {
 
 struct SandboxRow {
     std::string id;
-    std::string status;  // Ready | the claim's reason | Pending | Starting
+    std::string status;  // Ready | Suspended | the claim's reason | Pending | Starting
     std::string created; // the oldest object's creationTimestamp (RFC 3339)
     long long age_seconds = 0;
-    std::string image; // the sandbox container's image, "-" when unknown
+    std::string image;   // the sandbox container's image, "-" when unknown
+    std::string expires; // the claim's shutdownTime (RFC 3339), empty when none
+    std::optional<long long> expires_in_seconds; // negative once past
 };
 
 // `items`: claims, templates and pods labelled by the adapter. Sorted by
@@ -25,6 +27,14 @@ std::vector<SandboxRow> sandbox_rows(const nlohmann::json& items,
 
 // "45s", "12m", "3h", "5d"
 std::string format_age(long long seconds);
+// The EXPIRES column: "in 2h", "in 45s", "expired", "-" when unknown.
+std::string format_expires(const std::optional<long long>& seconds);
+
+// `list -o wide`: a header (ID STATUS AGE EXPIRES IMAGE), then one aligned
+// line per row.
+std::string wide_table(const std::vector<SandboxRow>& rows);
+// `list -o json`: an array of {id, status, created, ageSeconds, expires, image}.
+nlohmann::json rows_json(const std::vector<SandboxRow>& rows);
 
 // Seconds since the epoch of "2026-11-29T18:55:00Z"; nullopt when malformed.
 std::optional<long long> parse_timestamp(const std::string& text);

@@ -37,6 +37,8 @@ inline constexpr int kTerminationGraceSeconds = 5;
 // `pem` is what `egress-proxy ca --with-log-key` prints: the certificate, then
 // the log's PUBLIC KEY block, which goes under kLogKeyFile.
 nlohmann::json ca_config_map(const SandboxRequest& request, const std::string& pem);
+// That ConfigMap's `data`: the certificate under kCaFile, the log key under kLogKeyFile.
+nlohmann::json ca_config_data(const std::string& pem);
 
 // The pod template for a spec whose `template` is an image: one container,
 // `sleep infinity`.

@@ -1,6 +1,7 @@
 // Everything the manifests of one sandbox are built from.
 #pragma once
 
+#include "manifests/lifetime.hpp"
 #include "manifests/secret_plan.hpp"
 #include "manifests/settings.hpp"
 #include "osf/spec.hpp"
@@ -15,6 +16,7 @@ struct SandboxRequest {
     std::string spec_text; // the spec file as given: the egress proxy reads it
     Settings settings;
     SecretPlan secrets;
+    Lifetime lifetime; // created, expires, the pods' deadline
 };
 
 } // namespace osf::manifests

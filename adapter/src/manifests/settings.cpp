@@ -1,6 +1,7 @@
 #include "manifests/settings.hpp"
 
 #include "manifests/image_policy.hpp"
+#include "osf/duration.hpp"
 #include "policy/policy.hpp"
 
 #include <charconv>
@@ -13,6 +14,17 @@ std::optional<std::string> non_empty(const EnvLookup& getenv, const std::string&
     auto value = getenv(name);
     if (value && value->empty()) return std::nullopt;
     return value;
+}
+
+// A duration variable ("90m", "8h"); SettingsError names the variable.
+std::optional<std::chrono::seconds> duration_variable(const EnvLookup& getenv,
+                                                      const std::string& name) {
+    const auto text = non_empty(getenv, name);
+    if (!text) return std::nullopt;
+    const auto parsed = osf::parse_duration(*text);
+    if (const auto* problem = std::get_if<std::string>(&parsed))
+        throw SettingsError(name + " '" + *text + "' " + *problem);
+    return std::get<std::chrono::seconds>(parsed);
 }
 
 } // namespace
@@ -31,6 +43,18 @@ Settings read_settings(const EnvLookup& getenv) {
                 "OSF_SANDBOX_START_TIMEOUT must be a positive number of seconds, not '" + *v + "'");
         settings.start_timeout_seconds = seconds;
     }
+    if (auto v = duration_variable(getenv, "OSF_SANDBOX_MAX_LIFETIME")) settings.max_lifetime = *v;
+    if (auto v = duration_variable(getenv, "OSF_SANDBOX_DEFAULT_LIFETIME"))
+        settings.default_lifetime = *v;
+    else if (settings.default_lifetime > settings.max_lifetime)
+        settings.default_lifetime = settings.max_lifetime;
+    if (settings.default_lifetime > settings.max_lifetime)
+        throw SettingsError("OSF_SANDBOX_DEFAULT_LIFETIME " +
+                            osf::format_duration(settings.default_lifetime) +
+                            " is longer than OSF_SANDBOX_MAX_LIFETIME " +
+                            osf::format_duration(settings.max_lifetime));
+    if (auto v = duration_variable(getenv, "OSF_SANDBOX_EXEC_TIMEOUT")) settings.exec_timeout = *v;
+    if (auto v = duration_variable(getenv, "OSF_SANDBOX_GC_GRACE")) settings.gc_grace = *v;
     settings.host_aliases = non_empty(getenv, "OSF_SANDBOX_HOST_ALIASES");
     if (settings.host_aliases) {
         // The proxy would exit on a value it cannot read, long after the

@@ -3,6 +3,7 @@
 // sandbox-kubernetes; no I/O here.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -49,6 +50,19 @@ struct SandboxUser {
     std::int64_t gid = 0;
 };
 
+// `persistence`: /workspace and the home directory on a per-sandbox
+// ReadWriteOnce claim instead of emptyDirs (what suspend/resume keep).
+struct Persistence {
+    std::string size;                         // a quantity ("10Gi")
+    std::optional<std::string> storage_class; // the cluster's default when unset
+};
+
+// `cache`: a ReadWriteMany claim shared by the sandboxes that name it,
+// mounted at /cache with the package managers' cache variables pointing there.
+struct PackageCache {
+    std::string claim_name;
+};
+
 struct Spec {
     std::string template_name;         // `template`
     std::optional<std::string> cpu;    // a number is kept as written ("2", "0.5")
@@ -61,6 +75,11 @@ struct Spec {
     std::optional<SandboxUser> user;    // `user`
     bool read_only_root = false;        // `readOnlyRoot`
     std::optional<std::string> storage; // `storage`, a quantity ("10Gi")
+    // `lifetime`: how long the sandbox may live; unset means the adapter's
+    // default (OSF_SANDBOX_DEFAULT_LIFETIME).
+    std::optional<std::chrono::seconds> lifetime;
+    std::optional<Persistence> persistence;
+    std::optional<PackageCache> cache;
 
     // True when `template` names an image (holds '/', ':' or '@').
     bool template_is_image() const;

@@ -62,6 +62,11 @@ json pending_pod() {
 
 json ready_claim() {
     return {{"kind", "SandboxClaim"},
+            {"metadata",
+             {{"name", "osf-sandbox-" + kId},
+              {"uid", "claim-uid-1"},
+              {"annotations", {{"osf.sandbox.created-at", "2026-11-29T18:00:00Z"}}}}},
+            {"spec", {{"lifecycle", {{"shutdownTime", "2026-11-29T20:00:00Z"}}}}},
             {"status",
              {{"sandbox", {{"name", "osf-sandbox-" + kId}}},
               {"conditions", json::array({json{{"type", "Ready"}, {"status", "True"}}})}}}};
@@ -136,8 +141,8 @@ TEST_CASE("cli: usage errors exit 2 and call no kubectl") {
 }
 
 TEST_CASE("cli: --help exits 0 for the app and every subcommand") {
-    for (const char* sub :
-         {"create", "exec", "copy", "snapshot", "destroy", "list", "egress-log"}) {
+    for (const char* sub : {"create", "exec", "copy", "snapshot", "destroy", "list", "egress-log",
+                            "extend", "gc", "suspend", "resume"}) {
         TestContext t;
         CHECK(run(t, {sub, "--help"}) == 0);
         CHECK(t.out.str().find(sub) != std::string::npos);
@@ -230,7 +235,57 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
     CHECK(sandbox_side["items"][0]["data"] ==
           json({{"egress-ca.crt", kPem}, {"egress-log-key.pub", kLogKeyPem}}));
     CHECK(sandbox_side["items"][3]["kind"] == "SandboxClaim");
+    // The default lifetime (8h from 19:00) ends the claim; the pods' backstop is the maximum.
+    CHECK(sandbox_side["items"][3]["spec"]["lifecycle"] ==
+          json{{"shutdownTime", "2026-11-30T03:00:00Z"}, {"shutdownPolicy", "Delete"}});
+    CHECK(egress_side["items"][1]["spec"]["activeDeadlineSeconds"] == 7 * 24 * 3600);
+    CHECK(sandbox_side["items"][1]["spec"]["podTemplate"]["spec"]["activeDeadlineSeconds"] ==
+          7 * 24 * 3600);
+    // Then everything made before the claim is given the claim as owner, in order.
+    const auto patches = t.kubectl.find({"patch"});
+    REQUIRE(patches.size() == 8);
+    CHECK(
+        patches[0].args ==
+        std::vector<std::string>{
+            "patch", "secrets", "osf-sandbox-" + kId + "-secrets", "--namespace", "default",
+            "--type", "merge", "-p",
+            R"({"metadata":{"ownerReferences":[{"apiVersion":"extensions.agents.x-k8s.io/v1beta1","kind":"SandboxClaim","name":"osf-sandbox-0123456789ab","uid":"claim-uid-1"}]}})"});
+    CHECK(patches[7].args[1] == "sandboxwarmpools.extensions.agents.x-k8s.io");
+    // Waiting for Ready comes after.
+    std::size_t last_patch = 0, last_claim_get = 0;
+    for (std::size_t i = 0; i < t.kubectl.calls.size(); ++i) {
+        const auto& args = t.kubectl.calls[i].args;
+        if (args[0] == "patch") last_patch = i;
+        if (args[0] == "get" && args[1] == "sandboxclaims.extensions.agents.x-k8s.io")
+            last_claim_get = i;
+    }
+    CHECK(last_patch < last_claim_get);
     CHECK_FALSE(cleaned_up(t));
+}
+
+TEST_CASE("create: a lifetime beyond OSF_SANDBOX_MAX_LIFETIME exits 2 before any kubectl call") {
+    TestContext t;
+    healthy_cluster(t);
+    t.env["OSF_SANDBOX_MAX_LIFETIME"] = "2h";
+    CHECK(run(t, {"create", write_spec(R"({"template": "node:24-alpine", "lifetime": "3h"})")}) ==
+          2);
+    CHECK_THAT(t.err.str(), Catch::Contains("$.lifetime: lifetime 3h is longer than the maximum "
+                                            "2h (OSF_SANDBOX_MAX_LIFETIME)"));
+    CHECK(t.kubectl.calls.empty());
+    TestContext bad;
+    bad.env["OSF_SANDBOX_DEFAULT_LIFETIME"] = "8 hours";
+    CHECK(run(bad, {"create", write_spec(R"({"template": "node:24-alpine"})")}) == 2);
+    CHECK_THAT(bad.err.str(), Catch::Contains("OSF_SANDBOX_DEFAULT_LIFETIME '8 hours'"));
+}
+
+TEST_CASE("create: a claim gone before its parts are owned (expired) fails and cleans up") {
+    TestContext t;
+    healthy_cluster(t);
+    t.kubectl.on(kGetClaim, ok(""));
+    CHECK(run(t, {"create", write_spec(kSpec)}) == 1);
+    CHECK_THAT(t.err.str(), Catch::Contains("disappeared (its lifetime ended, or it was deleted)"));
+    CHECK(t.kubectl.find({"patch"}).empty());
+    CHECK(cleaned_up(t));
 }
 
 TEST_CASE("create: an egress pod that cannot pull its image is removed; exit 1 names it") {
@@ -378,9 +433,9 @@ TEST_CASE("exec: runs kubectl exec -i in the claim's pod and exits with the comm
     CHECK(run(t, {"exec", kId, "--", "sh", "-c", "exit 7"}) == 7);
     const auto exec = t.kubectl.find({"exec"});
     REQUIRE(exec.size() == 1);
-    CHECK(exec[0].args == std::vector<std::string>{"exec", "-i", "osf-sandbox-" + kId,
-                                                   "--namespace", "default", "--", "sh", "-c",
-                                                   "exit 7"});
+    CHECK(exec[0].args ==
+          std::vector<std::string>{"exec", "-i", "osf-sandbox-" + kId, "--namespace", "default",
+                                   "--", "env", "OSF_EXEC_ID=0123456789ab", "sh", "-c", "exit 7"});
     CHECK(exec[0].inherit_stdin);
     CHECK(exec[0].inherit_stdout);
     // The sandbox is found by label, like every command finds it.
@@ -396,7 +451,8 @@ TEST_CASE("exec: asks for a TTY when stdin and stdout are a terminal") {
     const auto exec = t.kubectl.find({"exec"});
     REQUIRE(exec.size() == 1);
     CHECK(exec[0].args == std::vector<std::string>{"exec", "-i", "-t", "osf-sandbox-" + kId,
-                                                   "--namespace", "default", "--", "sh"});
+                                                   "--namespace", "default", "--", "env",
+                                                   "OSF_EXEC_ID=0123456789ab", "sh"});
 }
 
 TEST_CASE("exec: upper-case IDs work; an unknown ID exits 1 with 'no sandbox <ID>'") {
@@ -486,7 +542,7 @@ TEST_CASE("destroy: unknown ID exits 1; a known one deletes by label") {
               .size() == 1);
 }
 
-TEST_CASE("list: one line per sandbox; --json") {
+TEST_CASE("list: IDs one per line; -o wide a table with a header; -o json and --json") {
     TestContext t;
     const json items = {
         {"kind", "List"},
@@ -496,25 +552,56 @@ TEST_CASE("list: one line per sandbox; --json") {
              {"metadata",
               {{"labels", {{"osf.sandbox.id", kId}}},
                {"creationTimestamp", "2026-11-29T18:58:00Z"}}},
+             {"spec", {{"lifecycle", {{"shutdownTime", "2026-11-29T21:00:00Z"}}}}},
              {"status",
               {{"conditions", json::array({json{{"type", "Ready"}, {"status", "True"}}})}}}}})}};
     t.kubectl.on({"get"}, ok(items.dump()));
     CHECK(run(t, {"list"}) == 0);
-    CHECK(t.out.str() == kId + "  Ready  2m    -\n");
+    CHECK(t.out.str() == kId + "\n");
     const auto gets = t.kubectl.find({"get"});
+    REQUIRE(gets.size() == 1); // not empty: the namespace is not looked up
     CHECK(gets[0].args == std::vector<std::string>{
                               "get",
                               "sandboxclaims.extensions.agents.x-k8s.io,sandboxtemplates."
                               "extensions.agents.x-k8s.io,pods",
                               "--namespace", "default", "-l",
                               "app.kubernetes.io/managed-by=sandbox-kubernetes", "-o", "json"});
-    TestContext j;
-    j.kubectl.on({"get"}, ok(items.dump()));
-    CHECK(run(j, {"list", "--json"}) == 0);
-    const json rows = json::parse(j.out.str());
-    CHECK(rows[0]["id"] == kId);
-    CHECK(rows[0]["status"] == "Ready");
-    CHECK(rows[0]["ageSeconds"] == 120);
+    TestContext w;
+    w.kubectl.on({"get"}, ok(items.dump()));
+    CHECK(run(w, {"list", "-o", "wide"}) == 0);
+    CHECK(w.out.str() == "ID             STATUS   AGE   EXPIRES   IMAGE\n" + kId +
+                             "   Ready    2m    in 2h     -\n");
+    for (const char* flag : {"--json", "-ojson"}) {
+        TestContext j;
+        j.kubectl.on({"get"}, ok(items.dump()));
+        CHECK(run(j, {"list", flag}) == 0);
+        const json rows = json::parse(j.out.str());
+        CHECK(rows[0]["id"] == kId);
+        CHECK(rows[0]["status"] == "Ready");
+        CHECK(rows[0]["ageSeconds"] == 120);
+        CHECK(rows[0]["expires"] == "2026-11-29T21:00:00Z");
+    }
+    TestContext bad;
+    CHECK(run(bad, {"list", "-o", "yaml"}) == 2);
+}
+
+TEST_CASE("list: an empty list in a namespace that does not exist exits 1") {
+    TestContext t;
+    t.env["OSF_SANDBOX_NAMESPACE"] = "typo";
+    t.kubectl.on({"get"}, ok(list_of({}).dump()));
+    t.kubectl.on({"get", "namespace", "typo"}, ok(""));
+    CHECK(run(t, {"list"}) == 1);
+    CHECK(t.err.str() ==
+          "sandbox-kubernetes: namespace typo does not exist (OSF_SANDBOX_NAMESPACE)\n");
+    TestContext empty;
+    empty.kubectl.on({"get"}, ok(list_of({}).dump()));
+    empty.kubectl.on({"get", "namespace", "default"}, ok("namespace/default\n"));
+    CHECK(run(empty, {"list"}) == 0);
+    CHECK(empty.out.str().empty());
+    TestContext forbidden; // no permission to read namespaces: the empty list stands
+    forbidden.kubectl.on({"get"}, ok(list_of({}).dump()));
+    forbidden.kubectl.on({"get", "namespace"}, fail("Error from server (Forbidden): ...\n"));
+    CHECK(run(forbidden, {"list"}) == 0);
 }
 
 TEST_CASE("egress-log: execs egress-proxy log in the egress pod") {
@@ -631,7 +718,7 @@ TEST_CASE("cli: usage errors are one line each with the prefix; unknown command;
     run(unknown, {"frobnicate"});
     CHECK(unknown.err.str() ==
           "sandbox-kubernetes: unknown command 'frobnicate'; the commands are create, exec, copy, "
-          "snapshot, destroy, list, egress-log (run with --help)\n");
+          "snapshot, destroy, list, egress-log, extend, gc, suspend, resume (run with --help)\n");
     TestContext version;
     CHECK(run(version, {"--version"}) == 0);
     CHECK(version.out.str().rfind("sandbox-kubernetes ", 0) == 0);

@@ -1,4 +1,5 @@
 #include "manifests/create_objects.hpp"
+#include "manifests/package_cache.hpp"
 #include "manifests/sandbox_objects.hpp"
 #include "manifests/sandbox_storage.hpp"
 #include "request_fixture.hpp"
@@ -222,14 +223,22 @@ TEST_CASE("SandboxTemplate, SandboxWarmPool (0 replicas) and SandboxClaim, v1bet
               "sandbox-kubernetes");
     }
     CHECK(objects[1]["kind"] == "SandboxTemplate");
-    CHECK(objects[1]["spec"]["podTemplate"] == sandbox_pod_template(base, request));
+    json pod_template = with_package_cache(sandbox_pod_template(base, request), request);
+    pod_template["spec"]["activeDeadlineSeconds"] = 7 * 24 * 3600; // the maximum lifetime
+    CHECK(objects[1]["spec"]["podTemplate"] == pod_template);
     CHECK(objects[1]["spec"]["networkPolicy"] == sandbox_network_policy("0123456789ab"));
     CHECK(objects[1]["spec"]["networkPolicyManagement"] == "Managed");
     CHECK(objects[2]["kind"] == "SandboxWarmPool");
     CHECK(objects[2]["spec"] ==
           json{{"replicas", 0}, {"sandboxTemplateRef", {{"name", "osf-sandbox-0123456789ab"}}}});
     CHECK(objects[3]["kind"] == "SandboxClaim");
-    CHECK(objects[3]["spec"] == json{{"warmPoolRef", {{"name", "osf-sandbox-0123456789ab"}}}});
+    CHECK(objects[3]["spec"] ==
+          json{{"warmPoolRef", {{"name", "osf-sandbox-0123456789ab"}}},
+               {"lifecycle",
+                {{"shutdownTime", "2026-11-30T03:00:00Z"}, {"shutdownPolicy", "Delete"}}}});
+    CHECK(objects[3]["metadata"]["annotations"] ==
+          json{{"osf.sandbox.created-at", "2026-11-29T19:00:00Z"},
+               {"osf.sandbox.expires-at", "2026-11-30T03:00:00Z"}});
 }
 
 TEST_CASE("a named template's pod template is copied and overlaid") {

@@ -7,6 +7,7 @@
 #include "kubectl/kubectl_runner.hpp"
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -33,6 +34,7 @@ public:
         std::vector<KubectlResult> results;
         for (const auto& call : calls) {
             this->calls.push_back(call);
+            if (while_running) while_running(call);
             results.push_back(answer(call));
             if (call.on_stderr && !results.back().err.empty()) {
                 call.on_stderr(results.back().err);
@@ -52,6 +54,9 @@ public:
 
     std::vector<KubectlCall> calls;
     std::vector<std::vector<KubectlCall>> pipelines;
+    // Called for each call before it is answered: what happens while kubectl
+    // runs (time passing, a signal arriving, should_stop being asked).
+    std::function<void(const KubectlCall&)> while_running;
 
 private:
     struct Rule {

@@ -1,0 +1,84 @@
+#include "commands/resume_command.hpp"
+
+#include "commands/command_errors.hpp"
+#include "commands/proxy_ca.hpp"
+#include "commands/sandbox_lookup.hpp"
+#include "commands/sandbox_state.hpp"
+#include "commands/start_waiter.hpp"
+#include "manifests/names.hpp"
+#include "manifests/resources.hpp"
+#include "manifests/settings.hpp"
+#include "manifests/suspension.hpp"
+
+#include <ostream>
+
+namespace osf::commands {
+
+namespace {
+
+// The egress pod from its saved manifest, ready; removed again when it does
+// not start, so that resume can simply be run again.
+void start_egress_pod(CommandContext& context, kubectl::Kubectl& kube, const std::string& id,
+                      StartWaiter& waiter) {
+    const std::string egress = manifests::egress_name(id);
+    if (!kube.get(manifests::kPods, egress)) {
+        const auto saved = kube.get("configmaps", manifests::saved_egress_pod_name(id));
+        if (!saved)
+            throw CommandFailed("sandbox " + id + " has no egress pod and no saved one (" +
+                                manifests::saved_egress_pod_name(id) + ")");
+        const auto pod = manifests::egress_pod_from_saved(*saved);
+        if (pod.is_discarded() || !pod.is_object())
+            throw CommandFailed(manifests::saved_egress_pod_name(id) + " holds no pod manifest");
+        kube.create(pod);
+    }
+    try {
+        waiter.wait_pod_ready(egress, "egress proxy");
+    } catch (...) {
+        context.err << "removing the egress pod that did not start\n";
+        kube.delete_named(manifests::kPods, egress);
+        throw;
+    }
+}
+
+} // namespace
+
+int run_resume(CommandContext& context, const ResumeOptions& options) {
+    const std::string id = parse_sandbox_id(options.id);
+    const auto settings = manifests::read_settings(context.getenv);
+    kubectl::Kubectl kube(context.runner, settings.ns);
+    const SandboxState state = find_sandbox_state(kube, id);
+    if (!manifests::sandbox_suspended(state.sandbox)) {
+        context.err << "sandbox " << id << " is not suspended\n";
+        return 0;
+    }
+    StartWaiter waiter(context, kube, std::chrono::seconds(settings.start_timeout_seconds));
+    // The order that keeps TLS working: a new proxy (a new CA, made in its
+    // memory), its CA into the ConfigMap, and only then the sandbox pod, which
+    // reads the CA file when it starts. The Secret was never touched.
+    start_egress_pod(context, kube, id, waiter);
+    const std::string pem = read_proxy_ca(kube, id);
+    kubectl::KubectlCall patch_ca;
+    patch_ca.args = {"patch",       "configmaps", manifests::ca_config_name(id),
+                     "--namespace", settings.ns,  "--type",
+                     "merge",       "-p",         manifests::ca_patch(pem).dump()};
+    kube.run_checked(patch_ca);
+    check_interrupted(context);
+    set_operating_mode(kube, state, std::nullopt);
+    waiter.wait_claim_ready(state.claim["metadata"]["name"].get<std::string>(),
+                            manifests::egress_name(id));
+    kube.delete_named("configmaps", manifests::saved_egress_pod_name(id));
+    context.err << "resumed sandbox " << id << "\n";
+    return 0;
+}
+
+void setup_resume(CLI::App& app, CommandContext& context) {
+    auto options = std::make_shared<ResumeOptions>();
+    CLI::App* sub = app.add_subcommand(
+        "resume", "Start a suspended sandbox again, with the same files and a new egress proxy");
+    sub->add_option("id", options->id, "The sandbox ID (12 hex digits)")->required();
+    sub->callback([&context, options] {
+        context.exit_code = run_guarded(context, [&] { return run_resume(context, *options); });
+    });
+}
+
+} // namespace osf::commands

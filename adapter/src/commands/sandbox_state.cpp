@@ -1,0 +1,54 @@
+#include "commands/sandbox_state.hpp"
+
+#include "commands/command_errors.hpp"
+#include "commands/sandbox_lookup.hpp"
+#include "manifests/labels.hpp"
+#include "manifests/names.hpp"
+#include "manifests/pod_status.hpp"
+#include "manifests/resources.hpp"
+#include "manifests/suspension.hpp"
+
+namespace osf::commands {
+
+SandboxState find_sandbox_state(kubectl::Kubectl& kube, const std::string& id) {
+    SandboxState state;
+    state.claim =
+        first_or_no_sandbox(kube.list(manifests::kSandboxClaims, manifests::id_selector(id)), id);
+    state.sandbox_name = manifests::claim_status(state.claim).sandbox_name;
+    if (state.sandbox_name.empty()) state.sandbox_name = manifests::sandbox_name(id);
+    const auto sandbox = kube.get(manifests::kSandboxes, state.sandbox_name);
+    if (!sandbox)
+        throw CommandFailed("sandbox " + id + " has no Sandbox " + state.sandbox_name +
+                            " yet (still starting?)");
+    state.sandbox = *sandbox;
+    return state;
+}
+
+namespace {
+
+void merge_patch(kubectl::Kubectl& kube, const std::string& resource, const std::string& name,
+                 const nlohmann::json& body) {
+    kubectl::KubectlCall call;
+    call.args = {"patch",  resource, name, "--namespace", kube.ns(),
+                 "--type", "merge",  "-p", body.dump()};
+    kube.run_checked(call);
+}
+
+} // namespace
+
+void set_operating_mode(kubectl::Kubectl& kube, const SandboxState& state,
+                        const std::optional<std::string>& suspended_at) {
+    const std::string claim = state.claim["metadata"]["name"].get<std::string>();
+    // Suspending: the claim says so first; resuming: last. `list` never shows
+    // a running sandbox as suspended for long, nor the other way round.
+    if (suspended_at)
+        merge_patch(kube, manifests::kSandboxClaims, claim,
+                    manifests::suspended_patch(suspended_at));
+    merge_patch(kube, manifests::kSandboxes, state.sandbox_name,
+                manifests::operating_mode_patch(!suspended_at.has_value()));
+    if (!suspended_at)
+        merge_patch(kube, manifests::kSandboxClaims, claim,
+                    manifests::suspended_patch(std::nullopt));
+}
+
+} // namespace osf::commands

@@ -1,0 +1,28 @@
+// What suspend and resume both look up: the claim by the ID's label and the
+// Sandbox agent-sandbox made for it.
+#pragma once
+
+#include "kubectl/kubectl.hpp"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace osf::commands {
+
+struct SandboxState {
+    nlohmann::json claim;
+    nlohmann::json sandbox;
+    std::string sandbox_name; // the Sandbox's and its pod's name
+};
+
+// CommandFailed "no sandbox <ID>" without a claim; CommandFailed when the
+// controller has not made the Sandbox yet.
+SandboxState find_sandbox_state(kubectl::Kubectl& kube, const std::string& id);
+
+// Patches the Sandbox's spec.operatingMode, and the claim's suspended-at
+// annotation that `list` reads (set to `suspended_at`, or removed).
+void set_operating_mode(kubectl::Kubectl& kube, const SandboxState& state,
+                        const std::optional<std::string>& suspended_at);
+
+} // namespace osf::commands

@@ -1,0 +1,43 @@
+#include "manifests/exec_stop.hpp"
+
+namespace osf::manifests {
+
+namespace {
+
+// $1 the marker, $2 the grace in seconds. The script's own processes never
+// carry the marker (it is an argument here, not a variable), and zombies
+// have no readable environment.
+constexpr const char* kStopScript = R"(marked() {
+  for p in /proc/[0-9]*; do
+    if tr '\0' '\n' < "$p/environ" 2>/dev/null | grep -qx "OSF_EXEC_ID=$1"; then
+      echo "${p#/proc/}"
+    fi
+  done
+}
+pids=$(marked "$1")
+[ -n "$pids" ] || exit 0
+kill -TERM $pids 2>/dev/null
+i=0
+while [ "$i" -lt "$2" ]; do
+  sleep 1
+  pids=$(marked "$1")
+  [ -n "$pids" ] || exit 0
+  i=$((i + 1))
+done
+kill -KILL $pids 2>/dev/null
+exit 0)";
+
+} // namespace
+
+std::vector<std::string> marked_command(const std::string& marker,
+                                        const std::vector<std::string>& command) {
+    std::vector<std::string> argv = {"env", std::string(kExecMarkerVariable) + "=" + marker};
+    argv.insert(argv.end(), command.begin(), command.end());
+    return argv;
+}
+
+std::vector<std::string> stop_command(const std::string& marker, std::chrono::seconds grace) {
+    return {"sh", "-c", kStopScript, "sh", marker, std::to_string(grace.count())};
+}
+
+} // namespace osf::manifests

@@ -1,0 +1,27 @@
+// What `gc` removes and why, decided from the adapter's objects alone: a pure
+// function of what kubectl listed and the time, so every rule is table-tested.
+#pragma once
+
+#include "manifests/lifetime.hpp"
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace osf::manifests {
+
+struct GcRemoval {
+    std::string id;
+    std::string reason; // one line: "expired at ...", "egress pod ... Failed (...)", ...
+};
+
+// `items`: every object labelled managed-by sandbox-kubernetes (any kinds).
+// A sandbox is removed when its claim's expiry has passed; when its egress or
+// sandbox pod has failed or ended (phase Failed or Succeeded); or when it has
+// no claim and its newest part is older than `grace` (a create killed midway:
+// create makes the claim last). Sorted by ID.
+std::vector<GcRemoval> gc_plan(const nlohmann::json& items, WallTime now,
+                               std::chrono::seconds grace);
+
+} // namespace osf::manifests

@@ -1,0 +1,89 @@
+#include "manifests/lifetime.hpp"
+
+#include "manifests/sandbox_list.hpp"
+#include "osf/duration.hpp"
+
+#include <ctime>
+
+namespace osf::manifests {
+
+using nlohmann::json;
+
+namespace {
+
+std::optional<WallTime> time_from(const std::string& text) {
+    const auto seconds = parse_timestamp(text);
+    if (!seconds) return std::nullopt;
+    return WallTime(std::chrono::seconds(*seconds));
+}
+
+} // namespace
+
+Lifetime sandbox_lifetime(const std::optional<std::chrono::seconds>& requested,
+                          const Settings& settings, WallTime now) {
+    const std::chrono::seconds length = requested.value_or(settings.default_lifetime);
+    if (length > settings.max_lifetime)
+        throw LifetimeError(
+            "lifetime " + osf::format_duration(length) + " is longer than the maximum " +
+            osf::format_duration(settings.max_lifetime) + " (OSF_SANDBOX_MAX_LIFETIME)");
+    Lifetime lifetime;
+    lifetime.created = std::chrono::floor<std::chrono::seconds>(now);
+    lifetime.expires = lifetime.created + length;
+    lifetime.max = settings.max_lifetime;
+    return lifetime;
+}
+
+std::string rfc3339(WallTime time) {
+    const std::time_t seconds = std::chrono::system_clock::to_time_t(time);
+    std::tm tm{};
+    gmtime_r(&seconds, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return text;
+}
+
+json with_lifetime(json claim, const Lifetime& lifetime) {
+    auto& annotations = claim["metadata"]["annotations"];
+    annotations[kCreatedAtAnnotation] = rfc3339(lifetime.created);
+    annotations[kExpiresAtAnnotation] = rfc3339(lifetime.expires);
+    claim["spec"]["lifecycle"] = {{"shutdownTime", rfc3339(lifetime.expires)},
+                                  {"shutdownPolicy", kShutdownPolicy}};
+    return claim;
+}
+
+json with_pod_deadline(json pod_spec, const Lifetime& lifetime) {
+    pod_spec["activeDeadlineSeconds"] = lifetime.max.count();
+    return pod_spec;
+}
+
+std::optional<WallTime> claim_expiry(const json& claim) {
+    const json lifecycle = claim.value("spec", json::object()).value("lifecycle", json::object());
+    return time_from(lifecycle.value("shutdownTime", ""));
+}
+
+std::optional<WallTime> claim_created(const json& claim) {
+    const json metadata = claim.value("metadata", json::object());
+    if (auto created = time_from(
+            metadata.value("annotations", json::object()).value(kCreatedAtAnnotation, "")))
+        return created;
+    return time_from(metadata.value("creationTimestamp", ""));
+}
+
+WallTime extended_expiry(const json& claim, std::chrono::seconds by, std::chrono::seconds max,
+                         WallTime now) {
+    now = std::chrono::floor<std::chrono::seconds>(now);
+    const WallTime current = claim_expiry(claim).value_or(now);
+    const WallTime expires = (current > now ? current : now) + by;
+    if (const auto created = claim_created(claim); created && expires > *created + max)
+        throw LifetimeError("cannot extend to " + rfc3339(expires) + ": a sandbox lives at most " +
+                            osf::format_duration(max) + " (OSF_SANDBOX_MAX_LIFETIME), until " +
+                            rfc3339(*created + max));
+    return expires;
+}
+
+json expiry_patch(WallTime expires) {
+    return {{"metadata", {{"annotations", {{kExpiresAtAnnotation, rfc3339(expires)}}}}},
+            {"spec", {{"lifecycle", {{"shutdownTime", rfc3339(expires)}}}}}};
+}
+
+} // namespace osf::manifests

@@ -1,0 +1,310 @@
+// extend, gc and exec's timeout and interruption through the CLI with a fake
+// kubectl: the exact calls, outputs and exit codes.
+#include "commands/register_commands.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+using osf::testing::fail;
+using osf::testing::ok;
+using osf::testing::TestContext;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string kId = "0123456789ab";
+const std::vector<std::string> kListClaim = {
+    "get",         "sandboxclaims.extensions.agents.x-k8s.io",
+    "--namespace", "default",
+    "-l",          "osf.sandbox.id=" + kId};
+
+int run(TestContext& t, std::vector<std::string> args) {
+    CLI::App app{"sandbox-kubernetes"};
+    osf::commands::register_commands(app, t.context);
+    args.insert(args.begin(), "sandbox-kubernetes");
+    std::vector<const char*> argv;
+    for (const auto& arg : args)
+        argv.push_back(arg.c_str());
+    return osf::commands::run_cli(app, t.context, static_cast<int>(argv.size()), argv.data());
+}
+
+// Created 18:00, expires 20:00 (the test clock says 19:00).
+json claim() {
+    return {{"kind", "SandboxClaim"},
+            {"metadata",
+             {{"name", "osf-sandbox-" + kId},
+              {"uid", "u1"},
+              {"labels", {{"osf.sandbox.id", kId}}},
+              {"creationTimestamp", "2026-11-29T18:00:00Z"},
+              {"annotations", {{"osf.sandbox.created-at", "2026-11-29T18:00:00Z"}}}}},
+            {"spec", {{"lifecycle", {{"shutdownTime", "2026-11-29T20:00:00Z"}}}}},
+            {"status",
+             {{"sandbox", {{"name", "osf-sandbox-" + kId}}},
+              {"conditions", json::array({json{{"type", "Ready"}, {"status", "True"}}})}}}};
+}
+
+json list_of(std::vector<json> items) {
+    return {{"kind", "List"}, {"items", items}};
+}
+
+} // namespace
+
+TEST_CASE("extend: patches the claim's shutdownTime and annotation, prints the new expiry") {
+    TestContext t;
+    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    CHECK(run(t, {"extend", kId, "90m"}) == 0);
+    CHECK(t.out.str() == "2026-11-29T21:30:00Z\n");
+    const auto patches = t.kubectl.find({"patch"});
+    REQUIRE(patches.size() == 1);
+    CHECK(
+        patches[0].args ==
+        std::vector<std::string>{
+            "patch", "sandboxclaims.extensions.agents.x-k8s.io", "osf-sandbox-" + kId,
+            "--namespace", "default", "--type", "merge", "-p",
+            R"({"metadata":{"annotations":{"osf.sandbox.expires-at":"2026-11-29T21:30:00Z"}},"spec":{"lifecycle":{"shutdownTime":"2026-11-29T21:30:00Z"}}})"});
+}
+
+TEST_CASE("extend: beyond the maximum, a bad duration, an unknown ID") {
+    TestContext t;
+    t.env["OSF_SANDBOX_MAX_LIFETIME"] = "4h";
+    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    CHECK(run(t, {"extend", kId, "3h"}) == 2);
+    CHECK(t.err.str() == "sandbox-kubernetes: cannot extend to 2026-11-29T23:00:00Z: a sandbox "
+                         "lives at most 4h (OSF_SANDBOX_MAX_LIFETIME), until "
+                         "2026-11-29T22:00:00Z\n");
+    CHECK(t.kubectl.find({"patch"}).empty());
+    TestContext bad;
+    CHECK(run(bad, {"extend", kId, "soon"}) == 2);
+    CHECK_THAT(bad.err.str(), Catch::StartsWith("sandbox-kubernetes: extend: 'soon' is not a "
+                                                "duration"));
+    CHECK(bad.kubectl.calls.empty());
+    TestContext unknown;
+    unknown.kubectl.on(kListClaim, ok(list_of({}).dump()));
+    CHECK(run(unknown, {"extend", kId, "1h"}) == 1);
+    CHECK(unknown.err.str() == "sandbox-kubernetes: no sandbox " + kId + "\n");
+}
+
+TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run removes nothing") {
+    json expired = claim();
+    expired["spec"]["lifecycle"]["shutdownTime"] = "2026-11-29T18:30:00Z";
+    // The second claim is healthy and of another ID.
+    json healthy = claim();
+    healthy["metadata"]["labels"]["osf.sandbox.id"] = "bbbbbbbbbbbb";
+    const std::string both = list_of({expired, healthy}).dump();
+
+    TestContext dry;
+    dry.kubectl.on({"get"}, ok(both));
+    CHECK(run(dry, {"gc", "--dry-run"}) == 0);
+    CHECK(dry.out.str() == kId + " expired at 2026-11-29T18:30:00Z\n");
+    CHECK(dry.kubectl.find({"delete"}).empty());
+    CHECK(dry.kubectl.calls[0].args ==
+          std::vector<std::string>{
+              "get",
+              "sandboxclaims.extensions.agents.x-k8s.io,sandboxwarmpools.extensions.agents.x-k8s."
+              "io,sandboxes.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io,pods,"
+              "services,networkpolicies.networking.k8s.io,configmaps,secrets,"
+              "persistentvolumeclaims",
+              "--namespace", "default", "-l", "app.kubernetes.io/managed-by=sandbox-kubernetes",
+              "-o", "json"});
+
+    TestContext t;
+    t.kubectl.on({"get"}, ok(both));
+    CHECK(run(t, {"gc"}) == 0);
+    CHECK(t.out.str() == kId + " expired at 2026-11-29T18:30:00Z\n");
+    const auto deletes = t.kubectl.find({"delete"});
+    REQUIRE(deletes.size() == 2); // by label, then the Sandbox by name
+    CHECK(deletes[0].args[5] == "osf.sandbox.id=" + kId);
+    CHECK(deletes[0].args.back() == "--ignore-not-found");
+
+    TestContext failing; // one removal failing: reported, the others go on, exit 1
+    failing.kubectl.on({"get"}, ok(both));
+    failing.kubectl.on({"delete"}, fail("Error from server (Forbidden): no\n"));
+    CHECK(run(failing, {"gc"}) == 1);
+    CHECK_THAT(failing.err.str(), Catch::Contains("cannot remove " + kId));
+}
+
+TEST_CASE("exec --timeout: at the deadline kubectl is stopped, the command killed, exit 137") {
+    TestContext t;
+    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on({"exec", "-i"}, fail("", 143));
+    bool asked = false;
+    t.kubectl.while_running = [&](const osf::kubectl::KubectlCall& call) {
+        if (call.args[1] != "-i") return;
+        REQUIRE(call.should_stop);
+        CHECK_FALSE(call.should_stop()); // not yet
+        t.now += 10min + 1s;
+        asked = call.should_stop();
+    };
+    CHECK(run(t, {"exec", "--timeout", "10m", kId, "--", "sleep", "infinity"}) == 137);
+    CHECK(asked);
+    CHECK(t.err.str() ==
+          "sandbox-kubernetes: exec: timed out after 10m; the command was stopped\n");
+    // The stop: a second exec in the sandbox container, with this exec's marker.
+    const auto execs = t.kubectl.find({"exec"});
+    REQUIRE(execs.size() == 2);
+    CHECK(execs[0].args[7] == "OSF_EXEC_ID=0123456789ab");
+    const std::vector<std::string> stop_prefix = {
+        "exec", "osf-sandbox-" + kId, "--namespace", "default", "-c", "sandbox", "--", "sh", "-c"};
+    CHECK(std::equal(stop_prefix.begin(), stop_prefix.end(), execs[1].args.begin()));
+    CHECK(execs[1].args[execs[1].args.size() - 2] == "0123456789ab");
+    CHECK(execs[1].args.back() == "5");
+}
+
+TEST_CASE("exec: Ctrl-C stops the command in the sandbox and exits 130") {
+    TestContext t;
+    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on({"exec", "-i"}, fail("", 130));
+    t.kubectl.while_running = [&](const osf::kubectl::KubectlCall& call) {
+        if (call.args[1] != "-i") return;
+        t.signal = 2;
+        CHECK(call.should_stop());
+    };
+    CHECK(run(t, {"exec", kId, "--", "cat"}) == 130);
+    CHECK(t.kubectl.find({"exec", "osf-sandbox-" + kId}).size() == 1); // the stop
+    CHECK(t.err.str() == "sandbox-kubernetes: interrupted\n");
+}
+
+TEST_CASE("exec: the default timeout comes from OSF_SANDBOX_EXEC_TIMEOUT; bad values exit 2") {
+    TestContext t;
+    t.env["OSF_SANDBOX_EXEC_TIMEOUT"] = "30s";
+    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.while_running = [&](const osf::kubectl::KubectlCall& call) {
+        if (call.args[1] != "-i") return;
+        t.now += 29s;
+        CHECK_FALSE(call.should_stop());
+        t.now += 1s;
+        CHECK(call.should_stop());
+    };
+    CHECK(run(t, {"exec", kId, "--", "true"}) == 137);
+    TestContext bad;
+    CHECK(run(bad, {"exec", "--timeout", "5", kId, "--", "true"}) == 2);
+    CHECK_THAT(bad.err.str(), Catch::Contains("--timeout '5' has no unit"));
+    CHECK(bad.kubectl.calls.empty());
+}
+
+namespace {
+
+json sandbox_object(bool persistent, bool suspended) {
+    json sandbox = {{"kind", "Sandbox"},
+                    {"metadata", {{"name", "osf-sandbox-" + kId}}},
+                    {"spec", json::object()}};
+    if (persistent)
+        sandbox["spec"]["volumeClaimTemplates"] =
+            json::array({json{{"metadata", {{"name", "workspace"}}}}});
+    if (suspended) sandbox["spec"]["operatingMode"] = "Suspended";
+    return sandbox;
+}
+
+const std::vector<std::string> kGetSandbox = {"get", "sandboxes.agents.x-k8s.io",
+                                              "osf-sandbox-" + kId};
+const std::vector<std::string> kGetEgressPod = {"get", "pods", "osf-sandbox-" + kId + "-egress"};
+const std::vector<std::string> kGetSandboxPod = {"get", "pods", "osf-sandbox-" + kId};
+
+std::vector<std::string> verbs(const TestContext& t) {
+    std::vector<std::string> out;
+    for (const auto& call : t.kubectl.calls)
+        out.push_back(call.args[0] + " " + call.args[1] +
+                      (call.args.size() > 2 && call.args[0] != "exec" ? " " + call.args[2] : ""));
+    return out;
+}
+
+} // namespace
+
+TEST_CASE(
+    "suspend: saves the egress pod, suspends the Sandbox, waits for its pod, stops the proxy") {
+    TestContext t;
+    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetSandbox, ok(sandbox_object(true, false).dump()));
+    const json egress = {{"kind", "Pod"},
+                         {"metadata", {{"name", "osf-sandbox-" + kId + "-egress"}}},
+                         {"spec", json::object()}};
+    t.kubectl.on(kGetEgressPod, ok(egress.dump()));
+    t.kubectl.on(kGetSandboxPod, std::vector{ok(json{{"kind", "Pod"}}.dump()), ok("")});
+    CHECK(run(t, {"suspend", kId}) == 0);
+    CHECK(t.err.str() == "suspended sandbox " + kId + "\n");
+    const std::string p = "osf-sandbox-" + kId;
+    CHECK(verbs(t) == std::vector<std::string>{
+                          "get sandboxclaims.extensions.agents.x-k8s.io --namespace",
+                          "get sandboxes.agents.x-k8s.io " + p,
+                          "get pods " + p + "-egress",
+                          "delete configmaps " + p + "-egress-pod",
+                          "create --namespace default",
+                          "patch sandboxclaims.extensions.agents.x-k8s.io " + p,
+                          "patch sandboxes.agents.x-k8s.io " + p,
+                          "get pods " + p,
+                          "get pods " + p,
+                          "delete pods " + p + "-egress",
+                      });
+    const auto creates = t.kubectl.find({"create"});
+    CHECK(json::parse(creates[0].input)["metadata"]["name"] == p + "-egress-pod");
+    CHECK(t.kubectl.find({"patch", "sandboxes.agents.x-k8s.io"})[0].args.back() ==
+          R"({"spec":{"operatingMode":"Suspended"}})");
+}
+
+TEST_CASE("suspend: a sandbox without persistence is refused; unknown IDs; already suspended") {
+    TestContext t;
+    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetSandbox, ok(sandbox_object(false, false).dump()));
+    CHECK(run(t, {"suspend", kId}) == 1);
+    CHECK_THAT(t.err.str(), Catch::Contains("its spec has no persistence"));
+    CHECK(t.kubectl.find({"patch"}).empty());
+    TestContext unknown;
+    unknown.kubectl.on(kListClaim, ok(list_of({}).dump()));
+    CHECK(run(unknown, {"resume", kId}) == 1);
+    CHECK(unknown.err.str() == "sandbox-kubernetes: no sandbox " + kId + "\n");
+    TestContext again;
+    again.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    again.kubectl.on(kGetSandbox, ok(sandbox_object(true, true).dump()));
+    CHECK(run(again, {"suspend", kId}) == 0);
+    CHECK(again.err.str() == "sandbox " + kId + " is already suspended\n");
+    CHECK(again.kubectl.find({"patch"}).empty());
+}
+
+TEST_CASE("resume: the egress pod first, its CA into the ConfigMap, then the sandbox") {
+    TestContext t;
+    const std::string p = "osf-sandbox-" + kId;
+    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetSandbox, ok(sandbox_object(true, true).dump()));
+    const json ready = {
+        {"kind", "Pod"},
+        {"status",
+         {{"phase", "Running"},
+          {"conditions", json::array({json{{"type", "Ready"}, {"status", "True"}}})}}}};
+    t.kubectl.on(kGetEgressPod, std::vector{ok(""), ok(ready.dump())});
+    t.kubectl.on(kGetSandboxPod, ok(ready.dump()));
+    const json saved = {{"kind", "ConfigMap"},
+                        {"data", {{"pod.json", R"({"apiVersion":"v1","kind":"Pod"})"}}}};
+    t.kubectl.on({"get", "configmaps", p + "-egress-pod"}, ok(saved.dump()));
+    t.kubectl.on({"exec", p + "-egress"},
+                 ok("-----BEGIN CERTIFICATE-----\nNEW\n-----END CERTIFICATE-----\n"));
+    t.kubectl.on({"get", "sandboxclaims.extensions.agents.x-k8s.io", p}, ok(claim().dump()));
+    CHECK(run(t, {"resume", kId}) == 0);
+    CHECK(t.err.str().ends_with("resumed sandbox " + kId + "\n"));
+    const auto all = verbs(t);
+    const auto at = [&](const std::string& verb) {
+        return std::find(all.begin(), all.end(), verb) - all.begin();
+    };
+    CHECK(at("create --namespace default") < at("exec " + p + "-egress"));
+    CHECK(at("exec " + p + "-egress") < at("patch configmaps " + p + "-ca"));
+    CHECK(at("patch configmaps " + p + "-ca") < at("patch sandboxes.agents.x-k8s.io " + p));
+    CHECK(at("patch sandboxes.agents.x-k8s.io " + p) <
+          at("patch sandboxclaims.extensions.agents.x-k8s.io " + p));
+    CHECK(at("delete configmaps " + p + "-egress-pod") == static_cast<long>(all.size()) - 1);
+    CHECK(json::parse(t.kubectl.find({"patch", "configmaps"})[0].args.back()) ==
+          json{{"data",
+                {{"egress-ca.crt",
+                  "-----BEGIN CERTIFICATE-----\nNEW\n-----END CERTIFICATE-----\n"}}}});
+    CHECK(t.kubectl.find({"patch", "sandboxclaims.extensions.agents.x-k8s.io"})[0].args.back() ==
+          R"({"metadata":{"annotations":{"osf.sandbox.suspended-at":null}}})");
+}
+
+TEST_CASE("resume: a sandbox that is not suspended is left alone") {
+    TestContext t;
+    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetSandbox, ok(sandbox_object(true, false).dump()));
+    CHECK(run(t, {"resume", kId}) == 0);
+    CHECK(t.err.str() == "sandbox " + kId + " is not suspended\n");
+    CHECK(t.kubectl.find({"create"}).empty());
+}
