@@ -146,7 +146,7 @@ TEST_CASE("exec --timeout: at the deadline kubectl is stopped, the command kille
     REQUIRE(execs.size() == 2);
     CHECK(execs[0].args[7] == "OSF_EXEC_ID=0123456789ab");
     const std::vector<std::string> stop_prefix = {
-        "exec", "osf-sandbox-" + kId, "--namespace", "default", "-c", "sandbox", "--", "sh", "-c"};
+        "exec", "osf-sandbox-" + kId, "--namespace", "default", "--", "sh", "-c"};
     CHECK(std::equal(stop_prefix.begin(), stop_prefix.end(), execs[1].args.begin()));
     CHECK(execs[1].args[execs[1].args.size() - 2] == "0123456789ab");
     CHECK(execs[1].args.back() == "5");
