@@ -13,8 +13,11 @@ packages=(
   curl openssl ca-certificates python3 python3-pytest python3-websockets
   python3-yaml python3-cryptography nodejs jq iproute2 util-linux
   bubblewrap buildah
-  # the sandbox-base image test makes its Debian base without a registry
+  # the sandbox-base image test makes its Debian base without a registry; the
+  # packaging test (scripts/package-test.sh) its Debian 11 and 12 roots
   debootstrap
+  # packaging: man pages, dpkg-shlibdeps
+  help2man dpkg-dev
   # benchmark
   hey procps
 )
@@ -31,11 +34,9 @@ for p in "${packages[@]}"; do
 done
 # npm: nodesource's nodejs ships it (and conflicts with Debian's npm).
 command -v npm >/dev/null 2>&1 || missing+=(npm)
-# kubectl: Debian's own kubernetes-client is too old for exec over WebSocket;
-# use the kubectl package where an apt source offers it.
-if ! command -v kubectl >/dev/null 2>&1; then
-  if apt-cache show kubectl >/dev/null 2>&1; then missing+=(kubectl); else missing+=(kubernetes-client); fi
-fi
+# No kubectl here: the tests run the one the pinned npm package tests/tools/helm
+# ships (Debian's kubernetes-client is 1.20, too old); adapter/README.md says how
+# a user gets kubectl >= 1.30.
 if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -14,12 +14,8 @@ jobs=$(nproc)
 
 if [ "$(id -u)" = 0 ]; then ./scripts/install-deps.sh; else echo "test.sh: not root, assuming packages are installed"; fi
 
-# npm test tools (the MCP SDK, ajv, helm): locked versions, installed from the lock files.
-while IFS= read -r lock; do
-  dir=$(dirname "$lock")
-  echo "npm ci in $dir"
-  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
-done < <(find tests -name package-lock.json -not -path '*/node_modules/*' | sort)
+# npm test tools (the MCP SDK, ajv, kubectl and helm): locked versions, from the lock files.
+./scripts/test-tools.sh
 
 cmake --preset default
 cmake --build --preset default -j"$jobs"
@@ -32,11 +28,5 @@ if [ -n "$fuzz_seconds" ] && [ "$fuzz_seconds" != 0 ] && [ $# -eq 0 ]; then
 fi
 
 if [ -z "${OSF_SKIP_ASAN:-}" ] && [ $# -eq 0 ]; then
-  cmake --preset asan
-  cmake --build --preset asan -j"$jobs"
-  ctest --preset asan -j"$jobs" -L unit
-  # The proxy itself under ASan+UBSan with real clients: LeakSanitizer's report at
-  # exit fails the SIGTERM test (exit code), as it did for a leaked BIO per TLS stream.
-  # (test_faults is left out: its memory-baseline check cannot hold under ASan's quarantine.)
-  ctest --preset asan -j"$jobs" -R 'integration\.(proxy|keepalive_clients|mcp|bypass_smuggling|secrets)$'
+  ./scripts/asan-tests.sh
 fi

@@ -1,9 +1,11 @@
 // sandbox-kubernetes: wiring only. The real kubectl runner, the process's
 // variables, streams, clocks and signals go into the command context.
+#include "cli/bash_completion.hpp"
 #include "commands/command_context.hpp"
 #include "commands/interrupt.hpp"
 #include "commands/register_commands.hpp"
 #include "kubectl/process_kubectl_runner.hpp"
+#include "kubectl/version_checking_runner.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
@@ -15,7 +17,8 @@
 
 int main(int argc, char** argv) {
     osf::commands::install_interrupt_handlers();
-    osf::kubectl::ProcessKubectlRunner runner;
+    osf::kubectl::ProcessKubectlRunner process_runner;
+    osf::kubectl::VersionCheckingRunner runner{process_runner}; // kubectl >= 1.30, asked once
     osf::commands::CommandContext context{
         .runner = runner,
         .getenv = [](const std::string& name) -> std::optional<std::string> {
@@ -45,5 +48,6 @@ int main(int argc, char** argv) {
     };
     CLI::App app{"sandbox-kubernetes: agent-sandbox sandboxes behind their own egress proxy"};
     osf::commands::register_commands(app, context);
+    osf::cli::add_bash_completion_flag(app, "sandbox-kubernetes", std::cout);
     return osf::commands::run_cli(app, context, argc, argv);
 }

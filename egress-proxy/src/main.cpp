@@ -1,17 +1,16 @@
 // egress-proxy: wiring only. Flags and variables -> configuration -> server.
+#include "cli/bash_completion.hpp"
+#include "cli/log_commands.hpp"
 #include "config/proxy_config.hpp"
 #include "net/server.hpp"
 
 #include <CLI/CLI.hpp>
 #include <chrono>
-#include <csignal>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
-#include <thread>
 
 namespace {
 
@@ -37,32 +36,6 @@ int print_file(const std::filesystem::path& path, const char* what) {
     return exit_ok;
 }
 
-volatile std::sig_atomic_t stop_following = 0;
-
-int follow_file(const std::filesystem::path& path) {
-    std::signal(SIGINT, [](int) { stop_following = 1; });
-    std::signal(SIGTERM, [](int) { stop_following = 1; });
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        std::cerr << "egress-proxy: no egress log at " << path.string() << "\n";
-        return exit_failure;
-    }
-    std::string line;
-    while (!stop_following) {
-        while (std::getline(in, line)) {
-            if (in.eof()) break; // a line still being written: read it whole later
-            std::cout << line << '\n';
-        }
-        std::cout.flush();
-        if (in.eof()) {
-            in.clear();
-            in.seekg(-static_cast<std::streamoff>(line.size()), std::ios::cur);
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    return exit_ok;
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -72,13 +45,14 @@ int main(int argc, char** argv) {
 
     CLI::App app{"egress-proxy: the sandbox's only way out. TLS-intercepting forward proxy with a "
                  "host allowlist, secret substitution, MCP tool filtering and an egress log."};
-    app.set_version_flag("--version", "egress-proxy 0.1.0");
+    app.set_version_flag("--version", "egress-proxy " OSF_VERSION);
     osf::config::ProxyOptions options;
     if (auto dir = env("OSF_STATE_DIR")) options.state_dir = *dir;
     long long grace = options.grace.count();
     long long header_timeout = options.limits.header_timeout.count();
     long long idle_timeout = options.limits.idle_timeout.count();
     long long upstream_timeout = options.limits.upstream_timeout.count();
+    long long checkpoint_seconds = options.checkpoint_interval.count();
     std::string log_level = "info";
 
     app.add_option("--spec", options.spec_path,
@@ -117,17 +91,29 @@ int main(int argc, char** argv) {
     app.add_option("--upstream-timeout", upstream_timeout,
                    "Seconds to connect upstream and to get a response head")
         ->capture_default_str();
+    app.add_option("--checkpoint-lines", options.checkpoint_lines,
+                   "Sign the egress log (a checkpoint line) every this many lines")
+        ->capture_default_str()
+        ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+    app.add_option("--checkpoint-seconds", checkpoint_seconds,
+                   "Sign the egress log this often while lines are unsigned (0: only by lines)")
+        ->capture_default_str();
     app.add_option("--log-level", log_level, "Diagnostics on stderr: debug, info, warn, error")
         ->capture_default_str();
 
-    auto* ca_cmd = app.add_subcommand("ca", "Print the running proxy's CA certificate (PEM)");
+    auto* ca_cmd = app.add_subcommand(
+        "ca", "Print the running proxy's CA certificate (PEM), or its egress log key");
+    bool log_key_only = false, with_log_key = false;
     ca_cmd->add_option("--state-dir", options.state_dir, "The proxy's state directory")
         ->capture_default_str();
-    auto* log_cmd = app.add_subcommand("log", "Print the egress log (JSON lines)");
-    bool follow = false;
-    log_cmd->add_option("--state-dir", options.state_dir, "The proxy's state directory")
-        ->capture_default_str();
-    log_cmd->add_flag("-f,--follow", follow, "Keep printing lines as they are written");
+    auto* only = ca_cmd->add_flag("--log-key", log_key_only,
+                                  "Print the egress log's public key (log-key.pub) instead");
+    ca_cmd
+        ->add_flag("--with-log-key", with_log_key,
+                   "Print the CA certificate, then the egress log's public key")
+        ->excludes(only);
+    osf::cli::LogCommands log_commands(app, options.state_dir);
+    osf::cli::add_bash_completion_flag(app, "egress-proxy", std::cout);
 
     try {
         app.parse(argc, argv);
@@ -138,16 +124,22 @@ int main(int argc, char** argv) {
         return exit_config;
     }
     const std::filesystem::path state_dir(options.state_dir);
-    if (ca_cmd->parsed()) return print_file(state_dir / "ca.crt", "CA certificate");
-    if (log_cmd->parsed())
-        return follow ? follow_file(state_dir / "egress.jsonl")
-                      : print_file(state_dir / "egress.jsonl", "egress log");
+    if (ca_cmd->parsed()) {
+        if (log_key_only) return print_file(state_dir / "log-key.pub", "egress log key");
+        const int printed = print_file(state_dir / "ca.crt", "CA certificate");
+        if (printed != exit_ok || !with_log_key) return printed;
+        return print_file(state_dir / "log-key.pub", "egress log key");
+    }
+    if (const auto code = log_commands.run()) return *code;
 
     spdlog::set_level(spdlog::level::from_str(log_level));
-    if (grace < 0 || header_timeout <= 0 || idle_timeout <= 0 || upstream_timeout <= 0) {
-        std::cerr << "egress-proxy: timeouts must be positive and --grace not negative\n";
+    if (grace < 0 || header_timeout <= 0 || idle_timeout <= 0 || upstream_timeout <= 0 ||
+        checkpoint_seconds < 0) {
+        std::cerr << "egress-proxy: timeouts must be positive and --grace and "
+                     "--checkpoint-seconds not negative\n";
         return exit_config;
     }
+    options.checkpoint_interval = std::chrono::seconds(checkpoint_seconds);
     options.grace = std::chrono::seconds(grace);
     options.limits.header_timeout = std::chrono::seconds(header_timeout);
     options.limits.idle_timeout = std::chrono::seconds(idle_timeout);

@@ -8,7 +8,6 @@ import datetime
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +19,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+
+from osftest.egress_log import SignedLog, expected_summary, summary_as_expected
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.environ.get("OSF_REPO") or os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -35,7 +36,7 @@ ADAPTER = os.environ.get("SANDBOX_KUBERNETES_BIN") or os.path.join(BUILD, "adapt
 CRDS = os.path.join(REPO, "tests", "kube-api", "crds")
 
 pytestmark = [
-    pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed"),
+    pytest.mark.usefixtures("pinned_kubectl"),  # the same kubectl on every machine (conftest)
     pytest.mark.skipif(not os.path.exists(ADAPTER), reason=f"{ADAPTER} is not built"),
 ]
 
@@ -45,10 +46,35 @@ FILE_SECRET = "npm-file-secret-content\n"
 ALL_KINDS = ("sandboxclaims.extensions.agents.x-k8s.io,sandboxwarmpools.extensions.agents.x-k8s.io,"
              "sandboxes.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io,pods,services,"
              "networkpolicies.networking.k8s.io,configmaps,secrets,persistentvolumeclaims")
-EGRESS_LOG = ('{"time":"2026-11-29T19:00:00Z","host":"api.linear.app","method":"POST","path":"/graphql",'
-              '"outcome":"allowed","status":200}\n'
-              '{"time":"2026-11-29T19:00:01Z","host":"evil.example","method":"CONNECT","path":"",'
-              '"outcome":"refused","status":403,"refusedBy":"egress"}\n')
+
+
+def request_line(time, host, path, outcome="allowed", **extra):
+    line = {"time": time, "connection": 1, "client": "10.0.0.7:40000", "host": host, "port": 443,
+            "scheme": "https", "method": "POST" if path else "CONNECT", "path": path, "outcome": outcome,
+            "status": 200 if outcome == "allowed" else 403}
+    line.update(extra)
+    line.update({"bytesUp": extra.get("bytesUp", 0), "bytesDown": extra.get("bytesDown", 0), "durationMs": 1.5})
+    return line
+
+
+def signed_log(key=None):
+    """A log as the proxy writes it (hash chain, checkpoints), signed by `key` (a new key by default)."""
+    log = SignedLog(time="2026-11-29T18:59:59.000Z", key=key)
+    log.request(request_line("2026-11-29T19:00:00.000Z", "api.linear.app", "/graphql", secrets=["LINEAR_TOKEN"],
+                             bytesUp=120, bytesDown=2048))
+    log.request(request_line("2026-11-29T19:00:01.000Z", "evil.example", "", "refused", refusedBy="host-not-allowed"))
+    log.checkpoint(time="2026-11-29T19:00:02.000Z")
+    log.request(request_line("2026-11-29T19:00:03.000Z", "wiki.example.com", "/mcp", mcpServer="wiki", tool="search",
+                             bytesUp=50, bytesDown=700))
+    log.request(request_line("2026-11-29T19:00:04.000Z", "wiki.example.com", "/mcp", "refused", refusedBy="mcp-tool",
+                             mcpServer="wiki", tool="delete_page"))
+    log.checkpoint(time="2026-11-29T19:00:05.000Z")
+    return log
+
+
+LOG = signed_log()
+EGRESS_LOG = LOG.text()
+FOLLOWED = "followed lines\n"
 
 
 def make_ca_pem() -> str:
@@ -65,8 +91,13 @@ def make_ca_pem() -> str:
 
 CA_PEM = make_ca_pem()
 EXEC_HANDLERS = [
-    # The egress proxy image is not run here; its two subcommands get canned answers.
-    {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "ca"], "stdout": CA_PEM},
+    # The egress proxy image is not run here; its subcommands get canned answers.
+    {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "ca", "--with-log-key"],
+     "stdout": CA_PEM + LOG.public_pem},
+    {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "log", "checkpoint"],
+     "stdout": '{"kind":"checkpoint"}\n'},
+    {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "log", "--state-dir",
+                                            "/var/lib/egress-proxy", "--follow"], "stdout": FOLLOWED},
     {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "log"], "stdout": EGRESS_LOG},
 ]
 
@@ -225,7 +256,7 @@ def test_create_writes_every_object(cluster, tmp_path, secrets_dir):
         "ports": [{"protocol": "TCP", "port": 8080}]}]
 
     ca = get(kube, "configmap", f"{name}-ca")
-    assert ca["data"]["egress-ca.crt"] == CA_PEM
+    assert ca["data"] == {"egress-ca.crt": CA_PEM, "egress-log-key.pub": LOG.public_pem}
 
     template = get(kube, "sandboxtemplates.extensions.agents.x-k8s.io", name)
     assert template["metadata"]["labels"] == labels
@@ -590,9 +621,45 @@ def test_list(cluster, sandbox, tmp_path):
 def test_egress_log(cluster, sandbox):
     kube = cluster
     assert adapter(kube, "egress-log", sandbox, check=0).stdout == EGRESS_LOG
+    assert adapter(kube, "egress-log", sandbox, "--follow", check=0).stdout == FOLLOWED
     assert adapter(kube, "egress-log", "0000000000ff", check=1).stderr == \
         "sandbox-kubernetes: no sandbox 0000000000ff\n"
     adapter(kube, "egress-log", "xyz", check=2)
+    adapter(kube, "egress-log", sandbox, "--verify", "--follow", check=2)
+    adapter(kube, "egress-log", sandbox, "--json", check=2)
+
+
+def set_log(kube, text):
+    """The proxy's `log` answers `text` from now on (the other canned answers stay)."""
+    handlers = [h for h in EXEC_HANDLERS if h["command"][1:] != ["log"]]
+    kube.set_exec(handlers=handlers + [{"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "log"],
+                                        "stdout": text}])
+
+
+def test_egress_log_verify_and_summary_use_the_clusters_key(cluster, sandbox):
+    kube = cluster
+    result = adapter(kube, "egress-log", sandbox, "--verify", check=0)
+    assert result.stdout.startswith(f"egress log of {sandbox}: verified: 7 lines")
+    assert "by the given key" in result.stdout and "unsigned tail" not in result.stdout
+    summary = json.loads(adapter(kube, "egress-log", sandbox, "--summary", "--json", check=0).stdout)
+    assert summary_as_expected(summary) == expected_summary(EGRESS_LOG)
+    assert summary["secrets"] == [{"secret": "LINEAR_TOKEN", "host": "api.linear.app", "count": 1}]
+    assert summary["mcp"] == [{"server": "wiki", "called": {"search": 1}, "refused": {"delete_page": 1},
+                               "toolsRemoved": 0}]
+    text = adapter(kube, "egress-log", sandbox, "--summary", check=0).stdout
+    assert text.startswith("chain: verified, 7 lines, signed through line 7 by the given key")
+    assert "delete_page REFUSED 1" in text
+
+    lines = EGRESS_LOG.splitlines(keepends=True)
+    set_log(kube, "".join(lines[:2] + lines[3:]))  # line 3 deleted
+    result = adapter(kube, "egress-log", sandbox, "--verify", check=1)
+    assert result.stderr.startswith(f"egress log of {sandbox}:3: line 3 does not follow line 2")
+    result = adapter(kube, "egress-log", sandbox, "--summary", check=1)
+    assert result.stdout.startswith("chain: NOT VERIFIED: line 3:")
+    # A log the proxy signed with a key other than the one create stored.
+    set_log(kube, signed_log().text())
+    result = adapter(kube, "egress-log", sandbox, "--verify", check=1)
+    assert "signed by a key other than the given one" in result.stderr
 
 
 def test_egress_log_kubectl_failure(cluster, sandbox):
@@ -660,6 +727,41 @@ def test_destroy(cluster, tmp_path):
     assert result.stderr == f"sandbox-kubernetes: no sandbox {sandbox_id}\n"
     adapter(kube, "destroy", "not-hex", check=2)
     adapter(kube, "destroy", check=2)
+
+
+def test_destroy_save_log_keeps_a_verified_log_first(cluster, tmp_path):
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, {"template": "alpine:3"})
+    saved = tmp_path / "saved.jsonl"
+    saved.write_text("already here")
+    result = adapter(kube, "destroy", sandbox_id, "--save-log", str(saved), check=2)
+    assert "already exists" in result.stderr
+    assert labelled(kube, sandbox_id) != []
+    saved.unlink()
+
+    # A log that does not verify is saved, but nothing is removed.
+    lines = EGRESS_LOG.splitlines(keepends=True)
+    set_log(kube, "".join(lines[:3] + [lines[4], lines[3]] + lines[5:]))
+    result = adapter(kube, "destroy", sandbox_id, "--save-log", str(saved), check=1)
+    assert "does not verify (line 4: line 4 does not follow line 3" in result.stderr
+    assert f"sandbox {sandbox_id} not removed" in result.stderr
+    assert labelled(kube, sandbox_id) != []
+    saved.unlink()
+    (tmp_path / "saved.jsonl.pub").unlink()
+
+    set_log(kube, EGRESS_LOG)
+    result = adapter(kube, "destroy", sandbox_id, "--save-log", str(saved), check=0)
+    assert saved.read_text() == EGRESS_LOG
+    assert (tmp_path / "saved.jsonl.pub").read_text() == LOG.public_pem
+    assert f"{saved}: verified: 7 lines" in result.stderr
+    assert result.stderr.endswith(f"removed sandbox {sandbox_id}\n")
+    assert labelled(kube, sandbox_id) == []
+    # The saved copy verifies later with the proxy's own verifier, when it is built.
+    proxy = os.path.join(BUILD, "egress-proxy", "egress-proxy")
+    if os.path.exists(proxy):
+        run = subprocess.run([proxy, "log", "verify", "--pubkey", str(tmp_path / "saved.jsonl.pub"), str(saved)],
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, run.stderr
 
 
 # -- Pod Security: root mode under baseline, non-root mode under restricted ---------------------

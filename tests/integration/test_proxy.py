@@ -473,4 +473,4 @@ def test_ca_key_is_never_written_to_disk(proxy):
         for f in files:
             with open(os.path.join(root, f), "rb") as fh:
                 assert b"PRIVATE KEY" not in fh.read(), f
-    assert sorted(os.listdir(proxy.state_dir)) == ["ca.crt", "egress.jsonl", "listen.json"]
+    assert sorted(os.listdir(proxy.state_dir)) == ["ca.crt", "egress.jsonl", "listen.json", "log-key.pub"]

@@ -6,6 +6,7 @@
 //
 // usage: node client.mjs --url https://host/mcp --transport streamable|legacy
 //                        [--proxy http://127.0.0.1:port] [--call TOOL] [--args JSON]
+import './webcrypto-global.mjs'; // before the SDK: Node 18 has no global crypto
 import { parseArgs } from 'node:util';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

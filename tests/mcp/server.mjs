@@ -9,6 +9,7 @@
 // usage: node server.mjs --cert leaf.crt --key leaf.key --log received.jsonl
 //                        [--page-size N] [--tools a,b,c]
 // prints {"port": <port>} on stdout once it listens.
+import './webcrypto-global.mjs'; // before the SDK: Node 18 has no global crypto
 import { appendFileSync, readFileSync } from 'node:fs';
 import https from 'node:https';
 import { parseArgs } from 'node:util';

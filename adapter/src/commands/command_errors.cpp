@@ -13,16 +13,16 @@ void check_interrupted(const CommandContext& context) {
         throw Interrupted(signal);
 }
 
-void print_error(std::ostream& err, const std::string& message) {
+void print_error(std::ostream& err, const std::string& message, const std::string& prefix) {
     std::istringstream lines(message);
     std::string line;
     bool printed = false;
     while (std::getline(lines, line)) {
         if (line.empty()) continue;
-        err << kErrorPrefix << line << "\n";
+        err << prefix << line << "\n";
         printed = true;
     }
-    if (!printed) err << kErrorPrefix << "failed\n";
+    if (!printed) err << prefix << "failed\n";
 }
 
 std::string one_line(const std::string& text) {
@@ -38,22 +38,27 @@ std::string one_line(const std::string& text) {
 }
 
 int run_guarded(CommandContext& context, const std::function<int()>& body) {
+    return report_errors(context.err, "sandbox-kubernetes", body);
+}
+
+int report_errors(std::ostream& err, const std::string& program, const std::function<int()>& body) {
+    const std::string prefix = program + ": ";
     try {
         return body();
     } catch (const UsageError& e) {
-        print_error(context.err, e.what());
+        print_error(err, e.what(), prefix);
         return kExitUsage;
     } catch (const manifests::SettingsError& e) {
-        print_error(context.err, e.what());
+        print_error(err, e.what(), prefix);
         return kExitUsage;
     } catch (const Interrupted& e) {
-        print_error(context.err, "interrupted");
+        print_error(err, "interrupted", prefix);
         return 128 + e.signal();
     } catch (const kubectl::KubectlError& e) {
-        print_error(context.err, one_line(e.what())); // kubectl's stderr may span lines
+        print_error(err, one_line(e.what()), prefix); // kubectl's stderr may span lines
         return kExitFailure;
     } catch (const std::exception& e) {
-        print_error(context.err, one_line(e.what()));
+        print_error(err, one_line(e.what()), prefix);
         return kExitFailure;
     }
 }

@@ -40,12 +40,17 @@ private:
 // Throws Interrupted when a signal is pending.
 void check_interrupted(const CommandContext& context);
 
-// Prints `message` to `err`, every line of it prefixed with kErrorPrefix.
+// Prints `message` to `err`, every line of it prefixed with `prefix`.
 // A message that holds several errors prints one line per error.
-void print_error(std::ostream& err, const std::string& message);
+void print_error(std::ostream& err, const std::string& message,
+                 const std::string& prefix = kErrorPrefix);
 
 // The lines of `text`, trimmed, joined with "; ": one error on one line.
 std::string one_line(const std::string& text);
+
+// Runs a subcommand body, prints its error as print_error does with the
+// prefix "<program>: " and returns its exit code. Shared by every sandbox CLI.
+int report_errors(std::ostream& err, const std::string& program, const std::function<int()>& body);
 
 // Runs a subcommand, prints its error (each line on stderr prefixed with
 // "sandbox-kubernetes: ") and returns its exit code.

@@ -4,6 +4,7 @@
 #include "commands/command_errors.hpp"
 #include "commands/proxy_ca.hpp"
 #include "commands/sandbox_lookup.hpp"
+#include "commands/sandbox_request_reader.hpp"
 #include "commands/secret_creation.hpp"
 #include "commands/start_waiter.hpp"
 #include "commands/tool_check.hpp"
@@ -13,13 +14,7 @@
 #include "manifests/image_policy.hpp"
 #include "manifests/names.hpp"
 #include "manifests/resources.hpp"
-#include "manifests/sandbox_id.hpp"
 #include "manifests/sandbox_objects.hpp"
-
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace osf::commands {
 
@@ -27,51 +22,11 @@ using nlohmann::json;
 
 namespace {
 
-std::string read_spec_file(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) throw UsageError("cannot read spec " + path + ": " + std::strerror(errno));
-    std::ostringstream text;
-    text << file.rdbuf();
-    return text.str();
-}
-
 // Everything that can be checked before anything starts: the spec, the
 // variables and the secrets. Throws UsageError (exit 2).
 manifests::SandboxRequest prepare(CommandContext& context, const CreateOptions& options) {
-    manifests::SandboxRequest request;
-    request.spec_text = read_spec_file(options.spec_path);
-    const osf::SpecResult parsed = osf::parse_spec(request.spec_text);
-    if (!parsed.ok()) {
-        // One line per error, each printed with the program's prefix.
-        std::string message;
-        for (const auto& error : parsed.errors)
-            message += (message.empty() ? "" : "\n") + std::string("invalid spec ") +
-                       options.spec_path + ": " + error.to_string();
-        throw UsageError(message);
-    }
-    request.spec = *parsed.spec;
-    try {
-        request.settings = manifests::read_settings(context.getenv);
-    } catch (const manifests::SettingsError& e) {
-        throw UsageError(e.what());
-    }
-    auto secrets = manifests::plan_secrets(request.spec, request.settings, context.getenv,
-                                           context.file_exists);
-    if (!secrets.errors.empty()) {
-        std::string message;
-        for (const auto& error : secrets.errors)
-            message += (message.empty() ? "" : "\n") + std::string("cannot resolve ") + error;
-        throw UsageError(message);
-    }
-    request.secrets = secrets.plan;
-    try {
-        request.lifetime = manifests::sandbox_lifetime(request.spec.lifetime, request.settings,
-                                                       context.wall_clock());
-    } catch (const manifests::LifetimeError& e) {
-        throw UsageError("invalid spec " + options.spec_path + ": $.lifetime: " + e.what());
-    }
-    request.id = manifests::sandbox_id_from_bytes(context.random_bytes());
-    return request;
+    return read_sandbox_request(options.spec_path, context.getenv, context.file_exists,
+                                context.random_bytes, context.wall_clock());
 }
 
 // The steps after the first object exists; any exception leaves cleanup to the caller.

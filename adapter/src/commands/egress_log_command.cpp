@@ -1,13 +1,16 @@
 #include "commands/egress_log_command.hpp"
 
 #include "commands/command_errors.hpp"
+#include "commands/egress_log_source.hpp"
 #include "commands/sandbox_lookup.hpp"
+#include "egress_log/log_summary.hpp"
+#include "egress_log/log_verifier.hpp"
 #include "kubectl/kubectl.hpp"
 #include "manifests/egress_objects.hpp"
-#include "manifests/labels.hpp"
-#include "manifests/names.hpp"
-#include "manifests/resources.hpp"
 #include "manifests/settings.hpp"
+
+#include <exception>
+#include <ostream>
 
 namespace osf::commands {
 
@@ -15,31 +18,65 @@ int run_egress_log(CommandContext& context, const EgressLogOptions& options) {
     const std::string id = parse_sandbox_id(options.id);
     const auto settings = manifests::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
-    const auto egress = first_or_no_sandbox(
-        kube.list(manifests::kPods, manifests::role_selector_text(id, manifests::kRoleEgress)), id);
-    const std::string pod = egress.value("metadata", nlohmann::json::object())
-                                .value("name", manifests::egress_name(id));
-    kubectl::KubectlCall call;
-    call.args = {"exec",
-                 pod,
-                 "--namespace",
-                 settings.ns,
-                 "-c",
-                 manifests::kProxyContainer,
-                 "--",
-                 manifests::kProxyBinary,
-                 "log",
-                 "--state-dir",
-                 manifests::kProxyStateDir};
-    call.inherit_stdout = true; // the log can be long: stream it
-    kube.run_checked(call);
-    return 0;
+    const std::string pod = find_egress_pod(kube, id);
+    if (!options.verify && !options.summary) {
+        kubectl::KubectlCall call;
+        call.args = {"exec",
+                     pod,
+                     "--namespace",
+                     settings.ns,
+                     "-c",
+                     manifests::kProxyContainer,
+                     "--",
+                     manifests::kProxyBinary,
+                     "log",
+                     "--state-dir",
+                     manifests::kProxyStateDir};
+        if (options.follow) call.args.push_back("--follow");
+        call.inherit_stdout = true; // the log can be long: stream it
+        kube.run_checked(call);
+        return 0;
+    }
+    const std::string key = cluster_log_key(kube, id).raw;
+    try {
+        request_checkpoint(kube, pod); // so that the copy is signed to its last line
+    } catch (const std::exception& e) {
+        context.err << "sandbox-kubernetes: the proxy wrote no checkpoint (" << e.what()
+                    << "); lines after its last one are unsigned\n";
+    }
+    const std::string text = fetch_egress_log(kube, pod);
+    const auto report = egress_log::verify_log(text, key);
+    if (options.summary) {
+        const auto summary = egress_log::summarise_log(text, report);
+        if (options.json)
+            context.out << egress_log::render_json(summary).dump(2) << "\n";
+        else
+            context.out << egress_log::render_text(summary);
+    } else {
+        (report.ok ? context.out : context.err)
+            << egress_log::describe(report, "egress log of " + id);
+    }
+    return report.ok ? 0 : kExitFailure;
 }
 
 void setup_egress_log(CLI::App& app, CommandContext& context) {
     auto options = std::make_shared<EgressLogOptions>();
-    CLI::App* sub = app.add_subcommand("egress-log", "Print the sandbox's egress log (JSON lines)");
+    CLI::App* sub = app.add_subcommand(
+        "egress-log", "Print the sandbox's egress log (JSON lines), verify or summarise it");
     sub->add_option("id", options->id, "The sandbox ID (12 hex digits)")->required();
+    auto* follow =
+        sub->add_flag("-f,--follow", options->follow, "Keep printing lines as they are written");
+    auto* verify = sub->add_flag(
+        "--verify", options->verify,
+        "Check the hash chain and signed checkpoints against the key the cluster holds: exit "
+        "0, or 1 naming the first line that does not hold");
+    auto* summary = sub->add_flag("--summary", options->summary,
+                                  "Hosts, refusals, secrets, MCP tools, time range, and "
+                                  "whether the chain verified (exit 1 when it did not)");
+    auto* json = sub->add_flag("--json", options->json, "With --summary: one JSON object");
+    follow->excludes(verify)->excludes(summary);
+    verify->excludes(summary);
+    json->needs(summary);
     sub->callback([&context, options] {
         context.exit_code = run_guarded(context, [&] { return run_egress_log(context, *options); });
     });

@@ -1,4 +1,5 @@
-// The egress proxy's CA certificate, read from its pod (`egress-proxy ca`):
+// The egress proxy's CA certificate and its egress log's public key, read
+// from its pod (`egress-proxy ca --with-log-key`):
 // create writes it into the CA ConfigMap, resume replaces it there.
 #pragma once
 
@@ -8,7 +9,7 @@
 
 namespace osf::commands {
 
-// CommandFailed when the proxy printed no certificate.
+// CommandFailed when the proxy printed no certificate or no log key.
 std::string read_proxy_ca(kubectl::Kubectl& kube, const std::string& id);
 
 } // namespace osf::commands

@@ -14,6 +14,7 @@
 #include "commands/suspend_command.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <ostream>
 
 namespace osf::commands {
@@ -71,28 +72,37 @@ void register_commands(CLI::App& app, CommandContext& context) {
     setup_resume(app, context);
 }
 
-int run_cli(CLI::App& app, CommandContext& context, int argc, const char* const* argv) {
+std::optional<int> parse_cli(CLI::App& app, std::ostream& out, std::ostream& err,
+                             const std::string& prefix, int argc, const char* const* argv) {
     // The first word that is not an option must name a command; CLI11 would
     // call it an unexpected argument.
     const auto names = command_names(app);
     if (argc > 1 && argv[1][0] != '-' &&
         std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-        print_error(context.err, std::string("unknown command '") + argv[1] +
-                                     "'; the commands are " + joined(names) + " (run with --help)");
+        print_error(err,
+                    std::string("unknown command '") + argv[1] + "'; the commands are " +
+                        joined(names) + " (run with --help)",
+                    prefix);
         return kExitUsage;
     }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         // --help and --version print to stdout and exit 0.
-        if (e.get_exit_code() == 0) return app.exit(e, context.out, context.err);
+        if (e.get_exit_code() == 0) return app.exit(e, out, err);
         // Every usage error is one line with our prefix, and exit 2.
         std::string message = one_line(e.what());
         if (dynamic_cast<const CLI::RequiredError*>(&e) && argc <= 1)
             message = "no command given; the commands are " + joined(names);
-        print_error(context.err, message + " (run with --help)");
+        print_error(err, message + " (run with --help)", prefix);
         return kExitUsage;
     }
+    return std::nullopt;
+}
+
+int run_cli(CLI::App& app, CommandContext& context, int argc, const char* const* argv) {
+    if (const auto code = parse_cli(app, context.out, context.err, kErrorPrefix, argc, argv))
+        return *code;
     return context.exit_code;
 }
 

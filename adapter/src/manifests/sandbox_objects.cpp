@@ -51,11 +51,24 @@ std::string mount_name_at(const json& container, const std::string& path) {
 
 } // namespace
 
+json ca_config_data(const std::string& pem) {
+    static constexpr std::string_view key_begin = "-----BEGIN PUBLIC KEY-----";
+    json data = json::object();
+    const auto at = pem.find(key_begin);
+    if (at == std::string::npos) {
+        data[kCaFile] = pem;
+    } else {
+        data[kCaFile] = pem.substr(0, at);
+        data[kLogKeyFile] = pem.substr(at);
+    }
+    return data;
+}
+
 json ca_config_map(const SandboxRequest& request, const std::string& pem) {
     return {{"apiVersion", "v1"},
             {"kind", "ConfigMap"},
             {"metadata", metadata(request, ca_config_name(request.id))},
-            {"data", {{kCaFile, pem}}}};
+            {"data", ca_config_data(pem)}};
 }
 
 json image_pod_template(const std::string& image) {

@@ -17,6 +17,9 @@ inline constexpr const char* kCaVolume = "osf-egress-ca";
 inline constexpr const char* kCaDir = "/etc/osf";
 inline constexpr const char* kCaFile = "egress-ca.crt";
 inline constexpr const char* kCaPath = "/etc/osf/egress-ca.crt";
+// In the same ConfigMap (not mounted in the sandbox): the key the proxy's egress
+// log checkpoints verify against, for `egress-log --verify` and `destroy --save-log`.
+inline constexpr const char* kLogKeyFile = "egress-log-key.pub";
 
 // Variables that point every common TLS client at the egress CA.
 inline constexpr const char* kCaVariables[] = {"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS",
@@ -31,7 +34,11 @@ inline constexpr const char* kEnvNamesAnnotation = "osf.sandbox.env-names";
 inline constexpr int kTerminationGraceSeconds = 5;
 
 // The ConfigMap the sandbox's CA file comes from; `pem` is empty in --dry-run.
+// `pem` is what `egress-proxy ca --with-log-key` prints: the certificate, then
+// the log's PUBLIC KEY block, which goes under kLogKeyFile.
 nlohmann::json ca_config_map(const SandboxRequest& request, const std::string& pem);
+// That ConfigMap's `data`: the certificate under kCaFile, the log key under kLogKeyFile.
+nlohmann::json ca_config_data(const std::string& pem);
 
 // The pod template for a spec whose `template` is an image: one container,
 // `sleep infinity`.

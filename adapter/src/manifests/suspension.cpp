@@ -55,7 +55,7 @@ bool claim_suspended(const json& claim) {
 }
 
 json ca_patch(const std::string& pem) {
-    return {{"data", {{kCaFile, pem}}}};
+    return {{"data", ca_config_data(pem)}};
 }
 
 } // namespace osf::manifests

@@ -36,7 +36,7 @@ nlohmann::json egress_pod_from_saved(const nlohmann::json& config_map);
 nlohmann::json suspended_patch(const std::optional<std::string>& suspended_at);
 bool claim_suspended(const nlohmann::json& claim);
 
-// {"data": {"egress-ca.crt": pem}}: the CA of the proxy that now serves it.
+// The CA ConfigMap's new data: the CA (and log key) of the proxy that now serves it.
 nlohmann::json ca_patch(const std::string& pem);
 
 } // namespace osf::manifests

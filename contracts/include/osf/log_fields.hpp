@@ -63,10 +63,25 @@ inline constexpr std::string_view mcp_tool = "mcp-tool"; // tools/call of an und
 inline constexpr std::string_view mcp_unreadable =
     "mcp-unreadable";                              // MCP body not readable JSON-RPC
 inline constexpr std::string_view limit = "limit"; // a size or count limit
+inline constexpr std::string_view mcp_upgrade =
+    "mcp-upgrade"; // an upgrade (WebSocket, h2c...) asked of an MCP endpoint
+inline constexpr std::string_view secret_cleartext =
+    "secret-cleartext"; // a secret placeholder on a plain-HTTP request
+inline constexpr std::string_view secret_echo =
+    "secret-echo"; // an answer head echoing a secret where it cannot be masked
 
-inline constexpr std::array<std::string_view, 9> all = {
-    host_not_allowed, port_not_allowed, bad_host, destination_address, host_mismatch, bad_request,
-    mcp_tool,         mcp_unreadable,   limit};
+inline constexpr std::array<std::string_view, 12> all = {host_not_allowed,
+                                                         port_not_allowed,
+                                                         bad_host,
+                                                         destination_address,
+                                                         host_mismatch,
+                                                         bad_request,
+                                                         mcp_tool,
+                                                         mcp_unreadable,
+                                                         limit,
+                                                         mcp_upgrade,
+                                                         secret_cleartext,
+                                                         secret_echo};
 
 } // namespace osf::refused_by
 
@@ -77,8 +92,46 @@ namespace osf::log_error {
 inline constexpr std::string_view dns = "dns";                           // name did not resolve
 inline constexpr std::string_view upstream_connect = "upstream-connect"; // TCP connect failed
 inline constexpr std::string_view upstream_tls = "upstream-tls"; // handshake or verification failed
-inline constexpr std::string_view upstream_reset = "upstream-reset";       // closed mid-exchange
-inline constexpr std::string_view upstream_timeout = "upstream-timeout";   // no answer in time
-inline constexpr std::string_view upstream_protocol = "upstream-protocol"; // unparsable HTTP answer
+inline constexpr std::string_view upstream_reset = "upstream-reset";     // closed mid-exchange
+inline constexpr std::string_view upstream_timeout = "upstream-timeout"; // no answer in time
+inline constexpr std::string_view upstream_protocol =
+    "upstream-protocol"; // unparsable HTTP answer, or a 101 nobody asked for
+inline constexpr std::string_view client_closed =
+    "client-closed"; // the client left before the exchange ended
+inline constexpr std::string_view client_timeout =
+    "client-timeout"; // the client sent nothing more within the idle timeout
+inline constexpr std::string_view client_tls =
+    "client-tls"; // an allowed CONNECT whose client TLS handshake failed
+inline constexpr std::string_view no_request =
+    "no-request"; // an allowed CONNECT that carried no request
+inline constexpr std::string_view aborted =
+    "aborted"; // the exchange was cut short inside the proxy (shutdown, exception)
 
 } // namespace osf::log_error
+
+// The fields that make the log evidence (contracts/README.md, "Tamper evidence"):
+// a hash chain on every line and signed checkpoints. Lines without `kind` are
+// requests; `kind` names the two other kinds of line.
+namespace osf::log_evidence_field {
+
+inline constexpr std::string_view chain = "chain";  // SHA-256 (hex) of the previous line's bytes
+inline constexpr std::string_view kind = "kind";    // absent on request lines
+inline constexpr std::string_view log_id = "logId"; // start, checkpoint: 32 hex digits
+inline constexpr std::string_view public_key = "publicKey"; // start: Ed25519, base64 of 32 bytes
+inline constexpr std::string_view lines = "lines";         // checkpoint: lines of the run before it
+inline constexpr std::string_view signature = "signature"; // checkpoint: Ed25519, base64
+inline constexpr std::string_view final = "final";         // checkpoint: written at shutdown
+
+inline constexpr std::array<std::string_view, 7> all = {chain, kind,      log_id, public_key,
+                                                        lines, signature, final};
+
+} // namespace osf::log_evidence_field
+
+namespace osf::log_kind {
+
+inline constexpr std::string_view start = "start";           // first line of each proxy run
+inline constexpr std::string_view checkpoint = "checkpoint"; // signs the chain head
+
+inline constexpr std::array<std::string_view, 2> all = {start, checkpoint};
+
+} // namespace osf::log_kind

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -36,6 +37,10 @@ struct ProxyOptions {
     bool log_stdout = false;
     unsigned threads = 1; // 0: one per CPU the process may use (usable_cpus)
     std::chrono::seconds grace{10};
+    // The egress log's signed checkpoints: every so many lines, and every so
+    // many seconds while lines are unsigned (0: only by lines).
+    std::uint64_t checkpoint_lines = 1000;
+    std::chrono::seconds checkpoint_interval{60};
     Limits limits;
 };
 

@@ -117,4 +117,9 @@ void JsonLineWriter::field(std::string_view name, const std::vector<std::string>
     out_.push_back(']');
 }
 
+void JsonLineWriter::field(std::string_view name, bool value) {
+    key(name);
+    out_.append(value ? "true" : "false");
+}
+
 } // namespace osf::log

@@ -28,6 +28,7 @@ public:
     // always with a decimal point ("5.0", "0.125"); non-finite values as 0.0.
     void field(std::string_view name, double value);
     void field(std::string_view name, const std::vector<std::string>& values);
+    void field(std::string_view name, bool value);
 
     // Closes the object and ends the line with '\n'.
     void finish() { out_.append("}\n"); }

@@ -24,6 +24,18 @@ char* two_digits(char* p, unsigned v) {
     return p + 2;
 }
 
+// A field the client controls, cut to `max` bytes (at a UTF-8 character
+// boundary) with cut_marker at the end when longer.
+std::string_view bounded(std::string_view text, std::size_t max, std::string& storage) {
+    if (text.size() <= max) return text;
+    std::size_t keep = max - cut_marker.size();
+    while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80)
+        --keep;
+    storage.assign(text.substr(0, keep));
+    storage.append(cut_marker);
+    return storage;
+}
+
 } // namespace
 
 std::string format_time(std::chrono::system_clock::time_point t) {
@@ -62,14 +74,16 @@ std::string to_json_line(const LogRecord& r) {
     std::string line;
     line.reserve(320);
     JsonLineWriter j(line);
+    std::string cut; // storage of a field cut short
     j.field("time", format_time(r.time));
     j.field("connection", r.connection);
     j.field("client", r.client);
-    j.field("host", r.host);
+    j.field("host", bounded(r.host, max_host_bytes, cut));
     j.field("port", static_cast<std::uint64_t>(r.port));
     j.field("scheme", r.scheme);
-    j.field("method", r.method);
-    j.field("path", std::string_view(r.path).substr(0, r.path.find_first_of("?#")));
+    j.field("method", bounded(r.method, max_method_bytes, cut));
+    j.field("path", bounded(std::string_view(r.path).substr(0, r.path.find_first_of("?#")),
+                            max_path_bytes, cut));
     j.field("outcome", to_string(r.outcome));
     j.field("status", r.status);
     if (r.outcome == Outcome::Refused)
@@ -77,9 +91,9 @@ std::string to_json_line(const LogRecord& r) {
     if (r.outcome == Outcome::Error)
         j.field("error", r.error.empty() ? std::string_view("internal") : r.error);
     if (!r.mcp_server.empty()) j.field("mcpServer", r.mcp_server);
-    if (!r.tool.empty()) j.field("tool", r.tool);
+    if (!r.tool.empty()) j.field("tool", bounded(r.tool, max_tool_bytes, cut));
     if (!r.secrets.empty()) j.field("secrets", r.secrets);
-    if (!r.upgrade.empty()) j.field("upgrade", r.upgrade);
+    if (!r.upgrade.empty()) j.field("upgrade", bounded(r.upgrade, max_method_bytes, cut));
     j.field("bytesUp", r.bytes_up);
     j.field("bytesDown", r.bytes_down);
     j.field("durationMs",

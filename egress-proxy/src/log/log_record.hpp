@@ -38,6 +38,14 @@ struct LogRecord {
     std::int64_t tools_removed = -1;
 };
 
+// Fields a client controls are cut to these many bytes in a line, ending in
+// cut_marker when cut (contracts/egress-log.schema.json's maxLength).
+inline constexpr std::size_t max_host_bytes = 1024;
+inline constexpr std::size_t max_method_bytes = 64;
+inline constexpr std::size_t max_path_bytes = 2048;
+inline constexpr std::size_t max_tool_bytes = 1024;
+inline constexpr std::string_view cut_marker = "[cut]";
+
 // "2026-11-29T18:46:12.123Z"
 std::string format_time(std::chrono::system_clock::time_point t);
 

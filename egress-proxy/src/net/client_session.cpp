@@ -6,6 +6,7 @@
 
 #include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
+#include <boost/url/parse.hpp>
 #include <openssl/ssl.h>
 
 namespace osf::net {
@@ -40,28 +41,46 @@ bool is_quiet_close(const beast::error_code& ec) {
 
 // Reads request heads and handles them until the connection ends. `tunnel`
 // is null on the proxy-facing connection (absolute-form requests, CONNECT).
+// Returns how many requests it handled (each with its own log line).
 template <class Stream>
-asio::awaitable<void> serve_requests(ProxyContext& ctx, Worker& worker, Stream& stream,
-                                     beast::flat_buffer& buffer, ClientRegistration& registration,
-                                     const TunnelTarget* tunnel, const ConnectionInfo& conn);
+asio::awaitable<std::size_t> serve_requests(ProxyContext& ctx, Worker& worker, Stream& stream,
+                                            beast::flat_buffer& buffer,
+                                            ClientRegistration& registration,
+                                            const TunnelTarget* tunnel, const ConnectionInfo& conn);
 
 asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::tcp_stream& stream,
                                      beast::flat_buffer& buffer, ClientRegistration& registration,
                                      http::request_parser<http::empty_body>& head,
                                      const ConnectionInfo& conn);
 
+// A request the proxy cannot read: logged and answered with what was parsed
+// of it (the method and the destination, when the request line got that far).
 template <class Stream>
 asio::awaitable<void> answer_bad_request(ProxyContext& ctx, Stream& stream,
                                          const ConnectionInfo& conn, const TunnelTarget* tunnel,
+                                         const http::request_parser<http::empty_body>& head,
                                          const beast::error_code& ec) {
-    detail::Exchange ex{ctx, {}};
-    ex.rec.time = std::chrono::system_clock::now();
-    ex.rec.connection = conn.id;
-    ex.rec.client = conn.client;
-    ex.rec.method = "";
+    const auto& req = head.get();
+    Exchange ex(ctx, conn, std::string(req.method_string()));
     ex.rec.host = tunnel ? tunnel->host : "";
     ex.rec.port = tunnel ? tunnel->port : 0;
     ex.rec.scheme = tunnel && tunnel->tls ? "https" : "http";
+    if (!tunnel && !req.target().empty()) {
+        if (auto url = boost::urls::parse_absolute_uri(req.target())) {
+            const auto named = policy::canonical_host(url->encoded_host());
+            ex.rec.host = named ? *named : std::string(url->encoded_host());
+            ex.rec.scheme = url->scheme() == "https" ? "https" : "http";
+            ex.rec.path = std::string(url->encoded_path());
+        } else if (req.method() == http::verb::connect) {
+            if (const auto hp = policy::split_host_port(req.target(), 443)) {
+                ex.rec.host = hp->host;
+                ex.rec.port = hp->port;
+            }
+        }
+    } else if (tunnel) {
+        const auto target = req.target();
+        ex.rec.path = std::string(target.substr(0, target.find('?')));
+    }
     const bool too_big = ec == http::error::header_limit;
     co_await detail::refuse(stream, ex,
                             too_big ? http::status::request_header_fields_too_large
@@ -71,12 +90,14 @@ asio::awaitable<void> answer_bad_request(ProxyContext& ctx, Stream& stream,
 }
 
 template <class Stream>
-asio::awaitable<void> serve_requests(ProxyContext& ctx, Worker& worker, Stream& stream,
-                                     beast::flat_buffer& buffer, ClientRegistration& registration,
-                                     const TunnelTarget* tunnel, const ConnectionInfo& conn) {
+asio::awaitable<std::size_t>
+serve_requests(ProxyContext& ctx, Worker& worker, Stream& stream, beast::flat_buffer& buffer,
+               ClientRegistration& registration, const TunnelTarget* tunnel,
+               const ConnectionInfo& conn) {
     bool first = true;
+    std::size_t handled = 0;
     for (;;) {
-        if (ctx.draining.load()) co_return;
+        if (ctx.draining.load()) co_return handled;
         http::request_parser<http::empty_body> head;
         head.header_limit(static_cast<std::uint32_t>(ctx.limits.max_header_bytes));
         head.body_limit(boost::none); // bodies stream; MCP messages get their own limit
@@ -88,28 +109,30 @@ asio::awaitable<void> serve_requests(ProxyContext& ctx, Worker& worker, Stream& 
             // The read below allocates a buffer: an idle tunnel waits without one.
             if (buffer.size() == 0) {
                 auto [wec] = co_await stream.async_wait_readable(use_tuple);
-                if (wec) co_return;
+                if (wec) co_return handled;
             }
         }
         auto [ec, n] = co_await http::async_read_header(stream, buffer, head, use_tuple);
         registration.set_idle(false);
         first = false;
         if (ec) {
-            if (!is_quiet_close(ec)) co_await answer_bad_request(ctx, stream, conn, tunnel, ec);
-            co_return;
+            if (is_quiet_close(ec)) co_return handled;
+            co_await answer_bad_request(ctx, stream, conn, tunnel, head, ec);
+            co_return handled + 1;
         }
+        ++handled;
         if (head.get().method() == http::verb::connect) {
             if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
                 if (!tunnel) {
                     co_await handle_connect(ctx, worker, stream, buffer, registration, head, conn);
-                    co_return;
+                    co_return handled;
                 }
             }
-            co_await answer_bad_request(ctx, stream, conn, tunnel, http::error::bad_method);
-            co_return;
+            co_await answer_bad_request(ctx, stream, conn, tunnel, head, http::error::bad_method);
+            co_return handled;
         }
         const bool keep = co_await handle_request(ctx, worker, stream, buffer, head, tunnel, conn);
-        if (!keep) co_return;
+        if (!keep) co_return handled;
     }
 }
 
@@ -119,11 +142,9 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
                                      beast::flat_buffer& buffer, ClientRegistration& registration,
                                      http::request_parser<http::empty_body>& head,
                                      const ConnectionInfo& conn) {
-    detail::Exchange ex{ctx, {}};
-    ex.rec.time = std::chrono::system_clock::now();
-    ex.rec.connection = conn.id;
-    ex.rec.client = conn.client;
-    ex.rec.method = "CONNECT";
+    // The CONNECT's own line: written when it is refused or fails, or when the
+    // tunnel ends without a single request (which would otherwise leave no trace).
+    Exchange ex(ctx, conn, "CONNECT");
     ex.rec.scheme = "https";
     ex.client_keep = false;
     ex.client_version = head.get().version() == 10 ? 10 : 11;
@@ -161,17 +182,35 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
     static constexpr std::string_view established = "HTTP/1.1 200 Connection established\r\n\r\n";
     stream.expires_after(ctx.limits.idle_timeout);
     auto [wec, wn] = co_await asio::async_write(stream, asio::buffer(established), use_tuple);
-    if (wec) co_return;
+    if (wec) {
+        ex.finish_error(osf::log_error::client_closed, 0);
+        co_return;
+    }
+    ex.responded = true;
+    ex.rec.status = 200;
     OpenGauge tunnels(ctx.metrics.open_tunnels);
+    // The tunnel's requests carry the lines from here; none at all is an error.
+    auto end_tunnel = [&ex](std::size_t requests, std::string_view error) {
+        if (requests > 0)
+            ex.carried_by_requests();
+        else
+            ex.finish_error(error, 200);
+    };
 
     stream.expires_after(ctx.limits.header_timeout);
     auto [dec, is_tls] = co_await beast::async_detect_ssl(stream, buffer, use_tuple);
-    if (dec) co_return;
+    if (dec) {
+        end_tunnel(0, osf::log_error::no_request);
+        co_return;
+    }
     if (!is_tls) {
         // Plain HTTP inside the tunnel (ws:// and http:// through CONNECT) is served
         // like any request; bytes that are not HTTP get a 400 and a log line.
         target.tls = false;
-        co_await serve_requests(ctx, worker, stream, buffer, registration, &target, conn);
+        ex.rec.scheme = "http";
+        const auto requests =
+            co_await serve_requests(ctx, worker, stream, buffer, registration, &target, conn);
+        end_tunnel(requests, osf::log_error::no_request);
         co_return;
     }
 
@@ -190,6 +229,7 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
     if (hec) {
         spdlog::debug("connection {}: TLS handshake with the client failed: {}", conn.id,
                       hec.message());
+        end_tunnel(0, osf::log_error::client_tls);
         co_return;
     }
     if (const char* sni = SSL_get_servername(tls.native_handle(), TLSEXT_NAMETYPE_host_name)) {
@@ -197,7 +237,9 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
         if (!named || *named != target.host)
             target.sni_problem = "the TLS server name (SNI) names another host";
     }
-    co_await serve_requests(ctx, worker, tls, buffer, registration, &target, conn);
+    const auto requests =
+        co_await serve_requests(ctx, worker, tls, buffer, registration, &target, conn);
+    end_tunnel(requests, osf::log_error::no_request);
     tls.shutdown();
 }
 

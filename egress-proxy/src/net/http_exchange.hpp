@@ -7,6 +7,7 @@
 #include "mcp/legacy_transport.hpp"
 #include "mcp/mcp_filter.hpp"
 #include "mcp/session_registry.hpp"
+#include "net/exchange.hpp"
 #include "net/http_framing.hpp"
 #include "net/http_messages.hpp"
 #include "net/proxy_context.hpp"
@@ -16,6 +17,8 @@
 #include "net/upstream.hpp"
 #include "net/worker.hpp"
 #include "policy/host.hpp"
+#include "policy/url_path.hpp"
+#include "secrets/value_masking.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -39,6 +42,7 @@ namespace osf::net {
 
 namespace detail {
 
+using osf::net::Exchange;
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
@@ -84,33 +88,6 @@ beast::error_code parse_arrived(In& in, beast::flat_buffer& buffer, Parser& p) {
     }
 }
 
-struct Exchange {
-    ProxyContext& ctx;
-    log::LogRecord rec;
-    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-    unsigned client_version = 11;
-    bool client_keep = false; // the client may send another request afterwards
-    bool responded = false;   // the client has a response head
-    bool logged = false;      // the line is written: one line per exchange, never two
-
-    bool refused_in_place = false; // a refused MCP call replaced by a ping (legacy transport)
-
-    void finish_log(log::Outcome outcome, int status) {
-        if (logged) return;
-        logged = true;
-        if (refused_in_place && outcome == log::Outcome::Allowed) {
-            outcome = log::Outcome::Refused;
-            rec.refused_by = "mcp-tool";
-        }
-        rec.outcome = outcome;
-        rec.status = status;
-        rec.duration_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count();
-        ctx.write_log(rec);
-    }
-};
-
 // Writes a message held whole in memory: its head and `body` (see MessageFramer).
 template <class Stream, bool isRequest, class Body>
 asio::awaitable<std::tuple<beast::error_code, std::size_t>>
@@ -144,7 +121,7 @@ template <class Client>
 asio::awaitable<bool> refuse(Client& client, Exchange& ex, http::status status,
                              std::string_view reason, const std::string& detail) {
     ex.rec.refused_by = std::string(reason);
-    ex.finish_log(log::Outcome::Refused, static_cast<int>(status));
+    ex.finish(log::Outcome::Refused, static_cast<int>(status));
     co_return co_await answer(client, ex, status, "text/plain; charset=utf-8",
                               refusal_body(ex.rec.host, detail), reason);
 }
@@ -158,11 +135,11 @@ asio::awaitable<bool> fail(Client& client, Exchange& ex, const std::string& erro
     spdlog::warn("connection {}: {} {}:{}: {}", ex.rec.connection, error, ex.rec.host, ex.rec.port,
                  detail);
     if (ex.responded) { // too late for an answer: cut the connection
-        ex.finish_log(log::Outcome::Error, ex.rec.status);
+        ex.finish(log::Outcome::Error, ex.rec.status);
         co_return false;
     }
     ex.client_keep = false;
-    ex.finish_log(log::Outcome::Error, static_cast<int>(status));
+    ex.finish(log::Outcome::Error, static_cast<int>(status));
     co_await answer(client, ex, status, "text/plain; charset=utf-8",
                     "egress-proxy: " + error + ": " + detail + "\n");
     co_return false;
@@ -229,6 +206,24 @@ bool prefill_body(In& in, beast::flat_buffer& in_buffer,
     return !ec && (p.is_done() || p.get().body().size < relay_chunk);
 }
 
+// A URL's port text: digits only, 1 to 65535 (empty means the scheme's default).
+inline bool port_in_range(std::string_view text) {
+    if (text.empty()) return true;
+    if (text.size() > 5) return false;
+    unsigned value = 0;
+    for (const char c : text) {
+        if (c < '0' || c > '9') return false;
+        value = value * 10 + static_cast<unsigned>(c - '0');
+    }
+    return value >= 1 && value <= 65535;
+}
+
+// How a client ended an exchange early: it went away, or sent nothing in time.
+inline std::string_view client_error(const beast::error_code& ec) {
+    return ec == beast::error::timeout ? osf::log_error::client_timeout
+                                       : osf::log_error::client_closed;
+}
+
 // A parse error of the message itself, as opposed to the peer going away.
 inline bool is_malformed_message(const beast::error_code& ec) {
     return ec.category() == http::make_error_code(http::error::bad_chunk).category() &&
@@ -265,6 +260,7 @@ struct OutgoingRequest {
     std::optional<http::request_parser<http::buffer_body>> streamed;
     bool head = false;
     bool websocket = false;
+    std::vector<secrets::EchoForm> echo_forms; // forms of secrets written into it (Basic...)
 };
 
 template <class Client, class Up>
@@ -308,8 +304,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
                 co_return result;
             }
             if (ec && client_side) {
-                ex.rec.error = "client-closed";
-                ex.finish_log(log::Outcome::Error, 0);
+                ex.finish_error(client_error(ec), 0);
                 co_return result;
             }
         }
@@ -353,13 +348,33 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         std::chrono::duration<double>(std::chrono::steady_clock::now() - sent_at).count());
     auto& res = rp.get();
     ex.rec.status = res.result_int();
+    if (res.count(http::field::transfer_encoding) > 1) {
+        // Beast's parser and its header read two fields differently (the parser the
+        // last coding, the header the first): the body's end would be ambiguous.
+        co_await fail(client, ex, std::string(osf::log_error::upstream_protocol),
+                      "the answer has more than one Transfer-Encoding field");
+        co_return result;
+    }
+    if (res.result() == http::status::switching_protocols && !out.websocket) {
+        // Nothing asked for a new protocol (an MCP endpoint is never asked): whatever
+        // follows is not HTTP the proxy can read, and is never relayed.
+        co_await fail(client, ex, std::string(osf::log_error::upstream_protocol),
+                      "the upstream switched protocols without being asked to");
+        co_return result;
+    }
+    // An echoed secret never reaches the sandbox: every form the proxy wrote is
+    // put back to its placeholder, or the answer is refused.
+    if (!ctx.config.secrets.mask_answer_head(res.base(), out.echo_forms)) {
+        ex.client_keep = false;
+        co_await refuse(client, ex, http::status::bad_gateway, policy::reason::secret_echo,
+                        "the answer names a secret in a header field name");
+        co_return result;
+    }
 
     // 3. WebSocket: after the 101, bytes flow both ways untouched until one side closes.
     if (res.result() == http::status::switching_protocols && out.websocket) {
         ex.rec.upgrade = "websocket";
         strip_hop_by_hop(res.base(), true);
-        ctx.config.secrets.restore_placeholders(
-            res.base()); // an echoed real value never reaches the sandbox
         res.version(ex.client_version);
         expire_in(client, idle);
         auto [ec, n] = co_await write_whole(client, res, {}, true);
@@ -377,14 +392,12 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         if (!ec)
             co_await (pump(client, up, idle, ex.rec.bytes_up) ||
                       pump(up, client, idle, ex.rec.bytes_down));
-        ex.finish_log(log::Outcome::Allowed, 101);
+        ex.finish(log::Outcome::Allowed, 101);
         co_return result; // neither side is reused
     }
 
     const bool client_keep = ex.client_keep && !ctx.draining.load();
     strip_hop_by_hop(res.base(), false);
-    ctx.config.secrets.restore_placeholders(
-        res.base()); // an echoed real value never reaches the sandbox
     res.version(ex.client_version);
     const bool bodiless = out.head || res.result_int() == 204 || res.result_int() == 304;
 
@@ -412,7 +425,8 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             ex.responded = true;
             RelayBuffer chunk;
             beast::error_code ec = hec;
-            std::string text; // one output buffer for the whole stream
+            bool upstream_side = false; // the error, if any, came from reading the upstream
+            std::string text;           // one output buffer for the whole stream
             auto send = [&](std::string& piece, bool more) -> asio::awaitable<beast::error_code> {
                 ex.rec.bytes_down += piece.size();
                 expire_in(client, idle);
@@ -432,6 +446,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
                 if (!rec_ec) rec_ec = parse_arrived(up, conn.buffer, rp);
                 if (rec_ec) {
                     ec = rec_ec;
+                    upstream_side = true;
                     break;
                 }
                 const auto got = relay_chunk - rp.get().body().size;
@@ -446,26 +461,35 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             ex.rec.mcp_events_dropped = static_cast<std::int64_t>(filter.events_dropped());
             ex.rec.tools_removed = static_cast<std::int64_t>(filter.tools_removed());
             if (!ec) {
-                ex.finish_log(log::Outcome::Allowed, ex.rec.status); // before the last chunk
+                ex.finish(log::Outcome::Allowed, ex.rec.status); // before the last chunk
                 text.clear();
                 ec = co_await send(text, false);
             }
             if (ec) {
-                ex.rec.error = "upstream-reset";
-                ex.finish_log(log::Outcome::Error, ex.rec.status);
+                ex.finish_error(upstream_side ? osf::log_error::upstream_reset
+                                              : osf::log_error::client_closed,
+                                ex.rec.status);
                 co_return result;
             }
-            ex.finish_log(log::Outcome::Allowed, ex.rec.status);
+            ex.finish(log::Outcome::Allowed, ex.rec.status);
             result.client_keep = client_keep;
             result.upstream_reusable = rp.keep_alive();
             co_return result;
         }
         if (has_body && type == "application/json") {
+            // Beast adds trailer fields to the message it reads into: the head that
+            // goes out is the one checked here, kept aside (trailers are dropped).
+            auto checked_head = res.base();
+            if (rp.content_length() && *rp.content_length() > mcp_policy->max_message_bytes) {
+                // Checked before Beast's string body would reserve what it says.
+                ex.client_keep = false;
+                co_await refuse(client, ex, http::status::bad_gateway,
+                                policy::reason::mcp_unreadable,
+                                "the MCP server's answer is over the size limit");
+                co_return result;
+            }
             http::response_parser<http::string_body> sp{std::move(rp)};
             sp.body_limit(mcp_policy->max_message_bytes);
-            if (const auto length = sp.content_length();
-                length && *length <= mcp_policy->max_message_bytes)
-                sp.get().body().reserve(*length);
             conn.buffer.reserve(read_reserve); // whole TLS records per read, not 512 bytes
             expire_in(up, idle);
             auto [ec, n] = co_await http::async_read(up, conn.buffer, sp, use_tuple);
@@ -483,6 +507,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             }
             const bool reusable = sp.keep_alive();
             auto answer_msg = sp.release();
+            restore_checked_head(answer_msg, std::move(checked_head)); // trailers dropped
             auto filtered = mcp::filter_json_response(*mcp_policy, answer_msg.body());
             if (!filtered) {
                 co_await refuse(client, ex, http::status::bad_gateway,
@@ -496,7 +521,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             answer_msg.keep_alive(client_keep);
             answer_msg.prepare_payload();
             ex.rec.bytes_down = answer_msg.body().size();
-            ex.finish_log(log::Outcome::Allowed, ex.rec.status); // on record before it is answered
+            ex.finish(log::Outcome::Allowed, ex.rec.status); // on record before it is answered
             expire_in(client, idle);
             auto [wec, wn] = co_await write_whole(client, answer_msg, answer_msg.body());
             ex.responded = true;
@@ -523,7 +548,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
     // The allowed line is written before the write that completes the answer, so
     // an answer a client has in full is always on record, even after kill -9.
     const std::function<void()> log_allowed = [&ex] {
-        ex.finish_log(log::Outcome::Allowed, ex.rec.status);
+        ex.finish(log::Outcome::Allowed, ex.rec.status);
     };
     if (rp.is_done()) log_allowed(); // no body follows: the head is the whole answer
     // The head goes out with the first piece of the body when that piece is here
@@ -544,8 +569,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         auto [hec, hn] = co_await asio::async_write(client, framer.next({}, false), use_tuple);
         if (hec) {
             ex.responded = true;
-            ex.rec.error = "client-closed";
-            ex.finish_log(log::Outcome::Error, ex.rec.status);
+            ex.finish_error(osf::log_error::client_closed, ex.rec.status);
             co_return result;
         }
     }
@@ -553,13 +577,14 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
     auto [ec, upstream_side] = co_await relay_body(client, up, conn.buffer, rp, framer, chunk,
                                                    prefilled, idle, ex.rec.bytes_down, log_allowed);
     if (ec) {
-        ex.rec.error = upstream_side
-                           ? (ec == beast::error::timeout ? "upstream-timeout" : "upstream-reset")
-                           : "client-closed";
-        ex.finish_log(log::Outcome::Error, ex.rec.status);
+        ex.finish_error(upstream_side
+                            ? (ec == beast::error::timeout ? osf::log_error::upstream_timeout
+                                                           : osf::log_error::upstream_reset)
+                            : osf::log_error::client_closed,
+                        ex.rec.status);
         co_return result;
     }
-    ex.finish_log(log::Outcome::Allowed, ex.rec.status);
+    ex.finish(log::Outcome::Allowed, ex.rec.status);
     result.client_keep = client_keep && !close_delimited;
     result.upstream_reusable = rp.keep_alive() && !rp.need_eof();
     co_return result;
@@ -576,11 +601,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
                const TunnelTarget* tunnel, const ConnectionInfo& conn) {
     using namespace detail;
     auto& req = head.get();
-    Exchange ex{ctx, {}};
-    ex.rec.time = std::chrono::system_clock::now();
-    ex.rec.connection = conn.id;
-    ex.rec.client = conn.client;
-    ex.rec.method = std::string(req.method_string());
+    Exchange ex(ctx, conn, std::string(req.method_string()));
     ex.client_version = req.version() == 10 ? 10 : 11;
     // A Transfer-Encoding whose last coding is not chunked leaves the body's end
     // undefined: the upstream might frame it differently (RFC 9112 6.3), so it is refused.
@@ -616,8 +637,13 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
                 co_return co_await refuse_request(http::status::bad_request,
                                                   policy::reason::bad_request,
                                                   "the request target is not a path");
-            const auto named_port =
-                url->has_port() ? url->port_number() : (url->scheme() == "http" ? 80 : 443);
+            if (url->has_port() && !port_in_range(url->port()))
+                co_return co_await refuse_request(http::status::bad_request,
+                                                  policy::reason::bad_request,
+                                                  "the port is not a number from 1 to 65535");
+            const auto named_port = url->has_port() && !url->port().empty()
+                                        ? url->port_number()
+                                        : (url->scheme() == "http" ? 80 : 443);
             if (*named != host || named_port != port)
                 co_return co_await refuse_request(
                     http::status::forbidden, policy::reason::host_mismatch,
@@ -642,7 +668,12 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
             co_return co_await refuse_request(http::status::forbidden, policy::reason::bad_host,
                                               "not a valid host name");
         host = *named;
-        port = url->has_port() ? url->port_number() : (upstream_tls ? 443 : 80);
+        if (url->has_port() && !port_in_range(url->port()))
+            co_return co_await refuse_request(http::status::bad_request,
+                                              policy::reason::bad_request,
+                                              "the port is not a number from 1 to 65535");
+        port = url->has_port() && !url->port().empty() ? url->port_number()
+                                                       : (upstream_tls ? 443 : 80);
         ex.rec.port = port;
         if (url->has_userinfo())
             co_return co_await refuse_request(http::status::forbidden, policy::reason::bad_host,
@@ -656,12 +687,25 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
     }
     path = target.substr(0, target.find_first_of("?#"));
     ex.rec.path = path;
+    // A fragment is never part of a request target (RFC 9112 3.2): cut here and
+    // forwarded there, it would make what is checked differ from what is sent.
+    if (target.find('#') != std::string::npos)
+        co_return co_await refuse_request(http::status::bad_request, policy::reason::bad_request,
+                                          "a fragment ('#') in the request target");
+    // Where an MCP endpoint lives, the path must have one reading every server
+    // routes on, or MCP traffic could pass as plain egress.
+    if (ctx.policy.has_mcp_endpoint(host, port))
+        if (const auto why = policy::ambiguous_path(path); !why.empty())
+            co_return co_await refuse_request(http::status::bad_request,
+                                              policy::reason::bad_request,
+                                              std::string(why) + " (a host with an MCP endpoint)");
     if (unframed_coding)
         co_return co_await refuse_request(http::status::bad_request, policy::reason::bad_request,
                                           "a Transfer-Encoding that does not end in chunked");
 
     // The Host header must name the same destination (no domain fronting).
     const auto host_header = req[http::field::host];
+    const bool names_host = !host_header.empty();
     if (host_header.empty()) {
         if (ex.client_version == 11)
             co_return co_await refuse_request(http::status::bad_request,
@@ -685,6 +729,12 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
     const osf::McpServer* mcp_server = ctx.policy.mcp_server_for(host, port, path);
     const mcp::ServerPolicy* mcp_policy = mcp_server ? ctx.mcp_policy(mcp_server->name) : nullptr;
     if (mcp_server) ex.rec.mcp_server = mcp_server->name;
+    // MCP traffic is read message by message: an upgrade (WebSocket, h2c, any
+    // token) would carry tool calls in frames the proxy never reads.
+    if (mcp_server && asks_for_upgrade(req))
+        co_return co_await refuse_request(
+            http::status::forbidden, policy::reason::mcp_upgrade,
+            "an MCP endpoint is not upgraded to another protocol (WebSocket, h2c)");
 
     OutgoingRequest out;
     out.head = req.method() == http::verb::head;
@@ -695,10 +745,16 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
     // One Content-Length, as parsed: equal duplicates ("5, 5") reach the upstream as one.
     if (head.content_length())
         req.set(http::field::content_length, std::to_string(*head.content_length()));
-    if (ctx.policy.substitutes_secrets(host, port))
-        ex.rec.secrets = ctx.config.secrets.substitute(req.base());
+    if (ctx.policy.substitutes_secrets(host, port)) {
+        // A real value goes only to an upstream whose TLS certificate was verified.
+        if (!upstream_tls && ctx.config.secrets.has_placeholder(req.base()))
+            co_return co_await refuse_request(
+                http::status::forbidden, policy::reason::secret_cleartext,
+                "a secret placeholder is substituted only on https:// requests");
+        ex.rec.secrets = ctx.config.secrets.substitute(req.base(), &out.echo_forms);
+    }
     req.target(target);
-    if (!tunnel)
+    if (!tunnel || !names_host) // HTTP/1.0 without Host: the destination it was checked for
         req.set(http::field::host,
                 port == (upstream_tls ? 443 : 80) ? host : host + ":" + std::to_string(port));
     req.version(11);
@@ -711,9 +767,21 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
 
     if (mcp_policy) {
         // MCP: the whole message is read and judged before anything is forwarded.
+        // The head was parsed without a body limit, so Beast will not check a
+        // Content-Length against the one set below (its string body would reserve
+        // whatever it says): checked here, before a byte of the body is read.
+        if (head.content_length() && *head.content_length() > mcp_policy->max_message_bytes) {
+            ex.client_keep = false;
+            co_return co_await refuse(client, ex, http::status::payload_too_large,
+                                      policy::reason::mcp_unreadable,
+                                      "the MCP message is over the size limit");
+        }
         req.set(http::field::accept_encoding, "identity");
         http::request_parser<http::string_body> sp{std::move(head)};
         sp.body_limit(mcp_policy->max_message_bytes);
+        // Beast adds a chunked body's trailer fields to the message it reads into:
+        // the head forwarded is the one checked above, kept aside.
+        auto checked_head = sp.get().base();
         if (has_body) {
             expire_in(client, ctx.limits.idle_timeout);
             auto [ec, n] = co_await http::async_read(client, cbuf, sp, use_tuple);
@@ -723,9 +791,24 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
                                           policy::reason::mcp_unreadable,
                                           "the MCP message is over the size limit");
             }
-            if (ec) co_return false;
+            if (ec && is_malformed_message(ec)) {
+                ex.client_keep = false;
+                co_return co_await refuse(client, ex, http::status::bad_request,
+                                          policy::reason::bad_request,
+                                          "malformed request body: " + ec.message());
+            }
+            if (ec) {
+                ex.finish_error(client_error(ec), 0);
+                co_return false;
+            }
         }
         auto message = sp.release();
+        if (restore_checked_head(message, std::move(checked_head))) {
+            ex.client_keep = false;
+            co_return co_await refuse(client, ex, http::status::bad_request,
+                                      policy::reason::bad_request,
+                                      "trailer fields on an MCP message");
+        }
         if (has_body || message.method() == http::verb::post) {
             auto verdict =
                 mcp::inspect_request(*mcp_policy, message[http::field::content_type],
@@ -745,7 +828,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
                 ex.refused_in_place = true;
             } else if (verdict.action == mcp::RequestVerdict::Action::ReplyJsonRpc) {
                 ex.rec.refused_by = std::string(policy::reason::mcp_tool);
-                ex.finish_log(log::Outcome::Refused, verdict.status);
+                ex.finish(log::Outcome::Refused, verdict.status);
                 co_return co_await answer(client, ex, static_cast<http::status>(verdict.status),
                                           "application/json", std::move(verdict.body),
                                           policy::reason::mcp_tool);
@@ -757,7 +840,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
                 ex.rec.refused_by = verdict.refused_by.empty()
                                         ? std::string(policy::reason::mcp_unreadable)
                                         : verdict.refused_by;
-                ex.finish_log(log::Outcome::Refused, verdict.status);
+                ex.finish(log::Outcome::Refused, verdict.status);
                 co_return co_await answer(client, ex, static_cast<http::status>(verdict.status),
                                           "application/json", std::move(verdict.body),
                                           ex.rec.refused_by);

@@ -1,6 +1,7 @@
 #include "net/http_messages.hpp"
 
 #include <algorithm>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/field.hpp>
 #include <cctype>
 #include <vector>
@@ -24,6 +25,29 @@ std::string lower(std::string_view s) {
     return out;
 }
 
+// "Transfer_Encoding" read as "transfer-encoding": a field some servers (and
+// CGI-style gateways) take for that framing or hop-by-hop field. Dropped, as
+// nginx drops field names with '_' by default.
+bool is_underscore_lookalike(std::string_view name) {
+    if (name.find('_') == std::string_view::npos) return false;
+    std::string dashed = lower(name);
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    static constexpr std::string_view guarded[] = {"content-length",
+                                                   "transfer-encoding",
+                                                   "connection",
+                                                   "keep-alive",
+                                                   "proxy-connection",
+                                                   "proxy-authorization",
+                                                   "proxy-authenticate",
+                                                   "te",
+                                                   "trailer",
+                                                   "upgrade",
+                                                   "host",
+                                                   "expect",
+                                                   "http2-settings"};
+    return std::find(std::begin(guarded), std::end(guarded), dashed) != std::end(guarded);
+}
+
 // Whether `fields` holds anything strip_hop_by_hop removes. One pass over the
 // fields by their parsed names: most messages hold none, and each erase by
 // name below is a case-insensitive lookup of its own.
@@ -39,6 +63,9 @@ bool has_hop_by_hop(const http::fields& fields) {
         case http::field::trailer:
         case http::field::upgrade:
             return true;
+        case http::field::unknown:
+            if (f.name_string().find('_') != std::string_view::npos) return true;
+            break;
         default:
             break;
         }
@@ -69,6 +96,9 @@ void strip_hop_by_hop(http::fields& fields, bool keep_upgrade) {
             value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
         }
     }
+    for (const auto& f : fields)
+        if (f.name() == http::field::unknown && is_underscore_lookalike(f.name_string()))
+            named.emplace_back(f.name_string());
     for (const auto& name : named)
         fields.erase(name);
     fields.erase(http::field::connection);
@@ -85,9 +115,30 @@ void strip_hop_by_hop(http::fields& fields, bool keep_upgrade) {
     }
 }
 
+bool beast_iequals(std::string_view a, std::string_view b) {
+    return boost::beast::iequals(a, b);
+}
+
+bool asks_for_upgrade(const http::fields& fields) {
+    for (const auto& f : fields) {
+        if (f.name() == http::field::upgrade || f.name() == http::field::http2_settings)
+            return true;
+        if (f.name() == http::field::unknown && beast_iequals(f.name_string(), "HTTP2_Settings"))
+            return true;
+        if (f.name() != http::field::connection) continue;
+        std::string_view value = f.value();
+        while (!value.empty()) {
+            const auto comma = value.find(',');
+            if (lower(trim(value.substr(0, comma))) == "upgrade") return true;
+            value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
+        }
+    }
+    return false;
+}
+
 std::string refusal_body(std::string_view host, std::string_view detail) {
     std::string body = "egress-proxy refused ";
-    body.append(host);
+    body.append(host.empty() ? std::string_view("the request") : host);
     body.append(": ");
     body.append(detail);
     body.push_back('\n');

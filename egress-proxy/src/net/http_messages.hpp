@@ -3,13 +3,17 @@
 #pragma once
 
 #include <boost/beast/http/fields.hpp>
+#include <boost/beast/http/message.hpp>
+#include <iterator>
 #include <string>
 #include <string_view>
 
 namespace osf::net {
 
 // Removes hop-by-hop headers (RFC 9110 7.6.1), the ones named in Connection
-// included. With `keep_upgrade` the WebSocket handshake headers stay.
+// included, and fields whose '_' spelling stands for one of them or for a
+// framing field ("Transfer_Encoding"). With `keep_upgrade` the WebSocket
+// handshake headers stay.
 void strip_hop_by_hop(boost::beast::http::fields& fields, bool keep_upgrade);
 
 // The text body of a refusal: "egress-proxy refused <host>: <detail>\n".
@@ -20,6 +24,25 @@ std::string media_type(std::string_view content_type);
 
 // True when a Content-Encoding value means the body is not plain bytes.
 bool is_encoded(std::string_view content_encoding);
+
+// True when the request asks for any protocol upgrade: an Upgrade field (any
+// token list), "upgrade" among the Connection tokens, or HTTP2-Settings (h2c).
+bool asks_for_upgrade(const boost::beast::http::fields& fields);
+
+// Beast adds the trailer fields of a chunked body to the message it parses the
+// body into (after the head was checked). Once a whole body has been read that
+// way: puts back `checked`, the head as it was before the read, and says
+// whether trailer fields had been added.
+template <bool isRequest, class Body>
+bool restore_checked_head(boost::beast::http::message<isRequest, Body>& message,
+                          boost::beast::http::header<isRequest>&& checked) {
+    const auto count = [](const boost::beast::http::fields& f) {
+        return std::distance(f.begin(), f.end());
+    };
+    const bool trailers = count(message.base()) != count(checked);
+    message.base() = std::move(checked);
+    return trailers;
+}
 
 inline constexpr std::string_view refused_by_header = "X-Osf-Refused-By";
 

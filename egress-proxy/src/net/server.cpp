@@ -16,8 +16,10 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <spdlog/spdlog.h>
 #include <thread>
+#include <unistd.h>
 
 namespace osf::net {
 
@@ -99,7 +101,14 @@ ProxyServer::ProxyServer(const config::RuntimeConfig& config)
     ca_options.permitted_names = policy.permitted_names();
     auto authority = ca::CertificateAuthority::create(ca_options);
     auto log = std::make_unique<log::EgressLogWriter>(
-        (std::filesystem::path(options.state_dir) / "egress.jsonl").string(), options.log_stdout);
+        (std::filesystem::path(options.state_dir) / "egress.jsonl").string(), options.log_stdout,
+        options.checkpoint_lines);
+    if (log->truncated_bytes())
+        spdlog::warn("egress log: cut {} byte(s) of a line an earlier run did not finish",
+                     log->truncated_bytes());
+    // Next to ca.crt: the key the log's checkpoints verify against.
+    write_file_atomically(std::filesystem::path(options.state_dir) / "log-key.pub",
+                          log->public_key_pem());
     impl_->ctx = std::make_unique<ProxyContext>(config, make_upstream_context(options.upstream_ca),
                                                 std::move(authority), std::move(log));
     write_file_atomically(std::filesystem::path(options.state_dir) / "ca.crt",
@@ -149,12 +158,38 @@ int ProxyServer::run() {
     im.admin->start();
     asio::co_spawn(im.main_io, im.accept_loop(), asio::detached);
 
+    // SIGUSR1 (handled before listen.json names the pid): sign the log now, for
+    // `egress-proxy log checkpoint` before a copy of the log is taken.
+    asio::signal_set checkpoint_signal(im.main_io, SIGUSR1);
+    std::function<void()> await_checkpoint_signal = [&] {
+        checkpoint_signal.async_wait([&](const boost::system::error_code& ec, int) {
+            if (ec) return;
+            im.ctx->log->checkpoint();
+            await_checkpoint_signal();
+        });
+    };
+    await_checkpoint_signal();
+    // Every checkpoint_interval while lines are unsigned: a crash leaves at most
+    // that much of the log unsigned.
+    asio::steady_timer checkpoint_timer(im.main_io);
+    std::function<void()> schedule_checkpoint = [&] {
+        if (options.checkpoint_interval.count() <= 0) return;
+        checkpoint_timer.expires_after(options.checkpoint_interval);
+        checkpoint_timer.async_wait([&](const boost::system::error_code& ec) {
+            if (ec) return;
+            im.ctx->log->checkpoint();
+            schedule_checkpoint();
+        });
+    };
+    schedule_checkpoint();
+
     im.ctx->own_endpoints = {im.acceptor->local_endpoint(), im.admin->local_endpoint()};
     const auto proxy_at = to_text(im.acceptor->local_endpoint());
     const auto admin_at = to_text(im.admin->local_endpoint());
     // listen.json: where the proxy really listens (ports may be kernel-chosen).
     write_file_atomically(std::filesystem::path(options.state_dir) / "listen.json",
-                          "{\"proxy\":\"" + proxy_at + "\",\"admin\":\"" + admin_at + "\"}\n");
+                          "{\"proxy\":\"" + proxy_at + "\",\"admin\":\"" + admin_at +
+                              "\",\"pid\":" + std::to_string(::getpid()) + "}\n");
     spdlog::info("egress-proxy listening on {} (admin {}), CA certificate {}/ca.crt, egress log {}",
                  proxy_at, admin_at, options.state_dir, im.ctx->log->path());
 
@@ -196,6 +231,7 @@ int ProxyServer::run() {
     guards.clear();
     for (auto& w : im.workers)
         w->thread.join();
+    im.ctx->log->checkpoint(true); // the run's last line: the log ends here
     im.ctx->log->sync();
     if (left > 0) spdlog::warn("grace period over: {} connection(s) cut", left);
     spdlog::info("egress-proxy stopped");

@@ -126,6 +126,15 @@ const osf::McpServer* Policy::mcp_server_for(std::string_view host, std::uint16_
     return nullptr;
 }
 
+bool Policy::has_mcp_endpoint(std::string_view host, std::uint16_t port) const {
+    if (mcp_.empty()) return false; // most requests: nothing to canonicalise for
+    auto canonical = canonical_host(host);
+    if (!canonical) return false;
+    return std::any_of(mcp_.begin(), mcp_.end(), [&](const osf::McpServer& server) {
+        return server.host == *canonical && server.port == port;
+    });
+}
+
 std::vector<std::string> Policy::permitted_names() const {
     std::vector<std::string> names;
     auto add = [&](std::string name) {

@@ -64,6 +64,10 @@ public:
     const osf::McpServer* mcp_server_for(std::string_view host, std::uint16_t port,
                                          std::string_view path) const;
 
+    // True when an MCP server lives on this host and port: there, a request
+    // path must have one unambiguous reading (see ambiguous_path).
+    bool has_mcp_endpoint(std::string_view host, std::uint16_t port) const;
+
     // Names the CA may be constrained to: every egress and MCP host, wildcards
     // as their parent domain ("*.example.com" -> "example.com").
     std::vector<std::string> permitted_names() const;

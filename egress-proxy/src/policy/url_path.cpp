@@ -1,5 +1,7 @@
 #include "policy/url_path.hpp"
 
+#include "text/utf8.hpp"
+
 #include <vector>
 
 namespace osf::policy {
@@ -103,13 +105,92 @@ bool normalized_is_under(std::string_view path, std::string_view prefix) {
     return p.size() == base.size() || p[base.size()] == '/';
 }
 
+// Every escape decoded, whatever byte it stands for, up to an encoded NUL,
+// and '\\' read as '/'.
+std::string fully_decoded(std::string_view path) {
+    std::string out;
+    out.reserve(path.size());
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        char c = path[i];
+        if (c == '%' && i + 2 < path.size() && hex_value(path[i + 1]) >= 0 &&
+            hex_value(path[i + 2]) >= 0) {
+            c = static_cast<char>(hex_value(path[i + 1]) * 16 + hex_value(path[i + 2]));
+            i += 2;
+            if (c == '\0') break; // a server in C reads up to the NUL
+        }
+        out.push_back(c == '\\' ? '/' : c);
+    }
+    return out;
+}
+
+// "/mcp./x " -> "/mcp/x": trailing dots and spaces of each segment dropped
+// ("." and ".." segments kept).
+std::string without_trailing_dots(std::string_view path) {
+    std::string out;
+    out.reserve(path.size());
+    std::size_t start = 0;
+    while (start <= path.size()) {
+        const auto slash = path.find('/', start);
+        const auto end = slash == std::string_view::npos ? path.size() : slash;
+        std::string_view segment = path.substr(start, end - start);
+        if (segment != "." && segment != "..")
+            while (!segment.empty() && (segment.back() == '.' || segment.back() == ' '))
+                segment.remove_suffix(1);
+        out.append(segment);
+        if (slash == std::string_view::npos) break;
+        out.push_back('/');
+        start = slash + 1;
+    }
+    return out;
+}
+
 } // namespace
 
-// Under either reading of ';' (part of the segment, or parameters a server
-// drops): taking a request for MCP traffic by mistake fails closed.
+// Under every reading (see the header): taking a request for MCP traffic by
+// mistake fails closed, the reverse fails open.
 bool path_is_under(std::string_view path, std::string_view prefix) {
-    return normalized_is_under(path, prefix) ||
-           normalized_is_under(without_segment_parameters(path), prefix);
+    path = path.substr(0, path.find_first_of("?#"));
+    for (const std::string& written : {std::string(path), without_segment_parameters(path)}) {
+        if (normalized_is_under(written, prefix)) return true;
+        const std::string decoded = fully_decoded(written);
+        if (normalized_is_under(decoded, prefix) ||
+            normalized_is_under(without_segment_parameters(decoded), prefix) ||
+            normalized_is_under(without_trailing_dots(decoded), prefix) ||
+            normalized_is_under(without_trailing_dots(without_segment_parameters(decoded)), prefix))
+            return true;
+    }
+    return false;
+}
+
+std::string_view ambiguous_path(std::string_view path) {
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        const auto c = static_cast<unsigned char>(path[i]);
+        if (c == '#') return "a fragment ('#') in the request target";
+        if (c == '\\') return "a backslash in the path";
+        if (c < 0x20 || c == 0x7f) return "a control character in the path";
+        if (c != '%') continue;
+        if (i + 2 >= path.size() || hex_value(path[i + 1]) < 0 || hex_value(path[i + 2]) < 0)
+            return "a '%' that is not an escape in the path";
+        const auto byte =
+            static_cast<unsigned char>(hex_value(path[i + 1]) * 16 + hex_value(path[i + 2]));
+        if (byte == '/') return "an encoded '/' in the path";
+        if (byte == '\\') return "an encoded backslash in the path";
+        if (byte == '%') return "an encoded '%' in the path";
+        if (byte < 0x20 || byte == 0x7f) return "an encoded control character (NUL...) in the path";
+    }
+    // Overlong or broken UTF-8 ("%c0%af" is '/' to some old decoders).
+    const std::string decoded = fully_decoded(path);
+    const char* end = decoded.data() + decoded.size();
+    for (const char* p = decoded.data(); p < end;) {
+        if (static_cast<unsigned char>(*p) < 0x80) {
+            ++p;
+            continue;
+        }
+        const auto length = text::utf8_sequence_length(p, end);
+        if (length == 0) return "a byte sequence in the path that is not UTF-8";
+        p += length;
+    }
+    return {};
 }
 
 } // namespace osf::policy

@@ -1,5 +1,6 @@
 #include "secrets/secret_store.hpp"
 
+#include "secrets/basic_auth.hpp"
 #include "secrets/http_get.hpp"
 #include "secrets/placeholder_substitution.hpp"
 #include "secrets/secret_loader.hpp"
@@ -30,7 +31,14 @@ void sort_unique(std::vector<std::string>& names) {
 
 } // namespace
 
-SecretStore::SecretStore(std::vector<Secret> secrets) : secrets_(std::move(secrets)) {}
+SecretStore::SecretStore(std::vector<Secret> secrets) : secrets_(std::move(secrets)) {
+    for (const auto& secret : secrets_) {
+        if (secret.value.empty()) continue;
+        value_forms_.push_back({secret.value, secret.placeholder, secret.name});
+        if (auto encoded = percent_encode(secret.value); encoded != secret.value)
+            value_forms_.push_back({std::move(encoded), secret.placeholder, secret.name});
+    }
+}
 
 SecretStore::Loaded SecretStore::load(const osf::Spec& spec, const SourceEnvironment& env) {
     return load_secrets(spec, env, http_get);
@@ -41,7 +49,18 @@ std::string SecretStore::substitute_value(std::string_view value,
     return substitute_header_value(value, secrets_, used);
 }
 
-std::vector<std::string> SecretStore::substitute(http::fields& headers) const {
+bool SecretStore::has_placeholder(const http::fields& headers) const {
+    if (secrets_.empty()) return false;
+    std::vector<std::string> used;
+    for (const auto& field : headers) {
+        substitute_header_value(field.value(), secrets_, used);
+        if (!used.empty()) return true;
+    }
+    return false;
+}
+
+std::vector<std::string> SecretStore::substitute(http::fields& headers,
+                                                 std::vector<EchoForm>* produced) const {
     std::vector<std::string> used;
     if (secrets_.empty()) return used;
 
@@ -51,6 +70,15 @@ std::vector<std::string> SecretStore::substitute(http::fields& headers) const {
         const auto before = used.size();
         std::string value = substitute_header_value(field.value(), secrets_, used);
         changed = changed || used.size() != before;
+        if (produced && used.size() != before) {
+            // Basic credentials encoded here: an echo of the token is an echo of the value.
+            const auto built = parse_basic(value);
+            const auto sent = parse_basic(field.value());
+            if (built && sent)
+                produced->push_back({value.substr(built->prefix.size()),
+                                     std::string(field.value().substr(sent->prefix.size())),
+                                     used.back()});
+        }
         rebuilt.emplace_back(std::string(field.name_string()), std::move(value));
     }
     if (changed) replace_all(headers, rebuilt);
@@ -81,6 +109,42 @@ std::vector<std::string> SecretStore::restore_placeholders(http::fields& headers
     if (changed) replace_all(headers, rebuilt);
     sort_unique(found);
     return found;
+}
+
+bool SecretStore::mask_answer_head(http::response_header<>& head,
+                                   const std::vector<EchoForm>& produced) const {
+    if (value_forms_.empty()) return true;
+    std::vector<EchoForm> merged; // only when this request had forms of its own
+    std::span<const EchoForm> forms = value_forms_;
+    if (!produced.empty()) {
+        merged = value_forms_;
+        merged.insert(merged.end(), produced.begin(), produced.end());
+        forms = merged;
+    }
+    auto holds_form = [&](std::string_view text) {
+        return std::any_of(forms.begin(), forms.end(), [&](const EchoForm& form) {
+            return text.find(form.real) != std::string_view::npos;
+        });
+    };
+    // One look first: most answers echo nothing and are left as they are.
+    bool echoed = false;
+    for (const auto& field : head) {
+        if (contains_form(field.name_string(), forms)) return false; // a name cannot be rewritten
+        echoed = echoed || holds_form(field.value());
+    }
+    std::vector<std::string> found;
+    if (holds_form(head.reason())) head.reason(mask_forms(head.reason(), forms, found));
+    if (!echoed) return true;
+    std::vector<std::pair<std::string, std::string>> rebuilt;
+    for (const auto& field : head) {
+        const bool framing = field.name() == http::field::content_length ||
+                             field.name() == http::field::transfer_encoding;
+        rebuilt.emplace_back(std::string(field.name_string()),
+                             framing ? std::string(field.value())
+                                     : mask_forms(field.value(), forms, found));
+    }
+    replace_all(head, rebuilt);
+    return true;
 }
 
 } // namespace osf::secrets

@@ -3,8 +3,10 @@
 #pragma once
 
 #include "osf/spec.hpp"
+#include "secrets/value_masking.hpp"
 
 #include <boost/beast/http/fields.hpp>
+#include <boost/beast/http/message.hpp>
 #include <functional>
 #include <optional>
 #include <string>
@@ -41,7 +43,14 @@ public:
     // Replaces every declared placeholder in every header value, including
     // inside `Authorization: Basic` credentials (decoded, replaced,
     // re-encoded). Returns the names substituted, sorted, without repeats.
-    std::vector<std::string> substitute(boost::beast::http::fields& headers) const;
+    // `produced`, when given, receives the forms written that are not a
+    // plain value (the Basic credentials encoded here), for mask_answer_head.
+    std::vector<std::string> substitute(boost::beast::http::fields& headers,
+                                        std::vector<EchoForm>* produced = nullptr) const;
+
+    // True when a header value holds a declared placeholder: substitute()
+    // would write a real value.
+    bool has_placeholder(const boost::beast::http::fields& headers) const;
 
     // Same on one value (for tests and for the WebSocket upgrade request).
     std::string substitute_value(std::string_view value, std::vector<std::string>& used) const;
@@ -56,11 +65,21 @@ public:
     // found, sorted, without repeats. Bodies are not inspected.
     std::vector<std::string> restore_placeholders(boost::beast::http::fields& headers) const;
 
+    // For an answer head: every form of a real value the proxy wrote (the
+    // value, its percent-encoding, and the `produced` forms of this
+    // exchange) is put back to what the sandbox sent, in the status line's
+    // reason phrase and in field values (framing fields aside). False when
+    // a field name holds one: a name cannot be rewritten, the answer must
+    // be refused.
+    bool mask_answer_head(boost::beast::http::response_header<>& head,
+                          const std::vector<EchoForm>& produced) const;
+
     bool empty() const { return secrets_.empty(); }
     const std::vector<Secret>& secrets() const { return secrets_; }
 
 private:
     std::vector<Secret> secrets_;
+    std::vector<EchoForm> value_forms_; // each value and its percent-encoding
 };
 
 struct SecretStore::Loaded {

@@ -96,13 +96,15 @@ class Proxy:
         with open(self.stdout_path, errors="replace") as f:
             return f.read()
 
-    def log_lines(self):
-        """Every egress log line, parsed (raises on a line that is not JSON)."""
+    def log_lines(self, evidence=False):
+        """Every request line of the egress log, parsed (raises on a line that is not
+        JSON); with `evidence`, the start and checkpoint lines too."""
         try:
             with open(self.log_path) as f:
-                return [json.loads(line) for line in f if line.strip()]
+                lines = [json.loads(line) for line in f if line.strip()]
         except FileNotFoundError:
             return []
+        return lines if evidence else [line for line in lines if "kind" not in line]
 
     def wait_for_log(self, predicate, timeout=10):
         deadline = time.monotonic() + timeout

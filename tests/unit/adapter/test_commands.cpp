@@ -20,6 +20,7 @@ namespace {
 
 const std::string kId = "0123456789ab";
 const std::string kPem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+const std::string kLogKeyPem = "-----BEGIN PUBLIC KEY-----\nMCow\n-----END PUBLIC KEY-----\n";
 
 int run(TestContext& t, std::vector<std::string> args) {
     CLI::App app{"sandbox-kubernetes"};
@@ -100,7 +101,7 @@ void healthy_cluster(TestContext& t) {
     t.kubectl.on(kGetEgress, ok(ready_pod().dump()));
     t.kubectl.on(kGetSandboxPod, ok(ready_pod().dump()));
     t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
-    t.kubectl.on(kExecCa, ok(kPem));
+    t.kubectl.on(kExecCa, ok(kPem + kLogKeyPem));
 }
 
 bool cleaned_up(const TestContext& t) {
@@ -226,12 +227,13 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
 
     const auto ca = t.kubectl.find(kExecCa);
     REQUIRE(ca.size() == 1);
-    CHECK(ca[0].args == std::vector<std::string>{"exec", "osf-sandbox-" + kId + "-egress",
-                                                 "--namespace", "default", "-c", "egress-proxy",
-                                                 "--", "/usr/local/bin/egress-proxy", "ca",
-                                                 "--state-dir", "/var/lib/egress-proxy"});
+    CHECK(ca[0].args == std::vector<std::string>{
+                            "exec", "osf-sandbox-" + kId + "-egress", "--namespace", "default",
+                            "-c", "egress-proxy", "--", "/usr/local/bin/egress-proxy", "ca",
+                            "--with-log-key", "--state-dir", "/var/lib/egress-proxy"});
     const json sandbox_side = json::parse(creates[2].input);
-    CHECK(sandbox_side["items"][0]["data"]["egress-ca.crt"] == kPem);
+    CHECK(sandbox_side["items"][0]["data"] ==
+          json({{"egress-ca.crt", kPem}, {"egress-log-key.pub", kLogKeyPem}}));
     CHECK(sandbox_side["items"][3]["kind"] == "SandboxClaim");
     // The default lifetime (8h from 19:00) ends the claim; the pods' backstop is the maximum.
     CHECK(sandbox_side["items"][3]["spec"]["lifecycle"] ==

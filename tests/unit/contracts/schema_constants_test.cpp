@@ -32,7 +32,10 @@ TEST_CASE("log_field names are the egress log schema's properties", "[log_fields
     std::set<std::string> properties;
     for (const auto& [name, _] : log["properties"].items())
         properties.insert(name);
-    CHECK(as_set(osf::log_field::all) == properties);
+    auto fields = as_set(osf::log_field::all);
+    const auto evidence = as_set(osf::log_evidence_field::all);
+    fields.insert(evidence.begin(), evidence.end());
+    CHECK(fields == properties);
     CHECK(log["additionalProperties"] == false);
     for (const auto& required : log["required"])
         CHECK(properties.count(required.get<std::string>()) == 1);
@@ -40,6 +43,7 @@ TEST_CASE("log_field names are the egress log schema's properties", "[log_fields
 
 TEST_CASE("outcome and refusedBy values are the schema's enums", "[log_fields]") {
     const auto log = schema("egress-log.schema.json");
+    CHECK(as_set(osf::log_kind::all) == strings(log["properties"]["kind"]["enum"]));
     CHECK(as_set(osf::outcome::all) == strings(log["properties"]["outcome"]["enum"]));
     CHECK(as_set(osf::refused_by::all) == strings(log["properties"]["refusedBy"]["enum"]));
 }

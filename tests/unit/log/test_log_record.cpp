@@ -166,3 +166,29 @@ TEST_CASE("times are UTC with milliseconds, as gmtime reads them") {
         CHECK(format_time(system_clock::time_point(milliseconds(ms))) == reference_time(ms));
     }
 }
+
+TEST_CASE("fields a client controls are cut with a marker", "[log]") {
+    LogRecord r = sample();
+    r.path = "/" + std::string(5000, 'p');
+    r.host = std::string(3000, 'h');
+    r.method = std::string(100, 'M');
+    r.tool = std::string(1100, 't') + "\xc3\xa9" + std::string(200'000, 't'); // é across the cut
+    r.outcome = Outcome::Refused;
+    r.refused_by = "mcp-tool";
+    const auto line = ordered_json::parse(to_json_line(r));
+    for (const auto& [field, max] :
+         std::vector<std::pair<std::string, std::size_t>>{{"path", max_path_bytes},
+                                                          {"host", max_host_bytes},
+                                                          {"method", max_method_bytes},
+                                                          {"tool", max_tool_bytes}}) {
+        INFO(field);
+        const auto value = line[field].get<std::string>();
+        CHECK(value.size() <= max);
+        CHECK(value.ends_with(cut_marker));
+    }
+    r.tool = std::string(1018, 't') + "\xc3\xa9" + std::string(10, 'x');
+    const auto cut = ordered_json::parse(to_json_line(r))["tool"].get<std::string>();
+    CHECK(cut == std::string(1018, 't') + std::string(cut_marker)); // never half a character
+    r.tool = "search";
+    CHECK(ordered_json::parse(to_json_line(r))["tool"] == "search");
+}

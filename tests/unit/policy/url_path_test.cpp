@@ -47,3 +47,34 @@ TEST_CASE("path_is_under matches at segment boundaries", "[path]") {
     CHECK_FALSE(path_is_under("/", "/mcp"));
     CHECK_FALSE(path_is_under("/other/mcp", "/mcp"));
 }
+
+using osf::policy::ambiguous_path;
+
+// Issue 14, class 6: spellings an origin server routes to /mcp are MCP traffic;
+// spellings with no single reading are reported (and refused on MCP hosts).
+TEST_CASE("spellings of an MCP path", "[path]") {
+    struct Case {
+        std::string path;
+        bool ambiguous;
+        bool under_mcp;
+    };
+    const std::vector<Case> cases = {
+        {"/mcp", false, true},         {"/MCP", false, true},        {"/mcp.", false, true},
+        {"/mcp..", false, true},       {"/mcp%20", false, true},     {"/mcp;x=1", false, true},
+        {"/mcp;/x", false, true},      {"/mcp%3b/", false, true},    {"/%6dcp", false, true},
+        {"/m%63p/", false, true},      {"/x/../mcp", false, true},   {"/x/%2e%2e/mcp", false, true},
+        {"/./mcp", false, true},       {"//mcp", false, true},       {"/mcp/x", false, true},
+        {"/mcp%2f", true, true},       {"/mcp%2F", true, true},      {"/x/..%2fmcp", true, true},
+        {"/x%2f..%2fmcp", true, true}, {"/mcp%5c", true, true},      {"/mcp%5C", true, true},
+        {"/mcp%00", true, true},       {"/mcp%0a", true, false},     {"/mcp%252f", true, false},
+        {"/mcp\\", true, true},        {"/x\\..\\mcp", true, true},  {"/mcp#", true, true},
+        {"/mcp%", true, false},        {"/mcp%zz", true, false},     {"/mcpx", false, false},
+        {"/other", false, false},      {"/other/mcp", false, false}, {"/mc%70x", false, false},
+        {"/a%20b/c", false, false},    {"/x.y/z", false, false},
+    };
+    for (const auto& c : cases) {
+        INFO(c.path);
+        CHECK(ambiguous_path(c.path).empty() == !c.ambiguous);
+        CHECK(path_is_under(c.path, "/mcp") == c.under_mcp);
+    }
+}

@@ -218,3 +218,55 @@ TEST_CASE("the start line survives a rewrite of the fields") {
     CHECK(response.result() == http::status::created);
     CHECK(response["X-Echo"] == "osf-secret-placeholder-TOKEN");
 }
+
+TEST_CASE("every form the proxy wrote is masked in an answer head") {
+    http::request<http::empty_body> request{http::verb::get, "/", 11};
+    const auto sent = osf::secrets::base64_encode("user:osf-secret-placeholder-PASS");
+    request.set(http::field::authorization, "Basic " + sent);
+    std::vector<osf::secrets::EchoForm> produced;
+    CHECK(store().substitute(request.base(), &produced) == std::vector<std::string>{"PASS"});
+    const auto built = osf::secrets::base64_encode("user:p@ss:w0rd");
+    CHECK(request[http::field::authorization] == "Basic " + built);
+    REQUIRE(produced.size() == 1);
+    CHECK(produced[0].real == built);
+    CHECK(produced[0].shown == sent);
+
+    http::response<http::empty_body> response{http::status::unauthorized, 11};
+    response.reason("bad tok-123 here");
+    response.set("X-Echo", "Basic " + built);
+    response.set("WWW-Authenticate", "Basic realm=\"" + built + "\"");
+    response.set("Location", "/?p=p%40ss%3Aw0rd"); // the percent-encoded value
+    response.set("Content-Length", "0");
+    CHECK(store().mask_answer_head(response.base(), produced));
+    CHECK(response.reason() == "bad osf-secret-placeholder-TOKEN here");
+    CHECK(response["X-Echo"] == "Basic " + sent);
+    CHECK(response["WWW-Authenticate"] == "Basic realm=\"" + sent + "\"");
+    CHECK(response["Location"] == "/?p=osf-secret-placeholder-PASS");
+    CHECK(response.result() == http::status::unauthorized);
+}
+
+TEST_CASE("a secret in an answer's field name cannot be masked") {
+    for (const std::string name : {"X-tok-123", "X-TOK-123-Y", "real-a"}) {
+        INFO(name);
+        http::response<http::empty_body> response{http::status::ok, 11};
+        response.set(name, "1");
+        CHECK_FALSE(store().mask_answer_head(response.base(), {}));
+    }
+    http::response<http::empty_body> clean{http::status::ok, 11};
+    clean.set("X-Other", "nothing secret");
+    CHECK(store().mask_answer_head(clean.base(), {}));
+    CHECK(clean["X-Other"] == "nothing secret");
+}
+
+TEST_CASE("has_placeholder finds what substitute would replace") {
+    http::fields plain;
+    plain.insert("X", "osf-secret-placeholder-UNDECLARED");
+    CHECK_FALSE(store().has_placeholder(plain));
+    http::fields raw;
+    raw.insert("X", "a osf-secret-placeholder-TOKEN");
+    CHECK(store().has_placeholder(raw));
+    http::fields basic;
+    basic.insert("Authorization",
+                 "Basic " + osf::secrets::base64_encode("u:osf-secret-placeholder-A"));
+    CHECK(store().has_placeholder(basic));
+}

@@ -1,0 +1,208 @@
+#include "backend/backend_commands.hpp"
+
+#include "commands/command_errors.hpp"
+#include "commands/copy_command.hpp"
+#include "commands/interrupt.hpp"
+#include "commands/register_commands.hpp"
+#include "commands/sandbox_lookup.hpp"
+#include "commands/sandbox_request_reader.hpp"
+#include "commands/snapshot_command.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#ifndef OSF_VERSION
+#define OSF_VERSION "dev"
+#endif
+
+namespace osf::backend {
+
+using commands::UsageError;
+
+namespace {
+
+void guarded(BackendContext& context, const std::function<int()>& body) {
+    context.exit_code = commands::report_errors(context.err, context.program, body);
+}
+
+void setup_create(CLI::App& app, BackendContext& context) {
+    auto spec = std::make_shared<std::string>();
+    auto dry_run = std::make_shared<bool>(false);
+    CLI::App* sub =
+        app.add_subcommand("create", "Start a sandbox from a spec; prints its 12-hex-digit ID");
+    sub->add_option("spec", *spec, "The sandbox spec (JSON)")->required();
+    sub->add_flag("--dry-run", *dry_run, "Print what would be started (JSON) and start nothing");
+    sub->callback([&context, spec, dry_run] {
+        guarded(context, [&] {
+            const auto request = commands::read_sandbox_request(
+                *spec, context.getenv, context.file_exists, context.random_bytes,
+                context.wall_clock());
+            if (*dry_run) {
+                context.out << context.backend.describe(request).dump(2) << "\n";
+                return 0;
+            }
+            context.backend.create(request, context.err);
+            context.out << request.id << std::endl;
+            return 0;
+        });
+    });
+}
+
+void setup_exec(CLI::App& app, BackendContext& context) {
+    auto request = std::make_shared<ExecRequest>();
+    CLI::App* sub = app.add_subcommand(
+        "exec", "Run a command in the sandbox, in /workspace; exits with the command's exit code");
+    sub->add_option("id", request->id, "The sandbox ID (12 hex digits)")->required();
+    sub->add_option("command", request->command, "The command and its arguments, after --")
+        ->required();
+    sub->callback([&context, request] {
+        guarded(context, [&] {
+            ExecRequest checked = *request;
+            checked.id = commands::parse_sandbox_id(request->id);
+            if (checked.command.empty())
+                throw UsageError("exec: no command given (exec <ID> -- <command>...)");
+            checked.terminal = context.terminal;
+            context.out.flush();
+            return context.backend.exec(checked);
+        });
+    });
+}
+
+void setup_copy(CLI::App& app, BackendContext& context) {
+    auto options = std::make_shared<std::pair<std::string, std::string>>();
+    CLI::App* sub = app.add_subcommand("copy", "Copy files into or out of a sandbox: <ID>:<path> "
+                                               "is the sandbox side, relative to /workspace");
+    sub->add_option("from", options->first, "Source: a local path or <ID>:<path>")->required();
+    sub->add_option("to", options->second, "Destination: a local path or <ID>:<path>")->required();
+    sub->callback([&context, options] {
+        guarded(context, [&] {
+            const auto from = commands::parse_copy_endpoint(options->first);
+            const auto to = commands::parse_copy_endpoint(options->second);
+            if (from.id.has_value() == to.id.has_value())
+                throw UsageError("copy: exactly one of <from> and <to> must be <ID>:<path>");
+            if (from.path.empty() || to.path.empty()) throw UsageError("copy: empty path");
+            CopyRequest request;
+            request.into_sandbox = to.id.has_value();
+            request.id = request.into_sandbox ? *to.id : *from.id;
+            request.sandbox_path = request.into_sandbox ? to.path : from.path;
+            request.local_path = request.into_sandbox ? from.path : to.path;
+            context.backend.copy(request);
+            return 0;
+        });
+    });
+}
+
+void setup_snapshot(CLI::App& app, BackendContext& context) {
+    auto id = std::make_shared<std::string>();
+    CLI::App* sub = app.add_subcommand(
+        "snapshot", "Keep a copy of /workspace; prints a template name a spec can start from");
+    sub->add_option("id", *id, "The sandbox ID (12 hex digits)")->required();
+    sub->callback([&context, id] {
+        guarded(context, [&] {
+            const std::string checked = commands::parse_sandbox_id(*id);
+            context.out << context.backend.snapshot(checked,
+                                                    commands::snapshot_stamp(context.wall_clock()))
+                        << std::endl;
+            return 0;
+        });
+    });
+}
+
+void setup_destroy(CLI::App& app, BackendContext& context) {
+    auto id = std::make_shared<std::string>();
+    CLI::App* sub = app.add_subcommand(
+        "destroy", "Remove a sandbox and everything made for it (not its snapshots)");
+    sub->add_option("id", *id, "The sandbox ID (12 hex digits)")->required();
+    sub->callback([&context, id] {
+        guarded(context, [&] {
+            const std::string checked = commands::parse_sandbox_id(*id);
+            context.backend.destroy(checked);
+            context.err << "removed sandbox " << checked << "\n";
+            return 0;
+        });
+    });
+}
+
+void setup_list(CLI::App& app, BackendContext& context) {
+    auto json = std::make_shared<bool>(false);
+    CLI::App* sub =
+        app.add_subcommand("list", "List sandboxes: ID, status, age, image (one line each)");
+    sub->add_flag("--json", *json, "Print a JSON array instead");
+    sub->callback([&context, json] {
+        guarded(context, [&] {
+            const auto rows = context.backend.list();
+            if (*json) {
+                nlohmann::json array = nlohmann::json::array();
+                for (const auto& row : rows)
+                    array.push_back({{"id", row.id},
+                                     {"status", row.status},
+                                     {"created", row.created},
+                                     {"ageSeconds", row.age_seconds},
+                                     {"image", row.image}});
+                context.out << array.dump(2) << "\n";
+                return 0;
+            }
+            std::size_t status_width = 0;
+            for (const auto& row : rows)
+                status_width = std::max(status_width, row.status.size());
+            for (const auto& row : rows) {
+                const std::string age = manifests::format_age(row.age_seconds);
+                context.out << row.id << "  " << row.status
+                            << std::string(status_width - row.status.size(), ' ') << "  " << age
+                            << std::string(age.size() < 4 ? 4 - age.size() : 0, ' ') << "  "
+                            << row.image << "\n";
+            }
+            return 0;
+        });
+    });
+}
+
+void setup_egress_log(CLI::App& app, BackendContext& context) {
+    auto id = std::make_shared<std::string>();
+    CLI::App* sub = app.add_subcommand("egress-log", "Print the sandbox's egress log (JSON lines)");
+    sub->add_option("id", *id, "The sandbox ID (12 hex digits)")->required();
+    sub->callback([&context, id] {
+        guarded(context, [&] {
+            context.backend.egress_log(commands::parse_sandbox_id(*id), context.out);
+            return 0;
+        });
+    });
+}
+
+void setup_gc(CLI::App& app, BackendContext& context) {
+    CLI::App* sub = app.add_subcommand(
+        "gc", "Remove what sandboxes whose supervisor is gone left behind; prints their IDs");
+    sub->callback([&context] {
+        guarded(context, [&] {
+            for (const auto& id : context.backend.gc())
+                context.out << id << "\n";
+            return 0;
+        });
+    });
+}
+
+} // namespace
+
+void register_backend_commands(CLI::App& app, BackendContext& context) {
+    app.require_subcommand(1);
+    app.set_version_flag("--version", context.program + " " + OSF_VERSION);
+    setup_create(app, context);
+    setup_exec(app, context);
+    setup_copy(app, context);
+    setup_snapshot(app, context);
+    setup_destroy(app, context);
+    setup_list(app, context);
+    setup_egress_log(app, context);
+    setup_gc(app, context);
+}
+
+int run_backend_cli(CLI::App& app, BackendContext& context, int argc, const char* const* argv) {
+    if (const auto code =
+            commands::parse_cli(app, context.out, context.err, context.program + ": ", argc, argv))
+        return *code;
+    return context.exit_code;
+}
+
+} // namespace osf::backend

@@ -1,0 +1,38 @@
+// How `exec` talks to a running sandbox. The client connects to the
+// supervisor's control socket and sends one request with its stdin, stdout
+// and stderr attached (SCM_RIGHTS); the supervisor hands the request, the
+// descriptors and the connection itself to the agent inside the sandbox,
+// which runs the command and answers on the connection. Afterwards the client
+// sends one byte per signal to pass on (SIGINT, SIGTERM, SIGHUP); closing the
+// connection kills the command. Pure encoding here.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace osf::backends::local {
+
+struct ExecMessage {
+    std::vector<std::string> command;
+    bool terminal = false;
+    std::string term; // the caller's TERM, given to the command with a terminal
+};
+
+std::string encode_exec_message(const ExecMessage& message);
+// nullopt when the text is not a request (the agent then refuses it).
+std::optional<ExecMessage> decode_exec_message(const std::string& text);
+
+// The answer: the exit code as "exit <n>\n".
+std::string encode_exit(int code);
+std::optional<int> decode_exit(const std::string& text);
+
+// The shell's convention from a waitpid status: the exit status, or 128 +
+// the signal that ended it.
+int exit_code_of(int wait_status);
+
+// Exit codes when the command is not found or cannot be run, as a shell says.
+inline constexpr int kNotFound = 127;
+inline constexpr int kCannotRun = 126;
+
+} // namespace osf::backends::local

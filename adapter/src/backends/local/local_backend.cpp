@@ -1,0 +1,553 @@
+#include "backends/local/local_backend.hpp"
+
+#include "backends/local/cgroup_limits.hpp"
+#include "backends/local/child_process.hpp"
+#include "backends/local/exec_protocol.hpp"
+#include "backends/local/host_mounts.hpp"
+#include "backends/local/proxy_binary.hpp"
+#include "backends/local/sandbox_environment.hpp"
+#include "backends/local/sandbox_store.hpp"
+#include "backends/local/template_choice.hpp"
+#include "backends/local/unix_socket.hpp"
+#include "backends/local/user_namespaces.hpp"
+#include "commands/command_errors.hpp"
+#include "manifests/names.hpp"
+
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace osf::backends::local {
+
+namespace fs = std::filesystem;
+using commands::CommandFailed;
+
+namespace {
+
+// The write end of the pipe exec's signal handlers write to.
+int g_signal_pipe = -1;
+
+void forward_signal(int sig) {
+    const unsigned char byte = static_cast<unsigned char>(sig);
+    [[maybe_unused]] auto ignored = ::write(g_signal_pipe, &byte, 1);
+}
+
+// Runs a host program (tar, cp) with the given stdin and stdout; returns its PID.
+pid_t spawn_host(const std::vector<std::string>& argv, int in, int out, int err = 2) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    if (in != 0) posix_spawn_file_actions_adddup2(&actions, in, 0);
+    if (out != 1) posix_spawn_file_actions_adddup2(&actions, out, 1);
+    if (err != 2) posix_spawn_file_actions_adddup2(&actions, err, 2);
+    std::vector<char*> args;
+    for (const auto& arg : argv)
+        args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = -1;
+    const int error = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (error != 0) throw CommandFailed("cannot run " + argv[0] + ": " + std::strerror(error));
+    return pid;
+}
+
+int wait_exit(pid_t pid) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return exit_code_of(status);
+}
+
+void run_host(const std::vector<std::string>& argv, bool quiet = false) {
+    Fd null(::open("/dev/null", O_WRONLY | O_CLOEXEC));
+    if (wait_exit(spawn_host(argv, 0, quiet ? null.get() : 1)) != 0)
+        throw CommandFailed(argv[0] + " " + argv[1] + " failed (" + argv.back() + ")");
+}
+
+int run_host_quietly(const std::vector<std::string>& argv) {
+    Fd null(::open("/dev/null", O_RDWR | O_CLOEXEC));
+    return wait_exit(spawn_host(argv, null.get(), null.get(), null.get()));
+}
+
+// The program's stdout without its last newline; CommandFailed when it fails.
+std::string run_host_output(const std::vector<std::string>& argv) {
+    std::array<int, 2> pipe{};
+    if (::pipe2(pipe.data(), O_CLOEXEC) != 0)
+        throw CommandFailed(std::string("pipe: ") + std::strerror(errno));
+    Fd read_end(pipe[0]), write_end(pipe[1]);
+    const pid_t pid = spawn_host(argv, 0, write_end.get());
+    write_end = Fd();
+    std::string output;
+    std::array<char, 4096> buffer{};
+    while (true) {
+        const ssize_t got = ::read(read_end.get(), buffer.data(), buffer.size());
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        output.append(buffer.data(), static_cast<std::size_t>(got));
+    }
+    if (wait_exit(pid) != 0) throw CommandFailed(argv[0] + " " + argv[1] + " failed");
+    while (!output.empty() && output.back() == '\n')
+        output.pop_back();
+    return output;
+}
+
+void remove_buildah_container(const std::string& name) {
+    if (!name.empty()) run_host_quietly({"buildah", "rm", name});
+}
+
+std::optional<std::string> read_sysctl(const std::string& name) {
+    std::ifstream file("/proc/sys/" + name);
+    std::string value;
+    if (!(file >> value)) return std::nullopt;
+    return value;
+}
+
+std::string rfc3339(long long seconds) {
+    const std::time_t time = static_cast<std::time_t>(seconds);
+    std::tm utc{};
+    ::gmtime_r(&time, &utc);
+    char text[32];
+    std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+}
+
+Fd open_or_fail(const std::string& path, int flags) {
+    Fd fd(::open(path.c_str(), flags | O_CLOEXEC, 0644));
+    if (!fd) throw CommandFailed("copy: cannot open " + path + ": " + std::strerror(errno));
+    return fd;
+}
+
+std::string base_name(const std::string& path) {
+    std::string trimmed = path;
+    while (trimmed.size() > 1 && trimmed.back() == '/')
+        trimmed.pop_back();
+    return fs::path(trimmed).filename().string();
+}
+
+} // namespace
+
+LocalBackend::LocalBackend(LocalBackendOptions options) : options_(std::move(options)) {}
+
+const std::string& LocalBackend::root() {
+    if (root_.empty()) root_ = state_root(options_.getenv, ::geteuid() == 0);
+    return root_;
+}
+
+SandboxPaths LocalBackend::existing(const std::string& id) {
+    SandboxPaths paths = sandbox_paths(root(), id);
+    if (!fs::is_directory(paths.dir)) throw CommandFailed("no sandbox " + id);
+    return paths;
+}
+
+LocalBackend::ResolvedTemplate
+LocalBackend::resolve_template(const manifests::SandboxRequest& request) {
+    const TemplateLookup lookup{
+        [](const std::string& dir) { return fs::is_directory(dir); },
+        [this](const std::string& name) {
+            return fs::exists(snapshot_dir(root(), name) + "/snapshot.json");
+        },
+        [](const std::string& image) {
+            return find_in_path("buildah", "/usr/local/bin:/usr/bin:/bin") != "" &&
+                   run_host_quietly({"buildah", "inspect", "--type", "image", image}) == 0;
+        }};
+    ResolvedTemplate resolved;
+    resolved.choice = choose_template(request.spec.template_name, lookup);
+    SandboxMeta& meta = resolved.meta;
+    meta.id = request.id;
+    meta.template_name = request.spec.template_name;
+    meta.base = request.spec.template_name;
+    meta.root = "/";
+    meta.created =
+        std::chrono::duration_cast<std::chrono::seconds>(options_.wall_clock().time_since_epoch())
+            .count();
+    if (resolved.choice.kind == TemplateChoice::Kind::Snapshot) {
+        const std::string dir = snapshot_dir(root(), resolved.choice.snapshot);
+        const auto snapshot = read_snapshot_meta(dir + "/snapshot.json");
+        if (!snapshot || snapshot->base.empty())
+            throw CommandFailed("snapshot " + resolved.choice.snapshot + " is unreadable");
+        meta.base = snapshot->base;
+        resolved.snapshot_workspace = dir + "/workspace";
+        resolved.choice = choose_template(meta.base, lookup);
+    }
+    if (resolved.choice.kind == TemplateChoice::Kind::RootDirectory)
+        meta.root = resolved.choice.root_directory;
+    return resolved;
+}
+
+nlohmann::json LocalBackend::describe(const manifests::SandboxRequest& request) {
+    const ResolvedTemplate resolved = resolve_template(request);
+    const SandboxPaths paths = sandbox_paths(root(), request.id);
+    std::string sandbox_root = resolved.meta.root;
+    if (resolved.choice.kind == TemplateChoice::Kind::Image)
+        sandbox_root = "(buildah mount of " + resolved.choice.image + ")";
+    // The descriptor number is the agent's end of the supervisor's channel.
+    const SandboxMounts mounts = read_host_mounts(paths, request, sandbox_root, 3);
+    nlohmann::json proxy_variables = nlohmann::json::array();
+    for (const auto& [name, value] : proxy_environment(request, options_.getenv))
+        proxy_variables.push_back(name); // names only: values may be secrets
+    nlohmann::json limits = nlohmann::json::object();
+    for (const auto& [file, value] : cgroup_values(request.spec))
+        limits[file] = value;
+    std::string proxy = "egress-proxy";
+    try {
+        proxy = find_proxy_binary(options_.getenv);
+    } catch (const std::exception&) {
+    }
+    return {{"id", request.id},
+            {"stateDirectory", paths.dir},
+            {"template", request.spec.template_name},
+            {"base", resolved.meta.base},
+            {"root", sandbox_root},
+            {"snapshotWorkspace", resolved.snapshot_workspace},
+            {"proxy",
+             {{"argv",
+               {proxy, "--spec", paths.spec, "--listen", "127.0.0.1:0", "--admin-listen",
+                "127.0.0.1:0", "--state-dir", paths.proxy_state}},
+              {"variables", proxy_variables}}},
+            {"sandbox", {{"argv", bwrap_arguments(mounts)}}},
+            {"cgroup", limits}};
+}
+
+void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream& progress) {
+    const auto path = options_.getenv("PATH");
+    if (find_in_path("bwrap", path ? *path : "/usr/bin:/bin").empty())
+        throw CommandFailed("bwrap not found in PATH: install bubblewrap (apt-get install "
+                            "bubblewrap)");
+    if (auto problem = user_namespace_problem(::geteuid() == 0,
+                                              {read_sysctl("kernel/unprivileged_userns_clone"),
+                                               read_sysctl("user/max_user_namespaces")}))
+        throw CommandFailed(*problem);
+    auto [choice, meta, snapshot_workspace] = resolve_template(request);
+
+    const SandboxPaths paths = sandbox_paths(root(), request.id);
+    if (fs::exists(paths.dir)) throw CommandFailed("sandbox " + request.id + " already exists");
+    make_private_dirs(root());
+    make_private_dirs(sandboxes_dir(root()));
+    make_private_dirs(paths.dir);
+    progress << "creating sandbox " << request.id << " in " << paths.dir << "\n";
+    pid_t supervisor = -1;
+    auto clean_up = [&] {
+        progress << "removing sandbox " << request.id << "\n";
+        try {
+            stop_supervisor(paths);
+            if (supervisor > 0) ::waitpid(supervisor, nullptr, 0);
+            remove_buildah_container(meta.buildah_container);
+            remove_tree(paths.dir);
+        } catch (const std::exception& e) {
+            progress << options_.program << ": cleanup failed: " << e.what() << "\n";
+        }
+    };
+    try {
+        for (const auto& dir : {paths.workspace, paths.proxy_state, paths.run})
+            make_private_dirs(dir);
+        {
+            std::ofstream spec(paths.spec, std::ios::binary);
+            spec << request.spec_text;
+        }
+        if (choice.kind == TemplateChoice::Kind::Image) {
+            // A working container of the image; its mount is the sandbox's root.
+            meta.buildah_container = "osf-sandbox-" + request.id;
+            run_host({"buildah", "from", "--quiet", "--pull=never", "--name",
+                      meta.buildah_container, choice.image},
+                     true);
+            meta.root = run_host_output({"buildah", "mount", meta.buildah_container});
+        }
+        write_meta(paths.meta, meta);
+        if (!snapshot_workspace.empty())
+            run_host({"cp", "-a", snapshot_workspace + "/.", paths.workspace});
+
+        std::array<int, 2> status{};
+        if (::pipe2(status.data(), O_CLOEXEC) != 0)
+            throw CommandFailed(std::string("pipe: ") + std::strerror(errno));
+        Fd status_read(status[0]);
+        Fd status_write(status[1]);
+        // Taken here and inherited, so that the sandbox is never without a
+        // holder (gc removes sandboxes whose lock is free).
+        Fd lock(::open(paths.lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+        if (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0)
+            throw CommandFailed("cannot lock " + paths.lock + ": " + std::strerror(errno));
+        const std::string status_fd = std::to_string(status_write.get());
+        const std::string lock_fd = std::to_string(lock.get());
+        std::vector<std::string> argv = {"sandbox-local", "__supervise", paths.dir, status_fd,
+                                         lock_fd};
+        std::vector<char*> args;
+        for (auto& arg : argv)
+            args.push_back(arg.data());
+        args.push_back(nullptr);
+        const std::string log = paths.log;
+        const std::string self = options_.self_executable;
+        supervisor = ::fork();
+        if (supervisor < 0) throw CommandFailed(std::string("fork: ") + std::strerror(errno));
+        if (supervisor == 0) {
+            ::setsid(); // no terminal: Ctrl-C after create does not reach it
+            const int in = ::open("/dev/null", O_RDONLY);
+            const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+            ::dup2(in, 0);
+            ::dup2(out, 1);
+            ::dup2(out, 2);
+            ::fcntl(status[1], F_SETFD, 0);
+            ::fcntl(lock.get(), F_SETFD, 0);
+            sigset_t none;
+            sigemptyset(&none);
+            ::sigprocmask(SIG_SETMASK, &none, nullptr);
+            ::execve(self.c_str(), args.data(), environ);
+            ::_exit(127);
+        }
+        status_write = Fd();
+        lock = Fd(); // the supervisor holds it now
+
+        std::string pending;
+        while (true) {
+            if (const int signal = options_.pending_signal ? options_.pending_signal() : 0)
+                throw commands::Interrupted(signal);
+            pollfd poll_status{status_read.get(), POLLIN, 0};
+            if (::poll(&poll_status, 1, 200) <= 0) continue;
+            std::array<char, 4096> buffer{};
+            const ssize_t got = ::read(status_read.get(), buffer.data(), buffer.size());
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) {
+                std::ifstream file(paths.log);
+                std::string line, last;
+                while (std::getline(file, line))
+                    if (!line.empty()) last = line;
+                throw CommandFailed("the sandbox's supervisor exited: " + last);
+            }
+            pending.append(buffer.data(), static_cast<std::size_t>(got));
+            std::size_t newline;
+            while ((newline = pending.find('\n')) != std::string::npos) {
+                const std::string line = pending.substr(0, newline);
+                pending.erase(0, newline + 1);
+                if (line == "ready") return;
+                if (line.starts_with("warning: "))
+                    progress << options_.program << ": " << line << "\n";
+                else if (line.starts_with("error: "))
+                    throw CommandFailed(line.substr(7));
+            }
+        }
+    } catch (...) {
+        clean_up();
+        throw;
+    }
+}
+
+int LocalBackend::run_in_sandbox(const std::string& id, const std::vector<std::string>& command,
+                                 int in, int out, int err, bool terminal) {
+    const SandboxPaths paths = existing(id);
+    if (!supervisor_running(paths))
+        throw CommandFailed("sandbox " + id +
+                            " is not running (its supervisor is gone; gc "
+                            "removes it)");
+    Fd connection;
+    try {
+        connection = connect_unix(paths.control);
+    } catch (const std::exception& e) {
+        throw CommandFailed("sandbox " + id + " does not answer: " + e.what());
+    }
+    ExecMessage message;
+    message.command = command;
+    message.terminal = terminal;
+    if (auto term = options_.getenv("TERM")) message.term = *term;
+    send_with_fds(connection.get(), encode_exec_message(message), {in, out, err});
+
+    // Ctrl-C, SIGTERM and SIGHUP go to the command; closing the connection kills it.
+    std::array<int, 2> signal_pipe{};
+    if (::pipe2(signal_pipe.data(), O_CLOEXEC | O_NONBLOCK) != 0)
+        throw CommandFailed(std::string("pipe: ") + std::strerror(errno));
+    Fd signal_read(signal_pipe[0]);
+    Fd signal_write(signal_pipe[1]);
+    g_signal_pipe = signal_write.get();
+    struct sigaction forward {
+    }, previous[3];
+    forward.sa_handler = forward_signal;
+    sigemptyset(&forward.sa_mask);
+    const int forwarded[3] = {SIGINT, SIGTERM, SIGHUP};
+    for (int i = 0; i < 3; ++i)
+        ::sigaction(forwarded[i], &forward, &previous[i]);
+    auto restore = [&] {
+        for (int i = 0; i < 3; ++i)
+            ::sigaction(forwarded[i], &previous[i], nullptr);
+        g_signal_pipe = -1;
+    };
+
+    std::string answer;
+    while (true) {
+        std::array<pollfd, 2> polls{
+            {{connection.get(), POLLIN, 0}, {signal_read.get(), POLLIN, 0}}};
+        if (::poll(polls.data(), polls.size(), -1) < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        if (polls[1].revents & POLLIN) {
+            std::array<unsigned char, 16> signals{};
+            const ssize_t got = ::read(signal_read.get(), signals.data(), signals.size());
+            if (got > 0) write_all(connection.get(), signals.data(), static_cast<std::size_t>(got));
+        }
+        if (polls[0].revents != 0) {
+            std::array<char, 64> buffer{};
+            const ssize_t got = ::read(connection.get(), buffer.data(), buffer.size());
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) break;
+            answer.append(buffer.data(), static_cast<std::size_t>(got));
+            if (answer.find('\n') != std::string::npos) break;
+        }
+    }
+    restore();
+    if (const auto code = decode_exit(answer)) return *code;
+    throw CommandFailed("sandbox " + id + " went away during exec");
+}
+
+int LocalBackend::exec(const backend::ExecRequest& request) {
+    return run_in_sandbox(request.id, request.command, 0, 1, 2, request.terminal);
+}
+
+void LocalBackend::copy(const backend::CopyRequest& request) {
+    Fd null_in = open_or_fail("/dev/null", O_RDONLY);
+    const std::string& inside = request.sandbox_path;
+    const std::string& local = request.local_path;
+    if (request.into_sandbox) {
+        struct stat info {};
+        if (::stat(local.c_str(), &info) != 0)
+            throw CommandFailed("copy: no " + local + ": " + std::strerror(errno));
+        int code;
+        if (S_ISDIR(info.st_mode)) {
+            std::array<int, 2> pipe{};
+            if (::pipe2(pipe.data(), O_CLOEXEC) != 0)
+                throw CommandFailed(std::string("pipe: ") + std::strerror(errno));
+            Fd read_end(pipe[0]), write_end(pipe[1]);
+            const pid_t tar = spawn_host({"tar", "cf", "-", "-C", local, "."}, 0, write_end.get());
+            write_end = Fd();
+            code = run_in_sandbox(request.id,
+                                  {"sh", "-c",
+                                   "{ [ -d \"$1\" ] || mkdir -- \"$1\"; } && tar xf - -C \"$1\"",
+                                   "sh", inside},
+                                  read_end.get(), 1, 2);
+            read_end = Fd();
+            if (wait_exit(tar) != 0) throw CommandFailed("copy: tar failed reading " + local);
+        } else {
+            Fd file = open_or_fail(local, O_RDONLY);
+            code = run_in_sandbox(request.id,
+                                  {"sh", "-c",
+                                   "if [ -d \"$1\" ]; then cat > \"$1/$2\"; else cat > \"$1\"; fi",
+                                   "sh", inside, base_name(local)},
+                                  file.get(), 1, 2);
+        }
+        if (code != 0)
+            throw CommandFailed("copy: writing " + inside + " in sandbox " + request.id +
+                                " failed");
+        return;
+    }
+    if (run_in_sandbox(request.id, {"test", "-e", inside}, null_in.get(), 1, 2) != 0)
+        throw CommandFailed("copy: no " + inside + " in sandbox " + request.id);
+    const bool directory =
+        run_in_sandbox(request.id, {"test", "-d", inside}, null_in.get(), 1, 2) == 0;
+    int code;
+    if (directory) {
+        std::error_code error;
+        fs::create_directories(local, error);
+        if (error) throw CommandFailed("copy: cannot create " + local + ": " + error.message());
+        std::array<int, 2> pipe{};
+        if (::pipe2(pipe.data(), O_CLOEXEC) != 0)
+            throw CommandFailed(std::string("pipe: ") + std::strerror(errno));
+        Fd read_end(pipe[0]), write_end(pipe[1]);
+        // The host's GNU tar refuses absolute and ".." member names.
+        const pid_t tar =
+            spawn_host({"tar", "xf", "-", "--no-same-owner", "-C", local}, read_end.get(), 1);
+        read_end = Fd();
+        code = run_in_sandbox(request.id, {"tar", "cf", "-", "-C", inside, "."}, null_in.get(),
+                              write_end.get(), 2);
+        write_end = Fd();
+        if (wait_exit(tar) != 0) throw CommandFailed("copy: tar failed writing " + local);
+    } else {
+        const std::string target =
+            fs::is_directory(local) ? local + "/" + base_name(inside) : local;
+        Fd file = open_or_fail(target, O_WRONLY | O_CREAT | O_TRUNC);
+        code = run_in_sandbox(request.id, {"cat", inside}, null_in.get(), file.get(), 2);
+    }
+    if (code != 0)
+        throw CommandFailed("copy: reading " + inside + " in sandbox " + request.id + " failed");
+}
+
+std::string LocalBackend::snapshot(const std::string& id, const std::string& stamp) {
+    const SandboxPaths paths = existing(id);
+    const auto meta = read_meta(paths.meta);
+    if (!meta) throw CommandFailed("sandbox " + id + " has no " + paths.meta);
+    const std::string name = manifests::snapshot_name(id, stamp);
+    const std::string dir = snapshot_dir(root(), name);
+    if (fs::exists(dir)) throw CommandFailed("snapshot " + name + " already exists");
+    make_private_dirs(dir);
+    try {
+        run_host({"cp", "-a", paths.workspace, dir + "/workspace"});
+        write_snapshot_meta(dir + "/snapshot.json", {id, meta->base});
+    } catch (...) {
+        remove_tree(dir);
+        throw;
+    }
+    return name;
+}
+
+void LocalBackend::destroy(const std::string& id) {
+    const SandboxPaths paths = existing(id);
+    stop_supervisor(paths);
+    if (const auto meta = read_meta(paths.meta)) remove_buildah_container(meta->buildah_container);
+    remove_tree(paths.dir);
+}
+
+std::vector<manifests::SandboxRow> LocalBackend::list() {
+    std::vector<manifests::SandboxRow> rows;
+    const long long now =
+        std::chrono::duration_cast<std::chrono::seconds>(options_.wall_clock().time_since_epoch())
+            .count();
+    for (const auto& id : stored_sandbox_ids(root())) {
+        const SandboxPaths paths = sandbox_paths(root(), id);
+        const auto meta = read_meta(paths.meta);
+        manifests::SandboxRow row;
+        row.id = id;
+        row.status = !supervisor_running(paths) ? "Stopped"
+                     : fs::exists(paths.ready)  ? "Ready"
+                                                : "Starting";
+        row.created = meta ? rfc3339(meta->created) : "";
+        row.age_seconds = meta ? std::max(0LL, now - meta->created) : 0;
+        row.image = meta && !meta->template_name.empty() ? meta->template_name : "-";
+        rows.push_back(row);
+    }
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+        return a.age_seconds != b.age_seconds ? a.age_seconds > b.age_seconds : a.id < b.id;
+    });
+    return rows;
+}
+
+void LocalBackend::egress_log(const std::string& id, std::ostream& out) {
+    const SandboxPaths paths = existing(id);
+    std::ifstream log(paths.egress_log(), std::ios::binary);
+    if (log) out << log.rdbuf();
+    out.flush();
+}
+
+std::vector<std::string> LocalBackend::gc() {
+    std::vector<std::string> removed;
+    for (const auto& id : stored_sandbox_ids(root())) {
+        const SandboxPaths paths = sandbox_paths(root(), id);
+        if (supervisor_running(paths)) continue;
+        kill_leftover_processes(paths);
+        if (const auto meta = read_meta(paths.meta))
+            remove_buildah_container(meta->buildah_container);
+        remove_tree(paths.dir);
+        removed.push_back(id);
+    }
+    return removed;
+}
+
+} // namespace osf::backends::local

@@ -1,0 +1,56 @@
+// sandbox-local's backend: each sandbox is a bubblewrap sandbox with its own
+// user, mount, PID, IPC, UTS and network namespaces, held by a supervisor
+// process with the sandbox's egress proxy outside the namespace.
+#pragma once
+
+#include "backend/backend.hpp"
+#include "backends/local/local_layout.hpp"
+#include "backends/local/sandbox_store.hpp"
+#include "backends/local/template_choice.hpp"
+
+#include <chrono>
+#include <functional>
+
+namespace osf::backends::local {
+
+struct LocalBackendOptions {
+    manifests::EnvLookup getenv;
+    std::function<int()> pending_signal;
+    std::function<std::chrono::system_clock::time_point()> wall_clock;
+    std::string self_executable;           // started as the supervisor
+    std::string program = "sandbox-local"; // the prefix of warnings
+};
+
+class LocalBackend : public backend::Backend {
+public:
+    explicit LocalBackend(LocalBackendOptions options);
+
+    nlohmann::json describe(const manifests::SandboxRequest& request) override;
+    void create(const manifests::SandboxRequest& request, std::ostream& progress) override;
+    int exec(const backend::ExecRequest& request) override;
+    void copy(const backend::CopyRequest& request) override;
+    std::string snapshot(const std::string& id, const std::string& stamp) override;
+    void destroy(const std::string& id) override;
+    std::vector<manifests::SandboxRow> list() override;
+    void egress_log(const std::string& id, std::ostream& out) override;
+    std::vector<std::string> gc() override;
+
+private:
+    struct ResolvedTemplate {
+        TemplateChoice choice;
+        SandboxMeta meta;
+        std::string snapshot_workspace; // set when starting from a snapshot
+    };
+    // The spec's template down to what the sandbox runs on; nothing is made.
+    ResolvedTemplate resolve_template(const manifests::SandboxRequest& request);
+    const std::string& root();
+    SandboxPaths existing(const std::string& id);
+    // Runs a command in the sandbox with the given descriptors; the exit code.
+    int run_in_sandbox(const std::string& id, const std::vector<std::string>& command, int in,
+                       int out, int err, bool terminal = false);
+
+    LocalBackendOptions options_;
+    std::string root_;
+};
+
+} // namespace osf::backends::local

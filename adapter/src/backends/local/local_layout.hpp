@@ -1,0 +1,43 @@
+// Where sandbox-local keeps its state: one directory per sandbox and per
+// snapshot below a root chosen from the user and the variables. Pure.
+#pragma once
+
+#include "manifests/settings.hpp"
+
+#include <string>
+
+namespace osf::backends::local {
+
+// The root: OSF_SANDBOX_LOCAL_STATE_DIR when set; /var/lib/osf-sandbox-local
+// for root; $XDG_STATE_HOME/osf-sandbox-local or
+// $HOME/.local/state/osf-sandbox-local for anyone else. Throws
+// manifests::SettingsError when none can be found (no HOME) or the variable is
+// not absolute.
+std::string state_root(const manifests::EnvLookup& getenv, bool is_root);
+
+// The files of one sandbox, all below <root>/sandboxes/<ID>.
+struct SandboxPaths {
+    std::string dir;
+    std::string spec;          // the spec as given: the proxy's --spec
+    std::string meta;          // sandbox.json: template, creation time
+    std::string workspace;     // bound at /workspace
+    std::string proxy_state;   // the proxy's --state-dir: ca.crt, egress.jsonl
+    std::string proxy_output;  // the proxy's stdout and stderr
+    std::string run;           // sockets the sandbox may see (bound under /run/osf)
+    std::string egress_socket; // the proxy as a Unix socket, relayed by the supervisor
+    std::string control;       // exec requests to the supervisor (never inside)
+    std::string lock;          // held by the supervisor while it runs
+    std::string pid;           // the supervisor's process ID
+    std::string ready;         // exists while the sandbox is ready
+    std::string log;           // the supervisor's own messages
+
+    std::string ca() const { return proxy_state + "/ca.crt"; }
+    std::string egress_log() const { return proxy_state + "/egress.jsonl"; }
+};
+
+SandboxPaths sandbox_paths(const std::string& root, const std::string& id);
+std::string sandboxes_dir(const std::string& root);
+std::string snapshots_dir(const std::string& root);
+std::string snapshot_dir(const std::string& root, const std::string& name);
+
+} // namespace osf::backends::local

@@ -1,0 +1,53 @@
+// The state directory's sandboxes and snapshots: their metadata files,
+// whether a sandbox's supervisor still runs (it holds a lock), and removal.
+#pragma once
+
+#include "backends/local/local_layout.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace osf::backends::local {
+
+// sandbox.json
+struct SandboxMeta {
+    std::string id;
+    std::string template_name;     // the spec's `template`, for list
+    std::string base;              // the template beneath a snapshot: host, a directory or an image
+    std::string root;              // "/" (the host template) or a root file system directory
+    std::string buildah_container; // the working container whose mount is `root` (images)
+    long long created = 0;         // seconds since the epoch
+};
+
+void write_meta(const std::string& path, const SandboxMeta& meta);
+std::optional<SandboxMeta> read_meta(const std::string& path);
+
+// snapshot.json: the template a sandbox started from the snapshot runs on.
+struct SnapshotMeta {
+    std::string of;   // the sandbox's ID
+    std::string base; // host, a root file system directory or an image
+};
+void write_snapshot_meta(const std::string& path, const SnapshotMeta& meta);
+std::optional<SnapshotMeta> read_snapshot_meta(const std::string& path);
+
+// True while a process holds the sandbox's lock (its supervisor runs).
+bool supervisor_running(const SandboxPaths& paths);
+
+// The IDs with a directory below <root>/sandboxes (valid IDs only).
+std::vector<std::string> stored_sandbox_ids(const std::string& root);
+
+// SIGTERM to the supervisor, then waits (bounded) for its lock; SIGKILL when
+// it does not let go. Then kills any process whose command line still names
+// the sandbox's directory.
+void stop_supervisor(const SandboxPaths& paths);
+void kill_leftover_processes(const SandboxPaths& paths);
+
+// Removes the directory tree, making read-only directories writable first.
+void remove_tree(const std::string& dir);
+
+// Creates the directory and its parents; a directory it creates gets mode
+// 0700. Throws on failure.
+void make_private_dirs(const std::string& dir);
+
+} // namespace osf::backends::local

@@ -1,0 +1,49 @@
+#include "commands/egress_log_source.hpp"
+
+#include "commands/command_errors.hpp"
+#include "commands/sandbox_lookup.hpp"
+#include "egress_log/log_chain.hpp"
+#include "manifests/egress_objects.hpp"
+#include "manifests/labels.hpp"
+#include "manifests/names.hpp"
+#include "manifests/resources.hpp"
+#include "manifests/sandbox_objects.hpp"
+
+namespace osf::commands {
+
+std::string find_egress_pod(kubectl::Kubectl& kube, const std::string& id) {
+    const auto egress = first_or_no_sandbox(
+        kube.list(manifests::kPods, manifests::role_selector_text(id, manifests::kRoleEgress)), id);
+    return egress.value("metadata", nlohmann::json::object())
+        .value("name", manifests::egress_name(id));
+}
+
+std::string fetch_egress_log(kubectl::Kubectl& kube, const std::string& pod) {
+    return kube.exec_output(
+        pod, manifests::kProxyContainer,
+        {manifests::kProxyBinary, "log", "--state-dir", manifests::kProxyStateDir});
+}
+
+void request_checkpoint(kubectl::Kubectl& kube, const std::string& pod) {
+    kube.exec_output(
+        pod, manifests::kProxyContainer,
+        {manifests::kProxyBinary, "log", "checkpoint", "--state-dir", manifests::kProxyStateDir});
+}
+
+LogKey cluster_log_key(kubectl::Kubectl& kube, const std::string& id) {
+    const auto config = kube.get("configmap", manifests::ca_config_name(id));
+    const std::string pem = config ? config->value("data", nlohmann::json::object())
+                                         .value(manifests::kLogKeyFile, std::string())
+                                   : std::string();
+    if (pem.empty())
+        throw CommandFailed("sandbox " + id + " has no egress log key in ConfigMap " +
+                            manifests::ca_config_name(id) +
+                            " (made by an older sandbox-kubernetes?)");
+    auto key = egress_log::ed25519_key_from_pem(pem);
+    if (!key)
+        throw CommandFailed("the egress log key in ConfigMap " + manifests::ca_config_name(id) +
+                            " is not an Ed25519 public key");
+    return {pem, *key};
+}
+
+} // namespace osf::commands

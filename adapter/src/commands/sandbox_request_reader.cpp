@@ -1,0 +1,65 @@
+#include "commands/sandbox_request_reader.hpp"
+
+#include "commands/command_errors.hpp"
+#include "manifests/lifetime.hpp"
+#include "manifests/sandbox_id.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace osf::commands {
+
+namespace {
+
+std::string read_spec_file(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) throw UsageError("cannot read spec " + path + ": " + std::strerror(errno));
+    std::ostringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+} // namespace
+
+manifests::SandboxRequest read_sandbox_request(const std::string& spec_path,
+                                               const manifests::EnvLookup& getenv,
+                                               const manifests::FileExists& file_exists,
+                                               const RandomBytes& random_bytes,
+                                               std::chrono::system_clock::time_point now) {
+    manifests::SandboxRequest request;
+    request.spec_text = read_spec_file(spec_path);
+    const osf::SpecResult parsed = osf::parse_spec(request.spec_text);
+    if (!parsed.ok()) {
+        // One line per error, each printed with the program's prefix.
+        std::string message;
+        for (const auto& error : parsed.errors)
+            message += (message.empty() ? "" : "\n") + std::string("invalid spec ") + spec_path +
+                       ": " + error.to_string();
+        throw UsageError(message);
+    }
+    request.spec = *parsed.spec;
+    try {
+        request.settings = manifests::read_settings(getenv);
+    } catch (const manifests::SettingsError& e) {
+        throw UsageError(e.what());
+    }
+    auto secrets = manifests::plan_secrets(request.spec, request.settings, getenv, file_exists);
+    if (!secrets.errors.empty()) {
+        std::string message;
+        for (const auto& error : secrets.errors)
+            message += (message.empty() ? "" : "\n") + std::string("cannot resolve ") + error;
+        throw UsageError(message);
+    }
+    request.secrets = secrets.plan;
+    try {
+        request.lifetime = manifests::sandbox_lifetime(request.spec.lifetime, request.settings, now);
+    } catch (const manifests::LifetimeError& e) {
+        throw UsageError("invalid spec " + spec_path + ": $.lifetime: " + e.what());
+    }
+    request.id = manifests::sandbox_id_from_bytes(random_bytes());
+    return request;
+}
+
+} // namespace osf::commands

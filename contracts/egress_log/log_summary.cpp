@@ -1,0 +1,245 @@
+#include "egress_log/log_summary.hpp"
+
+#include "osf/log_fields.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace osf::egress_log {
+
+using nlohmann::json;
+
+namespace {
+
+std::string text_of(const json& line, std::string_view name) {
+    const auto it = line.find(name);
+    return it != line.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::uint64_t count_of(const json& line, std::string_view name) {
+    const auto it = line.find(name);
+    return it != line.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
+}
+
+// Entries of a map, biggest count first, then by name.
+template <class Map, class Count>
+std::vector<typename Map::const_iterator> biggest_first(const Map& map, Count count) {
+    std::vector<typename Map::const_iterator> order;
+    for (auto it = map.begin(); it != map.end(); ++it)
+        order.push_back(it);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](auto a, auto b) { return count(a->second) > count(b->second); });
+    return order;
+}
+
+std::string pad_left(std::string text, std::size_t width) {
+    if (text.size() < width) text.insert(0, width - text.size(), ' ');
+    return text;
+}
+
+std::string host_label(const std::string& host) {
+    return host.empty() ? "(no host)" : host;
+}
+
+std::uint64_t total(const std::map<std::string, std::uint64_t>& by) {
+    std::uint64_t sum = 0;
+    for (const auto& [_, n] : by)
+        sum += n;
+    return sum;
+}
+
+void render_counts_by_host(std::string& out, const CountsByHost& table, const char* title,
+                           const char* empty) {
+    out += title;
+    if (table.empty()) {
+        out += std::string(" ") + empty + "\n";
+        return;
+    }
+    out += "\n";
+    for (auto it : biggest_first(table, total))
+        for (auto host : biggest_first(it->second, [](std::uint64_t n) { return n; }))
+            out += pad_left(std::to_string(host->second), 8) + "  " + it->first + "  " +
+                   host_label(host->first) + "\n";
+}
+
+json counts_by_host_json(const CountsByHost& table, const char* key) {
+    json out = json::array();
+    for (const auto& [name, hosts] : table)
+        for (const auto& [host, n] : hosts)
+            out.push_back({{key, name}, {"host", host}, {"count", n}});
+    return out;
+}
+
+} // namespace
+
+LogSummary summarise_log(std::string_view text, const VerifyReport& verification) {
+    namespace f = osf::log_field;
+    LogSummary s;
+    s.verification = verification;
+    for (const auto raw : whole_lines(text)) {
+        const json line = json::parse(raw, nullptr, false);
+        if (!line.is_object()) {
+            ++s.unreadable_lines;
+            continue;
+        }
+        if (line.contains(osf::log_evidence_field::kind)) continue;
+        ++s.requests;
+        const std::string time = text_of(line, f::time);
+        if (!time.empty()) { // RFC 3339 UTC with a fixed width: text order is time order
+            if (s.first_time.empty() || time < s.first_time) s.first_time = time;
+            if (time > s.last_time) s.last_time = time;
+        }
+        const std::string host = text_of(line, f::host);
+        const std::string outcome = text_of(line, f::outcome);
+        auto& h = s.hosts[host];
+        ++h.requests;
+        h.bytes_up += count_of(line, f::bytes_up);
+        h.bytes_down += count_of(line, f::bytes_down);
+        if (outcome == osf::outcome::allowed) {
+            ++h.allowed;
+            ++s.allowed;
+        } else if (outcome == osf::outcome::refused) {
+            ++h.refused;
+            ++s.refused;
+            ++s.refusals[text_of(line, f::refused_by)][host];
+        } else {
+            ++h.errors;
+            ++s.errors;
+            ++s.failures[text_of(line, f::error)][host];
+        }
+        if (const auto secrets = line.find(f::secrets);
+            secrets != line.end() && secrets->is_array())
+            for (const auto& name : *secrets)
+                if (name.is_string()) ++s.secrets[name.get<std::string>()][host];
+        const std::string server = text_of(line, f::mcp_server);
+        if (!server.empty()) {
+            auto& m = s.mcp[server];
+            m.tools_removed += count_of(line, f::tools_removed);
+            const std::string tool = text_of(line, f::tool);
+            if (!tool.empty()) {
+                if (outcome == osf::outcome::refused)
+                    ++m.refused[tool];
+                else
+                    ++m.called[tool];
+            }
+        }
+    }
+    return s;
+}
+
+std::string render_text(const LogSummary& s) {
+    std::string out;
+    const auto& v = s.verification;
+    out += "chain: ";
+    if (!v.ok) {
+        out += "NOT VERIFIED: " +
+               (v.bad_line ? "line " + std::to_string(v.bad_line) + ": " : std::string()) +
+               v.problem + "\n";
+    } else {
+        out += "verified, " + std::to_string(v.lines) + " lines";
+        if (v.last_checkpoint)
+            out += ", signed through line " + std::to_string(v.last_checkpoint) +
+                   (v.trusted_key ? " by the given key" : " (key named by the log itself)");
+        else
+            out += ", no checkpoint yet";
+        if (v.last_checkpoint < v.lines)
+            out += ", " + std::to_string(v.lines - v.last_checkpoint) +
+                   " unsigned line(s) after the last checkpoint";
+        out += v.ends_final ? ", ended by the final checkpoint\n" : ", no final checkpoint\n";
+    }
+    out += "time: ";
+    out += s.requests ? s.first_time + " to " + s.last_time : std::string("no requests");
+    out += "\nrequests: " + std::to_string(s.requests) + " (" + std::to_string(s.allowed) +
+           " allowed, " + std::to_string(s.refused) + " refused, " + std::to_string(s.errors) +
+           " failed)\n";
+    if (s.unreadable_lines)
+        out += "unreadable lines (not counted): " + std::to_string(s.unreadable_lines) + "\n";
+
+    out += "\nhosts:";
+    if (s.hosts.empty()) {
+        out += " none\n";
+    } else {
+        out += "\n  requests   allowed   refused    failed    bytes up  bytes down  host\n";
+        for (auto it : biggest_first(s.hosts, [](const HostCounts& h) { return h.requests; })) {
+            const auto& h = it->second;
+            out +=
+                pad_left(std::to_string(h.requests), 10) + pad_left(std::to_string(h.allowed), 10) +
+                pad_left(std::to_string(h.refused), 10) + pad_left(std::to_string(h.errors), 10) +
+                pad_left(std::to_string(h.bytes_up), 12) +
+                pad_left(std::to_string(h.bytes_down), 12) + "  " + host_label(it->first) + "\n";
+        }
+    }
+    out += "\n";
+    render_counts_by_host(out, s.refusals, "refusals (count, reason, host):", "none");
+    out += "\n";
+    render_counts_by_host(out, s.failures, "failures (count, error, host):", "none");
+    out += "\n";
+    render_counts_by_host(out, s.secrets, "secrets used (count, secret, host):", "none");
+    out += "\nMCP tools:";
+    if (s.mcp.empty())
+        out += " none\n";
+    else
+        out += "\n";
+    for (const auto& [server, m] : s.mcp) {
+        out += "  " + server + ":";
+        if (m.called.empty() && m.refused.empty()) out += " no tools/call";
+        for (const auto& [tool, n] : m.called)
+            out += " " + tool + " called " + std::to_string(n) + ";";
+        for (const auto& [tool, n] : m.refused)
+            out += " " + tool + " REFUSED " + std::to_string(n) + ";";
+        if (m.tools_removed)
+            out += " " + std::to_string(m.tools_removed) + " tool(s) hidden from tools/list";
+        if (out.back() == ';') out.pop_back();
+        out += "\n";
+    }
+    return out;
+}
+
+json render_json(const LogSummary& s) {
+    const auto& v = s.verification;
+    json verification = {{"ok", v.ok},
+                         {"lines", v.lines},
+                         {"runs", v.runs},
+                         {"checkpoints", v.checkpoints},
+                         {"signedThrough", v.last_checkpoint},
+                         {"unsignedLines", v.lines - std::min(v.lines, v.last_checkpoint)},
+                         {"trustedKey", v.trusted_key},
+                         {"final", v.ends_final},
+                         {"tornTailBytes", v.torn_tail_bytes}};
+    if (!v.ok) {
+        verification["badLine"] = v.bad_line;
+        verification["problem"] = v.problem;
+    }
+    json hosts = json::array();
+    for (const auto& [host, h] : s.hosts)
+        hosts.push_back({{"host", host},
+                         {"requests", h.requests},
+                         {"allowed", h.allowed},
+                         {"refused", h.refused},
+                         {"errors", h.errors},
+                         {"bytesUp", h.bytes_up},
+                         {"bytesDown", h.bytes_down}});
+    json mcp = json::array();
+    for (const auto& [server, m] : s.mcp)
+        mcp.push_back({{"server", server},
+                       {"called", m.called},
+                       {"refused", m.refused},
+                       {"toolsRemoved", m.tools_removed}});
+    json time = json::object();
+    if (s.requests) time = {{"first", s.first_time}, {"last", s.last_time}};
+    return {{"verification", verification},
+            {"time", time},
+            {"requests",
+             {{"total", s.requests},
+              {"allowed", s.allowed},
+              {"refused", s.refused},
+              {"errors", s.errors}}},
+            {"unreadableLines", s.unreadable_lines},
+            {"hosts", hosts},
+            {"refusals", counts_by_host_json(s.refusals, "reason")},
+            {"errors", counts_by_host_json(s.failures, "error")},
+            {"secrets", counts_by_host_json(s.secrets, "secret")},
+            {"mcp", mcp}};
+}
+
+} // namespace osf::egress_log

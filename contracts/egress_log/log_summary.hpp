@@ -1,0 +1,51 @@
+// What a reviewer asks of an egress log first: hosts reached, refusals,
+// secrets used, MCP tools, time range, and whether the chain verified. Pure:
+// built from the log's bytes and the verifier's report.
+#pragma once
+
+#include "egress_log/log_verifier.hpp"
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace osf::egress_log {
+
+struct HostCounts {
+    std::uint64_t requests = 0, allowed = 0, refused = 0, errors = 0;
+    std::uint64_t bytes_up = 0, bytes_down = 0;
+};
+
+struct McpServerCounts {
+    std::map<std::string, std::uint64_t> called;  // tool -> tools/call forwarded
+    std::map<std::string, std::uint64_t> refused; // tool -> tools/call refused
+    std::uint64_t tools_removed = 0;              // from tools/list answers
+};
+
+// host -> count, per reason (or per secret).
+using CountsByHost = std::map<std::string, std::map<std::string, std::uint64_t>>;
+
+struct LogSummary {
+    std::string first_time, last_time; // of request lines
+    std::uint64_t requests = 0, allowed = 0, refused = 0, errors = 0;
+    std::uint64_t unreadable_lines = 0;         // lines that are not JSON objects (not counted)
+    std::map<std::string, HostCounts> hosts;    // by host as logged
+    CountsByHost refusals;                      // reason -> host -> count
+    CountsByHost failures;                      // error -> host -> count
+    CountsByHost secrets;                       // secret name -> host -> count
+    std::map<std::string, McpServerCounts> mcp; // by server name
+    VerifyReport verification;
+};
+
+// Counts request lines (lines without `kind`); start and checkpoint lines are
+// the verifier's.
+LogSummary summarise_log(std::string_view text, const VerifyReport& verification);
+
+// For a terminal: aligned tables, biggest first.
+std::string render_text(const LogSummary& summary);
+// For tools: the same facts (contracts/README.md documents the members).
+nlohmann::json render_json(const LogSummary& summary);
+
+} // namespace osf::egress_log

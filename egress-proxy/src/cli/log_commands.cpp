@@ -1,0 +1,205 @@
+#include "cli/log_commands.hpp"
+
+#include "egress_log/log_chain.hpp"
+#include "egress_log/log_summary.hpp"
+#include "egress_log/log_verifier.hpp"
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <signal.h>
+#include <sstream>
+#include <thread>
+
+namespace osf::cli {
+
+namespace {
+
+// Exit codes (egress-proxy/README.md).
+constexpr int exit_ok = 0;
+constexpr int exit_failure = 1; // nothing to print, a log that does not verify
+constexpr int exit_usage = 2;   // a file that cannot be read, a key that is not one
+
+std::optional<std::string> read_whole(const std::string& path) {
+    if (path == "-") {
+        std::ostringstream out;
+        out << std::cin.rdbuf();
+        return out.str();
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+int print_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        std::cerr << "egress-proxy: no egress log at " << path.string()
+                  << " (is the proxy running with this --state-dir?)\n";
+        return exit_failure;
+    }
+    std::cout << in.rdbuf();
+    std::cout.flush();
+    return exit_ok;
+}
+
+volatile std::sig_atomic_t stop_following = 0;
+
+int follow_file(const std::filesystem::path& path) {
+    std::signal(SIGINT, [](int) { stop_following = 1; });
+    std::signal(SIGTERM, [](int) { stop_following = 1; });
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        std::cerr << "egress-proxy: no egress log at " << path.string() << "\n";
+        return exit_failure;
+    }
+    std::string line;
+    while (!stop_following) {
+        while (std::getline(in, line)) {
+            if (in.eof()) break; // a line still being written: read it whole later
+            std::cout << line << '\n';
+        }
+        std::cout.flush();
+        if (in.eof()) {
+            in.clear();
+            in.seekg(-static_cast<std::streamoff>(line.size()), std::ios::cur);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return exit_ok;
+}
+
+// The key to trust: --pubkey FILE (PEM), or nothing. Exits 2 through nullopt+message.
+struct TrustedKey {
+    std::optional<std::string> key;
+    std::string problem;
+};
+
+TrustedKey read_trusted_key(const std::string& path) {
+    if (path.empty()) return {};
+    const auto pem = read_whole(path);
+    if (!pem) return {std::nullopt, "cannot read --pubkey " + path};
+    auto key = egress_log::ed25519_key_from_pem(*pem);
+    if (!key) return {std::nullopt, "--pubkey " + path + " is not an Ed25519 public key (PEM)"};
+    return {std::move(key), {}};
+}
+
+// Asks the running proxy (its pid from listen.json) to sign its log now, and
+// waits until the checkpoint line is in the file.
+int request_checkpoint(const std::filesystem::path& state_dir, int timeout_seconds) {
+    const auto listen = read_whole((state_dir / "listen.json").string());
+    const auto log_path = state_dir / "egress.jsonl";
+    const auto parsed = listen ? nlohmann::json::parse(*listen, nullptr, false) : nlohmann::json();
+    if (!parsed.is_object() || !parsed.contains("pid") || !parsed["pid"].is_number_integer()) {
+        std::cerr << "egress-proxy: no running proxy named in "
+                  << (state_dir / "listen.json").string() << "\n";
+        return exit_failure;
+    }
+    std::error_code ec;
+    const auto before = std::filesystem::file_size(log_path, ec);
+    if (ec) {
+        std::cerr << "egress-proxy: no egress log at " << log_path.string() << "\n";
+        return exit_failure;
+    }
+    const auto pid = parsed["pid"].get<int>();
+    if (pid <= 0) return exit_failure;
+    if (::kill(pid, SIGUSR1) != 0) {
+        std::cerr << "egress-proxy: the proxy (pid " << pid << ") is not running\n";
+        return exit_failure;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+    while (std::chrono::steady_clock::now() < deadline) {
+        std::ifstream in(log_path, std::ios::binary);
+        in.seekg(static_cast<std::streamoff>(before));
+        std::string line;
+        while (std::getline(in, line))
+            if (!in.eof() && line.find("\"kind\":\"checkpoint\"") != std::string::npos) {
+                std::cout << line << '\n';
+                return exit_ok;
+            }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    std::cerr << "egress-proxy: no checkpoint written within " << timeout_seconds << " s\n";
+    return exit_failure;
+}
+
+} // namespace
+
+LogCommands::LogCommands(CLI::App& app, std::string& state_dir) : state_dir_(state_dir) {
+    log_ = app.add_subcommand("log", "Print the egress log (JSON lines), verify or summarise it");
+    log_->add_option("--state-dir", state_dir_, "The proxy's state directory")
+        ->capture_default_str();
+    log_->add_flag("-f,--follow", follow_, "Keep printing lines as they are written");
+    log_->require_subcommand(0, 1);
+
+    verify_ = log_->add_subcommand(
+        "verify", "Check the log's hash chain and signed checkpoints: exit 0, or 1 naming the "
+                  "first line that does not hold");
+    verify_->add_option("file", file_, "The log (- for standard input)")->required();
+    verify_->add_flag("--require-final", require_final_,
+                      "Also fail (exit 1) unless the log ends with the proxy's final checkpoint "
+                      "(a log cut at a line boundary is otherwise indistinguishable from a "
+                      "proxy killed there)");
+    verify_->add_option("--pubkey", pubkey_,
+                        "The published key (log-key.pub, PEM); the last checkpoint must be "
+                        "signed by it");
+
+    summary_ = log_->add_subcommand(
+        "summary", "Hosts, refusals, secrets, MCP tools, time range and the chain's verdict");
+    summary_->add_option("file", file_, "The log (- for standard input)")->required();
+    summary_->add_option("--pubkey", pubkey_, "The published key (log-key.pub, PEM)");
+    summary_->add_flag("--json", json_, "One JSON object instead of text");
+
+    checkpoint_ = log_->add_subcommand(
+        "checkpoint", "Ask the running proxy to sign its log now; prints the checkpoint line");
+    checkpoint_->add_option("--state-dir", state_dir_, "The proxy's state directory")
+        ->capture_default_str();
+    checkpoint_->add_option("--timeout", timeout_seconds_, "Seconds to wait for the checkpoint")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 600));
+}
+
+std::optional<int> LogCommands::run() const {
+    if (!log_->parsed()) return std::nullopt;
+    const std::filesystem::path state_dir(state_dir_);
+    if (checkpoint_->parsed()) return request_checkpoint(state_dir, timeout_seconds_);
+    if (!verify_->parsed() && !summary_->parsed())
+        return follow_ ? follow_file(state_dir / "egress.jsonl")
+                       : print_file(state_dir / "egress.jsonl");
+
+    const auto trusted = read_trusted_key(pubkey_);
+    if (!trusted.problem.empty()) {
+        std::cerr << "egress-proxy: " << trusted.problem << "\n";
+        return exit_usage;
+    }
+    const auto text = read_whole(file_);
+    if (!text) {
+        std::cerr << "egress-proxy: cannot read " << file_ << "\n";
+        return exit_usage;
+    }
+    const auto report = egress_log::verify_log(*text, trusted.key);
+    const std::string name = file_ == "-" ? "(stdin)" : file_;
+    if (verify_->parsed()) {
+        (report.ok ? std::cout : std::cerr) << egress_log::describe(report, name);
+        if (!report.ok) return exit_failure;
+        if (require_final_ && (!report.ends_final || report.torn_tail_bytes)) {
+            std::cerr << name << ": the log does not end with the proxy's final checkpoint: "
+                      << "lines after line " << report.lines
+                      << " were removed, or the proxy is still running or was killed\n";
+            return exit_failure;
+        }
+        return exit_ok;
+    }
+    const auto summary = egress_log::summarise_log(*text, report);
+    if (json_)
+        std::cout << egress_log::render_json(summary).dump(2) << "\n";
+    else
+        std::cout << egress_log::render_text(summary);
+    return report.ok ? exit_ok : exit_failure;
+}
+
+} // namespace osf::cli

@@ -1,0 +1,80 @@
+// One exchange's egress log line: begun when a request (or a CONNECT) arrives,
+// written exactly once. finish() writes it on the paths that know how the
+// exchange ended; on every other way out (an early return, an exception, a
+// coroutine destroyed at shutdown) the destructor writes it as an error with
+// the reason recorded so far (`rec.error`, else "aborted"). No path can leave
+// an exchange without a line, and no path can write two.
+#pragma once
+
+#include "log/log_record.hpp"
+#include "net/proxy_context.hpp"
+#include "net/session_types.hpp"
+#include "osf/log_fields.hpp"
+
+#include <chrono>
+#include <string>
+
+namespace osf::net {
+
+class Exchange {
+public:
+    Exchange(ProxyContext& context, const ConnectionInfo& conn, std::string method) : ctx(context) {
+        rec.time = std::chrono::system_clock::now();
+        rec.connection = conn.id;
+        rec.client = conn.client;
+        rec.method = std::move(method);
+    }
+    Exchange(const Exchange&) = delete;
+    Exchange& operator=(const Exchange&) = delete;
+    ~Exchange() {
+        if (state_ != State::Open) return;
+        try {
+            if (rec.error.empty()) rec.error = std::string(osf::log_error::aborted);
+            finish(log::Outcome::Error, responded ? rec.status : 0);
+        } catch (...) { // a destructor must not throw; the line is lost only if memory is
+        }
+    }
+
+    ProxyContext& ctx;
+    log::LogRecord rec;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    unsigned client_version = 11;
+    bool client_keep = false;      // the client may send another request afterwards
+    bool responded = false;        // the client has a response head
+    bool refused_in_place = false; // a refused MCP call replaced by a ping (legacy transport)
+
+    // Writes the line (only the first call does anything).
+    void finish(log::Outcome outcome, int status) {
+        if (state_ != State::Open) return;
+        state_ = State::Written;
+        if (refused_in_place && outcome == log::Outcome::Allowed) {
+            outcome = log::Outcome::Refused;
+            rec.refused_by = std::string(osf::refused_by::mcp_tool);
+        }
+        rec.outcome = outcome;
+        rec.status = status;
+        rec.duration_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+        ctx.write_log(rec);
+    }
+
+    // Ends as an error of kind `error`: the client got `status` (0: no answer).
+    void finish_error(std::string_view error, int status) {
+        if (state_ != State::Open) return;
+        rec.error = std::string(error);
+        finish(log::Outcome::Error, status);
+    }
+
+    // This exchange needs no line of its own: an allowed CONNECT whose tunnel
+    // carried requests, each with its own line.
+    void carried_by_requests() { state_ = State::NotLogged; }
+
+    bool finished() const { return state_ != State::Open; }
+
+private:
+    enum class State { Open, Written, NotLogged };
+    State state_ = State::Open;
+};
+
+} // namespace osf::net

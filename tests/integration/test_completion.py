@@ -1,0 +1,49 @@
+"""The bash completion scripts the programs print with --bash-completion (and
+the Debian packages install): sourced into a real bash, asked what follows a
+partly typed command line, as bash asks when the user presses Tab."""
+import subprocess
+
+import pytest
+
+from osftest import adapter_bin, proxy_bin
+
+
+def complete(binary, program, words):
+    """COMPREPLY for `words` (the last one being typed), one per line."""
+    script = subprocess.run([binary, "--bash-completion"], capture_output=True, text=True,
+                            timeout=60, check=True).stdout
+    quoted = " ".join("'" + w.replace("'", "'\\''") + "'" for w in words)
+    driver = (script + f"\nCOMP_WORDS=({quoted})\nCOMP_CWORD={len(words) - 1}\n"
+              "fn=$(complete -p " + program + " | sed -n 's/.* -F \\([^ ]*\\) .*/\\1/p')\n"
+              "$fn\nprintf '%s\\n' \"${COMPREPLY[@]}\"\n")
+    out = subprocess.run(["bash", "--norc", "--noprofile", "-c", driver], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    return [line for line in out.splitlines() if line]
+
+
+@pytest.mark.parametrize("words, expected", [
+    (["sandbox-kubernetes", ""], {"create", "exec", "copy", "snapshot", "destroy", "list",
+                                  "egress-log", "--help", "-h", "--version"}),
+    (["sandbox-kubernetes", "cr"], {"create"}),
+    (["sandbox-kubernetes", "create", "--d"], {"--dry-run"}),
+    (["sandbox-kubernetes", "list", "--"], {"--help", "--json"}),
+])
+def test_adapter_completes_subcommands_and_their_options(words, expected):
+    assert set(complete(adapter_bin(), "sandbox-kubernetes", words)) == expected
+
+
+@pytest.mark.parametrize("words, expected", [
+    (["egress-proxy", "--sp"], {"--spec"}),
+    (["egress-proxy", "--log-"], {"--log-stdout", "--log-level"}),
+    (["egress-proxy", "log", "-"], {"--help", "-h", "--state-dir", "--follow", "-f"}),
+    # after an option that takes a value: nothing of ours, bash completes file names
+    (["egress-proxy", "--spec", ""], set()),
+    # a flag takes no value: the next word is an option again
+    (["egress-proxy", "--log-stdout", "--th"], {"--threads"}),
+])
+def test_proxy_completes_options_and_leaves_values_to_files(words, expected):
+    assert set(complete(proxy_bin(), "egress-proxy", words)) == expected
+
+
+def test_hidden_flag_is_not_offered():
+    assert "--bash-completion" not in complete(proxy_bin(), "egress-proxy", ["egress-proxy", "--"])
