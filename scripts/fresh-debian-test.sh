@@ -28,7 +28,7 @@ if [ "$(id -u)" != 0 ]; then
   exit 2
 fi
 for tool in debootstrap unshare pivot_root findmnt git; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "fresh-debian-test: $tool is missing (apt-get install debootstrap)" >&2; exit 2; }
+  command -v "$tool" >/dev/null 2>&1 || { echo "fresh-debian-test: $tool is missing (Debian packages debootstrap, util-linux, git)" >&2; exit 2; }
 done
 [ $# -le 1 ] || { echo "usage: $0 [WORKDIR]" >&2; exit 2; }
 work=$(realpath -m "${1:-$repo/build/fresh-debian}")
