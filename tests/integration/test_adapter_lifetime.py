@@ -400,8 +400,10 @@ def test_suspend_and_resume_keep_files_and_trust_the_new_proxy(cluster, tmp_path
 
         # The proxy that serves the resumed sandbox has a new CA (made in its memory).
         new_ca = make_ca_pem()
-        kube.set_exec(handlers=[{"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "ca"],
-                                 "stdout": new_ca}] + EXEC_HANDLERS[1:])
+        log_key = EXEC_HANDLERS[0]["stdout"][len(CA_PEM):]  # the egress log's public key, kept
+        kube.set_exec(handlers=[{"image": "*egress-proxy*",
+                                 "command": ["/usr/local/bin/egress-proxy", "ca", "--with-log-key"],
+                                 "stdout": new_ca + log_key}] + EXEC_HANDLERS[1:])
         result = adapter(kube, "resume", sandbox_id, check=0)
         assert result.stderr.endswith(f"resumed sandbox {sandbox_id}\n")
         assert adapter(kube, "exec", sandbox_id, "--", "cat", "/workspace/work.txt", check=0).stdout == "kept\n"

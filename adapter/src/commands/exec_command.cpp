@@ -6,7 +6,6 @@
 #include "kubectl/kubectl_error.hpp"
 #include "manifests/exec_stop.hpp"
 #include "manifests/sandbox_id.hpp"
-#include "manifests/sandbox_objects.hpp"
 #include "manifests/settings.hpp"
 #include "osf/duration.hpp"
 
@@ -29,7 +28,9 @@ std::chrono::seconds exec_timeout(const ExecOptions& options, const manifests::S
 void stop_remote_command(CommandContext& context, kubectl::Kubectl& kube, const std::string& pod,
                          const std::string& marker) {
     kubectl::KubectlCall call;
-    call.args = {"exec", pod, "--namespace", kube.ns(), "-c", manifests::kSandboxContainer, "--"};
+    // No -c: the pod's default-container annotation names the sandbox container
+    // (a named template's first container keeps its own name).
+    call.args = {"exec", pod, "--namespace", kube.ns(), "--"};
     for (auto& arg : manifests::stop_command(marker, manifests::kExecTerminateGrace))
         call.args.push_back(std::move(arg));
     // Bounded too: the script takes the grace and a few seconds at most.

@@ -146,7 +146,7 @@ TEST_CASE("exec --timeout: at the deadline kubectl is stopped, the command kille
     REQUIRE(execs.size() == 2);
     CHECK(execs[0].args[7] == "OSF_EXEC_ID=0123456789ab");
     const std::vector<std::string> stop_prefix = {
-        "exec", "osf-sandbox-" + kId, "--namespace", "default", "-c", "sandbox", "--", "sh", "-c"};
+        "exec", "osf-sandbox-" + kId, "--namespace", "default", "--", "sh", "-c"};
     CHECK(std::equal(stop_prefix.begin(), stop_prefix.end(), execs[1].args.begin()));
     CHECK(execs[1].args[execs[1].args.size() - 2] == "0123456789ab");
     CHECK(execs[1].args.back() == "5");
@@ -277,10 +277,11 @@ TEST_CASE("resume: the egress pod first, its CA into the ConfigMap, then the san
     const json saved = {{"kind", "ConfigMap"},
                         {"data", {{"pod.json", R"({"apiVersion":"v1","kind":"Pod"})"}}}};
     t.kubectl.on({"get", "configmaps", p + "-egress-pod"}, ok(saved.dump()));
-    t.kubectl.on({"exec", p + "-egress"},
-                 ok("-----BEGIN CERTIFICATE-----\nNEW\n-----END CERTIFICATE-----\n"));
+    const std::string cert = "-----BEGIN CERTIFICATE-----\nNEW\n-----END CERTIFICATE-----\n";
+    const std::string key = "-----BEGIN PUBLIC KEY-----\nMCow\n-----END PUBLIC KEY-----\n";
+    t.kubectl.on({"exec", p + "-egress"}, ok(cert + key));
     t.kubectl.on({"get", "sandboxclaims.extensions.agents.x-k8s.io", p}, ok(claim().dump()));
-    CHECK(run(t, {"resume", kId}) == 0);
+    REQUIRE(run(t, {"resume", kId}) == 0);
     CHECK(t.err.str().ends_with("resumed sandbox " + kId + "\n"));
     const auto all = verbs(t);
     const auto at = [&](const std::string& verb) {
@@ -292,10 +293,11 @@ TEST_CASE("resume: the egress pod first, its CA into the ConfigMap, then the san
     CHECK(at("patch sandboxes.agents.x-k8s.io " + p) <
           at("patch sandboxclaims.extensions.agents.x-k8s.io " + p));
     CHECK(at("delete configmaps " + p + "-egress-pod") == static_cast<long>(all.size()) - 1);
-    CHECK(json::parse(t.kubectl.find({"patch", "configmaps"})[0].args.back()) ==
-          json{{"data",
-                {{"egress-ca.crt",
-                  "-----BEGIN CERTIFICATE-----\nNEW\n-----END CERTIFICATE-----\n"}}}});
+    const auto ca_patches = t.kubectl.find({"patch", "configmaps"});
+    REQUIRE(ca_patches.size() == 1);
+    // The new proxy's CA and its egress log key, both republished.
+    CHECK(json::parse(ca_patches[0].args.back()) ==
+          json{{"data", {{"egress-ca.crt", cert}, {"egress-log-key.pub", key}}}});
     CHECK(t.kubectl.find({"patch", "sandboxclaims.extensions.agents.x-k8s.io"})[0].args.back() ==
           R"({"metadata":{"annotations":{"osf.sandbox.suspended-at":null}}})");
 }
