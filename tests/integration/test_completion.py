@@ -23,10 +23,11 @@ def complete(binary, program, words):
 
 @pytest.mark.parametrize("words, expected", [
     (["sandbox-kubernetes", ""], {"create", "exec", "copy", "snapshot", "destroy", "list",
-                                  "egress-log", "--help", "-h", "--version"}),
+                                  "egress-log", "extend", "gc", "suspend", "resume", "--help",
+                                  "-h", "--version"}),
     (["sandbox-kubernetes", "cr"], {"create"}),
     (["sandbox-kubernetes", "create", "--d"], {"--dry-run"}),
-    (["sandbox-kubernetes", "list", "--"], {"--help", "--json"}),
+    (["sandbox-kubernetes", "list", "--"], {"--help", "--json", "--output"}),
 ])
 def test_adapter_completes_subcommands_and_their_options(words, expected):
     assert set(complete(adapter_bin(), "sandbox-kubernetes", words)) == expected
