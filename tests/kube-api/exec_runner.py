@@ -369,6 +369,10 @@ class ExecService:
                     channel = None  # keep draining so the process is not blocked
 
     async def _send_canned(self, ws, canned: dict, argv: list[str], flags: dict) -> None:
+        # As long as a real process takes to start: kubectl's WebSocket client registers its
+        # streams after the handshake, and output sent before that is discarded ("Unknown
+        # stream id 1"), which a loaded machine showed with answers sent at once.
+        await asyncio.sleep(0.1)
         if flags["stdin"]:
             pass  # canned answers ignore stdin
         if canned.get("stdout") and flags["stdout"]:
