@@ -4,7 +4,10 @@
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 using nlohmann::json;
 using osf::testing::fail;
@@ -123,6 +126,75 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
     failing.kubectl.on({"delete"}, fail("Error from server (Forbidden): no\n"));
     CHECK(run(failing, {"gc"}) == 1);
     CHECK_THAT(failing.err.str(), Catch::Contains("cannot remove " + kId));
+}
+
+TEST_CASE("gc --save-logs: a sandbox stays unless its log was kept; existing files never "
+          "overwritten") {
+    namespace fs = std::filesystem;
+    const fs::path dir =
+        fs::temp_directory_path() / ("osf-gc-save-logs-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string other = "bbbbbbbbbbbb";
+    json expired = claim();
+    expired["spec"]["lifecycle"]["shutdownTime"] = "2026-11-29T18:30:00Z";
+    json expired_other = expired;
+    expired_other["metadata"]["labels"]["osf.sandbox.id"] = other;
+    expired_other["metadata"]["name"] = "osf-sandbox-" + other;
+    const std::string both = list_of({expired, expired_other}).dump();
+    const std::string pem = "-----BEGIN PUBLIC KEY-----\n"
+                            "MCowBQYDK2VwAyEAC2SM+2PV64BfZ+NPPYs8Il907pwyIB0eh5X/HiozaLA=\n"
+                            "-----END PUBLIC KEY-----\n";
+    const auto setup = [&](TestContext& t) {
+        t.kubectl.on({"get"}, ok(both));
+        t.kubectl.on(
+            {"get", "pods"},
+            ok(list_of({json{{"metadata", {{"name", "osf-sandbox-" + kId + "-egress"}}}}}).dump()));
+        t.kubectl.on({"get", "configmap"},
+                     ok(json{{"data", {{"egress-log-key.pub", pem}}}}.dump()));
+        t.kubectl.on({"exec"}, ok("not an egress log line\n"));
+    };
+
+    TestContext bad_dir; // not a directory: exit 2 before kubectl is asked anything
+    CHECK(run(bad_dir, {"gc", "--save-logs", (dir / "missing").string()}) == 2);
+    CHECK(bad_dir.err.str() == "sandbox-kubernetes: --save-logs: " + (dir / "missing").string() +
+                                   " is not a directory\n");
+    CHECK(bad_dir.kubectl.calls.empty());
+
+    TestContext dry; // --dry-run saves nothing
+    setup(dry);
+    CHECK(run(dry, {"gc", "--dry-run", "--save-logs", dir.string()}) == 0);
+    CHECK(dry.kubectl.find({"exec"}).empty());
+    CHECK(fs::is_empty(dir));
+
+    // The other sandbox's log is already there: it is skipped, the file untouched.
+    std::ofstream(dir / (other + ".jsonl")) << "kept before\n";
+    TestContext t;
+    setup(t);
+    CHECK(run(t, {"gc", "--save-logs", dir.string()}) == 1);
+    // kId's log was saved with its key, but it does not verify: the sandbox stays.
+    std::ifstream saved(dir / (kId + ".jsonl"));
+    CHECK(std::string(std::istreambuf_iterator<char>(saved), {}) == "not an egress log line\n");
+    std::ifstream key(dir / (kId + ".jsonl.pub"));
+    CHECK(std::string(std::istreambuf_iterator<char>(key), {}) == pem);
+    CHECK_THAT(t.err.str(),
+               Catch::Contains("sandbox-kubernetes: " + kId +
+                               " not removed: its egress log was not kept: saved "
+                               "the egress log to " +
+                               (dir / (kId + ".jsonl")).string() + " but it does not verify"));
+    CHECK_THAT(t.err.str(), Catch::Contains("sandbox-kubernetes: " + other +
+                                            " not removed: " + (dir / (other + ".jsonl")).string() +
+                                            " already exists (a saved log is never "
+                                            "overwritten)\n"));
+    std::ifstream before(dir / (other + ".jsonl"));
+    CHECK(std::string(std::istreambuf_iterator<char>(before), {}) == "kept before\n");
+    CHECK_FALSE(fs::exists(dir / (other + ".jsonl.pub")));
+    CHECK(t.kubectl.find({"delete"}).empty());
+    CHECK(t.out.str().empty());
+    // Every exec was for kId's egress pod (the checkpoint, then the log).
+    CHECK(t.kubectl.find({"exec", "osf-sandbox-" + kId + "-egress"}).size() ==
+          t.kubectl.find({"exec"}).size());
+    fs::remove_all(dir);
 }
 
 TEST_CASE("exec --timeout: at the deadline kubectl is stopped, the command killed, exit 137") {
