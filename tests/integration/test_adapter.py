@@ -764,6 +764,40 @@ def test_destroy_save_log_keeps_a_verified_log_first(cluster, tmp_path):
         assert run.returncode == 0, run.stderr
 
 
+def test_gc_save_logs_keeps_each_verified_log_before_removing(cluster, tmp_path):
+    kube = cluster
+    saved, kept = (create(kube, tmp_path, {"template": "alpine:3"})[0] for _ in range(2))
+    for sandbox_id in (saved, kept):
+        kube.set_pod_state(f"osf-sandbox-{sandbox_id}", "terminated", exitCode=0)
+    kube.wait_for(lambda: all(kube.kubectl_json("get", "pod", f"osf-sandbox-{i}")["status"]["phase"] == "Succeeded"
+                              for i in (saved, kept)), what="both sandbox pods to end")
+    set_log(kube, EGRESS_LOG)
+    logs = tmp_path / "logs"
+    try:
+        result = adapter(kube, "gc", "--save-logs", str(logs), check=2)
+        assert result.stderr == f"sandbox-kubernetes: --save-logs: {logs} is not a directory\n"
+        logs.mkdir()
+        adapter(kube, "gc", "--dry-run", "--save-logs", str(logs), check=0)
+        assert list(logs.iterdir()) == []
+        # A log already saved for `kept` is never overwritten: that sandbox stays.
+        (logs / f"{kept}.jsonl").write_text("saved before")
+        result = adapter(kube, "gc", "--save-logs", str(logs), check=1)
+        assert f"{saved} sandbox pod osf-sandbox-{saved} Succeeded" in result.stdout.splitlines()
+        assert kept not in result.stdout
+        assert f"{logs}/{saved}.jsonl: verified: 7 lines" in result.stderr
+        assert (f"sandbox-kubernetes: {kept} not removed: {logs}/{kept}.jsonl already exists "
+                "(a saved log is never overwritten)") in result.stderr
+        assert (logs / f"{saved}.jsonl").read_text() == EGRESS_LOG
+        assert (logs / f"{saved}.jsonl.pub").read_text() == LOG.public_pem
+        assert (logs / f"{kept}.jsonl").read_text() == "saved before"
+        assert not (logs / f"{kept}.jsonl.pub").exists()
+        kube.wait_for(lambda: labelled(kube, saved) == [], what=f"{saved} removed")
+        assert labelled(kube, kept) != []
+    finally:
+        adapter(kube, "destroy", kept)
+        adapter(kube, "destroy", saved)
+
+
 # -- Pod Security: root mode under baseline, non-root mode under restricted ---------------------
 
 def psa_namespace(kube, name, level):
