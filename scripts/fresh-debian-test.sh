@@ -10,8 +10,8 @@
 #      fresh /run, the root made "/" with pivot_root, so it is no chroot), runs
 #        ./scripts/install-deps.sh            (timed alone; test.sh repeats it as a no-op)
 #        ./scripts/test.sh                    every CTest test once: OSF_SKIP_ASAN=1, OSF_FUZZ_SECONDS=0
-#        ./scripts/run-proxy.sh --check       the proxy alone, up to its "Try it" output and a 403
-#        KEEP=0 ./scripts/run-local-sandbox.sh the main job: a local sandbox, its allowed and
+#        PRESET=default ./scripts/run-proxy.sh --check  the proxy alone, up to its "Try it" output and a 403
+#        PRESET=default KEEP=0 ./scripts/run-local-sandbox.sh  the main job: a local sandbox, its allowed and
 #                                             refused requests in the egress log, then removed
 #   Every mount lives in that namespace and every process in the PID namespace: both
 #   end with the command, whatever happened (the CI machine's mounts are never touched).
@@ -144,13 +144,16 @@ if [ "$failed" = 0 ]; then
   took test.sh
   step "./scripts/run-proxy.sh --check"
   out=$work/run-proxy.out
-  in_root /bin/bash -c 'cd /root/osf-sandbox && ./scripts/run-proxy.sh --check' 2>&1 | tee "$out" || failed=1
+  in_root /bin/bash -c 'cd /root/osf-sandbox && PRESET=default ./scripts/run-proxy.sh --check' 2>&1 | tee "$out" || failed=1
   grep -q '^Try it:' "$out" || { echo "fresh-debian-test: run-proxy.sh printed no 'Try it:'" >&2; failed=1; }
   took "run-proxy.sh --check"
   # The README's main job: a local sandbox; KEEP=0 removes it and its origin at the end.
+  # Both demos use the Debug build test.sh has just made (PRESET=default): a second,
+  # release build would cost CI about 8 minutes, and phase 30 builds the release
+  # flags (the static preset) on this commit anyway.
   step "KEEP=0 ./scripts/run-local-sandbox.sh"
   out=$work/run-local-sandbox.out
-  in_root /bin/bash -c 'cd /root/osf-sandbox && KEEP=0 ./scripts/run-local-sandbox.sh' 2>&1 | tee "$out" || failed=1
+  in_root /bin/bash -c 'cd /root/osf-sandbox && PRESET=default KEEP=0 ./scripts/run-local-sandbox.sh' 2>&1 | tee "$out" || failed=1
   for expected in '"outcome":"allowed"' '"outcome":"refused"' '^Done (KEEP=0'; do
     grep -q "$expected" "$out" || { echo "fresh-debian-test: run-local-sandbox.sh printed no $expected" >&2; failed=1; }
   done

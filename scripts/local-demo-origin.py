@@ -1,12 +1,22 @@
 #!/usr/bin/python3
 """The HTTPS origin of scripts/run-local-sandbox.sh: serves on 127.0.0.1 (a
 kernel-chosen port, written to --port-file) and answers every request with a
-JSON echo of what it received: method, path, and the Authorization header, so
-the demo can show which value of a secret reached the origin."""
+JSON account of what it received: method, path, and which Authorization
+reached it: the placeholder, or a real value, named by its SHA-256 prefix only,
+so that the answer (which the sandbox reads) never carries the secret itself."""
 import argparse
+import hashlib
 import http.server
 import json
 import ssl
+
+
+def describe(value):
+    if value is None:
+        return None
+    if "osf-secret-placeholder-" in value:
+        return "the placeholder (not substituted)"
+    return "a real value, sha256 " + hashlib.sha256(value.encode()).hexdigest()[:12]
 
 
 class Echo(http.server.BaseHTTPRequestHandler):
@@ -17,7 +27,7 @@ class Echo(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         body = json.dumps({"origin": "api.demo.test", "method": self.command, "path": self.path,
-                           "authorization": self.headers.get("Authorization")}).encode() + b"\n"
+                           "authorization": describe(self.headers.get("Authorization"))}).encode() + b"\n"
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))

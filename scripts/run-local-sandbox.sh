@@ -50,6 +50,8 @@ show() { printf '\n$ sandbox-local exec %s -- %s\n' "$id" "$1"; "$bin" exec "$id
 printf '\nsandbox %s is ready (spec %s); inside it:\n' "$id" "$spec"
 show "echo \$DEMO_TOKEN                                     # a placeholder: the real value stays outside"
 show "curl -sS -H \"Authorization: Bearer \$DEMO_TOKEN\" https://api.demo.test:$port/hello   # allowed: the proxy swapped the secret in"
+printf '(outside the sandbox, "Bearer <the real DEMO_TOKEN>" has sha256 %s)\n' \
+  "$(printf 'Bearer %s' "$OSF_SECRET_DEMO_TOKEN" | sha256sum | cut -c1-12)"
 show "curl -sS -o /dev/null -w '%{http_connect}\\n' https://other.demo.test:$port/   # not in egress: 403"
 show "curl -sS --noproxy '*' --max-time 5 https://127.0.0.1:$port/ 2>&1   # around the proxy: nowhere to go"
 show "ip -o link | cut -d' ' -f2                          # the network namespace has only loopback"

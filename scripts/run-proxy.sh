@@ -2,7 +2,7 @@
 # The main job: installs what is needed, builds the proxy (release preset) and
 # runs it standalone with an example spec, printing where its CA certificate is
 # and a curl command that goes through it. Ctrl-C stops it (SIGINT drains).
-#   SPEC=path/to/spec.json LISTEN=127.0.0.1:8080 ADMIN=127.0.0.1:9090 ./scripts/run-proxy.sh
+#   SPEC=path/to/spec.json LISTEN=127.0.0.1:8080 ADMIN=127.0.0.1:9090 PRESET=release ./scripts/run-proxy.sh
 #   ./scripts/run-proxy.sh --check   the same, then checks that the proxy refuses a host the
 #                                    spec does not allow (403) and stops it: exit 0 when it did (CI)
 set -euo pipefail
@@ -15,13 +15,14 @@ case "${1:-}" in
 esac
 repo=$PWD
 if [ "$(id -u)" = 0 ]; then ./scripts/install-deps.sh >/dev/null; fi
-cmake --preset release >/dev/null
-cmake --build --preset release --target egress-proxy -j"$(nproc)" >/dev/null
+preset=${PRESET:-release}
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" --target egress-proxy -j"$(nproc)" >/dev/null
 spec=${SPEC:-$repo/examples/standalone-spec.json}
 listen=${LISTEN:-127.0.0.1:8080}
 admin=${ADMIN:-127.0.0.1:9090}
 state=${STATE_DIR:-$repo/egress-state}
-bin=$repo/build/release/egress-proxy/egress-proxy
+bin=$repo/build/$preset/egress-proxy/egress-proxy
 mkdir -p "$state"
 rm -f "$state/listen.json" # a previous run's: wait for this run's
 "$bin" --spec "$spec" --listen "$listen" --admin-listen "$admin" --state-dir "$state" &
