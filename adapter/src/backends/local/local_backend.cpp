@@ -429,9 +429,12 @@ void LocalBackend::copy(const backend::CopyRequest& request) {
             Fd read_end(pipe[0]), write_end(pipe[1]);
             const pid_t tar = spawn_host({"tar", "cf", "-", "-C", local, "."}, 0, write_end.get());
             write_end = Fd();
+            // --no-same-owner: copied files belong to the sandbox's user; the host's
+            // owners mean nothing inside (and an unmapped one fails in a user namespace).
             code = run_in_sandbox(request.id,
                                   {"sh", "-c",
-                                   "{ [ -d \"$1\" ] || mkdir -- \"$1\"; } && tar xf - -C \"$1\"",
+                                   "{ [ -d \"$1\" ] || mkdir -- \"$1\"; } && "
+                                   "tar xf - --no-same-owner -C \"$1\"",
                                    "sh", inside},
                                   read_end.get(), 1, 2);
             read_end = Fd();
