@@ -36,9 +36,9 @@ void setup_create(CLI::App& app, BackendContext& context) {
     sub->add_flag("--dry-run", *dry_run, "Print what would be started (JSON) and start nothing");
     sub->callback([&context, spec, dry_run] {
         guarded(context, [&] {
-            const auto request = commands::read_sandbox_request(
-                *spec, context.getenv, context.file_exists, context.random_bytes,
-                context.wall_clock());
+            const auto request =
+                commands::read_sandbox_request(*spec, context.getenv, context.file_exists,
+                                               context.random_bytes, context.wall_clock());
             if (*dry_run) {
                 context.out << context.backend.describe(request).dump(2) << "\n";
                 return 0;

@@ -54,7 +54,8 @@ manifests::SandboxRequest read_sandbox_request(const std::string& spec_path,
     }
     request.secrets = secrets.plan;
     try {
-        request.lifetime = manifests::sandbox_lifetime(request.spec.lifetime, request.settings, now);
+        request.lifetime =
+            manifests::sandbox_lifetime(request.spec.lifetime, request.settings, now);
     } catch (const manifests::LifetimeError& e) {
         throw UsageError("invalid spec " + spec_path + ": $.lifetime: " + e.what());
     }
