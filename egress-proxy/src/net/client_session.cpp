@@ -85,7 +85,7 @@ asio::awaitable<void> answer_bad_request(ProxyContext& ctx, Stream& stream,
     co_await detail::refuse(stream, ex,
                             too_big ? http::status::request_header_fields_too_large
                                     : http::status::bad_request,
-                            too_big ? policy::reason::limit : policy::reason::bad_request,
+                            too_big ? RefusalReason::limit : RefusalReason::bad_request,
                             "malformed request: " + ec.message());
 }
 
@@ -154,13 +154,13 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
     ex.rec.host = host ? *host : (hp ? hp->host : authority);
     ex.rec.port = hp ? hp->port : 0;
     if (!hp || !host) {
-        co_await detail::refuse(stream, ex, http::status::forbidden, policy::reason::bad_host,
+        co_await detail::refuse(stream, ex, http::status::forbidden, RefusalReason::bad_host,
                                 "not a valid host:port");
         co_return;
     }
     const auto decision = ctx.policy.check_destination(*host, hp->port);
     if (!decision.allowed) {
-        co_await detail::refuse(stream, ex, http::status::forbidden, decision.refused_by,
+        co_await detail::refuse(stream, ex, http::status::forbidden, *decision.refused_by,
                                 decision.detail);
         co_return;
     }
@@ -168,12 +168,12 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
     target.host = *host;
     target.port = hp->port;
     auto resolved = co_await resolve_checked(ctx, target.host, target.port);
-    if (!resolved.error.empty()) {
-        co_await detail::fail(stream, ex, resolved.error, target.host + " does not resolve");
+    if (resolved.error) {
+        co_await detail::fail(stream, ex, *resolved.error, target.host + " does not resolve");
         co_return;
     }
     if (!resolved.refusal.allowed) {
-        co_await detail::refuse(stream, ex, http::status::forbidden, resolved.refusal.refused_by,
+        co_await detail::refuse(stream, ex, http::status::forbidden, *resolved.refusal.refused_by,
                                 resolved.refusal.detail);
         co_return;
     }
@@ -183,14 +183,14 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
     stream.expires_after(ctx.limits.idle_timeout);
     auto [wec, wn] = co_await asio::async_write(stream, asio::buffer(established), use_tuple);
     if (wec) {
-        ex.finish_error(osf::log_error::client_closed, 0);
+        ex.finish_error(ErrorKind::client_closed, 0);
         co_return;
     }
     ex.responded = true;
     ex.rec.status = 200;
     OpenGauge tunnels(ctx.metrics.open_tunnels);
     // The tunnel's requests carry the lines from here; none at all is an error.
-    auto end_tunnel = [&ex](std::size_t requests, std::string_view error) {
+    auto end_tunnel = [&ex](std::size_t requests, ErrorKind error) {
         if (requests > 0)
             ex.carried_by_requests();
         else
@@ -200,7 +200,7 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
     stream.expires_after(ctx.limits.header_timeout);
     auto [dec, is_tls] = co_await beast::async_detect_ssl(stream, buffer, use_tuple);
     if (dec) {
-        end_tunnel(0, osf::log_error::no_request);
+        end_tunnel(0, ErrorKind::no_request);
         co_return;
     }
     if (!is_tls) {
@@ -210,7 +210,7 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
         ex.rec.scheme = "http";
         const auto requests =
             co_await serve_requests(ctx, worker, stream, buffer, registration, &target, conn);
-        end_tunnel(requests, osf::log_error::no_request);
+        end_tunnel(requests, ErrorKind::no_request);
         co_return;
     }
 
@@ -229,7 +229,7 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
     if (hec) {
         spdlog::debug("connection {}: TLS handshake with the client failed: {}", conn.id,
                       hec.message());
-        end_tunnel(0, osf::log_error::client_tls);
+        end_tunnel(0, ErrorKind::client_tls);
         co_return;
     }
     if (const char* sni = SSL_get_servername(tls.native_handle(), TLSEXT_NAMETYPE_host_name)) {
@@ -239,7 +239,7 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
     }
     const auto requests =
         co_await serve_requests(ctx, worker, tls, buffer, registration, &target, conn);
-    end_tunnel(requests, osf::log_error::no_request);
+    end_tunnel(requests, ErrorKind::no_request);
     tls.shutdown();
 }
 

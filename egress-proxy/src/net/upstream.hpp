@@ -13,6 +13,7 @@
 #include <chrono>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -63,8 +64,8 @@ private:
 // The outcome of resolving a host: the addresses the policy allows, or why not.
 struct ResolvedDestination {
     std::vector<boost::asio::ip::tcp::endpoint> endpoints;
-    policy::Decision refusal; // set (refused) when every address was refused
-    std::string error;        // "dns" when the name did not resolve
+    policy::Decision refusal;       // set (refused) when every address was refused
+    std::optional<ErrorKind> error; // dns when the name did not resolve
 };
 
 boost::asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::string host,
@@ -72,9 +73,9 @@ boost::asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, s
 
 struct UpstreamResult {
     std::unique_ptr<UpstreamConnection> connection;
-    policy::Decision refusal; // destination-address refusals
-    std::string error;        // "dns", "upstream-connect", "upstream-tls", "upstream-timeout"
-    std::string detail;       // for diagnostics and the 502 body (no secrets)
+    policy::Decision refusal;       // destination-address refusals
+    std::optional<ErrorKind> error; // dns, upstream_connect, upstream_tls, upstream_timeout
+    std::string detail;             // for diagnostics and the 502 body (no secrets)
 };
 
 // Takes a pooled connection or makes a new one. `checked` are addresses
