@@ -10,7 +10,7 @@
 #include "net/exchange.hpp"
 #include "net/http_framing.hpp"
 #include "net/http_messages.hpp"
-#include "net/proxy_context.hpp"
+#include "net/proxy_runtime.hpp"
 #include "net/relay_buffer.hpp"
 #include "net/session_types.hpp"
 #include "net/tls_stream.hpp"
@@ -110,7 +110,7 @@ asio::awaitable<bool> answer(Client& client, Exchange& ex, http::status status,
     res.body() = std::move(body);
     res.keep_alive(ex.client_keep);
     res.prepare_payload();
-    expire_in(client, ex.ctx.limits.idle_timeout);
+    expire_in(client, ex.ctx.config.limits().idle_timeout);
     auto [ec, n] = co_await write_whole(client, res, res.body());
     ex.responded = true;
     co_return !ec && ex.client_keep;
@@ -269,11 +269,11 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
     using namespace boost::asio::experimental::awaitable_operators;
     auto& ctx = ex.ctx;
     ForwardResult result;
-    const auto idle = ctx.limits.idle_timeout;
+    const auto idle = ctx.config.limits().idle_timeout;
 
     // 1. The request.
     const auto sent_at = std::chrono::steady_clock::now();
-    expire_in(up, ctx.limits.upstream_timeout);
+    expire_in(up, ctx.config.limits().upstream_timeout);
     if (out.buffered) {
         MessageFramer framer(*out.buffered); // here, not in write_whole: one coroutine frame less
         auto [ec, n] =
@@ -321,9 +321,9 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         interim.emplace();
         auto& rp = *interim;
         rp.body_limit(boost::none);
-        rp.header_limit(static_cast<std::uint32_t>(ctx.limits.max_header_bytes));
+        rp.header_limit(static_cast<std::uint32_t>(ctx.config.limits().max_header_bytes));
         if (out.head) rp.skip(true);
-        expire_in(up, ctx.limits.upstream_timeout);
+        expire_in(up, ctx.config.limits().upstream_timeout);
         conn.buffer.reserve(read_reserve); // a whole TLS record per read, not 512 bytes of it
         if constexpr (std::is_same_v<Up, TlsStream>)
             if (conn.buffer.size() == 0) up.wait_before_next_read();
@@ -596,7 +596,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
 // connection may carry another request.
 template <class Client>
 boost::asio::awaitable<bool>
-handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::flat_buffer& cbuf,
+handle_request(ProxyRuntime& ctx, Worker& worker, Client& client, boost::beast::flat_buffer& cbuf,
                boost::beast::http::request_parser<boost::beast::http::empty_body>& head,
                const TunnelTarget* tunnel, const ConnectionInfo& conn) {
     using namespace detail;
@@ -677,7 +677,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
         if (url->has_userinfo())
             co_return co_await refuse_request(http::status::forbidden, RefusalReason::bad_host,
                                               "user information in the URL is not forwarded");
-        const auto decision = ctx.policy.check_destination(host, port);
+        const auto decision = ctx.config.policy.check_destination(host, port);
         if (!decision.allowed)
             co_return co_await refuse_request(http::status::forbidden, *decision.refused_by,
                                               decision.detail);
@@ -693,7 +693,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
                                           "a fragment ('#') in the request target");
     // Where an MCP endpoint lives, the path must have one reading every server
     // routes on, or MCP traffic could pass as plain egress.
-    if (ctx.policy.has_mcp_endpoint(host, port))
+    if (ctx.config.policy.has_mcp_endpoint(host, port))
         if (const auto why = policy::ambiguous_path(path); !why.empty())
             co_return co_await refuse_request(http::status::bad_request, RefusalReason::bad_request,
                                               std::string(why) + " (a host with an MCP endpoint)");
@@ -723,8 +723,9 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
                                           "more than one Host header");
 
     // What the proxy does there.
-    const osf::McpServer* mcp_server = ctx.policy.mcp_server_for(host, port, path);
-    const mcp::ServerPolicy* mcp_policy = mcp_server ? ctx.mcp_policy(mcp_server->name) : nullptr;
+    const osf::McpServer* mcp_server = ctx.config.policy.mcp_server_for(host, port, path);
+    const mcp::ServerPolicy* mcp_policy =
+        mcp_server ? ctx.config.mcp_policy(mcp_server->name) : nullptr;
     if (mcp_server) ex.rec.mcp_server = mcp_server->name;
     // MCP traffic is read message by message: an upgrade (WebSocket, h2c, any
     // token) would carry tool calls in frames the proxy never reads.
@@ -742,7 +743,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
     // One Content-Length, as parsed: equal duplicates ("5, 5") reach the upstream as one.
     if (head.content_length())
         req.set(http::field::content_length, std::to_string(*head.content_length()));
-    if (ctx.policy.substitutes_secrets(host, port)) {
+    if (ctx.config.policy.substitutes_secrets(host, port)) {
         // A real value goes only to an upstream whose TLS certificate was verified.
         if (!upstream_tls && ctx.config.secrets.has_placeholder(req.base()))
             co_return co_await refuse_request(
@@ -758,7 +759,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
 
     if (expect_continue && has_body) {
         http::response<http::empty_body> cont{http::status::continue_, 11};
-        expire_in(client, ctx.limits.idle_timeout);
+        expire_in(client, ctx.config.limits().idle_timeout);
         co_await write_whole(client, cont, {}, true);
     }
 
@@ -780,7 +781,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
         // the head forwarded is the one checked above, kept aside.
         auto checked_head = sp.get().base();
         if (has_body) {
-            expire_in(client, ctx.limits.idle_timeout);
+            expire_in(client, ctx.config.limits().idle_timeout);
             auto [ec, n] = co_await http::async_read(client, cbuf, sp, use_tuple);
             if (ec == http::error::body_limit) {
                 ex.client_keep = false;

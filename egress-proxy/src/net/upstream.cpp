@@ -83,11 +83,11 @@ std::size_t UpstreamPool::size() const {
     return n;
 }
 
-asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::string host,
+asio::awaitable<ResolvedDestination> resolve_checked(ProxyRuntime& ctx, std::string host,
                                                      std::uint16_t port) {
     ResolvedDestination out;
     std::vector<asio::ip::address> candidates;
-    if (auto alias = ctx.policy.alias_for(host)) {
+    if (auto alias = ctx.config.policy.alias_for(host)) {
         candidates.push_back(*alias);
     } else if (auto literal = policy::host_as_address(host)) {
         candidates.push_back(*literal);
@@ -103,7 +103,7 @@ asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::str
             candidates.push_back(entry.endpoint().address());
     }
     for (const auto& address : candidates) {
-        auto decision = ctx.policy.check_address(host, address);
+        auto decision = ctx.config.policy.check_address(host, address);
         // Even an alias does not make the proxy's own listeners a destination.
         if (ctx.is_own_endpoint({address, port}))
             decision = policy::Decision::refuse(RefusalReason::destination_address,
@@ -131,7 +131,7 @@ void prepare_tls(SSL* ssl, const std::string& host) {
 
 } // namespace
 
-asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool& pool,
+asio::awaitable<UpstreamResult> acquire_upstream(ProxyRuntime& ctx, UpstreamPool& pool,
                                                  const std::string& host, std::uint16_t port,
                                                  bool tls,
                                                  const std::vector<tcp::endpoint>* checked,
@@ -167,7 +167,7 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool
     connection->tls = tls;
     const auto executor = co_await asio::this_coro::executor;
     beast::tcp_stream stream(executor);
-    stream.expires_after(ctx.limits.upstream_timeout);
+    stream.expires_after(ctx.config.limits().upstream_timeout);
     auto [cec, connected] =
         co_await stream.async_connect(endpoints, asio::as_tuple(asio::use_awaitable));
     if (cec) {
@@ -184,10 +184,10 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool
         out.connection = std::move(connection);
         co_return out;
     }
-    connection->secure = std::make_unique<TlsStream>(stream.release_socket(), ctx.upstream_tls,
-                                                     std::string_view{}, TlsRole::client);
+    connection->secure = std::make_unique<TlsStream>(
+        stream.release_socket(), *ctx.config.upstream_tls, std::string_view{}, TlsRole::client);
     prepare_tls(connection->secure->native_handle(), host);
-    connection->secure->expires_after(ctx.limits.upstream_timeout);
+    connection->secure->expires_after(ctx.config.limits().upstream_timeout);
     auto [hec] = co_await connection->secure->async_handshake(asio::as_tuple(asio::use_awaitable));
     if (hec) {
         const long verify = SSL_get_verify_result(connection->secure->native_handle());
