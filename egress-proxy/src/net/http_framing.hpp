@@ -8,7 +8,7 @@
 // per keep-alive request (callgrind), an eighth of all the proxy spent on it,
 // more than both TLS writes. Here the head is built in one pass into one string, and
 // a piece is at most three buffers. Beast still parses; its serializer is the
-// oracle of the unit tests (tests/unit/net/test_http_framing.cpp).
+// oracle of the unit tests (tests/unit/net/http_framing_test.cpp).
 #pragma once
 
 #include <array>
