@@ -15,20 +15,23 @@ if(OSF_PACKAGE_DOCS)
   set(docs_dir "${CMAKE_BINARY_DIR}/packaging")
   set(docs_outputs)
   foreach(program IN LISTS osf_packaged_programs)
-    set(man "${docs_dir}/man1/${program}.1")
+    # PROGRAM(1) and one PROGRAM-SUBCOMMAND(1) per subcommand (packaging/man-pages.sh).
+    set(man_dir "${docs_dir}/man/${program}")
+    set(man_stamp "${docs_dir}/man/${program}.stamp")
     set(completion "${docs_dir}/completions/${program}")
     add_custom_command(
-      OUTPUT "${man}.gz" "${completion}"
-      COMMAND ${CMAKE_COMMAND} -E make_directory "${docs_dir}/man1" "${docs_dir}/completions"
-      COMMAND ${OSF_HELP2MAN} --no-info --no-discard-stderr "--name=${osf_summary_${program}}"
-              "--output=${man}" $<TARGET_FILE:${program}>
-      COMMAND gzip -9nf "${man}"
+      OUTPUT "${man_stamp}" "${completion}"
+      COMMAND "${PROJECT_SOURCE_DIR}/packaging/man-pages.sh" $<TARGET_FILE:${program}> ${program}
+              "${osf_summary_${program}}" "${man_dir}"
+      COMMAND ${CMAKE_COMMAND} -E touch "${man_stamp}"
+      COMMAND ${CMAKE_COMMAND} -E make_directory "${docs_dir}/completions"
       COMMAND sh -c "\"$0\" --bash-completion > \"$1\"" $<TARGET_FILE:${program}> "${completion}"
-      DEPENDS ${program}
-      COMMENT "man page and bash completion of ${program}"
+      DEPENDS ${program} "${PROJECT_SOURCE_DIR}/packaging/man-pages.sh"
+      COMMENT "man pages and bash completion of ${program}"
       VERBATIM)
-    list(APPEND docs_outputs "${man}.gz" "${completion}")
-    install(FILES "${man}.gz" DESTINATION share/man/man1 COMPONENT ${program})
+    list(APPEND docs_outputs "${man_stamp}" "${completion}")
+    install(DIRECTORY "${man_dir}/" DESTINATION share/man/man1 COMPONENT ${program}
+            FILES_MATCHING PATTERN "*.1.gz")
     install(FILES "${completion}" DESTINATION share/bash-completion/completions COMPONENT ${program})
   endforeach()
   add_custom_target(osf_package_docs ALL DEPENDS ${docs_outputs})

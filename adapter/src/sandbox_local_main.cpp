@@ -5,6 +5,7 @@
 #include "backends/local/local_backend.hpp"
 #include "backends/local/sandbox_agent.hpp"
 #include "backends/local/supervisor.hpp"
+#include "cli/bash_completion.hpp"
 #include "commands/interrupt.hpp"
 
 #include <CLI/CLI.hpp>
@@ -78,5 +79,6 @@ int main(int argc, char** argv) {
                  "only loopback) behind their own egress proxy"};
     app.footer(kFooter);
     backend::register_backend_commands(app, context);
+    cli::add_bash_completion_flag(app, "sandbox-local", std::cout);
     return backend::run_backend_cli(app, context, argc, argv);
 }
