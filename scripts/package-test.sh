@@ -6,10 +6,13 @@
 #                            sandbox-kubernetes and sandbox-local create
 #                            --dry-run, the proxy serving a request and
 #                            refusing another
-#   Debian packages          Debian 12 minbase root: apt-get install ./*.deb
-#                            (apt fetches bubblewrap), --help, the man pages
-#                            (a subcommand's options), the bash completions,
-#                            a real sandbox-local sandbox
+#   Debian packages          Depends no newer than Debian 11's glibc; on that
+#                            Debian 11 root, apt-get install of egress-proxy
+#                            and sandbox-kubernetes; Debian 12 minbase root:
+#                            apt-get install ./*.deb (apt fetches bubblewrap),
+#                            --help, --version, the man pages (a subcommand's
+#                            options), the bash completions, a real
+#                            sandbox-local sandbox (command, 403, egress log)
 #   npm packages             a new directory and npm cache: npm install of the
 #                            two tarballs (offline), npx sandbox-kubernetes
 #                            --help and create --dry-run, npx sandbox-local
@@ -168,6 +171,7 @@ kill "${pids[@]}" 2>/dev/null || true
 wait "${pids[@]}" 2>/dev/null || true
 pids=()
 ok "Debian 11: the proxy served a request (allowed 200, refused 403, /healthz, egress log)"
+root11="$root"
 
 step "Debian packages (CPack DEB, dpkg-shlibdeps)"
 (cd "$bins" && cpack -G DEB -B "$work/cpack" -D CPACK_PACKAGE_VERSION="$deb_version" >/dev/null)
@@ -187,6 +191,16 @@ local_deb="$out/sandbox-local_${deb_version}-1_amd64.deb"
 depends="$(dpkg-deb -f "$local_deb" Depends)"
 grep -q "egress-proxy (= ${deb_version}-1)" <<<"$depends" && grep -q 'bubblewrap (>= 0.8' <<<"$depends" ||
   die "sandbox-local's Depends lack the proxy or bubblewrap: $depends"
+
+step "Debian packages on Debian 11: egress-proxy and sandbox-kubernetes (sandbox-local needs bubblewrap 0.8)"
+mkdir -p "$root11/tmp/debs"
+cp "$out"/egress-proxy_*.deb "$out"/sandbox-kubernetes_*.deb "$root11/tmp/debs/"
+chroot "$root11" sh -c 'cd /tmp/debs && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ./*.deb' \
+  >"$work/apt11.log" 2>&1 || die "apt-get install on Debian 11: $(tail -5 "$work/apt11.log")"
+for p in egress-proxy sandbox-kubernetes; do
+  [ "$(chroot "$root11" "$p" --version)" = "$p $program_version" ] || die "$p --version after apt-get install on Debian 11"
+done
+ok "Debian 11: apt-get install ./egress-proxy_*.deb ./sandbox-kubernetes_*.deb, --version"
 
 step "Debian packages on Debian 12 (bookworm minbase): apt-get install ./*.deb"
 wait "$bookworm_pid" || die "debootstrap bookworm: $(cat build/debian-root-bookworm.log)"
