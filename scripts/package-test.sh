@@ -131,7 +131,11 @@ grep -qw SandboxClaim <<<"$kinds" || die "create --dry-run wrote no SandboxClaim
 # sandbox-local's plan: bwrap's command line and the proxy found next to it.
 # No real sandbox here: Debian 11's bubblewrap (0.4) lacks --disable-userns (0.8).
 printf '%s\n' '{ "template": "host", "egress": ["origin.test"] }' >"$root/tmp/local-spec.json"
-chroot "$root" "/opt/$name/bin/sandbox-local" create --dry-run /tmp/local-spec.json >"$work/local-dry-run.json" ||
+# It reads /proc/self/exe (the agent it would bind in): /proc in the root, as on
+# any running system, in a mount namespace that ends with the command.
+unshare --mount --pid --fork --kill-child --propagation private \
+  sh -c 'mount -t proc proc "$1/proc" && exec chroot "$@"' sh "$root" \
+  "/opt/$name/bin/sandbox-local" create --dry-run /tmp/local-spec.json >"$work/local-dry-run.json" ||
   die "sandbox-local create --dry-run on Debian 11"
 plan="$(jq -r '[.sandbox.argv[0], .proxy.argv[0]] | join(" ")' "$work/local-dry-run.json")" ||
   die "sandbox-local create --dry-run wrote no plan: $(head -c 400 "$work/local-dry-run.json")"
@@ -180,8 +184,8 @@ cp "$work"/cpack/*.deb "$out/"
 # are linked against (cmake/Packaging.cmake): no libc6 version above 2.31.
 for deb in "$out"/*.deb; do
   depends="$(dpkg-deb -f "$deb" Depends)"
-  libc="$(grep -o 'libc6 (>= [0-9.]*)' <<<"$depends" | grep -o '[0-9][0-9.]*')" ||
-    die "$(basename "$deb"): no libc6 in Depends: $depends"
+  libc="$(sed -n 's/.*libc6 (>= \([0-9.]*\)).*/\1/p' <<<"$depends")"
+  [ -n "$libc" ] || die "$(basename "$deb"): no libc6 in Depends: $depends"
   [ "$(printf '%s\n' "$libc" 2.31 | sort -V | tail -1)" = 2.31 ] ||
     die "$(basename "$deb"): Depends libc6 (>= $libc), newer than the glibc it is linked against"
   ok "$(basename "$deb"): Depends: $depends $(dpkg-deb -f "$deb" Recommends Suggests | tr '\n' ' ')"
@@ -214,8 +218,9 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 chroot "$root" sh -c 'apt-get update -qq && cd /tmp/debs &&
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ./*.deb' \
   >"$work/apt.log" 2>&1 || die "apt-get install ./*.deb: $(tail -5 "$work/apt.log")"
-chroot "$root" dpkg-query -W bubblewrap >/dev/null || die "apt-get did not install bubblewrap for sandbox-local"
-chroot "$root" dpkg-query -W buildah >/dev/null 2>&1 && die "apt-get installed buildah (a Suggests only)"
+installed() { [ "$(chroot "$root" dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
+installed bubblewrap || die "apt-get did not install bubblewrap for sandbox-local"
+! installed buildah || die "apt-get installed buildah (a Suggests only)"
 for p in egress-proxy sandbox-kubernetes sandbox-local; do
   chroot "$root" "$p" --help >/dev/null || die "$p --help after apt-get install"
   [ "$(chroot "$root" "$p" --version)" = "$p $program_version" ] || die "$p --version after apt-get install"
