@@ -1,10 +1,12 @@
 # Debian packages (CPack's DEB generator), one per program, from whatever the
-# build preset linked: the static preset's binaries, so the packages install on
-# Debian 11 and newer (packaging/README.md). dpkg-shlibdeps computes Depends from
-# the binaries, against the symbols files of the glibc they are linked against
-# (cmake/PackagingDepends.cmake). The man pages (help2man, from --help and --version) and the bash
-# completions (--bash-completion) are made from the built programs, so they
-# describe exactly the options they accept.
+# build preset linked: the static preset's binaries, so egress-proxy and
+# sandbox-kubernetes install on Debian 11 and newer, sandbox-local (bubblewrap
+# 0.8) on Debian 12 and newer (packaging/README.md). dpkg-shlibdeps computes
+# Depends from the binaries, against the symbols files of the glibc they are
+# linked against (cmake/PackagingDepends.cmake). The man pages
+# (packaging/man-pages.sh: help2man, from each program's and each subcommand's
+# --help) and the bash completions (--bash-completion) are made from the built
+# programs, so they describe exactly the options they accept.
 option(OSF_PACKAGE_DOCS "Make man pages and bash completions to install (needs help2man)" OFF)
 
 set(osf_packaged_programs egress-proxy sandbox-kubernetes)
