@@ -146,8 +146,11 @@ private:
                       "127.0.0.1:0", "--state-dir", paths_.proxy_state};
         child.envp = to_envp(proxy_environment(request_, env_lookup));
         child.output_path = paths_.proxy_output;
-        proxy_pid_ = start_child(child);
+        // A resumed sandbox's state directory still names the last run's ports.
         const std::string listen_file = paths_.proxy_state + "/listen.json";
+        std::error_code error;
+        fs::remove(listen_file, error);
+        proxy_pid_ = start_child(child);
         while (true) {
             int status = 0;
             if (::waitpid(proxy_pid_, &status, WNOHANG) == proxy_pid_) {
