@@ -144,8 +144,8 @@ void setup_destroy(CLI::App& app, BackendContext& context) {
 void setup_list(CLI::App& app, BackendContext& context) {
     auto output = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
-    CLI::App* sub = app.add_subcommand(
-        "list", "List the sandbox IDs, one per line (-o wide: a table)");
+    CLI::App* sub =
+        app.add_subcommand("list", "List the sandbox IDs, one per line (-o wide: a table)");
     sub->add_option("-o,--output", *output,
                     "wide: ID, STATUS, AGE, EXPIRES, IMAGE with a header; json: an array")
         ->check(CLI::IsMember({"wide", "json"}));
@@ -199,8 +199,7 @@ void setup_extend(CLI::App& app, BackendContext& context) {
         "extend", "Move a sandbox's expiry later by a duration (\"30m\", \"2h\"); prints the new "
                   "expiry");
     sub->add_option("id", options->first, "The sandbox ID (12 hex digits)")->required();
-    sub->add_option("duration", options->second, "How much later: 90m, 8h, 1h30m, 2d")
-        ->required();
+    sub->add_option("duration", options->second, "How much later: 90m, 8h, 1h30m, 2d")->required();
     sub->callback([&context, options] {
         guarded(context, [&] {
             const std::string id = commands::parse_sandbox_id(options->first);

@@ -44,8 +44,8 @@ std::optional<int> decode_exit(const std::string& text) {
 }
 
 bool environ_has_marker(std::string_view environ_block, std::string_view marker) {
-    const std::string wanted = std::string(manifests::kExecMarkerVariable) + "=" +
-                               std::string(marker);
+    const std::string wanted =
+        std::string(manifests::kExecMarkerVariable) + "=" + std::string(marker);
     while (!environ_block.empty()) {
         const auto end = environ_block.find('\0');
         if (environ_block.substr(0, end) == wanted) return true;

@@ -402,8 +402,8 @@ backend::ExecResult LocalBackend::run_in_sandbox(const std::string& id,
                 write_all(connection.get(), &kStopByte, 1);
                 stop_sent = Clock::now();
             }
-        } else if (Clock::now() > *stop_sent + manifests::kExecTerminateGrace +
-                                      std::chrono::seconds(30)) {
+        } else if (Clock::now() >
+                   *stop_sent + manifests::kExecTerminateGrace + std::chrono::seconds(30)) {
             break;
         }
         pollfd poll_answer{connection.get(), POLLIN, 0};
@@ -429,8 +429,8 @@ backend::ExecResult LocalBackend::exec(const backend::ExecRequest& request) {
     return run_in_sandbox(request.id, request.command, 0, 1, 2, request.terminal, request.timeout);
 }
 
-int LocalBackend::run_to_end(const std::string& id, const std::vector<std::string>& command,
-                             int in, int out, int err) {
+int LocalBackend::run_to_end(const std::string& id, const std::vector<std::string>& command, int in,
+                             int out, int err) {
     return run_in_sandbox(id, command, in, out, err, false, std::nullopt).exit_code;
 }
 
@@ -453,20 +453,20 @@ void LocalBackend::copy(const backend::CopyRequest& request) {
             // --no-same-owner: copied files belong to the sandbox's user; the host's
             // owners mean nothing inside (and an unmapped one fails in a user namespace).
             code = run_to_end(request.id,
-                                  {"sh", "-c",
-                                   "{ [ -d \"$1\" ] || mkdir -- \"$1\"; } && "
-                                   "tar xf - --no-same-owner -C \"$1\"",
-                                   "sh", inside},
-                                  read_end.get(), 1, 2);
+                              {"sh", "-c",
+                               "{ [ -d \"$1\" ] || mkdir -- \"$1\"; } && "
+                               "tar xf - --no-same-owner -C \"$1\"",
+                               "sh", inside},
+                              read_end.get(), 1, 2);
             read_end = Fd();
             if (wait_exit(tar) != 0) throw CommandFailed("copy: tar failed reading " + local);
         } else {
             Fd file = open_or_fail(local, O_RDONLY);
             code = run_to_end(request.id,
-                                  {"sh", "-c",
-                                   "if [ -d \"$1\" ]; then cat > \"$1/$2\"; else cat > \"$1\"; fi",
-                                   "sh", inside, base_name(local)},
-                                  file.get(), 1, 2);
+                              {"sh", "-c",
+                               "if [ -d \"$1\" ]; then cat > \"$1/$2\"; else cat > \"$1\"; fi",
+                               "sh", inside, base_name(local)},
+                              file.get(), 1, 2);
         }
         if (code != 0)
             throw CommandFailed("copy: writing " + inside + " in sandbox " + request.id +
@@ -475,8 +475,7 @@ void LocalBackend::copy(const backend::CopyRequest& request) {
     }
     if (run_to_end(request.id, {"test", "-e", inside}, null_in.get(), 1, 2) != 0)
         throw CommandFailed("copy: no " + inside + " in sandbox " + request.id);
-    const bool directory =
-        run_to_end(request.id, {"test", "-d", inside}, null_in.get(), 1, 2) == 0;
+    const bool directory = run_to_end(request.id, {"test", "-d", inside}, null_in.get(), 1, 2) == 0;
     int code;
     if (directory) {
         std::error_code error;
@@ -491,7 +490,7 @@ void LocalBackend::copy(const backend::CopyRequest& request) {
             spawn_host({"tar", "xf", "-", "--no-same-owner", "-C", local}, read_end.get(), 1);
         read_end = Fd();
         code = run_to_end(request.id, {"tar", "cf", "-", "-C", inside, "."}, null_in.get(),
-                              write_end.get(), 2);
+                          write_end.get(), 2);
         write_end = Fd();
         if (wait_exit(tar) != 0) throw CommandFailed("copy: tar failed writing " + local);
     } else {

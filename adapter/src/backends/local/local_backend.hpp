@@ -59,8 +59,8 @@ private:
                                        int err, bool terminal,
                                        std::optional<std::chrono::seconds> timeout);
     // The same without a timeout: the exit code.
-    int run_to_end(const std::string& id, const std::vector<std::string>& command, int in,
-                   int out, int err);
+    int run_to_end(const std::string& id, const std::vector<std::string>& command, int in, int out,
+                   int err);
 
     LocalBackendOptions options_;
     std::string root_;

@@ -26,8 +26,8 @@ std::optional<std::string> gc_reason(const SandboxMeta& meta, const SandboxLiven
     return std::nullopt;
 }
 
-std::optional<std::chrono::milliseconds>
-time_to_expiry(const SandboxMeta& meta, std::chrono::system_clock::time_point now) {
+std::optional<std::chrono::milliseconds> time_to_expiry(const SandboxMeta& meta,
+                                                        std::chrono::system_clock::time_point now) {
     if (meta.expires == 0) return std::nullopt;
     const auto expiry = std::chrono::system_clock::time_point(std::chrono::seconds(meta.expires));
     if (now >= expiry) return std::chrono::milliseconds(0);

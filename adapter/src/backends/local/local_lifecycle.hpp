@@ -24,11 +24,11 @@ std::string sandbox_status(const SandboxMeta& meta, const SandboxLiveness& liven
 // keeps it (it ends the sandbox itself at the expiry); a suspended sandbox
 // stays until its expiry.
 std::optional<std::string> gc_reason(const SandboxMeta& meta, const SandboxLiveness& liveness,
-                                      long long now);
+                                     long long now);
 
 // How long the supervisor waits before it ends the sandbox: zero once the
 // expiry is reached, nullopt when the sandbox has none.
-std::optional<std::chrono::milliseconds>
-time_to_expiry(const SandboxMeta& meta, std::chrono::system_clock::time_point now);
+std::optional<std::chrono::milliseconds> time_to_expiry(const SandboxMeta& meta,
+                                                        std::chrono::system_clock::time_point now);
 
 } // namespace osf::backends::local

@@ -12,16 +12,16 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <random>
-#include <cerrno>
-#include <csignal>
-#include <cstring>
 #include <iostream>
 #include <poll.h>
+#include <random>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
