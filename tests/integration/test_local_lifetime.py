@@ -366,6 +366,11 @@ def test_an_image_from_buildahs_storage_as_template(local, image_storage):
     assert res.returncode == 0, res.stderr
     assert res.stdout == "tiny image\nno-host-python\nwritten\n"
     assert wide_row(local, sandbox_id).split()[-1] == IMAGE
+    # Suspended and resumed, it runs on the same container's mount again.
+    assert local.run("suspend", sandbox_id, env=storage_env).returncode == 0
+    res = local.run("resume", sandbox_id, env=storage_env)
+    assert res.returncode == 0, res.stderr
+    assert local.run("exec", sandbox_id, "--", "cat", "/etc/marker", "/workspace/f").stdout == "tiny image\nwritten\n"
     res = local.run("destroy", sandbox_id, env=storage_env)
     assert res.returncode == 0, res.stderr
     assert f"osf-sandbox-{sandbox_id}" not in buildah("containers", "--format", "{{.ContainerName}}").stdout.split()

@@ -619,7 +619,12 @@ backend::StateChange LocalBackend::resume(const std::string& id, std::ostream& p
         throw CommandFailed("sandbox " + id +
                             " is not running (its supervisor is gone; gc removes it)");
     }
-    if (supervisor_running(paths)) throw CommandFailed("sandbox " + id + " is being resumed");
+    if (supervisor_running(paths)) {
+        // A resume that started it and was stopped before it could say so.
+        meta->suspended_at = 0;
+        write_meta(paths.meta, *meta);
+        return backend::StateChange::AlreadyThere;
+    }
     const auto now = options_.wall_clock();
     if (meta->expires != 0 && epoch_seconds(now) >= meta->expires) {
         // As on Kubernetes, where the claim is deleted at its expiry.
