@@ -457,3 +457,17 @@ def test_cgroup_v2_without_the_controllers_in_a_private_mount_namespace(local, u
         assert local.sh(sandbox_id, "echo runs").stdout == "runs\n"  # started without limits
     finally:
         assert local.run("destroy", sandbox_id).returncode == 0
+
+
+def test_options_only_sandbox_kubernetes_has_are_refused_in_one_line(local, sandbox):
+    for args, option in [(["destroy", "--save-log", "/tmp/osll-never", sandbox], "destroy --save-log"),
+                         (["egress-log", "-f", sandbox], "egress-log --follow"),
+                         (["egress-log", "--verify", sandbox], "egress-log --verify"),
+                         (["egress-log", "--summary", "--json", sandbox], "egress-log --summary"),
+                         (["gc", "--save-logs", "/tmp"], "gc --save-logs")]:
+        res = local.run(*args)
+        assert res.returncode == 2, (args, res.stderr)
+        assert res.stderr.startswith(f"sandbox-local: {option} is not available in sandbox-local (")
+        assert len(res.stderr.splitlines()) == 1
+    assert wide_row(local, sandbox).split()[1] == "Ready"  # nothing was done
+    assert not os.path.exists("/tmp/osll-never")

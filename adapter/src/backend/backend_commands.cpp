@@ -13,6 +13,7 @@
 #include "osf/duration.hpp"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -30,6 +31,17 @@ namespace {
 void guarded(BackendContext& context, const std::function<int()>& body) {
     context.exit_code = commands::report_errors(context.err, context.program, body);
 }
+
+// An option of sandbox-kubernetes this CLI does not have: parsed, so that the
+// refusal is one line saying so and what to use instead (exit 2).
+void refuse_option(const BackendContext& context, bool given, const std::string& option,
+                   const std::string& instead) {
+    if (given)
+        throw UsageError(option + " is not available in " + context.program + " (" + instead + ")");
+}
+
+// Where the local proxy's files are, for the messages above.
+constexpr const char* kLocalLog = "<state>/sandboxes/<ID>/proxy/egress.jsonl";
 
 void setup_create(CLI::App& app, BackendContext& context) {
     auto spec = std::make_shared<std::string>();
@@ -131,8 +143,12 @@ void setup_destroy(CLI::App& app, BackendContext& context) {
     CLI::App* sub = app.add_subcommand(
         "destroy", "Remove a sandbox and everything made for it (not its snapshots)");
     sub->add_option("id", *id, "The sandbox ID (12 hex digits)")->required();
-    sub->callback([&context, id] {
+    auto save_log = std::make_shared<std::string>();
+    sub->add_option("--save-log", *save_log, "Not available here (sandbox-kubernetes only)");
+    sub->callback([&context, id, save_log] {
         guarded(context, [&] {
+            refuse_option(context, !save_log->empty(), "destroy --save-log",
+                          std::string("copy ") + kLocalLog + " and its log-key.pub first");
             const std::string checked = commands::parse_sandbox_id(*id);
             context.backend.destroy(checked);
             context.err << "removed sandbox " << checked << "\n";
@@ -170,8 +186,19 @@ void setup_egress_log(CLI::App& app, BackendContext& context) {
     auto id = std::make_shared<std::string>();
     CLI::App* sub = app.add_subcommand("egress-log", "Print the sandbox's egress log (JSON lines)");
     sub->add_option("id", *id, "The sandbox ID (12 hex digits)")->required();
-    sub->callback([&context, id] {
+    auto flags = std::make_shared<std::array<bool, 4>>();
+    sub->add_flag("-f,--follow", (*flags)[0], "Not available here (sandbox-kubernetes only)");
+    sub->add_flag("--verify", (*flags)[1], "Not available here (sandbox-kubernetes only)");
+    sub->add_flag("--summary", (*flags)[2], "Not available here (sandbox-kubernetes only)");
+    sub->add_flag("--json", (*flags)[3], "Not available here (sandbox-kubernetes only)");
+    sub->callback([&context, id, flags] {
         guarded(context, [&] {
+            refuse_option(context, (*flags)[0], "egress-log --follow",
+                          std::string("tail -f ") + kLocalLog);
+            refuse_option(context, (*flags)[1], "egress-log --verify",
+                          std::string("egress-proxy log verify ") + kLocalLog);
+            refuse_option(context, (*flags)[2] || (*flags)[3], "egress-log --summary",
+                          std::string("egress-proxy log summary [--json] ") + kLocalLog);
             context.backend.egress_log(commands::parse_sandbox_id(*id), context.out);
             return 0;
         });
@@ -184,8 +211,12 @@ void setup_gc(CLI::App& app, BackendContext& context) {
         "gc", "Remove sandboxes whose supervisor is gone and suspended sandboxes past their "
               "expiry; one line each: ID and why");
     sub->add_flag("--dry-run", *dry_run, "Only print what would be removed");
-    sub->callback([&context, dry_run] {
+    auto save_logs = std::make_shared<std::string>();
+    sub->add_option("--save-logs", *save_logs, "Not available here (sandbox-kubernetes only)");
+    sub->callback([&context, dry_run, save_logs] {
         guarded(context, [&] {
+            refuse_option(context, !save_logs->empty(), "gc --save-logs",
+                          std::string("copy each ") + kLocalLog + " first");
             for (const auto& removal : context.backend.gc(*dry_run))
                 context.out << removal.id << " " << removal.reason << "\n";
             return 0;
