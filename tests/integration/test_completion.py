@@ -40,7 +40,7 @@ def test_adapter_completes_subcommands_and_their_options(words, expected):
 
 @pytest.mark.parametrize("words, expected", [
     (["sandbox-local", ""], {"create", "exec", "copy", "snapshot", "destroy", "list", "egress-log",
-                             "gc", "extend", "suspend", "resume", "--help", "-h", "--version"}),
+                             "extend", "gc", "suspend", "resume", "--help", "-h", "--version"}),
     (["sandbox-local", "create", "--d"], {"--dry-run"}),
     (["sandbox-local", "exec", "--t"], {"--timeout"}),
     (["sandbox-local", "list", "--"], {"--help", "--json", "--output"}),
