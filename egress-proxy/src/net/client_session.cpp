@@ -167,9 +167,11 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
     TunnelTarget target;
     target.host = *host;
     target.port = hp->port;
-    auto resolved = co_await resolve_checked(ctx, target.host, target.port);
+    auto resolved =
+        co_await resolve_checked(ctx, target.host, target.port,
+                                 std::chrono::steady_clock::now() + ctx.limits.upstream_timeout);
     if (!resolved.error.empty()) {
-        co_await detail::fail(stream, ex, resolved.error, target.host + " does not resolve");
+        co_await detail::fail(stream, ex, resolved.error, resolved.detail);
         co_return;
     }
     if (!resolved.refusal.allowed) {

@@ -5,9 +5,12 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <optional>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
@@ -83,8 +86,40 @@ std::size_t UpstreamPool::size() const {
     return n;
 }
 
+namespace {
+
+// One lookup and what came of it, shared with its completion handler: the
+// handler may run after the waiter has given up on it.
+struct PendingLookup {
+    explicit PendingLookup(const asio::any_io_executor& executor)
+        : resolver(executor), wake(executor) {}
+    tcp::resolver resolver;
+    asio::steady_timer wake;
+    std::optional<std::pair<beast::error_code, tcp::resolver::results_type>> result;
+};
+
+// async_resolve by `deadline`. getaddrinfo runs on Asio's resolver thread and
+// cannot be interrupted (cancel() only stops a lookup not yet started), and
+// the resolve operation completes only when it returns: so it is not waited
+// for, a timer is, which the lookup's handler cuts short.
+asio::awaitable<std::optional<std::pair<beast::error_code, tcp::resolver::results_type>>>
+resolve_by(std::string host, std::uint16_t port, Deadline deadline) {
+    auto lookup = std::make_shared<PendingLookup>(co_await asio::this_coro::executor);
+    lookup->wake.expires_at(deadline);
+    lookup->resolver.async_resolve(host, std::to_string(port),
+                                   [lookup](beast::error_code ec, tcp::resolver::results_type r) {
+                                       lookup->result.emplace(ec, std::move(r));
+                                       lookup->wake.cancel();
+                                   });
+    co_await lookup->wake.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (!lookup->result) lookup->resolver.cancel(); // a lookup not started yet never starts
+    co_return std::move(lookup->result);
+}
+
+} // namespace
+
 asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::string host,
-                                                     std::uint16_t port) {
+                                                     std::uint16_t port, Deadline deadline) {
     ResolvedDestination out;
     std::vector<asio::ip::address> candidates;
     if (auto alias = ctx.policy.alias_for(host)) {
@@ -92,11 +127,16 @@ asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::str
     } else if (auto literal = policy::host_as_address(host)) {
         candidates.push_back(*literal);
     } else {
-        tcp::resolver resolver(co_await asio::this_coro::executor);
-        auto [ec, results] = co_await resolver.async_resolve(host, std::to_string(port),
-                                                             asio::as_tuple(asio::use_awaitable));
+        auto resolved = co_await resolve_by(host, port, deadline);
+        if (!resolved) {
+            out.error = "upstream-timeout";
+            out.detail = host + " did not resolve in time";
+            co_return out;
+        }
+        auto& [ec, results] = *resolved;
         if (ec) {
             out.error = "dns";
+            out.detail = host + " does not resolve";
             co_return out;
         }
         for (const auto& entry : results)
@@ -145,14 +185,15 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool
             co_return out;
         }
     }
+    const Deadline deadline = std::chrono::steady_clock::now() + ctx.limits.upstream_timeout;
     std::vector<tcp::endpoint> endpoints;
     if (checked && !checked->empty()) {
         endpoints = *checked;
     } else {
-        auto resolved = co_await resolve_checked(ctx, host, port);
+        auto resolved = co_await resolve_checked(ctx, host, port, deadline);
         if (!resolved.error.empty()) {
             out.error = resolved.error;
-            out.detail = host + " does not resolve";
+            out.detail = std::move(resolved.detail);
             co_return out;
         }
         if (!resolved.refusal.allowed) {
@@ -167,7 +208,7 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool
     connection->tls = tls;
     const auto executor = co_await asio::this_coro::executor;
     beast::tcp_stream stream(executor);
-    stream.expires_after(ctx.limits.upstream_timeout);
+    stream.expires_at(deadline);
     auto [cec, connected] =
         co_await stream.async_connect(endpoints, asio::as_tuple(asio::use_awaitable));
     if (cec) {
@@ -186,7 +227,7 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool
     connection->secure = std::make_unique<TlsStream>(stream.release_socket(), ctx.upstream_tls,
                                                      std::string_view{}, TlsRole::client);
     prepare_tls(connection->secure->native_handle(), host);
-    connection->secure->expires_after(ctx.limits.upstream_timeout);
+    connection->secure->expires_at(deadline);
     auto [hec] = co_await connection->secure->async_handshake(asio::as_tuple(asio::use_awaitable));
     if (hec) {
         const long verify = SSL_get_verify_result(connection->secure->native_handle());

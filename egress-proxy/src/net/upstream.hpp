@@ -64,11 +64,18 @@ private:
 struct ResolvedDestination {
     std::vector<boost::asio::ip::tcp::endpoint> endpoints;
     policy::Decision refusal; // set (refused) when every address was refused
-    std::string error;        // "dns" when the name did not resolve
+    std::string error;  // "dns" when the name did not resolve, "upstream-timeout" when not in time
+    std::string detail; // with an error: for diagnostics and the 502/504 body
 };
 
+// The time by which an upstream connection must be up: DNS, TCP connect and the
+// TLS handshake share it (--upstream-timeout).
+using Deadline = std::chrono::steady_clock::time_point;
+
+// Resolves `host` and keeps the addresses the policy allows. A lookup still
+// running at `deadline` is abandoned: error "upstream-timeout".
 boost::asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::string host,
-                                                            std::uint16_t port);
+                                                            std::uint16_t port, Deadline deadline);
 
 struct UpstreamResult {
     std::unique_ptr<UpstreamConnection> connection;
