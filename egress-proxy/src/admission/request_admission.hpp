@@ -54,8 +54,8 @@ struct RequestFacts {
 // What the log line says of the destination, as far as the request was read
 // (a refusal logs what was known when it was decided).
 struct Destination {
-    std::string scheme; // "http" | "https"
-    std::string host;   // canonical, or as written when it is not a valid host
+    std::string scheme = "https"; // "http" | "https" (the log's default when none was read)
+    std::string host;             // canonical, or as written when it is not a valid host
     std::uint16_t port = 0;
     std::string path;       // never the query
     std::string mcp_server; // the MCP server's name, if the request is MCP traffic
@@ -89,6 +89,7 @@ struct Admission {
 
     const Refusal* refusal() const { return std::get_if<Refusal>(&verdict); }
     Plan& plan() { return std::get<Plan>(verdict); }
+    const Plan& plan() const { return std::get<Plan>(verdict); }
 };
 
 // The policy the admission reads: the destination rules and the MCP servers'

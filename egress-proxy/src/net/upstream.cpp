@@ -21,11 +21,12 @@ namespace beast = boost::beast;
 using asio::ip::tcp;
 
 tcp::socket& UpstreamConnection::socket() {
-    return tls ? secure->socket() : tcp->socket();
+    return visit([](auto& s) -> tcp::socket& { return s.socket(); });
 }
 
 bool UpstreamConnection::holds_unread() {
-    return buffer.size() > 0 || (tls && secure->has_pending()); // in our buffer or OpenSSL's
+    const auto* secure = std::get_if<TlsStream>(&stream);
+    return buffer.size() > 0 || (secure && secure->has_pending()); // in our buffer or OpenSSL's
 }
 
 bool UpstreamConnection::still_open() {
@@ -68,10 +69,7 @@ std::unique_ptr<UpstreamConnection> UpstreamPool::take(const std::string& key, b
 
 void UpstreamPool::put(std::unique_ptr<UpstreamConnection> connection) {
     connection->idle_since = std::chrono::steady_clock::now();
-    if (connection->tls)
-        connection->secure->expires_never();
-    else
-        connection->tcp->expires_never();
+    connection->visit([](auto& s) { s.expires_never(); });
     if (connection->buffer.size() == 0) connection->buffer.shrink_to_fit(); // idle: no buffer
     auto& queue = idle_[connection->key];
     // Oldest first out: a bounded pool per destination.
@@ -205,7 +203,6 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool
 
     auto connection = std::make_unique<UpstreamConnection>();
     connection->key = key;
-    connection->tls = tls;
     const auto executor = co_await asio::this_coro::executor;
     beast::tcp_stream stream(executor);
     stream.expires_at(deadline);
@@ -220,17 +217,17 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool
     stream.socket().set_option(tcp::no_delay(true));
     ctx.metrics.upstream_connects.fetch_add(1, std::memory_order_relaxed);
     if (!tls) {
-        connection->tcp = std::make_unique<beast::tcp_stream>(std::move(stream));
+        connection->stream.emplace<beast::tcp_stream>(std::move(stream));
         out.connection = std::move(connection);
         co_return out;
     }
-    connection->secure = std::make_unique<TlsStream>(stream.release_socket(), ctx.upstream_tls,
-                                                     std::string_view{}, TlsRole::client);
-    prepare_tls(connection->secure->native_handle(), host);
-    connection->secure->expires_at(deadline);
-    auto [hec] = co_await connection->secure->async_handshake(asio::as_tuple(asio::use_awaitable));
+    auto& secure = connection->stream.emplace<TlsStream>(stream.release_socket(), ctx.upstream_tls,
+                                                         std::string_view{}, TlsRole::client);
+    prepare_tls(secure.native_handle(), host);
+    secure.expires_at(deadline);
+    auto [hec] = co_await secure.async_handshake(asio::as_tuple(asio::use_awaitable));
     if (hec) {
-        const long verify = SSL_get_verify_result(connection->secure->native_handle());
+        const long verify = SSL_get_verify_result(secure.native_handle());
         out.error = hec == beast::error::timeout ? "upstream-timeout" : "upstream-tls";
         out.detail = "TLS with " + host + ":" + std::to_string(port) + " failed: " +
                      (verify != X509_V_OK ? X509_verify_cert_error_string(verify) : hec.message());

@@ -13,22 +13,31 @@
 #include <chrono>
 #include <deque>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 namespace osf::net {
 
 struct UpstreamConnection {
     std::string key;
-    bool tls = false;
-    std::unique_ptr<boost::beast::tcp_stream> tcp; // plain
-    std::unique_ptr<TlsStream> secure;             // TLS
-    boost::beast::flat_buffer buffer;              // bytes read past the last response
+    // Plain or TLS (monostate only while it is being made).
+    std::variant<std::monostate, boost::beast::tcp_stream, TlsStream> stream;
+    boost::beast::flat_buffer buffer; // bytes read past the last response
     std::chrono::steady_clock::time_point idle_since;
     bool reused = false;
 
     boost::asio::ip::tcp::socket& socket();
+    bool tls() const { return std::holds_alternative<TlsStream>(stream); }
+    // Calls `f` with the stream, whichever kind it is (a connection being made
+    // has none yet: std::bad_variant_access).
+    template <class F> decltype(auto) visit(F&& f) {
+        if (auto* secure = std::get_if<TlsStream>(&stream)) return f(*secure);
+        return f(std::get<boost::beast::tcp_stream>(stream));
+    }
     // Bytes the server sent after its last answer, already read: the framing is off.
     bool holds_unread();
     // False when the server has closed the idle connection (or sent bytes it should
