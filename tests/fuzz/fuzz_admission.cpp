@@ -48,9 +48,8 @@ struct Setup {
     std::map<std::string, osf::mcp::ServerPolicy> mcp_servers;
 };
 
-bool is_known_reason(std::string_view reason) {
-    return std::find(osf::refused_by::all.begin(), osf::refused_by::all.end(), reason) !=
-           osf::refused_by::all.end();
+bool is_known_reason(osf::RefusalReason reason) {
+    return !osf::to_string(reason).empty();
 }
 
 } // namespace
@@ -84,9 +83,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     facts.carries_placeholder = [placeholder] { return placeholder; };
     const std::string tunnel_host = (mode & 8) ? "mcp.test" : "upstream.test";
     if (mode & 1)
-        facts.tunnel = osf::admission::Tunnel{tunnel_host, static_cast<std::uint16_t>(443),
-                                              (mode & 16) == 0,
-                                              (mode & 32) ? "the SNI names another host" : ""};
+        facts.tunnel =
+            osf::admission::Tunnel{tunnel_host, static_cast<std::uint16_t>(443), (mode & 16) == 0,
+                                   (mode & 32) ? "the SNI names another host" : ""};
     if (facts.tunnel && !facts.tunnel->tls) facts.tunnel->port = 80;
 
     const auto admitted = osf::admission::admit({setup.destinations, setup.mcp_servers}, facts);

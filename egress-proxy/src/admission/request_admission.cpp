@@ -9,7 +9,6 @@
 namespace osf::admission {
 
 namespace http = boost::beast::http;
-namespace reason = policy::reason;
 
 namespace {
 
@@ -32,7 +31,7 @@ private:
     Plan plan_;
     std::optional<Refusal> refusal_;
 
-    bool refuse(http::status status, std::string_view why, std::string detail) {
+    bool refuse(http::status status, RefusalReason why, std::string detail) {
         refusal_ = Refusal{status, why, std::move(detail), request_.has_body()};
         return false;
     }
@@ -70,20 +69,20 @@ private:
         const bool web = url && (url->scheme_id() == boost::urls::scheme::http ||
                                  url->scheme_id() == boost::urls::scheme::https);
         if (!web || !named)
-            return refuse(http::status::bad_request, reason::bad_request,
+            return refuse(http::status::bad_request, RefusalReason::bad_request,
                           "the request target is not a path");
         if (url->has_port() && !port_in_range(url->port()))
-            return refuse(http::status::bad_request, reason::bad_request,
+            return refuse(http::status::bad_request, RefusalReason::bad_request,
                           "the port is not a number from 1 to 65535");
         const std::uint16_t named_port =
             url->has_port() && !url->port().empty()
                 ? url->port_number()
                 : (url->scheme_id() == boost::urls::scheme::http ? 80 : 443);
         if (*named != plan_.host || named_port != plan_.port)
-            return refuse(http::status::forbidden, reason::host_mismatch,
+            return refuse(http::status::forbidden, RefusalReason::host_mismatch,
                           "the request names " + *named + ", not the tunnel's host");
         if (url->has_userinfo())
-            return refuse(http::status::forbidden, reason::bad_host,
+            return refuse(http::status::forbidden, RefusalReason::bad_host,
                           "user information in the URL is not forwarded");
         plan_.target = origin_form(*url);
         return true;
@@ -93,7 +92,7 @@ private:
     bool read_absolute_target() {
         auto url = boost::urls::parse_absolute_uri(request_.target);
         if (!url || (url->scheme() != "http" && url->scheme() != "https"))
-            return refuse(http::status::bad_request, reason::bad_request,
+            return refuse(http::status::bad_request, RefusalReason::bad_request,
                           "a proxy request needs an absolute http:// URL or CONNECT");
         plan_.upstream_tls = url->scheme() == "https";
         logged_.scheme = std::string(url->scheme());
@@ -101,20 +100,21 @@ private:
         logged_.host = named ? *named : std::string(url->encoded_host());
         logged_.path = std::string(url->encoded_path());
         if (!named)
-            return refuse(http::status::forbidden, reason::bad_host, "not a valid host name");
+            return refuse(http::status::forbidden, RefusalReason::bad_host,
+                          "not a valid host name");
         plan_.host = *named;
         if (url->has_port() && !port_in_range(url->port()))
-            return refuse(http::status::bad_request, reason::bad_request,
+            return refuse(http::status::bad_request, RefusalReason::bad_request,
                           "the port is not a number from 1 to 65535");
         plan_.port = url->has_port() && !url->port().empty() ? url->port_number()
                                                              : (plan_.upstream_tls ? 443 : 80);
         logged_.port = plan_.port;
         if (url->has_userinfo())
-            return refuse(http::status::forbidden, reason::bad_host,
+            return refuse(http::status::forbidden, RefusalReason::bad_host,
                           "user information in the URL is not forwarded");
         const auto decision = policy_.destinations.check_destination(plan_.host, plan_.port);
         if (!decision.allowed)
-            return refuse(http::status::forbidden, decision.refused_by, decision.detail);
+            return refuse(http::status::forbidden, *decision.refused_by, decision.detail);
         plan_.target = origin_form(*url);
         return true;
     }
@@ -127,35 +127,36 @@ private:
         // A fragment is never part of a request target (RFC 9112 3.2): cut here and
         // forwarded there, it would make what is checked differ from what is sent.
         if (plan_.target.find('#') != std::string::npos)
-            return refuse(http::status::bad_request, reason::bad_request,
+            return refuse(http::status::bad_request, RefusalReason::bad_request,
                           "a fragment ('#') in the request target");
         // Where an MCP endpoint lives, the path must have one reading every server
         // routes on, or MCP traffic could pass as plain egress.
         if (policy_.destinations.has_mcp_endpoint(host, port))
             if (const auto why = policy::ambiguous_path(plan_.path); !why.empty())
-                return refuse(http::status::bad_request, reason::bad_request,
+                return refuse(http::status::bad_request, RefusalReason::bad_request,
                               std::string(why) + " (a host with an MCP endpoint)");
         // The upstream might frame such a body differently (RFC 9112 6.3).
         if (request_.unframed_coding())
-            return refuse(http::status::bad_request, reason::bad_request,
+            return refuse(http::status::bad_request, RefusalReason::bad_request,
                           "a Transfer-Encoding that does not end in chunked");
 
         // The Host header must name the same destination (no domain fronting).
         if (request_.host_fields == 0 || request_.host_field.empty()) {
             if (request_.version == 11)
-                return refuse(http::status::bad_request, reason::bad_request, "no Host header");
+                return refuse(http::status::bad_request, RefusalReason::bad_request,
+                              "no Host header");
         } else {
             const auto hp = policy::split_host_port(request_.host_field, port);
             const auto named = hp ? policy::canonical_host(hp->host) : std::nullopt;
             if (!named || *named != host || hp->port != port)
-                return refuse(http::status::forbidden, reason::host_mismatch,
+                return refuse(http::status::forbidden, RefusalReason::host_mismatch,
                               "the Host header names another destination");
         }
         if (request_.tunnel && !request_.tunnel->sni_problem.empty())
-            return refuse(http::status::forbidden, reason::host_mismatch,
+            return refuse(http::status::forbidden, RefusalReason::host_mismatch,
                           std::string(request_.tunnel->sni_problem));
         if (request_.host_fields > 1)
-            return refuse(http::status::bad_request, reason::bad_request,
+            return refuse(http::status::bad_request, RefusalReason::bad_request,
                           "more than one Host header");
 
         // What the proxy does there.
@@ -166,7 +167,7 @@ private:
             // MCP traffic is read message by message: an upgrade (WebSocket, h2c, any
             // token) would carry tool calls in frames the proxy never reads.
             if (request_.asks_for_upgrade)
-                return refuse(http::status::forbidden, reason::mcp_upgrade,
+                return refuse(http::status::forbidden, RefusalReason::mcp_upgrade,
                               "an MCP endpoint is not upgraded to another protocol "
                               "(WebSocket, h2c)");
         }
@@ -174,13 +175,13 @@ private:
         // A real value goes only to an upstream whose TLS certificate was verified.
         if (plan_.substitute_secrets && !plan_.upstream_tls && request_.carries_placeholder &&
             request_.carries_placeholder())
-            return refuse(http::status::forbidden, reason::secret_cleartext,
+            return refuse(http::status::forbidden, RefusalReason::secret_cleartext,
                           "a secret placeholder is substituted only on https:// requests");
         // MCP: the whole message is read before it is judged. Beast would reserve
         // what a Content-Length says: checked before a byte of the body is read.
         if (plan_.mcp && request_.content_length &&
             *request_.content_length > plan_.mcp->max_message_bytes) {
-            refuse(http::status::payload_too_large, reason::mcp_unreadable,
+            refuse(http::status::payload_too_large, RefusalReason::mcp_unreadable,
                    "the MCP message is over the size limit");
             refusal_->close_client = true;
             return false;

@@ -64,9 +64,9 @@ struct Destination {
 // The proxy answers instead of the upstream.
 struct Refusal {
     boost::beast::http::status status;
-    std::string_view reason; // one of policy::reason::*
-    std::string detail;      // the refusal body's text, no secrets
-    bool close_client;       // a body is left unread: the client connection ends
+    RefusalReason reason;
+    std::string detail; // the refusal body's text, no secrets
+    bool close_client;  // a body is left unread: the client connection ends
 };
 
 // How the request goes upstream.

@@ -34,9 +34,9 @@ template <class Stream> void expire_in(Stream& s, std::chrono::seconds d) {
 }
 
 // How a client ended an exchange early: it went away, or sent nothing in time.
-inline std::string_view client_error(const boost::beast::error_code& ec) {
-    return ec == boost::beast::error::timeout ? osf::log_error::client_timeout
-                                              : osf::log_error::client_closed;
+inline ErrorKind client_error(const boost::beast::error_code& ec) {
+    return ec == boost::beast::error::timeout ? ErrorKind::client_timeout
+                                              : ErrorKind::client_closed;
 }
 
 // A parse error of the message itself, as opposed to the peer going away.

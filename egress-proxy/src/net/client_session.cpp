@@ -93,7 +93,7 @@ asio::awaitable<void> answer_bad_request(ProxyContext& ctx, Stream& stream,
     co_await refuse(stream, ex,
                     too_big ? http::status::request_header_fields_too_large
                             : http::status::bad_request,
-                    too_big ? policy::reason::limit : policy::reason::bad_request,
+                    too_big ? RefusalReason::limit : RefusalReason::bad_request,
                     "malformed request: " + ec.message());
 }
 
@@ -154,13 +154,13 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
     ex.rec.host = host ? *host : (hp ? hp->host : authority);
     ex.rec.port = hp ? hp->port : 0;
     if (!hp || !host) {
-        co_await refuse(stream, ex, http::status::forbidden, policy::reason::bad_host,
+        co_await refuse(stream, ex, http::status::forbidden, RefusalReason::bad_host,
                         "not a valid host:port");
         co_return;
     }
     const auto decision = ctx.policy.check_destination(*host, hp->port);
     if (!decision.allowed) {
-        co_await refuse(stream, ex, http::status::forbidden, decision.refused_by, decision.detail);
+        co_await refuse(stream, ex, http::status::forbidden, *decision.refused_by, decision.detail);
         co_return;
     }
     TunnelTarget target;
@@ -169,12 +169,12 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
     auto resolved =
         co_await resolve_checked(ctx, target.host, target.port,
                                  std::chrono::steady_clock::now() + ctx.limits.upstream_timeout);
-    if (!resolved.error.empty()) {
-        co_await fail(stream, ex, resolved.error, resolved.detail);
+    if (resolved.error) {
+        co_await fail(stream, ex, *resolved.error, resolved.detail);
         co_return;
     }
     if (!resolved.refusal.allowed) {
-        co_await refuse(stream, ex, http::status::forbidden, resolved.refusal.refused_by,
+        co_await refuse(stream, ex, http::status::forbidden, *resolved.refusal.refused_by,
                         resolved.refusal.detail);
         co_return;
     }
@@ -184,14 +184,14 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
     stream.expires_after(ctx.limits.idle_timeout);
     auto [wec, wn] = co_await asio::async_write(stream, asio::buffer(established), use_tuple);
     if (wec) {
-        ex.finish_error(osf::log_error::client_closed, 0);
+        ex.finish_error(ErrorKind::client_closed, 0);
         co_return;
     }
     ex.responded = true;
     ex.rec.status = 200;
     OpenGauge tunnels(ctx.metrics.open_tunnels);
     // The tunnel's requests carry the lines from here; none at all is an error.
-    auto end_tunnel = [&ex](std::size_t requests, std::string_view error) {
+    auto end_tunnel = [&ex](std::size_t requests, ErrorKind error) {
         if (requests > 0)
             ex.carried_by_requests();
         else
@@ -201,7 +201,7 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
     stream.expires_after(ctx.limits.header_timeout);
     auto [dec, is_tls] = co_await beast::async_detect_ssl(stream, buffer, use_tuple);
     if (dec) {
-        end_tunnel(0, osf::log_error::no_request);
+        end_tunnel(0, ErrorKind::no_request);
         co_return;
     }
     if (!is_tls) {
@@ -212,7 +212,7 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
         ClientSession<beast::tcp_stream> inner{ctx,     s.worker, stream, buffer, s.registration,
                                                &target, conn};
         const auto requests = co_await serve_requests(inner);
-        end_tunnel(requests, osf::log_error::no_request);
+        end_tunnel(requests, ErrorKind::no_request);
         co_return;
     }
 
@@ -231,7 +231,7 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
     if (hec) {
         spdlog::debug("connection {}: TLS handshake with the client failed: {}", conn.id,
                       hec.message());
-        end_tunnel(0, osf::log_error::client_tls);
+        end_tunnel(0, ErrorKind::client_tls);
         co_return;
     }
     if (const char* sni = SSL_get_servername(tls.native_handle(), TLSEXT_NAMETYPE_host_name)) {
@@ -241,7 +241,7 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
     }
     ClientSession<TlsStream> inner{ctx, s.worker, tls, buffer, s.registration, &target, conn};
     const auto requests = co_await serve_requests(inner);
-    end_tunnel(requests, osf::log_error::no_request);
+    end_tunnel(requests, ErrorKind::no_request);
     tls.shutdown();
 }
 

@@ -42,7 +42,7 @@ boost::asio::awaitable<bool> send_request(ExchangeLeg<Client, Up>& leg, ForwardR
             if (leg.conn.reused)
                 result.retry = true;
             else
-                co_await fail(leg.client, ex, std::string(osf::log_error::upstream_reset),
+                co_await fail(leg.client, ex, ErrorKind::upstream_reset,
                               "sending the request: " + ec.message());
             co_return false;
         }
@@ -61,7 +61,7 @@ boost::asio::awaitable<bool> send_request(ExchangeLeg<Client, Up>& leg, ForwardR
             // A body that is not valid HTTP framing (bad chunk size...): the
             // upstream connection is dropped unfinished, the sandbox gets a 400.
             ex.client_keep = false;
-            co_await refuse(leg.client, ex, http::status::bad_request, policy::reason::bad_request,
+            co_await refuse(leg.client, ex, http::status::bad_request, RefusalReason::bad_request,
                             "malformed request body: " + ec.message());
             co_return false;
         }
@@ -71,7 +71,7 @@ boost::asio::awaitable<bool> send_request(ExchangeLeg<Client, Up>& leg, ForwardR
         }
     }
     if (hec) {
-        co_await fail(leg.client, ex, std::string(osf::log_error::upstream_reset),
+        co_await fail(leg.client, ex, ErrorKind::upstream_reset,
                       "sending the request: " + hec.message());
         co_return false;
     }
@@ -107,9 +107,8 @@ boost::asio::awaitable<bool> read_answer_head(
                 co_return false;
             }
             co_await fail(leg.client, ex,
-                          std::string(ec == boost::beast::error::timeout
-                                          ? osf::log_error::upstream_timeout
-                                          : osf::log_error::upstream_reset),
+                          ec == boost::beast::error::timeout ? ErrorKind::upstream_timeout
+                                                             : ErrorKind::upstream_reset,
                           "reading the response: " + ec.message());
             co_return false;
         }
@@ -146,7 +145,7 @@ relay_websocket(ExchangeLeg<Client, Up>& leg,
     if (!ec)
         co_await (pump(leg.client, leg.up, idle, ex.rec.bytes_up) ||
                   pump(leg.up, leg.client, idle, ex.rec.bytes_down));
-    ex.finish(log::Outcome::Allowed, 101);
+    ex.finish(Outcome::allowed, 101);
 }
 
 // 5. Any other answer streams through as it arrives.
@@ -168,9 +167,7 @@ relay_answer(ExchangeLeg<Client, Up>& leg,
     MessageFramer framer(res, bodiless);
     // The allowed line is written before the write that completes the answer, so
     // an answer a client has in full is always on record, even after kill -9.
-    const std::function<void()> log_allowed = [&ex] {
-        ex.finish(log::Outcome::Allowed, ex.rec.status);
-    };
+    const std::function<void()> log_allowed = [&ex] { ex.finish(Outcome::allowed, ex.rec.status); };
     if (rp.is_done()) log_allowed(); // no body follows: the head is the whole answer
     // The head goes out with the first piece of the body when that piece is here
     // already (one TLS record and one write, not two); otherwise at once, as a
@@ -181,7 +178,7 @@ relay_answer(ExchangeLeg<Client, Up>& leg,
         boost::beast::error_code pec;
         prefilled = prefill_body(leg.up, leg.conn.buffer, rp, chunk, pec);
         if (pec) {
-            co_await fail(leg.client, ex, std::string(osf::log_error::upstream_reset),
+            co_await fail(leg.client, ex, ErrorKind::upstream_reset,
                           "reading the response: " + pec.message());
             co_return result;
         }
@@ -192,7 +189,7 @@ relay_answer(ExchangeLeg<Client, Up>& leg,
             co_await boost::asio::async_write(leg.client, framer.next({}, false), use_tuple);
         if (hec) {
             ex.responded = true;
-            ex.finish_error(osf::log_error::client_closed, ex.rec.status);
+            ex.finish_error(ErrorKind::client_closed, ex.rec.status);
             co_return result;
         }
     }
@@ -202,13 +199,13 @@ relay_answer(ExchangeLeg<Client, Up>& leg,
                             ex.rec.bytes_down, log_allowed);
     if (ec) {
         ex.finish_error(upstream_side
-                            ? (ec == boost::beast::error::timeout ? osf::log_error::upstream_timeout
-                                                                  : osf::log_error::upstream_reset)
-                            : osf::log_error::client_closed,
+                            ? (ec == boost::beast::error::timeout ? ErrorKind::upstream_timeout
+                                                                  : ErrorKind::upstream_reset)
+                            : ErrorKind::client_closed,
                         ex.rec.status);
         co_return result;
     }
-    ex.finish(log::Outcome::Allowed, ex.rec.status);
+    ex.finish(Outcome::allowed, ex.rec.status);
     result.client_keep = client_keep && !close_delimited;
     result.upstream_reusable = rp.keep_alive() && !rp.need_eof();
     co_return result;
@@ -239,14 +236,14 @@ boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
     if (res.count(http::field::transfer_encoding) > 1) {
         // Beast's parser and its header read two fields differently (the parser the
         // last coding, the header the first): the body's end would be ambiguous.
-        co_await fail(leg.client, ex, std::string(osf::log_error::upstream_protocol),
+        co_await fail(leg.client, ex, ErrorKind::upstream_protocol,
                       "the answer has more than one Transfer-Encoding field");
         co_return result;
     }
     if (res.result() == http::status::switching_protocols && !leg.out.websocket) {
         // Nothing asked for a new protocol (an MCP endpoint is never asked): whatever
         // follows is not HTTP the proxy can read, and is never relayed.
-        co_await fail(leg.client, ex, std::string(osf::log_error::upstream_protocol),
+        co_await fail(leg.client, ex, ErrorKind::upstream_protocol,
                       "the upstream switched protocols without being asked to");
         co_return result;
     }
@@ -254,7 +251,7 @@ boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
     // put back to its placeholder, or the answer is refused.
     if (!ctx.config.secrets.mask_answer_head(res.base(), leg.out.echo_forms)) {
         ex.client_keep = false;
-        co_await refuse(leg.client, ex, http::status::bad_gateway, policy::reason::secret_echo,
+        co_await refuse(leg.client, ex, http::status::bad_gateway, RefusalReason::secret_echo,
                         "the answer names a secret in a header field name");
         co_return result;
     }
@@ -280,7 +277,7 @@ boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
         case mcp::AnswerHandling::Refuse:
             ex.client_keep = false;
             co_await refuse(leg.client, ex, http::status::bad_gateway,
-                            policy::reason::mcp_unreadable, decision.detail);
+                            RefusalReason::mcp_unreadable, decision.detail);
             co_return result;
         case mcp::AnswerHandling::FilterSse:
             co_return co_await relay_mcp_event_stream(leg, rp, *mcp, client_keep);

@@ -12,6 +12,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/http.hpp>
+#include <optional>
 #include <spdlog/spdlog.h>
 #include <string>
 #include <string_view>
@@ -31,12 +32,12 @@ write_whole(Stream& stream, const boost::beast::http::message<isRequest, Body>& 
 template <class Client>
 boost::asio::awaitable<bool> answer(Client& client, Exchange& ex, boost::beast::http::status status,
                                     std::string_view content_type, std::string body,
-                                    std::string_view refused_by = {}) {
+                                    std::optional<RefusalReason> refused_by = {}) {
     namespace http = boost::beast::http;
     http::response<http::string_body> res{status, ex.client_version};
     res.set(http::field::server, "egress-proxy");
     res.set(http::field::content_type, content_type);
-    if (!refused_by.empty()) res.set(refused_by_header, refused_by);
+    if (refused_by) res.set(refused_by_header, to_string(*refused_by));
     res.set(http::field::cache_control, "no-store");
     res.body() = std::move(body);
     res.keep_alive(ex.client_keep);
@@ -50,9 +51,9 @@ boost::asio::awaitable<bool> answer(Client& client, Exchange& ex, boost::beast::
 // Logs the refusal first, then answers it: a refusal is on record before the sandbox sees it.
 template <class Client>
 boost::asio::awaitable<bool> refuse(Client& client, Exchange& ex, boost::beast::http::status status,
-                                    std::string_view reason, const std::string& detail) {
-    ex.rec.refused_by = std::string(reason);
-    ex.finish(log::Outcome::Refused, static_cast<int>(status));
+                                    RefusalReason reason, const std::string& detail) {
+    ex.rec.refused_by = reason;
+    ex.finish(Outcome::refused, static_cast<int>(status));
     co_return co_await answer(client, ex, status, "text/plain; charset=utf-8",
                               refusal_body(ex.rec.host, detail), reason);
 }
@@ -61,22 +62,22 @@ boost::asio::awaitable<bool> refuse(Client& client, Exchange& ex, boost::beast::
 // has no answer yet, otherwise the connection is cut. Returns false: the
 // client connection does not go on.
 template <class Client>
-boost::asio::awaitable<bool> fail(Client& client, Exchange& ex, const std::string& error,
+boost::asio::awaitable<bool> fail(Client& client, Exchange& ex, ErrorKind error,
                                   const std::string& detail) {
     namespace http = boost::beast::http;
     ex.rec.error = error;
-    const auto status = error == osf::log_error::upstream_timeout ? http::status::gateway_timeout
-                                                                  : http::status::bad_gateway;
-    spdlog::warn("connection {}: {} {}:{}: {}", ex.rec.connection, error, ex.rec.host, ex.rec.port,
-                 detail);
+    const auto status = error == ErrorKind::upstream_timeout ? http::status::gateway_timeout
+                                                             : http::status::bad_gateway;
+    spdlog::warn("connection {}: {} {}:{}: {}", ex.rec.connection, to_string(error), ex.rec.host,
+                 ex.rec.port, detail);
     if (ex.responded) { // too late for an answer: cut the connection
-        ex.finish(log::Outcome::Error, ex.rec.status);
+        ex.finish(Outcome::error, ex.rec.status);
         co_return false;
     }
     ex.client_keep = false;
-    ex.finish(log::Outcome::Error, static_cast<int>(status));
+    ex.finish(Outcome::error, static_cast<int>(status));
     co_await answer(client, ex, status, "text/plain; charset=utf-8",
-                    "egress-proxy: " + error + ": " + detail + "\n");
+                    "egress-proxy: " + std::string(to_string(error)) + ": " + detail + "\n");
     co_return false;
 }
 

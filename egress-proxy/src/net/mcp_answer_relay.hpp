@@ -77,13 +77,12 @@ relay_mcp_event_stream(ExchangeLeg<Client, Up> leg,
     ex.rec.mcp_events_dropped = static_cast<std::int64_t>(filter.events_dropped());
     ex.rec.tools_removed = static_cast<std::int64_t>(filter.tools_removed());
     if (!ec) {
-        ex.finish(log::Outcome::Allowed, ex.rec.status); // before the last chunk
+        ex.finish(Outcome::allowed, ex.rec.status); // before the last chunk
         text.clear();
         ec = co_await send(text, false);
     }
     if (ec) {
-        ex.finish_error(upstream_side ? osf::log_error::upstream_reset
-                                      : osf::log_error::client_closed,
+        ex.finish_error(upstream_side ? ErrorKind::upstream_reset : ErrorKind::client_closed,
                         ex.rec.status);
         co_return result;
     }
@@ -113,12 +112,12 @@ relay_mcp_json(ExchangeLeg<Client, Up> leg,
     auto [ec, n] = co_await http::async_read(leg.up, leg.conn.buffer, sp, use_tuple);
     if (ec == http::error::body_limit) {
         ex.client_keep = false;
-        co_await refuse(leg.client, ex, http::status::bad_gateway, policy::reason::mcp_unreadable,
+        co_await refuse(leg.client, ex, http::status::bad_gateway, RefusalReason::mcp_unreadable,
                         "the MCP server's answer is over the size limit");
         co_return result;
     }
     if (ec) {
-        co_await fail(leg.client, ex, std::string(osf::log_error::upstream_reset),
+        co_await fail(leg.client, ex, ErrorKind::upstream_reset,
                       "reading the response: " + ec.message());
         co_return result;
     }
@@ -127,7 +126,7 @@ relay_mcp_json(ExchangeLeg<Client, Up> leg,
     restore_checked_head(answer_msg, std::move(checked_head)); // trailers dropped
     auto filtered = mcp::filter_json_response(server, answer_msg.body());
     if (!filtered) {
-        co_await refuse(leg.client, ex, http::status::bad_gateway, policy::reason::mcp_unreadable,
+        co_await refuse(leg.client, ex, http::status::bad_gateway, RefusalReason::mcp_unreadable,
                         "the MCP server's answer is not readable JSON-RPC");
         result.upstream_reusable = reusable;
         co_return result;
@@ -137,7 +136,7 @@ relay_mcp_json(ExchangeLeg<Client, Up> leg,
     answer_msg.keep_alive(client_keep);
     answer_msg.prepare_payload();
     ex.rec.bytes_down = answer_msg.body().size();
-    ex.finish(log::Outcome::Allowed, ex.rec.status); // on record before it is answered
+    ex.finish(Outcome::allowed, ex.rec.status); // on record before it is answered
     expire_in(leg.client, idle);
     auto [wec, wn] = co_await write_whole(leg.client, answer_msg, answer_msg.body());
     ex.responded = true;

@@ -30,14 +30,14 @@ ProxyContext::ProxyContext(const config::RuntimeConfig& cfg, boost::asio::ssl::c
 
 void ProxyContext::write_log(const log::LogRecord& record) {
     switch (record.outcome) {
-    case log::Outcome::Allowed:
+    case Outcome::allowed:
         metrics.allowed.fetch_add(1, std::memory_order_relaxed);
         break;
-    case log::Outcome::Error:
+    case Outcome::error:
         metrics.errors.fetch_add(1, std::memory_order_relaxed);
         break;
-    case log::Outcome::Refused:
-        metrics.count_refusal(record.refused_by);
+    case Outcome::refused:
+        metrics.count_refusal(record.refused_by.value_or(RefusalReason::bad_request));
         break;
     }
     if (!log->write(log::to_json_line(record)))

@@ -79,13 +79,13 @@ read_mcp_request(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
         if (ec == http::error::body_limit) {
             ex.client_keep = false;
             co_return co_await refuse(s.stream, ex, http::status::payload_too_large,
-                                      policy::reason::mcp_unreadable,
+                                      RefusalReason::mcp_unreadable,
                                       "the MCP message is over the size limit");
         }
         if (ec && is_malformed_message(ec)) {
             ex.client_keep = false;
             co_return co_await refuse(s.stream, ex, http::status::bad_request,
-                                      policy::reason::bad_request,
+                                      RefusalReason::bad_request,
                                       "malformed request body: " + ec.message());
         }
         if (ec) {
@@ -97,7 +97,7 @@ read_mcp_request(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
     if (restore_checked_head(message, std::move(checked_head))) {
         ex.client_keep = false;
         co_return co_await refuse(s.stream, ex, http::status::bad_request,
-                                  policy::reason::bad_request, "trailer fields on an MCP message");
+                                  RefusalReason::bad_request, "trailer fields on an MCP message");
     }
     if (has_body || message.method() == http::verb::post) {
         auto verdict = mcp::inspect_request(server, message[http::field::content_type],
@@ -116,20 +116,18 @@ read_mcp_request(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
             message.body() = std::move(*substitute);
             ex.refused_in_place = true;
         } else if (verdict.action == mcp::RequestVerdict::Action::ReplyJsonRpc) {
-            ex.rec.refused_by = std::string(policy::reason::mcp_tool);
-            ex.finish(log::Outcome::Refused, verdict.status);
+            ex.rec.refused_by = RefusalReason::mcp_tool;
+            ex.finish(Outcome::refused, verdict.status);
             co_return co_await answer(s.stream, ex, static_cast<http::status>(verdict.status),
                                       "application/json", std::move(verdict.body),
-                                      policy::reason::mcp_tool);
+                                      RefusalReason::mcp_tool);
         }
         if (verdict.action == mcp::RequestVerdict::Action::Forward && session)
             for (const auto& id : verdict.tools_list_ids)
                 ctx.mcp_sessions->expect_tools_list(*session, id);
         if (verdict.action == mcp::RequestVerdict::Action::Refuse) {
-            ex.rec.refused_by = verdict.refused_by.empty()
-                                    ? std::string(policy::reason::mcp_unreadable)
-                                    : verdict.refused_by;
-            ex.finish(log::Outcome::Refused, verdict.status);
+            ex.rec.refused_by = verdict.refused_by.value_or(RefusalReason::mcp_unreadable);
+            ex.finish(Outcome::refused, verdict.status);
             co_return co_await answer(s.stream, ex, static_cast<http::status>(verdict.status),
                                       "application/json", std::move(verdict.body),
                                       ex.rec.refused_by);
@@ -158,12 +156,13 @@ asio::awaitable<bool> forward_on_upstream(ClientSession<Stream>& s, Exchange& ex
             s.ctx, s.worker.pool, plan.host, plan.port, plan.upstream_tls,
             s.tunnel ? &s.tunnel->endpoints : nullptr, attempt == 0, can_retry);
         if (!up.connection) {
-            if (!up.refusal.allowed && !up.refusal.refused_by.empty()) {
+            if (!up.refusal.allowed && up.refusal.refused_by) {
                 if (close_on_refusal) ex.client_keep = false;
                 co_return co_await refuse(s.stream, ex, http::status::forbidden,
-                                          up.refusal.refused_by, up.refusal.detail);
+                                          *up.refusal.refused_by, up.refusal.detail);
             }
-            co_return co_await fail(s.stream, ex, up.error, up.detail);
+            co_return co_await fail(s.stream, ex, up.error.value_or(ErrorKind::upstream_connect),
+                                    up.detail);
         }
         auto& connection = *up.connection;
         const ForwardResult result = co_await connection.visit([&](auto& upstream_stream) {
@@ -174,7 +173,7 @@ asio::awaitable<bool> forward_on_upstream(ClientSession<Stream>& s, Exchange& ex
         });
         if (result.retry && attempt == 0) continue;
         if (result.retry)
-            co_return co_await fail(s.stream, ex, std::string(osf::log_error::upstream_reset),
+            co_return co_await fail(s.stream, ex, ErrorKind::upstream_reset,
                                     "the upstream closed the connection");
         if (result.upstream_reusable) s.worker.pool.put(std::move(up.connection));
         co_return result.client_keep;

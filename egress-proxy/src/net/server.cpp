@@ -82,7 +82,7 @@ struct ProxyServer::Impl {
                 config.options.limits.max_connections) {
                 boost::system::error_code ignored;
                 socket.close(ignored); // over the connection limit: refuse at once
-                ctx->metrics.count_refusal("limit");
+                ctx->metrics.count_refusal(RefusalReason::limit);
                 continue;
             }
             asio::co_spawn(worker.io, run_client_session(*ctx, worker, std::move(socket)),

@@ -127,13 +127,13 @@ asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::str
     } else {
         auto resolved = co_await resolve_by(host, port, deadline);
         if (!resolved) {
-            out.error = "upstream-timeout";
+            out.error = ErrorKind::upstream_timeout;
             out.detail = host + " did not resolve in time";
             co_return out;
         }
         auto& [ec, results] = *resolved;
         if (ec) {
-            out.error = "dns";
+            out.error = ErrorKind::dns;
             out.detail = host + " does not resolve";
             co_return out;
         }
@@ -144,11 +144,11 @@ asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::str
         auto decision = ctx.policy.check_address(host, address);
         // Even an alias does not make the proxy's own listeners a destination.
         if (ctx.is_own_endpoint({address, port}))
-            decision = policy::Decision::refuse(policy::reason::destination_address,
+            decision = policy::Decision::refuse(RefusalReason::destination_address,
                                                 host + " is the egress proxy itself");
         if (decision.allowed) {
             out.endpoints.emplace_back(address, port);
-        } else if (out.refusal.refused_by.empty()) {
+        } else if (!out.refusal.refused_by) {
             out.refusal = std::move(decision);
         }
     }
@@ -189,7 +189,7 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool
         endpoints = *checked;
     } else {
         auto resolved = co_await resolve_checked(ctx, host, port, deadline);
-        if (!resolved.error.empty()) {
+        if (resolved.error) {
             out.error = resolved.error;
             out.detail = std::move(resolved.detail);
             co_return out;
@@ -209,7 +209,8 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool
     auto [cec, connected] =
         co_await stream.async_connect(endpoints, asio::as_tuple(asio::use_awaitable));
     if (cec) {
-        out.error = cec == beast::error::timeout ? "upstream-timeout" : "upstream-connect";
+        out.error = cec == beast::error::timeout ? ErrorKind::upstream_timeout
+                                                 : ErrorKind::upstream_connect;
         out.detail =
             "cannot connect to " + host + ":" + std::to_string(port) + ": " + cec.message();
         co_return out;
@@ -228,7 +229,8 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool
     auto [hec] = co_await secure.async_handshake(asio::as_tuple(asio::use_awaitable));
     if (hec) {
         const long verify = SSL_get_verify_result(secure.native_handle());
-        out.error = hec == beast::error::timeout ? "upstream-timeout" : "upstream-tls";
+        out.error =
+            hec == beast::error::timeout ? ErrorKind::upstream_timeout : ErrorKind::upstream_tls;
         out.detail = "TLS with " + host + ":" + std::to_string(port) + " failed: " +
                      (verify != X509_V_OK ? X509_verify_cert_error_string(verify) : hec.message());
         co_return out;

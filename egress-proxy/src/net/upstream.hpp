@@ -13,6 +13,7 @@
 #include <chrono>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -73,7 +74,8 @@ private:
 struct ResolvedDestination {
     std::vector<boost::asio::ip::tcp::endpoint> endpoints;
     policy::Decision refusal; // set (refused) when every address was refused
-    std::string error;  // "dns" when the name did not resolve, "upstream-timeout" when not in time
+    std::optional<ErrorKind>
+        error;          // dns when the name did not resolve, upstream_timeout not in time
     std::string detail; // with an error: for diagnostics and the 502/504 body
 };
 
@@ -82,15 +84,15 @@ struct ResolvedDestination {
 using Deadline = std::chrono::steady_clock::time_point;
 
 // Resolves `host` and keeps the addresses the policy allows. A lookup still
-// running at `deadline` is abandoned: error "upstream-timeout".
+// running at `deadline` is abandoned: error upstream_timeout.
 boost::asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::string host,
                                                             std::uint16_t port, Deadline deadline);
 
 struct UpstreamResult {
     std::unique_ptr<UpstreamConnection> connection;
-    policy::Decision refusal; // destination-address refusals
-    std::string error;        // "dns", "upstream-connect", "upstream-tls", "upstream-timeout"
-    std::string detail;       // for diagnostics and the 502 body (no secrets)
+    policy::Decision refusal;       // destination-address refusals
+    std::optional<ErrorKind> error; // dns, upstream_connect, upstream_tls, upstream_timeout
+    std::string detail;             // for diagnostics and the 502 body (no secrets)
 };
 
 // Takes a pooled connection or makes a new one. `checked` are addresses

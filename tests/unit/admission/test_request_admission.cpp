@@ -8,7 +8,7 @@ using osf::admission::admit;
 using osf::admission::RequestFacts;
 using osf::admission::Tunnel;
 using status = boost::beast::http::status;
-namespace reason = osf::policy::reason;
+using osf::RefusalReason;
 
 namespace {
 
@@ -75,7 +75,7 @@ TEST_CASE("every refusal of a request head, with its status, reason and detail",
         const char* what;
         RequestFacts facts;
         status expected_status;
-        std::string_view expected_reason;
+        RefusalReason expected_reason;
         std::string_view detail_has;
     };
     auto chunked = [](RequestFacts r) {
@@ -89,96 +89,97 @@ TEST_CASE("every refusal of a request head, with its status, reason and detail",
     const std::vector<Case> cases = {
         // the target form
         {"origin form on the proxy's port", proxied("/index.html", "api.example.com"),
-         status::bad_request, reason::bad_request, "absolute http:// URL or CONNECT"},
+         status::bad_request, RefusalReason::bad_request, "absolute http:// URL or CONNECT"},
         {"another scheme", proxied("ftp://api.example.com/", "api.example.com"),
-         status::bad_request, reason::bad_request, "absolute http:// URL"},
+         status::bad_request, RefusalReason::bad_request, "absolute http:// URL"},
         {"not a URL", proxied("http//api.example.com/", "api.example.com"), status::bad_request,
-         reason::bad_request, "absolute http:// URL"},
+         RefusalReason::bad_request, "absolute http:// URL"},
         {"not a host name", proxied("http://bad_host.example.com/", "bad_host.example.com"),
-         status::forbidden, reason::bad_host, "not a valid host name"},
+         status::forbidden, RefusalReason::bad_host, "not a valid host name"},
         {"port out of range", proxied("http://api.example.com:65536/", "api.example.com"),
-         status::bad_request, reason::bad_request, "1 to 65535"},
+         status::bad_request, RefusalReason::bad_request, "1 to 65535"},
         {"port zero", proxied("http://api.example.com:0/", "api.example.com"), status::bad_request,
-         reason::bad_request, "1 to 65535"},
+         RefusalReason::bad_request, "1 to 65535"},
         {"user information", proxied("http://user:pw@api.example.com/", "api.example.com"),
-         status::forbidden, reason::bad_host, "user information"},
+         status::forbidden, RefusalReason::bad_host, "user information"},
         // the allowlist
         {"host not allowed", proxied("http://elsewhere.example.com/", "elsewhere.example.com"),
-         status::forbidden, reason::host_not_allowed, ""},
+         status::forbidden, RefusalReason::host_not_allowed, ""},
         {"port not allowed", proxied("https://pinned.example.com/", "pinned.example.com"),
-         status::forbidden, reason::port_not_allowed, ""},
+         status::forbidden, RefusalReason::port_not_allowed, ""},
         // the target itself
         {"fragment", tunnelled("/a#b", "api.example.com", "api.example.com"), status::bad_request,
-         reason::bad_request, "fragment"},
+         RefusalReason::bad_request, "fragment"},
         {"fragment in an absolute URL (not an absolute-URI)",
          proxied("http://api.example.com/a#b", "api.example.com"), status::bad_request,
-         reason::bad_request, "absolute http:// URL"},
+         RefusalReason::bad_request, "absolute http:// URL"},
         {"ambiguous path on an MCP host",
          proxied("https://wiki.example.com/mcp%2Fx", "wiki.example.com"), status::bad_request,
-         reason::bad_request, "(a host with an MCP endpoint)"},
+         RefusalReason::bad_request, "(a host with an MCP endpoint)"},
         {"ambiguous path on an MCP host in a tunnel",
          tunnelled("/x\\mcp", "wiki.example.com", "wiki.example.com"), status::bad_request,
-         reason::bad_request, "(a host with an MCP endpoint)"},
+         RefusalReason::bad_request, "(a host with an MCP endpoint)"},
         // framing
         {"transfer-encoding not ending in chunked",
          with(proxied("http://api.example.com/", "api.example.com"),
               [](RequestFacts& r) { r.transfer_encoding = true; }),
-         status::bad_request, reason::bad_request, "does not end in chunked"},
+         status::bad_request, RefusalReason::bad_request, "does not end in chunked"},
         // Host and SNI
         {"no Host in HTTP/1.1", proxied("http://api.example.com/", ""), status::bad_request,
-         reason::bad_request, "no Host header"},
+         RefusalReason::bad_request, "no Host header"},
         {"an empty Host in HTTP/1.1",
          with(proxied("http://api.example.com/", ""), [](RequestFacts& r) { r.host_fields = 1; }),
-         status::bad_request, reason::bad_request, "no Host header"},
+         status::bad_request, RefusalReason::bad_request, "no Host header"},
         {"Host names another host", proxied("http://api.example.com/", "evil.example.com"),
-         status::forbidden, reason::host_mismatch, "another destination"},
+         status::forbidden, RefusalReason::host_mismatch, "another destination"},
         {"Host names another port", proxied("http://api.example.com/", "api.example.com:81"),
-         status::forbidden, reason::host_mismatch, "another destination"},
+         status::forbidden, RefusalReason::host_mismatch, "another destination"},
         {"Host is not a host", proxied("http://api.example.com/", "api.example.com:x"),
-         status::forbidden, reason::host_mismatch, "another destination"},
+         status::forbidden, RefusalReason::host_mismatch, "another destination"},
         {"Host names another host in a tunnel",
          tunnelled("/", "api.example.com", "evil.example.com"), status::forbidden,
-         reason::host_mismatch, "another destination"},
+         RefusalReason::host_mismatch, "another destination"},
         {"two Host fields",
          with(proxied("http://api.example.com/", "api.example.com"),
               [](RequestFacts& r) { r.host_fields = 2; }),
-         status::bad_request, reason::bad_request, "more than one Host header"},
+         status::bad_request, RefusalReason::bad_request, "more than one Host header"},
         {"SNI names another host",
          with(tunnelled("/", "api.example.com", "api.example.com"),
               [](RequestFacts& r) { r.tunnel->sni_problem = "the TLS server name (SNI) differs"; }),
-         status::forbidden, reason::host_mismatch, "(SNI) differs"},
+         status::forbidden, RefusalReason::host_mismatch, "(SNI) differs"},
         // absolute form inside a tunnel
         {"tunnel: not a path", tunnelled("*", "api.example.com", "api.example.com"),
-         status::bad_request, reason::bad_request, "not a path"},
+         status::bad_request, RefusalReason::bad_request, "not a path"},
         {"tunnel: another scheme",
          tunnelled("ftp://api.example.com/", "api.example.com", "api.example.com"),
-         status::bad_request, reason::bad_request, "not a path"},
+         status::bad_request, RefusalReason::bad_request, "not a path"},
         {"tunnel: another host",
          tunnelled("https://evil.example.com/", "api.example.com", "api.example.com"),
-         status::forbidden, reason::host_mismatch, "names evil.example.com, not the tunnel's"},
+         status::forbidden, RefusalReason::host_mismatch,
+         "names evil.example.com, not the tunnel's"},
         {"tunnel: another port",
          tunnelled("http://api.example.com/", "api.example.com", "api.example.com"),
-         status::forbidden, reason::host_mismatch, "not the tunnel's host"},
+         status::forbidden, RefusalReason::host_mismatch, "not the tunnel's host"},
         {"tunnel: port out of range",
          tunnelled("https://api.example.com:99999/", "api.example.com", "api.example.com"),
-         status::bad_request, reason::bad_request, "1 to 65535"},
+         status::bad_request, RefusalReason::bad_request, "1 to 65535"},
         {"tunnel: user information",
          tunnelled("https://u:p@api.example.com/", "api.example.com", "api.example.com"),
-         status::forbidden, reason::bad_host, "user information"},
+         status::forbidden, RefusalReason::bad_host, "user information"},
         // MCP
         {"MCP endpoint asked to upgrade",
          with(proxied("https://wiki.example.com/mcp", "wiki.example.com"),
               [](RequestFacts& r) { r.asks_for_upgrade = true; }),
-         status::forbidden, reason::mcp_upgrade, "not upgraded"},
+         status::forbidden, RefusalReason::mcp_upgrade, "not upgraded"},
         {"MCP message over the size limit",
          with(proxied("https://wiki.example.com/mcp", "wiki.example.com"),
               [](RequestFacts& r) { r.content_length = 1001; }),
-         status::payload_too_large, reason::mcp_unreadable, "over the size limit"},
+         status::payload_too_large, RefusalReason::mcp_unreadable, "over the size limit"},
         // secrets
         {"secret placeholder over plain HTTP",
          with(proxied("http://api.example.com/", "api.example.com"),
               [](RequestFacts& r) { r.carries_placeholder = [] { return true; }; }),
-         status::forbidden, reason::secret_cleartext, "only on https://"},
+         status::forbidden, RefusalReason::secret_cleartext, "only on https://"},
         {"secret placeholder in a plain tunnel",
          with(tunnelled("/", "api.example.com", "api.example.com"),
               [](RequestFacts& r) {
@@ -186,11 +187,11 @@ TEST_CASE("every refusal of a request head, with its status, reason and detail",
                   r.tunnel->port = 80;
                   r.carries_placeholder = [] { return true; };
               }),
-         status::forbidden, reason::secret_cleartext, "only on https://"},
+         status::forbidden, RefusalReason::secret_cleartext, "only on https://"},
         // a chunked body changes nothing about the decision
         {"chunked and not allowed",
          chunked(proxied("http://elsewhere.example.com/", "elsewhere.example.com")),
-         status::forbidden, reason::host_not_allowed, ""},
+         status::forbidden, RefusalReason::host_not_allowed, ""},
     };
     for (const auto& c : cases) {
         INFO(c.what);
@@ -214,7 +215,7 @@ TEST_CASE("a refusal logs what was read of the destination", "[admission]") {
     CHECK(bad.logged.port == 0);
     CHECK(bad.logged.path == "/p");
     auto mismatch = f.run(proxied("https://API.example.com:8443/a/b?secret=1", "other"));
-    CHECK(mismatch.refusal()->reason == reason::host_mismatch);
+    CHECK(mismatch.refusal()->reason == RefusalReason::host_mismatch);
     CHECK(mismatch.logged.scheme == "https");
     CHECK(mismatch.logged.host == "api.example.com");
     CHECK(mismatch.logged.port == 8443);
