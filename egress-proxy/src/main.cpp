@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
         std::cerr << "egress-proxy: " << *problem << "\n";
         return exit_config;
     }
-    const auto& config = std::get<osf::config::RuntimeConfig>(loaded);
+    const auto& config = std::get<osf::config::ProxyConfig>(loaded);
     try {
         osf::net::ProxyServer server(config);
         return server.run();

@@ -45,7 +45,7 @@ struct Setup {
         return s;
     }
     osf::policy::Policy destinations;
-    std::map<std::string, osf::mcp::ServerPolicy> mcp_servers;
+    std::map<std::string, osf::mcp::ServerPolicy, std::less<>> mcp_servers;
 };
 
 bool is_known_reason(osf::RefusalReason reason) {

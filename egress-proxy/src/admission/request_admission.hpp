@@ -96,7 +96,7 @@ struct Admission {
 // policies by name.
 struct AdmissionPolicy {
     const policy::Policy& destinations;
-    const std::map<std::string, mcp::ServerPolicy>& mcp_servers;
+    const std::map<std::string, mcp::ServerPolicy, std::less<>>& mcp_servers;
 };
 
 Admission admit(const AdmissionPolicy& policy, const RequestFacts& request);

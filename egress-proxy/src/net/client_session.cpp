@@ -64,7 +64,7 @@ asio::awaitable<bool> serve_connect(ClientSession<TlsStream>&, RequestHead&) {
 // A request the proxy cannot read: logged and answered with what was parsed
 // of it (the method and the destination, when the request line got that far).
 template <class Stream>
-asio::awaitable<void> answer_bad_request(ProxyContext& ctx, Stream& stream,
+asio::awaitable<void> answer_bad_request(ProxyRuntime& ctx, Stream& stream,
                                          const ConnectionInfo& conn, const TunnelTarget* tunnel,
                                          const http::request_parser<http::empty_body>& head,
                                          const beast::error_code& ec) {
@@ -106,9 +106,10 @@ template <class Stream> asio::awaitable<std::size_t> serve_requests(ClientSessio
     for (;;) {
         if (ctx.draining.load()) co_return handled;
         http::request_parser<http::empty_body> head;
-        head.header_limit(static_cast<std::uint32_t>(ctx.limits.max_header_bytes));
+        head.header_limit(static_cast<std::uint32_t>(ctx.config.limits().max_header_bytes));
         head.body_limit(boost::none); // bodies stream; MCP messages get their own limit
-        expire_in(stream, first && !s.tunnel ? ctx.limits.header_timeout : ctx.limits.idle_timeout);
+        expire_in(stream, first && !s.tunnel ? ctx.config.limits().header_timeout
+                                             : ctx.config.limits().idle_timeout);
         s.registration.set_idle(true);
         if (buffer.size() == 0) {
             buffer.shrink_to_fit(); // idle connections hold no buffer
@@ -158,7 +159,7 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
                         "not a valid host:port");
         co_return;
     }
-    const auto decision = ctx.policy.check_destination(*host, hp->port);
+    const auto decision = ctx.config.policy.check_destination(*host, hp->port);
     if (!decision.allowed) {
         co_await refuse(stream, ex, http::status::forbidden, *decision.refused_by, decision.detail);
         co_return;
@@ -166,9 +167,9 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
     TunnelTarget target;
     target.host = *host;
     target.port = hp->port;
-    auto resolved =
-        co_await resolve_checked(ctx, target.host, target.port,
-                                 std::chrono::steady_clock::now() + ctx.limits.upstream_timeout);
+    auto resolved = co_await resolve_checked(ctx, target.host, target.port,
+                                             std::chrono::steady_clock::now() +
+                                                 ctx.config.limits().upstream_timeout);
     if (resolved.error) {
         co_await fail(stream, ex, *resolved.error, resolved.detail);
         co_return;
@@ -181,7 +182,7 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
     target.endpoints = std::move(resolved.endpoints);
 
     static constexpr std::string_view established = "HTTP/1.1 200 Connection established\r\n\r\n";
-    stream.expires_after(ctx.limits.idle_timeout);
+    stream.expires_after(ctx.config.limits().idle_timeout);
     auto [wec, wn] = co_await asio::async_write(stream, asio::buffer(established), use_tuple);
     if (wec) {
         ex.finish_error(ErrorKind::client_closed, 0);
@@ -198,7 +199,7 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
             ex.finish_error(error, 200);
     };
 
-    stream.expires_after(ctx.limits.header_timeout);
+    stream.expires_after(ctx.config.limits().header_timeout);
     auto [dec, is_tls] = co_await beast::async_detect_ssl(stream, buffer, use_tuple);
     if (dec) {
         end_tunnel(0, ErrorKind::no_request);
@@ -226,7 +227,7 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
     buffer.consume(buffer.size());
     s.registration.set_socket(&tls.socket());
     const SocketLease lease{s.registration};
-    tls.expires_after(ctx.limits.header_timeout);
+    tls.expires_after(ctx.config.limits().header_timeout);
     auto [hec] = co_await tls.async_handshake(use_tuple);
     if (hec) {
         spdlog::debug("connection {}: TLS handshake with the client failed: {}", conn.id,
@@ -247,7 +248,7 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
 
 } // namespace
 
-asio::awaitable<void> run_client_session(ProxyContext& ctx, Worker& worker, tcp::socket socket) {
+asio::awaitable<void> run_client_session(ProxyRuntime& ctx, Worker& worker, tcp::socket socket) {
     ConnectionInfo conn;
     conn.id = ctx.next_connection.fetch_add(1);
     beast::error_code ec;

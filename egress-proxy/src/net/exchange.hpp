@@ -7,7 +7,7 @@
 #pragma once
 
 #include "log/log_record.hpp"
-#include "net/proxy_context.hpp"
+#include "net/proxy_runtime.hpp"
 #include "net/session_types.hpp"
 #include "osf/log_fields.hpp"
 
@@ -18,7 +18,7 @@ namespace osf::net {
 
 class Exchange {
 public:
-    Exchange(ProxyContext& context, const ConnectionInfo& conn, std::string method) : ctx(context) {
+    Exchange(ProxyRuntime& context, const ConnectionInfo& conn, std::string method) : ctx(context) {
         rec.time = std::chrono::system_clock::now();
         rec.connection = conn.id;
         rec.client = conn.client;
@@ -35,7 +35,7 @@ public:
         }
     }
 
-    ProxyContext& ctx;
+    ProxyRuntime& ctx;
     log::LogRecord rec;
     std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
     unsigned client_version = 11;

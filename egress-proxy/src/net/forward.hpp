@@ -11,7 +11,7 @@
 #include "net/http_messages.hpp"
 #include "net/local_reply.hpp"
 #include "net/mcp_answer_relay.hpp"
-#include "net/proxy_context.hpp"
+#include "net/proxy_runtime.hpp"
 #include "net/stream_kinds.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -33,7 +33,7 @@ boost::asio::awaitable<bool> send_request(ExchangeLeg<Client, Up>& leg, ForwardR
     namespace http = boost::beast::http;
     auto& ex = leg.ex;
     auto& out = leg.out;
-    expire_in(leg.up, ex.ctx.limits.upstream_timeout);
+    expire_in(leg.up, ex.ctx.config.limits().upstream_timeout);
     if (out.buffered) {
         MessageFramer framer(*out.buffered); // here, not in write_whole: one coroutine frame less
         auto [ec, n] = co_await boost::asio::async_write(
@@ -55,7 +55,7 @@ boost::asio::awaitable<bool> send_request(ExchangeLeg<Client, Up>& leg, ForwardR
         RelayBuffer chunk;
         auto [ec, client_side] =
             co_await relay_body(leg.up, leg.client, leg.client_buffer, *out.streamed, framer, chunk,
-                                false, ex.ctx.limits.idle_timeout, ex.rec.bytes_up);
+                                false, ex.ctx.config.limits().idle_timeout, ex.rec.bytes_up);
         hec = ec;
         if (ec && client_side && is_malformed_message(ec)) {
             // A body that is not valid HTTP framing (bad chunk size...): the
@@ -88,7 +88,7 @@ boost::asio::awaitable<bool> read_answer_head(
     namespace http = boost::beast::http;
     namespace asio = boost::asio;
     auto& ex = leg.ex;
-    const auto& limits = ex.ctx.limits;
+    const auto& limits = ex.ctx.config.limits();
     for (;;) {
         parser.emplace();
         auto& rp = *parser;
@@ -125,7 +125,7 @@ relay_websocket(ExchangeLeg<Client, Up>& leg,
                 boost::beast::http::response<boost::beast::http::buffer_body>& res) {
     using namespace boost::asio::experimental::awaitable_operators;
     auto& ex = leg.ex;
-    const auto idle = ex.ctx.limits.idle_timeout;
+    const auto idle = ex.ctx.config.limits().idle_timeout;
     ex.rec.upgrade = "websocket";
     strip_hop_by_hop(res.base(), true);
     res.version(ex.client_version);
@@ -156,7 +156,7 @@ relay_answer(ExchangeLeg<Client, Up>& leg,
              bool bodiless, bool client_keep) {
     auto& ex = leg.ex;
     auto& res = rp.get();
-    const auto idle = ex.ctx.limits.idle_timeout;
+    const auto idle = ex.ctx.config.limits().idle_timeout;
     ForwardResult result;
     // A close-delimited upstream answer is framed (chunked) for an HTTP/1.1 client,
     // so that the client connection stays usable.

@@ -42,7 +42,7 @@ boost::asio::awaitable<bool> answer(Client& client, Exchange& ex, boost::beast::
     res.body() = std::move(body);
     res.keep_alive(ex.client_keep);
     res.prepare_payload();
-    expire_in(client, ex.ctx.limits.idle_timeout);
+    expire_in(client, ex.ctx.config.limits().idle_timeout);
     auto [ec, n] = co_await write_whole(client, res, res.body());
     ex.responded = true;
     co_return !ec && ex.client_keep;

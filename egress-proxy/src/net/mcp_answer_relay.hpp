@@ -7,7 +7,7 @@
 #include "net/body_relay.hpp"
 #include "net/forwarding.hpp"
 #include "net/local_reply.hpp"
-#include "net/proxy_context.hpp"
+#include "net/proxy_runtime.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/beast/http.hpp>
@@ -25,7 +25,7 @@ relay_mcp_event_stream(ExchangeLeg<Client, Up> leg,
     namespace http = boost::beast::http;
     auto& ex = leg.ex;
     auto& ctx = ex.ctx;
-    const auto idle = ctx.limits.idle_timeout;
+    const auto idle = ctx.config.limits().idle_timeout;
     ForwardResult result;
     mcp::SseFilter filter(server, ctx.mcp_sessions);
     http::response<http::buffer_body> streamed;
@@ -100,7 +100,7 @@ relay_mcp_json(ExchangeLeg<Client, Up> leg,
                const mcp::ServerPolicy& server, bool client_keep) {
     namespace http = boost::beast::http;
     auto& ex = leg.ex;
-    const auto idle = ex.ctx.limits.idle_timeout;
+    const auto idle = ex.ctx.config.limits().idle_timeout;
     ForwardResult result;
     // Beast adds trailer fields to the message it reads into: the head that
     // goes out is the one checked here, kept aside (trailers are dropped).

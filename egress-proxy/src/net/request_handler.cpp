@@ -12,7 +12,7 @@
 #include "net/forward.hpp"
 #include "net/http_messages.hpp"
 #include "net/local_reply.hpp"
-#include "net/proxy_context.hpp"
+#include "net/proxy_runtime.hpp"
 #include "net/worker.hpp"
 
 #include <boost/beast/core/string.hpp>
@@ -74,7 +74,7 @@ read_mcp_request(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
     // the head forwarded is the one checked, kept aside.
     auto checked_head = sp.get().base();
     if (has_body) {
-        expire_in(s.stream, ctx.limits.idle_timeout);
+        expire_in(s.stream, ctx.config.limits().idle_timeout);
         auto [ec, n] = co_await http::async_read(s.stream, s.buffer, sp, use_tuple);
         if (ec == http::error::body_limit) {
             ex.client_keep = false;
@@ -204,7 +204,7 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
     facts.carries_placeholder = [&] { return ctx.config.secrets.has_placeholder(req.base()); };
 
     // Admitted or refused: every rule about the request itself is in admit().
-    auto admitted = admission::admit({ctx.policy, ctx.mcp_policies}, facts);
+    auto admitted = admission::admit({ctx.config.policy, ctx.config.mcp_policies}, facts);
     record_destination(ex.rec, std::move(admitted.logged));
     if (const auto* refusal = admitted.refusal()) {
         if (refusal->close_client) ex.client_keep = false;
@@ -223,7 +223,7 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
     req.version(11);
     if (expect_continue && has_body) {
         http::response<http::empty_body> cont{http::status::continue_, 11};
-        expire_in(s.stream, ctx.limits.idle_timeout);
+        expire_in(s.stream, ctx.config.limits().idle_timeout);
         co_await write_whole(s.stream, cont, {}, true);
     }
     if (plan.mcp) {

@@ -9,7 +9,7 @@
 
 namespace osf::net {
 
-struct ProxyContext;
+struct ProxyRuntime;
 struct Worker;
 class ClientRegistration;
 
@@ -31,7 +31,7 @@ struct TunnelTarget {
 // handling sees it: where it runs, its stream and read buffer, and the tunnel
 // it is in, if any.
 template <class Stream> struct ClientSession {
-    ProxyContext& ctx;
+    ProxyRuntime& ctx;
     Worker& worker;
     Stream& stream;
     boost::beast::flat_buffer& buffer; // bytes read past the last request head

@@ -116,11 +116,11 @@ resolve_by(std::string host, std::uint16_t port, Deadline deadline) {
 
 } // namespace
 
-asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::string host,
+asio::awaitable<ResolvedDestination> resolve_checked(ProxyRuntime& ctx, std::string host,
                                                      std::uint16_t port, Deadline deadline) {
     ResolvedDestination out;
     std::vector<asio::ip::address> candidates;
-    if (auto alias = ctx.policy.alias_for(host)) {
+    if (auto alias = ctx.config.policy.alias_for(host)) {
         candidates.push_back(*alias);
     } else if (auto literal = policy::host_as_address(host)) {
         candidates.push_back(*literal);
@@ -141,7 +141,7 @@ asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::str
             candidates.push_back(entry.endpoint().address());
     }
     for (const auto& address : candidates) {
-        auto decision = ctx.policy.check_address(host, address);
+        auto decision = ctx.config.policy.check_address(host, address);
         // Even an alias does not make the proxy's own listeners a destination.
         if (ctx.is_own_endpoint({address, port}))
             decision = policy::Decision::refuse(RefusalReason::destination_address,
@@ -169,7 +169,7 @@ void prepare_tls(SSL* ssl, const std::string& host) {
 
 } // namespace
 
-asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool& pool,
+asio::awaitable<UpstreamResult> acquire_upstream(ProxyRuntime& ctx, UpstreamPool& pool,
                                                  const std::string& host, std::uint16_t port,
                                                  bool tls,
                                                  const std::vector<tcp::endpoint>* checked,
@@ -183,7 +183,8 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool
             co_return out;
         }
     }
-    const Deadline deadline = std::chrono::steady_clock::now() + ctx.limits.upstream_timeout;
+    const Deadline deadline =
+        std::chrono::steady_clock::now() + ctx.config.limits().upstream_timeout;
     std::vector<tcp::endpoint> endpoints;
     if (checked && !checked->empty()) {
         endpoints = *checked;
@@ -222,8 +223,8 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool
         out.connection = std::move(connection);
         co_return out;
     }
-    auto& secure = connection->stream.emplace<TlsStream>(stream.release_socket(), ctx.upstream_tls,
-                                                         std::string_view{}, TlsRole::client);
+    auto& secure = connection->stream.emplace<TlsStream>(
+        stream.release_socket(), *ctx.config.upstream_tls, std::string_view{}, TlsRole::client);
     prepare_tls(secure.native_handle(), host);
     secure.expires_at(deadline);
     auto [hec] = co_await secure.async_handshake(asio::as_tuple(asio::use_awaitable));

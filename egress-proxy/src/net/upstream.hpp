@@ -2,7 +2,7 @@
 // to the address that was checked, TLS-verified, and pooled per worker thread.
 #pragma once
 
-#include "net/proxy_context.hpp"
+#include "net/proxy_runtime.hpp"
 #include "net/tls_stream.hpp"
 #include "policy/policy.hpp"
 
@@ -85,7 +85,7 @@ using Deadline = std::chrono::steady_clock::time_point;
 
 // Resolves `host` and keeps the addresses the policy allows. A lookup still
 // running at `deadline` is abandoned: error upstream_timeout.
-boost::asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::string host,
+boost::asio::awaitable<ResolvedDestination> resolve_checked(ProxyRuntime& ctx, std::string host,
                                                             std::uint16_t port, Deadline deadline);
 
 struct UpstreamResult {
@@ -98,7 +98,7 @@ struct UpstreamResult {
 // Takes a pooled connection or makes a new one. `checked` are addresses
 // already resolved and checked (a CONNECT tunnel's); otherwise it resolves.
 boost::asio::awaitable<UpstreamResult>
-acquire_upstream(ProxyContext& ctx, UpstreamPool& pool, const std::string& host, std::uint16_t port,
+acquire_upstream(ProxyRuntime& ctx, UpstreamPool& pool, const std::string& host, std::uint16_t port,
                  bool tls, const std::vector<boost::asio::ip::tcp::endpoint>* checked,
                  bool allow_pooled = true, bool can_retry = false);
 

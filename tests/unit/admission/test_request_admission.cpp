@@ -43,7 +43,7 @@ struct Fixture {
         return admit(AdmissionPolicy{destinations, mcp_servers}, facts);
     }
     osf::policy::Policy destinations;
-    std::map<std::string, osf::mcp::ServerPolicy> mcp_servers;
+    std::map<std::string, osf::mcp::ServerPolicy, std::less<>> mcp_servers;
 };
 
 // A request on the proxy-facing connection, its Host field naming what its URL names.
