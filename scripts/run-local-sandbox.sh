@@ -69,7 +69,8 @@ Try next (sandbox-local is $bin):
   $bin exec $id -- curl -sS https://api.demo.test:$port/anything
   $bin copy ./README.md $id:README.md && $bin exec $id -- ls -l
   $bin snapshot $id                            # keep /workspace as a template
-  $bin list; $bin egress-log $id
+  $bin list -o wide; $bin egress-log $id
+  $bin extend $id 2h; $bin suspend $id; $bin resume $id    # lifetime (8h), stop and start again
   $bin destroy $id; kill $origin               # remove the sandbox and the demo origin
 Your own spec: examples/local-sandbox-spec.json and adapter/README.md ("sandbox-local").
 MSG

@@ -21,6 +21,7 @@
 #   --storage-root DIR   buildah only: keep images under DIR instead of the system store
 #   --version V          org.opencontainers.image.version (default: git describe)
 #   --revision R         org.opencontainers.image.revision (default: git HEAD)
+#   --source URL         org.opencontainers.image.source (default: empty)
 #
 # Both steps download Debian packages (debootstrap, then the Containerfile's apt-get), so
 # the Debian archive must be reachable; a registry need not be. `base` runs as root.
@@ -34,13 +35,8 @@ base=""
 base_tag="localhost/osf-debian:bookworm"
 mirror="http://deb.debian.org/debian"
 work="$repo/build/images/sandbox-base-work"
-tags=()
-engine=buildah
-storage_root=""
-version="$(git -C "$repo" describe --tags --always --dirty 2>/dev/null || echo dev)"
-revision="$(git -C "$repo" rev-parse HEAD 2>/dev/null || echo unknown)"
-
-die() { echo "build.sh: $*" >&2; exit 2; }
+# shellcheck source-path=SCRIPTDIR source=../lib/image-build.sh
+. "$repo/images/lib/image-build.sh"
 
 case "${1:-}" in
   base | image | all) step="$1"; shift ;;
@@ -51,23 +47,13 @@ while [ $# -gt 0 ]; do
     --base-tag) base_tag="${2:?--base-tag needs a name}"; shift 2 ;;
     --mirror) mirror="${2:?--mirror needs a URL}"; shift 2 ;;
     --work) work="${2:?--work needs a directory}"; shift 2 ;;
-    --tag) tags+=("${2:?--tag needs a name}"); shift 2 ;;
-    --engine) engine="${2:?--engine needs buildah or docker}"; shift 2 ;;
-    --storage-root) storage_root="${2:?--storage-root needs a directory}"; shift 2 ;;
-    --version) version="${2:?}"; shift 2 ;;
-    --revision) revision="${2:?}"; shift 2 ;;
-    -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
-    *) die "unknown argument: $1 (see --help)" ;;
+    *) image_common_option "$@"; shift "$consumed" ;;
   esac
 done
-[ ${#tags[@]} -gt 0 ] || tags=(localhost/sandbox-base:dev)
-case "$engine" in buildah | docker) ;; *) die "--engine must be buildah or docker, not $engine" ;; esac
+image_options_done localhost/sandbox-base:dev
 if [ "$engine" = docker ] && [ -z "$base" ] && [ "$step" != image ]; then
   die "--engine docker needs --base (an image from a registry): base makes buildah images only"
 fi
-
-buildah_global=(--storage-driver vfs)
-[ -z "$storage_root" ] || buildah_global+=(--root "$storage_root/storage" --runroot "$storage_root/run")
 
 make_base() {
   [ "$(id -u)" = 0 ] || die "base needs root (debootstrap)"
@@ -104,18 +90,7 @@ CFG
 }
 
 build_image() {
-  local from="${base:-$base_tag}"
-  local created
-  created="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  local args=(--build-arg "BASE=$from" --build-arg "VERSION=$version" --build-arg "REVISION=$revision"
-              --build-arg "CREATED=$created" -f "$here/Containerfile")
-  local t
-  for t in "${tags[@]}"; do args+=(-t "$t"); done
-  if [ "$engine" = docker ]; then
-    docker build "${args[@]}" "$here"
-  else
-    buildah "${buildah_global[@]}" bud --isolation chroot --layers=false "${args[@]}" "$here"
-  fi
+  build_context_image "$here" "$here/Containerfile" --build-arg "BASE=${base:-$base_tag}"
 }
 
 case "$step" in

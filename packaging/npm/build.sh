@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Packs the npm packages from the static build's binaries:
-#   @osf-sandbox/sandbox-kubernetes            the JavaScript shims (bin: sandbox-kubernetes, egress-proxy)
-#   @osf-sandbox/sandbox-kubernetes-linux-x64  the two binaries, stripped
+#   @osf-sandbox/sandbox-kubernetes            the JavaScript shims (bin: sandbox-kubernetes,
+#                                              sandbox-local, egress-proxy)
+#   @osf-sandbox/sandbox-kubernetes-linux-x64  the three binaries, stripped
 #
 #   packaging/npm/build.sh [--bin-dir DIR] [--version V] [--out DIR]
 #
-#   --bin-dir DIR   where egress-proxy and sandbox-kubernetes are (default: the
+#   --bin-dir DIR   where egress-proxy, sandbox-kubernetes and sandbox-local are (default: the
 #                   static preset's build/static/{egress-proxy,adapter})
 #   --version V     package version (default: the CMake project version)
 #   --out DIR       where the two .tgz files go (default build/packages)
@@ -31,7 +32,7 @@ binary() { # program -> path
   elif [ "$1" = egress-proxy ]; then echo "$repo/build/static/egress-proxy/egress-proxy"
   else echo "$repo/build/static/adapter/$1"; fi
 }
-for p in egress-proxy sandbox-kubernetes; do
+for p in egress-proxy sandbox-kubernetes sandbox-local; do
   [ -x "$(binary $p)" ] || die "no $p at $(binary $p); build it: cmake --preset static && cmake --build --preset static"
 done
 
@@ -41,7 +42,7 @@ mkdir -p "$out"
 cp -r "$here/sandbox-kubernetes" "$here/sandbox-kubernetes-linux-x64" "$stage/"
 rm -f "$stage/sandbox-kubernetes/lib/"*.test.js
 mkdir -p "$stage/sandbox-kubernetes-linux-x64/bin"
-for p in egress-proxy sandbox-kubernetes; do
+for p in egress-proxy sandbox-kubernetes sandbox-local; do
   install -m 0755 "$(binary $p)" "$stage/sandbox-kubernetes-linux-x64/bin/$p"
   strip --strip-debug "$stage/sandbox-kubernetes-linux-x64/bin/$p"
 done

@@ -145,3 +145,52 @@ def test_a_connect_that_carries_requests_has_only_their_lines(proxy, upstream):
     cursor.wait(lambda l: l["path"] == "/in-tunnel")
     time.sleep(0.3)
     assert connect_lines(cursor) == []
+
+
+NON_WEBSOCKET_UPGRADES = [
+    "Upgrade: h2c\r\nConnection: Upgrade, HTTP2-Settings\r\nHTTP2-Settings: AAMAAABkAAQAAP__",
+    "Upgrade: H2C\r\nConnection: upgrade",
+    "Upgrade: TLS/1.2\r\nConnection: Upgrade",
+    "Upgrade: foo/1, h2c\r\nConnection: Upgrade",
+]
+
+
+@pytest.mark.parametrize("route", ["absolute-form", "tunnel"])
+@pytest.mark.parametrize("fields", NON_WEBSOCKET_UPGRADES)
+def test_an_upgrade_other_than_websocket_never_reaches_an_egress_host(proxy, upstream, route, fields):
+    """Only WebSocket is relayed after a 101: another protocol (h2c above all) would carry
+    requests the proxy cannot read, with any :authority, past the Host and secret checks."""
+    before = len(upstream.heads)
+    head_fields = f"Host: upstream.test:{upstream.port}\r\n{fields}\r\n\r\n"
+    if route == "absolute-form":
+        status, head, _ = send(proxy, f"GET http://upstream.test:{upstream.port}/upg HTTP/1.1\r\n{head_fields}".encode())
+    else:
+        with open_tunnel(proxy, "upstream.test", upstream.port, tls=False) as s:
+            s.sendall(f"GET /upg HTTP/1.1\r\n{head_fields}".encode())
+            status, head, _ = read_response(s)
+    assert status == 200, head
+    sent = upstream.heads[before].lower()
+    assert b"upgrade" not in sent and b"http2-settings" not in sent, sent
+
+
+ODD_FORMS = ["OPTIONS * HTTP/1.1", "GET * HTTP/1.1", "connect upstream.test:{port} HTTP/1.1",
+             "GET upstream.test:{port} HTTP/1.1"]
+
+
+@pytest.mark.parametrize("route,line", [("proxy", l) for l in ODD_FORMS] + [("tunnel", l) for l in ODD_FORMS] +
+                         [("tunnel", "CONNECT other.test:{port} HTTP/1.1")])
+def test_request_forms_a_forward_proxy_does_not_serve_are_refused(proxy, upstream, route, line):
+    """Asterisk-form, authority-form with another method, a lower-case connect, and a
+    CONNECT inside a tunnel (a second hop through the first) go nowhere."""
+    before = upstream.connections if route == "proxy" else len(upstream.heads)
+    data = (line.format(port=upstream.port) + f"\r\nHost: upstream.test:{upstream.port}\r\n\r\n").encode()
+    if route == "proxy":
+        status, head, _ = send(proxy, data)
+        assert upstream.connections == before
+    else:
+        with open_tunnel(proxy, "upstream.test", upstream.port, tls=False) as s:
+            s.sendall(data)
+            status, head, _ = read_response(s)
+        time.sleep(0.2)
+        assert len(upstream.heads) == before, upstream.heads[before:]
+    assert status == 400, head

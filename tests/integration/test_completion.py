@@ -1,11 +1,16 @@
 """The bash completion scripts the programs print with --bash-completion (and
 the Debian packages install): sourced into a real bash, asked what follows a
 partly typed command line, as bash asks when the user presses Tab."""
+import os
 import subprocess
 
 import pytest
 
-from osftest import adapter_bin, proxy_bin
+from osftest import adapter_bin, build_dir, proxy_bin
+
+
+def local_bin():
+    return os.environ.get("SANDBOX_LOCAL_BIN") or os.path.join(build_dir(), "adapter", "sandbox-local")
 
 
 def complete(binary, program, words):
@@ -31,6 +36,16 @@ def complete(binary, program, words):
 ])
 def test_adapter_completes_subcommands_and_their_options(words, expected):
     assert set(complete(adapter_bin(), "sandbox-kubernetes", words)) == expected
+
+
+@pytest.mark.parametrize("words, expected", [
+    (["sandbox-local", ""], {"create", "exec", "copy", "snapshot", "destroy", "list", "egress-log",
+                             "gc", "--help", "-h", "--version"}),
+    (["sandbox-local", "create", "--d"], {"--dry-run"}),
+    (["sandbox-local", "list", "--"], {"--help", "--json"}),
+])
+def test_local_completes_its_own_subcommands(words, expected):
+    assert set(complete(local_bin(), "sandbox-local", words)) == expected
 
 
 @pytest.mark.parametrize("words, expected", [

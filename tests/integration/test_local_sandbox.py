@@ -154,7 +154,8 @@ def supervisor_pid(local, sandbox_id):
 # --- creating, and what the sandbox sees -------------------------------------------------------
 
 def test_create_prints_an_id_and_list_shows_it_ready(local, sandbox):
-    res = local.run("list")
+    assert sandbox in local.run("list").stdout.split("\n")
+    res = local.run("list", "-o", "wide")
     assert res.returncode == 0, res.stderr
     row = next(line for line in res.stdout.splitlines() if line.startswith(sandbox))
     assert row.split()[1] == "Ready" and row.split()[-1] == "host"
@@ -460,16 +461,6 @@ def test_exec_and_usage_errors(local):
     assert res.returncode == 0 and res.stdout.startswith("sandbox-local ")
 
 
-def test_interrupted_exec_stops_the_command(local, sandbox):
-    proc = subprocess.Popen([local_bin(), "exec", sandbox, "--", "sh", "-c",
-                             "trap 'echo got-int; exit 5' INT; echo started; while :; do sleep 0.1; done"],
-                            env=local.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout.readline() == "started\n"
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 5 and "got-int" in out, err
-
-
 def test_copy_both_ways(local, sandbox, tmp_path):
     src = tmp_path / "project"
     (src / "sub").mkdir(parents=True)
@@ -575,12 +566,12 @@ def test_sigkilled_supervisor_takes_the_sandbox_with_it_and_gc_cleans(local, ups
     while time.monotonic() < deadline and any(alive(p) for p in [supervisor, *started]):
         time.sleep(0.05)
     assert not any(alive(p) for p in started), "the sandbox outlived its supervisor"
-    row = next(l for l in local.run("list").stdout.splitlines() if l.startswith(sandbox_id))
+    row = next(l for l in local.run("list", "-o", "wide").stdout.splitlines() if l.startswith(sandbox_id))
     assert row.split()[1] == "Stopped"
     res = local.run("exec", sandbox_id, "--", "true")
     assert res.returncode == 1 and "is not running" in res.stderr
     res = local.run("gc")
-    assert res.returncode == 0 and sandbox_id in res.stdout.split()
+    assert res.returncode == 0 and f"{sandbox_id} supervisor gone" in res.stdout
     assert not os.path.exists(local.dir(sandbox_id))
 
 

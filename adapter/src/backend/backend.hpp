@@ -4,9 +4,11 @@
 // CommandFailed (exit 1), Interrupted (128 + signal); see commands/command_errors.hpp.
 #pragma once
 
+#include "manifests/lifetime.hpp"
 #include "manifests/sandbox_list.hpp"
 #include "manifests/sandbox_request.hpp"
 
+#include <chrono>
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,7 +21,18 @@ struct ExecRequest {
     std::vector<std::string> command;
     // Stdin and stdout are a terminal: the command gets the caller's terminal.
     bool terminal = false;
+    // At this long the command and every process it started are stopped
+    // (TERM, a grace, KILL) and exec answers timed_out.
+    std::chrono::seconds timeout{std::chrono::hours(1)};
 };
+
+struct ExecResult {
+    int exit_code = 0;
+    bool timed_out = false; // the command was stopped at its timeout (exit 137)
+};
+
+// What suspend and resume found.
+enum class StateChange { Done, AlreadyThere };
 
 // One side of a copy: a local path, or a path inside the sandbox `id`
 // (absolute; relative paths were already put below /workspace).
@@ -42,8 +55,10 @@ public:
     // failure or interruption everything made is removed before the throw.
     virtual void create(const manifests::SandboxRequest& request, std::ostream& progress) = 0;
     // Runs a command in /workspace with the caller's stdin, stdout and stderr;
-    // returns the command's exit code (126 when it cannot be run).
-    virtual int exec(const ExecRequest& request) = 0;
+    // returns the command's exit code (126 when it cannot be run, 127 when it
+    // is not found). On SIGINT or SIGTERM (commands/interrupt.hpp) the command
+    // is stopped and Interrupted is thrown.
+    virtual ExecResult exec(const ExecRequest& request) = 0;
     virtual void copy(const CopyRequest& request) = 0;
     // Keeps /workspace; returns the template name a spec can start from.
     virtual std::string snapshot(const std::string& id, const std::string& stamp) = 0;
@@ -51,9 +66,22 @@ public:
     virtual std::vector<manifests::SandboxRow> list() = 0;
     // Streams the egress log (JSON lines) to `out`.
     virtual void egress_log(const std::string& id, std::ostream& out) = 0;
-    // Removes what sandboxes whose supervisor is gone left behind; returns
-    // the IDs removed.
-    virtual std::vector<std::string> gc() = 0;
+    // Removes what sandboxes whose supervisor is gone left behind, and
+    // suspended sandboxes past their expiry; returns what it removed (with
+    // `dry_run`: what it would remove), one reason each.
+    struct Removal {
+        std::string id;
+        std::string reason;
+    };
+    virtual std::vector<Removal> gc(bool dry_run) = 0;
+    // Moves the sandbox's expiry `by` later (from now when it passed); returns
+    // the new expiry. manifests::LifetimeError past created + `max`.
+    virtual manifests::WallTime extend(const std::string& id, std::chrono::seconds by,
+                                       std::chrono::seconds max) = 0;
+    // Stops every process of the sandbox and keeps its files.
+    virtual StateChange suspend(const std::string& id) = 0;
+    // Starts a suspended sandbox again (a new egress proxy: a new CA and log key).
+    virtual StateChange resume(const std::string& id, std::ostream& progress) = 0;
 };
 
 } // namespace osf::backend

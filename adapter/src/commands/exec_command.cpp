@@ -15,14 +15,6 @@ namespace osf::commands {
 
 namespace {
 
-std::chrono::seconds exec_timeout(const ExecOptions& options, const manifests::Settings& settings) {
-    if (options.timeout.empty()) return settings.exec_timeout;
-    const auto parsed = osf::parse_duration(options.timeout);
-    if (const auto* problem = std::get_if<std::string>(&parsed))
-        throw UsageError("exec: --timeout '" + options.timeout + "' " + *problem);
-    return std::get<std::chrono::seconds>(parsed);
-}
-
 // Stops every process the command started in the sandbox. Best effort: a
 // failure is reported, not thrown, since the caller is already failing.
 void stop_remote_command(CommandContext& context, kubectl::Kubectl& kube, const std::string& pod,
@@ -44,12 +36,24 @@ void stop_remote_command(CommandContext& context, kubectl::Kubectl& kube, const 
 
 } // namespace
 
+std::chrono::seconds exec_timeout(const std::string& timeout, const manifests::Settings& settings) {
+    if (timeout.empty()) return settings.exec_timeout;
+    const auto parsed = osf::parse_duration(timeout);
+    if (const auto* problem = std::get_if<std::string>(&parsed))
+        throw UsageError("exec: --timeout '" + timeout + "' " + *problem);
+    return std::get<std::chrono::seconds>(parsed);
+}
+
+std::string exec_timed_out_message(std::chrono::seconds timeout) {
+    return "exec: timed out after " + osf::format_duration(timeout) + "; the command was stopped";
+}
+
 int run_exec(CommandContext& context, const ExecOptions& options) {
     const std::string id = parse_sandbox_id(options.id);
     if (options.command.empty())
         throw UsageError("exec: no command given (exec <ID> -- <command>...)");
     const auto settings = manifests::read_settings(context.getenv);
-    const std::chrono::seconds timeout = exec_timeout(options, settings);
+    const std::chrono::seconds timeout = exec_timeout(options.timeout, settings);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const std::string pod = find_sandbox_pod(kube, id);
     const std::string marker = manifests::sandbox_id_from_bytes(context.random_bytes());
@@ -79,8 +83,7 @@ int run_exec(CommandContext& context, const ExecOptions& options) {
     if (timed_out || signal != 0) {
         stop_remote_command(context, kube, pod, marker);
         if (signal != 0) throw Interrupted(signal);
-        context.err << "sandbox-kubernetes: exec: timed out after " << osf::format_duration(timeout)
-                    << "; the command was stopped\n";
+        context.err << "sandbox-kubernetes: " << exec_timed_out_message(timeout) << "\n";
         return kExitExecTimeout;
     }
     const auto ending = filter.finish(result.exit_code);

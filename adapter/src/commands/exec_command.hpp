@@ -2,8 +2,10 @@
 #pragma once
 
 #include "commands/command_context.hpp"
+#include "manifests/settings.hpp"
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,12 @@ struct ExecOptions {
     std::vector<std::string> command;
     std::string timeout; // a duration; empty: OSF_SANDBOX_EXEC_TIMEOUT
 };
+
+// --timeout's value, or OSF_SANDBOX_EXEC_TIMEOUT when empty; UsageError when
+// it is not a duration. Shared with sandbox-local.
+std::chrono::seconds exec_timeout(const std::string& timeout, const manifests::Settings& settings);
+// The line after the program's prefix when exec stopped its command at the timeout.
+std::string exec_timed_out_message(std::chrono::seconds timeout);
 
 void setup_exec(CLI::App& app, CommandContext& context);
 // Exits with the command's own exit code; 137 at the timeout, 128 + signal

@@ -71,10 +71,15 @@ std::optional<WallTime> claim_created(const json& claim) {
 
 WallTime extended_expiry(const json& claim, std::chrono::seconds by, std::chrono::seconds max,
                          WallTime now) {
+    return extended_expiry(claim_expiry(claim), claim_created(claim), by, max, now);
+}
+
+WallTime extended_expiry(std::optional<WallTime> current_expiry, std::optional<WallTime> created,
+                         std::chrono::seconds by, std::chrono::seconds max, WallTime now) {
     now = std::chrono::floor<std::chrono::seconds>(now);
-    const WallTime current = claim_expiry(claim).value_or(now);
+    const WallTime current = current_expiry.value_or(now);
     const WallTime expires = (current > now ? current : now) + by;
-    if (const auto created = claim_created(claim); created && expires > *created + max)
+    if (created && expires > *created + max)
         throw LifetimeError("cannot extend to " + rfc3339(expires) + ": a sandbox lives at most " +
                             osf::format_duration(max) + " (OSF_SANDBOX_MAX_LIFETIME), until " +
                             rfc3339(*created + max));

@@ -61,6 +61,10 @@ std::optional<WallTime> claim_created(const nlohmann::json& claim);
 // LifetimeError when that is past created + max, naming the latest allowed.
 WallTime extended_expiry(const nlohmann::json& claim, std::chrono::seconds by,
                          std::chrono::seconds max, WallTime now);
+// The same from the sandbox's current expiry and creation time (either may be
+// unknown), for a backend that keeps them itself.
+WallTime extended_expiry(std::optional<WallTime> current, std::optional<WallTime> created,
+                         std::chrono::seconds by, std::chrono::seconds max, WallTime now);
 
 // The merge patch that moves a claim's expiry (shutdownTime and annotation).
 nlohmann::json expiry_patch(WallTime expires);

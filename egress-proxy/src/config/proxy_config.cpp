@@ -50,6 +50,12 @@ const mcp::ServerPolicy* ProxyConfig::mcp_policy(std::string_view server) const 
 
 std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const Getenv& getenv,
                                                    const secrets::SourceEnvironment& sources) {
+    const auto& limits = options.limits;
+    if (limits.header_timeout.count() <= 0 || limits.idle_timeout.count() <= 0 ||
+        limits.upstream_timeout.count() <= 0 || options.grace.count() < 0 ||
+        options.checkpoint_interval.count() < 0)
+        return "--header-timeout, --idle-timeout and --upstream-timeout must be positive, "
+               "--grace and --checkpoint-seconds not negative";
     for (const auto& [flag, value] : {std::pair{"--listen", &options.listen},
                                       std::pair{"--admin-listen", &options.admin_listen}}) {
         const auto listen = parse_listen(*value);

@@ -68,8 +68,9 @@ struct ProxyConfig {
 
 using Getenv = std::function<std::optional<std::string>(const std::string&)>;
 
-// Reads the spec file, OSF_SANDBOX_HOST_ALIASES, OSF_UPSTREAM_CA_BUNDLE and the
-// secrets, and builds the policies from them. Returns the configuration, or
+// Checks the options (the one place they are validated beyond their syntax),
+// reads the spec file, OSF_SANDBOX_HOST_ALIASES, OSF_UPSTREAM_CA_BUNDLE (when
+// --upstream-ca is not given) and the secrets, and builds the policies from them. Returns the configuration, or
 // one line naming the problem (never a secret value).
 std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const Getenv& getenv,
                                                    const secrets::SourceEnvironment& sources);

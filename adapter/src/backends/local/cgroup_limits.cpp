@@ -1,8 +1,11 @@
 #include "backends/local/cgroup_limits.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 
@@ -55,7 +58,25 @@ std::vector<std::pair<std::string, std::string>> cgroup_values(const osf::Spec& 
     return values;
 }
 
-CgroupPlace make_sandbox_cgroup(const std::string& id) {
+std::vector<std::string>
+missing_controllers(const std::string& subtree_control,
+                    const std::vector<std::pair<std::string, std::string>>& values) {
+    std::vector<std::string> enabled;
+    std::istringstream words(subtree_control);
+    for (std::string word; words >> word;)
+        enabled.push_back(word);
+    std::vector<std::string> missing;
+    for (const auto& [file, value] : values) {
+        const std::string controller = file.substr(0, file.find('.'));
+        if (std::find(enabled.begin(), enabled.end(), controller) == enabled.end() &&
+            std::find(missing.begin(), missing.end(), controller) == missing.end())
+            missing.push_back(controller);
+    }
+    return missing;
+}
+
+CgroupPlace make_sandbox_cgroup(const std::string& id,
+                                const std::vector<std::pair<std::string, std::string>>& values) {
     CgroupPlace place;
     struct statfs fs {};
     if (::statfs("/sys/fs/cgroup", &fs) != 0 ||
@@ -67,8 +88,22 @@ CgroupPlace make_sandbox_cgroup(const std::string& id) {
     std::string line, own;
     while (std::getline(self, line))
         if (line.starts_with("0::")) own = line.substr(3);
-    const std::string dir =
-        "/sys/fs/cgroup" + (own == "/" ? std::string() : own) + "/osf-sandbox-" + id;
+    const std::string parent = "/sys/fs/cgroup" + (own == "/" ? std::string() : own);
+    std::ifstream control(parent + "/cgroup.subtree_control");
+    const std::string enabled((std::istreambuf_iterator<char>(control)),
+                              std::istreambuf_iterator<char>());
+    if (const auto missing = missing_controllers(enabled, values); !missing.empty()) {
+        std::string names;
+        for (const auto& name : missing)
+            names += (names.empty() ? "" : ", ") + name;
+        std::string given = enabled;
+        while (!given.empty() && given.back() == '\n')
+            given.pop_back();
+        place.reason = "cgroup v2 at " + parent + " does not give its children " + names +
+                       " (cgroup.subtree_control: \"" + given + "\")";
+        return place;
+    }
+    const std::string dir = parent + "/osf-sandbox-" + id;
     if (::mkdir(dir.c_str(), 0755) != 0) {
         place.reason = "cannot create " + dir + ": " + std::strerror(errno);
         return place;

@@ -22,13 +22,22 @@ std::vector<std::pair<std::string, std::string>> cgroup_values(const osf::Spec& 
 long long cpu_millicores(const std::string& cpu);
 long long memory_bytes(const std::string& memory);
 
+// The controllers the values need (cpu, memory, pids: the part of each file
+// name before the dot) that `subtree_control`, the parent's
+// cgroup.subtree_control, does not pass on to its children. Pure.
+std::vector<std::string>
+missing_controllers(const std::string& subtree_control,
+                    const std::vector<std::pair<std::string, std::string>>& values);
+
 // A new cgroup below the caller's own one (unified hierarchy), or nullopt
-// with the reason when cgroup v2 is not mounted there or not writable.
+// with the reason when cgroup v2 is not mounted there, does not give the
+// controllers `values` need, or is not writable.
 struct CgroupPlace {
     std::optional<std::string> directory;
     std::string reason;
 };
-CgroupPlace make_sandbox_cgroup(const std::string& id);
+CgroupPlace make_sandbox_cgroup(const std::string& id,
+                                const std::vector<std::pair<std::string, std::string>>& values);
 
 // Writes the values and moves `pid` in; returns the first problem, if any.
 std::optional<std::string>

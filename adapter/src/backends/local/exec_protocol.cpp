@@ -1,5 +1,7 @@
 #include "backends/local/exec_protocol.hpp"
 
+#include "manifests/exec_stop.hpp"
+
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
@@ -39,6 +41,18 @@ std::optional<int> decode_exit(const std::string& text) {
     const auto [ptr, error] = std::from_chars(begin, end, code);
     if (error != std::errc() || ptr != end || code < 0 || code > 255) return std::nullopt;
     return code;
+}
+
+bool environ_has_marker(std::string_view environ_block, std::string_view marker) {
+    const std::string wanted =
+        std::string(manifests::kExecMarkerVariable) + "=" + std::string(marker);
+    while (!environ_block.empty()) {
+        const auto end = environ_block.find('\0');
+        if (environ_block.substr(0, end) == wanted) return true;
+        if (end == std::string_view::npos) break;
+        environ_block.remove_prefix(end + 1);
+    }
+    return false;
 }
 
 int exit_code_of(int wait_status) {

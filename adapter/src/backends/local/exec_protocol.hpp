@@ -3,12 +3,14 @@
 // and stderr attached (SCM_RIGHTS); the supervisor hands the request, the
 // descriptors and the connection itself to the agent inside the sandbox,
 // which runs the command and answers on the connection. Afterwards the client
-// sends one byte per signal to pass on (SIGINT, SIGTERM, SIGHUP); closing the
-// connection kills the command. Pure encoding here.
+// may send kStopByte (its timeout, Ctrl-C or SIGTERM): the agent stops the
+// command and every process it started (TERM, a grace, KILL) and then
+// answers. Closing the connection kills them at once. Pure encoding here.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace osf::backends::local {
@@ -30,6 +32,13 @@ std::optional<int> decode_exit(const std::string& text);
 // The shell's convention from a waitpid status: the exit status, or 128 +
 // the signal that ended it.
 int exit_code_of(int wait_status);
+
+inline constexpr unsigned char kStopByte = 'S';
+
+// True when a process's /proc/<pid>/environ block (NUL-separated) holds
+// OSF_EXEC_ID=<marker>: the command's processes carry it, also those that
+// left its process group or session.
+bool environ_has_marker(std::string_view environ_block, std::string_view marker);
 
 // Exit codes when the command is not found or cannot be run, as a shell says.
 inline constexpr int kNotFound = 127;

@@ -4,6 +4,7 @@
 #include "backends/local/child_process.hpp"
 #include "backends/local/exec_protocol.hpp"
 #include "backends/local/host_mounts.hpp"
+#include "backends/local/local_lifecycle.hpp"
 #include "backends/local/proxy_binary.hpp"
 #include "backends/local/sandbox_environment.hpp"
 #include "backends/local/sandbox_store.hpp"
@@ -11,6 +12,9 @@
 #include "backends/local/unix_socket.hpp"
 #include "backends/local/user_namespaces.hpp"
 #include "commands/command_errors.hpp"
+#include "commands/exec_command.hpp"
+#include "manifests/exec_stop.hpp"
+#include "manifests/lifetime.hpp"
 #include "manifests/names.hpp"
 
 #include <array>
@@ -37,14 +41,6 @@ namespace fs = std::filesystem;
 using commands::CommandFailed;
 
 namespace {
-
-// The write end of the pipe exec's signal handlers write to.
-int g_signal_pipe = -1;
-
-void forward_signal(int sig) {
-    const unsigned char byte = static_cast<unsigned char>(sig);
-    [[maybe_unused]] auto ignored = ::write(g_signal_pipe, &byte, 1);
-}
 
 // Runs a host program (tar, cp) with the given stdin and stdout; returns its PID.
 pid_t spawn_host(const std::vector<std::string>& argv, int in, int out, int err = 2) {
@@ -115,13 +111,23 @@ std::optional<std::string> read_sysctl(const std::string& name) {
     return value;
 }
 
-std::string rfc3339(long long seconds) {
-    const std::time_t time = static_cast<std::time_t>(seconds);
-    std::tm utc{};
-    ::gmtime_r(&time, &utc);
-    char text[32];
-    std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return text;
+manifests::WallTime wall_time(long long seconds) {
+    return manifests::WallTime(std::chrono::seconds(seconds));
+}
+
+long long epoch_seconds(manifests::WallTime time) {
+    return std::chrono::duration_cast<std::chrono::seconds>(time.time_since_epoch()).count();
+}
+
+std::optional<int> read_pid_file(const std::string& path) {
+    std::ifstream file(path);
+    int pid = 0;
+    if (file >> pid && pid > 1) return pid;
+    return std::nullopt;
+}
+
+SandboxLiveness liveness_of(const SandboxPaths& paths) {
+    return {supervisor_running(paths), fs::exists(paths.ready)};
 }
 
 Fd open_or_fail(const std::string& path, int flags) {
@@ -170,9 +176,8 @@ LocalBackend::resolve_template(const manifests::SandboxRequest& request) {
     meta.template_name = request.spec.template_name;
     meta.base = request.spec.template_name;
     meta.root = "/";
-    meta.created =
-        std::chrono::duration_cast<std::chrono::seconds>(options_.wall_clock().time_since_epoch())
-            .count();
+    meta.created = epoch_seconds(request.lifetime.created);
+    meta.expires = epoch_seconds(request.lifetime.expires);
     if (resolved.choice.kind == TemplateChoice::Kind::Snapshot) {
         const std::string dir = snapshot_dir(root(), resolved.choice.snapshot);
         const auto snapshot = read_snapshot_meta(dir + "/snapshot.json");
@@ -238,12 +243,10 @@ void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream
     make_private_dirs(sandboxes_dir(root()));
     make_private_dirs(paths.dir);
     progress << "creating sandbox " << request.id << " in " << paths.dir << "\n";
-    pid_t supervisor = -1;
     auto clean_up = [&] {
         progress << "removing sandbox " << request.id << "\n";
         try {
             stop_supervisor(paths);
-            if (supervisor > 0) ::waitpid(supervisor, nullptr, 0);
             remove_buildah_container(meta.buildah_container);
             remove_tree(paths.dir);
         } catch (const std::exception& e) {
@@ -269,46 +272,54 @@ void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream
         if (!snapshot_workspace.empty())
             run_host({"cp", "-a", snapshot_workspace + "/.", paths.workspace});
 
-        std::array<int, 2> status{};
-        if (::pipe2(status.data(), O_CLOEXEC) != 0)
-            throw CommandFailed(std::string("pipe: ") + std::strerror(errno));
-        Fd status_read(status[0]);
-        Fd status_write(status[1]);
-        // Taken here and inherited, so that the sandbox is never without a
-        // holder (gc removes sandboxes whose lock is free).
-        Fd lock(::open(paths.lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-        if (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0)
-            throw CommandFailed("cannot lock " + paths.lock + ": " + std::strerror(errno));
-        const std::string status_fd = std::to_string(status_write.get());
-        const std::string lock_fd = std::to_string(lock.get());
-        std::vector<std::string> argv = {"sandbox-local", "__supervise", paths.dir, status_fd,
-                                         lock_fd};
-        std::vector<char*> args;
-        for (auto& arg : argv)
-            args.push_back(arg.data());
-        args.push_back(nullptr);
-        const std::string log = paths.log;
-        const std::string self = options_.self_executable;
-        supervisor = ::fork();
-        if (supervisor < 0) throw CommandFailed(std::string("fork: ") + std::strerror(errno));
-        if (supervisor == 0) {
-            ::setsid(); // no terminal: Ctrl-C after create does not reach it
-            const int in = ::open("/dev/null", O_RDONLY);
-            const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-            ::dup2(in, 0);
-            ::dup2(out, 1);
-            ::dup2(out, 2);
-            ::fcntl(status[1], F_SETFD, 0);
-            ::fcntl(lock.get(), F_SETFD, 0);
-            sigset_t none;
-            sigemptyset(&none);
-            ::sigprocmask(SIG_SETMASK, &none, nullptr);
-            ::execve(self.c_str(), args.data(), environ);
-            ::_exit(127);
-        }
-        status_write = Fd();
-        lock = Fd(); // the supervisor holds it now
+        start_supervisor(paths, progress);
+    } catch (...) {
+        clean_up();
+        throw;
+    }
+}
 
+void LocalBackend::start_supervisor(const SandboxPaths& paths, std::ostream& progress) {
+    std::array<int, 2> status{};
+    if (::pipe2(status.data(), O_CLOEXEC) != 0)
+        throw CommandFailed(std::string("pipe: ") + std::strerror(errno));
+    Fd status_read(status[0]);
+    Fd status_write(status[1]);
+    // Taken here and inherited, so that the sandbox is never without a
+    // holder (gc removes sandboxes whose lock is free).
+    Fd lock(::open(paths.lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+    if (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0)
+        throw CommandFailed("cannot lock " + paths.lock + ": " + std::strerror(errno));
+    const std::string status_fd = std::to_string(status_write.get());
+    const std::string lock_fd = std::to_string(lock.get());
+    std::vector<std::string> argv = {"sandbox-local", "__supervise", paths.dir, status_fd, lock_fd};
+    std::vector<char*> args;
+    for (auto& arg : argv)
+        args.push_back(arg.data());
+    args.push_back(nullptr);
+    const std::string log = paths.log;
+    const std::string self = options_.self_executable;
+    const pid_t supervisor = ::fork();
+    if (supervisor < 0) throw CommandFailed(std::string("fork: ") + std::strerror(errno));
+    if (supervisor == 0) {
+        ::setsid(); // no terminal: Ctrl-C after create does not reach it
+        const int in = ::open("/dev/null", O_RDONLY);
+        const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+        ::dup2(in, 0);
+        ::dup2(out, 1);
+        ::dup2(out, 2);
+        ::fcntl(status[1], F_SETFD, 0);
+        ::fcntl(lock.get(), F_SETFD, 0);
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        ::execve(self.c_str(), args.data(), environ);
+        ::_exit(127);
+    }
+    status_write = Fd();
+    lock = Fd(); // the supervisor holds it now
+
+    try {
         std::string pending;
         while (true) {
             if (const int signal = options_.pending_signal ? options_.pending_signal() : 0)
@@ -338,18 +349,30 @@ void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream
             }
         }
     } catch (...) {
-        clean_up();
+        try {
+            stop_supervisor(paths);
+        } catch (const std::exception& e) {
+            progress << options_.program << ": stopping the supervisor failed: " << e.what()
+                     << "\n";
+        }
+        ::waitpid(supervisor, nullptr, 0);
         throw;
     }
 }
 
-int LocalBackend::run_in_sandbox(const std::string& id, const std::vector<std::string>& command,
-                                 int in, int out, int err, bool terminal) {
+backend::ExecResult LocalBackend::run_in_sandbox(const std::string& id,
+                                                 const std::vector<std::string>& command, int in,
+                                                 int out, int err, bool terminal,
+                                                 std::optional<std::chrono::seconds> timeout) {
     const SandboxPaths paths = existing(id);
-    if (!supervisor_running(paths))
+    if (!supervisor_running(paths)) {
+        const auto meta = read_meta(paths.meta);
+        if (meta && meta->suspended_at != 0)
+            throw CommandFailed("sandbox " + id + " is suspended (resume starts it again)");
         throw CommandFailed("sandbox " + id +
                             " is not running (its supervisor is gone; gc "
                             "removes it)");
+    }
     Fd connection;
     try {
         connection = connect_unix(paths.control);
@@ -362,55 +385,53 @@ int LocalBackend::run_in_sandbox(const std::string& id, const std::vector<std::s
     if (auto term = options_.getenv("TERM")) message.term = *term;
     send_with_fds(connection.get(), encode_exec_message(message), {in, out, err});
 
-    // Ctrl-C, SIGTERM and SIGHUP go to the command; closing the connection kills it.
-    std::array<int, 2> signal_pipe{};
-    if (::pipe2(signal_pipe.data(), O_CLOEXEC | O_NONBLOCK) != 0)
-        throw CommandFailed(std::string("pipe: ") + std::strerror(errno));
-    Fd signal_read(signal_pipe[0]);
-    Fd signal_write(signal_pipe[1]);
-    g_signal_pipe = signal_write.get();
-    struct sigaction forward {
-    }, previous[3];
-    forward.sa_handler = forward_signal;
-    sigemptyset(&forward.sa_mask);
-    const int forwarded[3] = {SIGINT, SIGTERM, SIGHUP};
-    for (int i = 0; i < 3; ++i)
-        ::sigaction(forwarded[i], &forward, &previous[i]);
-    auto restore = [&] {
-        for (int i = 0; i < 3; ++i)
-            ::sigaction(forwarded[i], &previous[i], nullptr);
-        g_signal_pipe = -1;
-    };
-
+    // At the timeout, on Ctrl-C or SIGTERM the agent stops the command (TERM,
+    // a grace, KILL) and answers; should it not, the connection is closed,
+    // which kills the command at once.
+    using Clock = std::chrono::steady_clock;
+    const auto started = Clock::now();
+    std::optional<Clock::time_point> stop_sent;
+    bool timed_out = false;
+    int signal = 0;
     std::string answer;
     while (true) {
-        std::array<pollfd, 2> polls{
-            {{connection.get(), POLLIN, 0}, {signal_read.get(), POLLIN, 0}}};
-        if (::poll(polls.data(), polls.size(), -1) < 0) {
+        if (!stop_sent) {
+            signal = options_.pending_signal ? options_.pending_signal() : 0;
+            timed_out = signal == 0 && timeout && Clock::now() >= started + *timeout;
+            if (signal != 0 || timed_out) {
+                write_all(connection.get(), &kStopByte, 1);
+                stop_sent = Clock::now();
+            }
+        } else if (Clock::now() >
+                   *stop_sent + manifests::kExecTerminateGrace + std::chrono::seconds(30)) {
+            break;
+        }
+        pollfd poll_answer{connection.get(), POLLIN, 0};
+        if (::poll(&poll_answer, 1, 200) < 0) {
             if (errno == EINTR) continue;
             break;
         }
-        if (polls[1].revents & POLLIN) {
-            std::array<unsigned char, 16> signals{};
-            const ssize_t got = ::read(signal_read.get(), signals.data(), signals.size());
-            if (got > 0) write_all(connection.get(), signals.data(), static_cast<std::size_t>(got));
-        }
-        if (polls[0].revents != 0) {
-            std::array<char, 64> buffer{};
-            const ssize_t got = ::read(connection.get(), buffer.data(), buffer.size());
-            if (got < 0 && errno == EINTR) continue;
-            if (got <= 0) break;
-            answer.append(buffer.data(), static_cast<std::size_t>(got));
-            if (answer.find('\n') != std::string::npos) break;
-        }
+        if (poll_answer.revents == 0) continue;
+        std::array<char, 64> buffer{};
+        const ssize_t got = ::read(connection.get(), buffer.data(), buffer.size());
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        answer.append(buffer.data(), static_cast<std::size_t>(got));
+        if (answer.find('\n') != std::string::npos) break;
     }
-    restore();
-    if (const auto code = decode_exit(answer)) return *code;
+    if (signal != 0) throw commands::Interrupted(signal);
+    if (timed_out) return {commands::kExitExecTimeout, true};
+    if (const auto code = decode_exit(answer)) return {*code, false};
     throw CommandFailed("sandbox " + id + " went away during exec");
 }
 
-int LocalBackend::exec(const backend::ExecRequest& request) {
-    return run_in_sandbox(request.id, request.command, 0, 1, 2, request.terminal);
+backend::ExecResult LocalBackend::exec(const backend::ExecRequest& request) {
+    return run_in_sandbox(request.id, request.command, 0, 1, 2, request.terminal, request.timeout);
+}
+
+int LocalBackend::run_to_end(const std::string& id, const std::vector<std::string>& command, int in,
+                             int out, int err) {
+    return run_in_sandbox(id, command, in, out, err, false, std::nullopt).exit_code;
 }
 
 void LocalBackend::copy(const backend::CopyRequest& request) {
@@ -431,31 +452,30 @@ void LocalBackend::copy(const backend::CopyRequest& request) {
             write_end = Fd();
             // --no-same-owner: copied files belong to the sandbox's user; the host's
             // owners mean nothing inside (and an unmapped one fails in a user namespace).
-            code = run_in_sandbox(request.id,
-                                  {"sh", "-c",
-                                   "{ [ -d \"$1\" ] || mkdir -- \"$1\"; } && "
-                                   "tar xf - --no-same-owner -C \"$1\"",
-                                   "sh", inside},
-                                  read_end.get(), 1, 2);
+            code = run_to_end(request.id,
+                              {"sh", "-c",
+                               "{ [ -d \"$1\" ] || mkdir -- \"$1\"; } && "
+                               "tar xf - --no-same-owner -C \"$1\"",
+                               "sh", inside},
+                              read_end.get(), 1, 2);
             read_end = Fd();
             if (wait_exit(tar) != 0) throw CommandFailed("copy: tar failed reading " + local);
         } else {
             Fd file = open_or_fail(local, O_RDONLY);
-            code = run_in_sandbox(request.id,
-                                  {"sh", "-c",
-                                   "if [ -d \"$1\" ]; then cat > \"$1/$2\"; else cat > \"$1\"; fi",
-                                   "sh", inside, base_name(local)},
-                                  file.get(), 1, 2);
+            code = run_to_end(request.id,
+                              {"sh", "-c",
+                               "if [ -d \"$1\" ]; then cat > \"$1/$2\"; else cat > \"$1\"; fi",
+                               "sh", inside, base_name(local)},
+                              file.get(), 1, 2);
         }
         if (code != 0)
             throw CommandFailed("copy: writing " + inside + " in sandbox " + request.id +
                                 " failed");
         return;
     }
-    if (run_in_sandbox(request.id, {"test", "-e", inside}, null_in.get(), 1, 2) != 0)
+    if (run_to_end(request.id, {"test", "-e", inside}, null_in.get(), 1, 2) != 0)
         throw CommandFailed("copy: no " + inside + " in sandbox " + request.id);
-    const bool directory =
-        run_in_sandbox(request.id, {"test", "-d", inside}, null_in.get(), 1, 2) == 0;
+    const bool directory = run_to_end(request.id, {"test", "-d", inside}, null_in.get(), 1, 2) == 0;
     int code;
     if (directory) {
         std::error_code error;
@@ -469,15 +489,15 @@ void LocalBackend::copy(const backend::CopyRequest& request) {
         const pid_t tar =
             spawn_host({"tar", "xf", "-", "--no-same-owner", "-C", local}, read_end.get(), 1);
         read_end = Fd();
-        code = run_in_sandbox(request.id, {"tar", "cf", "-", "-C", inside, "."}, null_in.get(),
-                              write_end.get(), 2);
+        code = run_to_end(request.id, {"tar", "cf", "-", "-C", inside, "."}, null_in.get(),
+                          write_end.get(), 2);
         write_end = Fd();
         if (wait_exit(tar) != 0) throw CommandFailed("copy: tar failed writing " + local);
     } else {
         const std::string target =
             fs::is_directory(local) ? local + "/" + base_name(inside) : local;
         Fd file = open_or_fail(target, O_WRONLY | O_CREAT | O_TRUNC);
-        code = run_in_sandbox(request.id, {"cat", inside}, null_in.get(), file.get(), 2);
+        code = run_to_end(request.id, {"cat", inside}, null_in.get(), file.get(), 2);
     }
     if (code != 0)
         throw CommandFailed("copy: reading " + inside + " in sandbox " + request.id + " failed");
@@ -510,20 +530,20 @@ void LocalBackend::destroy(const std::string& id) {
 
 std::vector<manifests::SandboxRow> LocalBackend::list() {
     std::vector<manifests::SandboxRow> rows;
-    const long long now =
-        std::chrono::duration_cast<std::chrono::seconds>(options_.wall_clock().time_since_epoch())
-            .count();
+    const long long now = epoch_seconds(options_.wall_clock());
     for (const auto& id : stored_sandbox_ids(root())) {
         const SandboxPaths paths = sandbox_paths(root(), id);
-        const auto meta = read_meta(paths.meta);
+        const SandboxMeta meta = read_meta(paths.meta).value_or(SandboxMeta{});
         manifests::SandboxRow row;
         row.id = id;
-        row.status = !supervisor_running(paths) ? "Stopped"
-                     : fs::exists(paths.ready)  ? "Ready"
-                                                : "Starting";
-        row.created = meta ? rfc3339(meta->created) : "";
-        row.age_seconds = meta ? std::max(0LL, now - meta->created) : 0;
-        row.image = meta && !meta->template_name.empty() ? meta->template_name : "-";
+        row.status = sandbox_status(meta, liveness_of(paths));
+        row.created = meta.created != 0 ? manifests::rfc3339(wall_time(meta.created)) : "";
+        row.age_seconds = meta.created != 0 ? std::max(0LL, now - meta.created) : 0;
+        row.image = !meta.template_name.empty() ? meta.template_name : "-";
+        if (meta.expires != 0) {
+            row.expires = manifests::rfc3339(wall_time(meta.expires));
+            row.expires_in_seconds = meta.expires - now;
+        }
         rows.push_back(row);
     }
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
@@ -539,18 +559,91 @@ void LocalBackend::egress_log(const std::string& id, std::ostream& out) {
     out.flush();
 }
 
-std::vector<std::string> LocalBackend::gc() {
-    std::vector<std::string> removed;
+std::vector<backend::Backend::Removal> LocalBackend::gc(bool dry_run) {
+    std::vector<Removal> removed;
+    const long long now = epoch_seconds(options_.wall_clock());
     for (const auto& id : stored_sandbox_ids(root())) {
         const SandboxPaths paths = sandbox_paths(root(), id);
-        if (supervisor_running(paths)) continue;
-        kill_leftover_processes(paths);
-        if (const auto meta = read_meta(paths.meta))
-            remove_buildah_container(meta->buildah_container);
-        remove_tree(paths.dir);
-        removed.push_back(id);
+        const SandboxMeta meta = read_meta(paths.meta).value_or(SandboxMeta{});
+        const auto reason = gc_reason(meta, liveness_of(paths), now);
+        if (!reason) continue;
+        if (!dry_run) {
+            kill_leftover_processes(paths);
+            remove_buildah_container(meta.buildah_container);
+            remove_tree(paths.dir);
+        }
+        removed.push_back({id, *reason});
     }
     return removed;
+}
+
+manifests::WallTime LocalBackend::extend(const std::string& id, std::chrono::seconds by,
+                                         std::chrono::seconds max) {
+    const SandboxPaths paths = existing(id);
+    auto meta = read_meta(paths.meta);
+    if (!meta) throw CommandFailed("sandbox " + id + " has no " + paths.meta);
+    const auto expires = manifests::extended_expiry(
+        meta->expires != 0 ? std::optional(wall_time(meta->expires)) : std::nullopt,
+        meta->created != 0 ? std::optional(wall_time(meta->created)) : std::nullopt, by, max,
+        options_.wall_clock());
+    meta->expires = epoch_seconds(expires);
+    write_meta(paths.meta, *meta);
+    // The supervisor reads the new expiry on SIGHUP.
+    if (supervisor_running(paths))
+        if (const auto pid = read_pid_file(paths.pid)) ::kill(*pid, SIGHUP);
+    return expires;
+}
+
+backend::StateChange LocalBackend::suspend(const std::string& id) {
+    const SandboxPaths paths = existing(id);
+    auto meta = read_meta(paths.meta);
+    if (!meta) throw CommandFailed("sandbox " + id + " has no " + paths.meta);
+    const bool running = supervisor_running(paths);
+    if (!running && meta->suspended_at != 0) return backend::StateChange::AlreadyThere;
+    if (!running)
+        throw CommandFailed("sandbox " + id +
+                            " is not running (its supervisor is gone; gc removes it)");
+    // Marked first, so that gc never takes the stopped sandbox for a dead one.
+    meta->suspended_at = epoch_seconds(options_.wall_clock());
+    write_meta(paths.meta, *meta);
+    stop_supervisor(paths);
+    return backend::StateChange::Done;
+}
+
+backend::StateChange LocalBackend::resume(const std::string& id, std::ostream& progress) {
+    const SandboxPaths paths = existing(id);
+    auto meta = read_meta(paths.meta);
+    if (!meta) throw CommandFailed("sandbox " + id + " has no " + paths.meta);
+    if (meta->suspended_at == 0) {
+        if (supervisor_running(paths)) return backend::StateChange::AlreadyThere;
+        throw CommandFailed("sandbox " + id +
+                            " is not running (its supervisor is gone; gc removes it)");
+    }
+    if (supervisor_running(paths)) {
+        // A resume that started it and was stopped before it could say so.
+        meta->suspended_at = 0;
+        write_meta(paths.meta, *meta);
+        return backend::StateChange::AlreadyThere;
+    }
+    const auto now = options_.wall_clock();
+    if (meta->expires != 0 && epoch_seconds(now) >= meta->expires) {
+        // As on Kubernetes, where the claim is deleted at its expiry.
+        remove_buildah_container(meta->buildah_container);
+        remove_tree(paths.dir);
+        throw CommandFailed("sandbox " + id + " expired at " +
+                            manifests::rfc3339(wall_time(meta->expires)) +
+                            " while suspended; removed");
+    }
+    // An image's mount does not outlive a restart of the machine.
+    if (!meta->buildah_container.empty()) {
+        meta->root = run_host_output({"buildah", "mount", meta->buildah_container});
+        write_meta(paths.meta, *meta);
+    }
+    progress << "resuming sandbox " << id << "\n";
+    start_supervisor(paths, progress);
+    meta->suspended_at = 0;
+    write_meta(paths.meta, *meta);
+    return backend::StateChange::Done;
 }
 
 } // namespace osf::backends::local

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 
 namespace osf::backends::local {
 
@@ -27,13 +28,17 @@ public:
 
     nlohmann::json describe(const manifests::SandboxRequest& request) override;
     void create(const manifests::SandboxRequest& request, std::ostream& progress) override;
-    int exec(const backend::ExecRequest& request) override;
+    backend::ExecResult exec(const backend::ExecRequest& request) override;
     void copy(const backend::CopyRequest& request) override;
     std::string snapshot(const std::string& id, const std::string& stamp) override;
     void destroy(const std::string& id) override;
     std::vector<manifests::SandboxRow> list() override;
     void egress_log(const std::string& id, std::ostream& out) override;
-    std::vector<std::string> gc() override;
+    std::vector<Removal> gc(bool dry_run) override;
+    manifests::WallTime extend(const std::string& id, std::chrono::seconds by,
+                               std::chrono::seconds max) override;
+    backend::StateChange suspend(const std::string& id) override;
+    backend::StateChange resume(const std::string& id, std::ostream& progress) override;
 
 private:
     struct ResolvedTemplate {
@@ -45,9 +50,17 @@ private:
     ResolvedTemplate resolve_template(const manifests::SandboxRequest& request);
     const std::string& root();
     SandboxPaths existing(const std::string& id);
-    // Runs a command in the sandbox with the given descriptors; the exit code.
-    int run_in_sandbox(const std::string& id, const std::vector<std::string>& command, int in,
-                       int out, int err, bool terminal = false);
+    // Starts the sandbox's supervisor and waits until it says ready; on a
+    // failure or interruption it is stopped (the files stay) before the throw.
+    void start_supervisor(const SandboxPaths& paths, std::ostream& progress);
+    // Runs a command in the sandbox with the given descriptors.
+    backend::ExecResult run_in_sandbox(const std::string& id,
+                                       const std::vector<std::string>& command, int in, int out,
+                                       int err, bool terminal,
+                                       std::optional<std::chrono::seconds> timeout);
+    // The same without a timeout: the exit code.
+    int run_to_end(const std::string& id, const std::vector<std::string>& command, int in, int out,
+                   int err);
 
     LocalBackendOptions options_;
     std::string root_;

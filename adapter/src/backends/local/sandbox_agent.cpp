@@ -6,14 +6,22 @@
 #include "backends/local/exec_protocol.hpp"
 #include "backends/local/sandbox_environment.hpp"
 #include "backends/local/unix_socket.hpp"
+#include "manifests/exec_stop.hpp"
+#include "manifests/sandbox_id.hpp"
 #include "manifests/sandbox_objects.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <poll.h>
+#include <random>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -46,6 +54,49 @@ void write_text(int fd, const std::string& text) {
     write_all(fd, text.data(), text.size());
 }
 
+// The processes whose environment carries the exec's marker.
+std::vector<pid_t> marked_processes(const std::string& marker) {
+    std::vector<pid_t> pids;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+        const std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream file(entry.path() / "environ", std::ios::binary);
+        const std::string block((std::istreambuf_iterator<char>(file)),
+                                std::istreambuf_iterator<char>());
+        if (environ_has_marker(block, marker)) pids.push_back(std::stoi(name));
+    }
+    return pids;
+}
+
+// The command's process group and every process carrying its marker.
+void signal_command(pid_t group, const std::string& marker, int signal) {
+    ::kill(-group, signal);
+    for (const pid_t pid : marked_processes(marker))
+        ::kill(pid, signal);
+}
+
+// As sandbox-kubernetes stops an exec: TERM, up to the grace for everything
+// to go, then KILL. Reaps the command when it ends within the grace.
+void stop_command(pid_t pid, const std::string& marker, int& status, bool& reaped) {
+    signal_command(pid, marker, SIGTERM);
+    const auto deadline = std::chrono::steady_clock::now() + manifests::kExecTerminateGrace;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (!reaped && ::waitpid(pid, &status, WNOHANG) == pid) reaped = true;
+        if (reaped && marked_processes(marker).empty()) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    signal_command(pid, marker, SIGKILL);
+}
+
+std::string new_marker() {
+    std::random_device device; // /dev/urandom
+    std::array<std::uint8_t, 6> bytes{};
+    for (auto& byte : bytes)
+        byte = static_cast<std::uint8_t>(device());
+    return manifests::sandbox_id_from_bytes(bytes);
+}
+
 // Runs one command with the client's descriptors and answers on `connection`.
 void run_command(ExecMessage message, Fd connection, Fd in, Fd out, Fd err) {
     const char* path_variable = ::getenv("PATH");
@@ -63,6 +114,8 @@ void run_command(ExecMessage message, Fd connection, Fd in, Fd out, Fd err) {
         if (!message.terminal || !std::string_view(*var).starts_with("TERM="))
             env_strings.emplace_back(*var);
     if (message.terminal && !message.term.empty()) env_strings.push_back("TERM=" + message.term);
+    const std::string marker = new_marker();
+    env_strings.push_back(std::string(manifests::kExecMarkerVariable) + "=" + marker);
     std::vector<char*> argv, envp;
     for (auto& arg : message.command)
         argv.push_back(arg.data());
@@ -97,26 +150,33 @@ void run_command(ExecMessage message, Fd connection, Fd in, Fd out, Fd err) {
     out = Fd();
     err = Fd();
     Fd process(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-    bool client_gone = false;
+    int status = 0;
+    bool reaped = false;
+    auto finish = [&](bool answer) {
+        while (!reaped && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        if (answer) write_text(connection.get(), encode_exit(exit_code_of(status)));
+    };
     while (true) {
-        std::array<pollfd, 2> polls{
-            {{process.get(), POLLIN, 0}, {client_gone ? -1 : connection.get(), POLLIN, 0}}};
+        std::array<pollfd, 2> polls{{{process.get(), POLLIN, 0}, {connection.get(), POLLIN, 0}}};
         if (::poll(polls.data(), polls.size(), process ? -1 : 200) < 0 && errno != EINTR) break;
         if (polls[1].revents != 0) {
-            std::array<unsigned char, 16> signals{};
-            const ssize_t got = ::read(connection.get(), signals.data(), signals.size());
-            if (got <= 0) {
-                client_gone = true; // nobody waits for it any more
-                ::kill(-pid, SIGKILL);
+            std::array<unsigned char, 16> bytes{};
+            const ssize_t got = ::read(connection.get(), bytes.data(), bytes.size());
+            if (got <= 0) { // nobody waits for it any more
+                signal_command(pid, marker, SIGKILL);
+                finish(false);
+                return;
             }
-            for (ssize_t i = 0; i < got; ++i)
-                if (signals[i] == SIGINT || signals[i] == SIGTERM || signals[i] == SIGHUP)
-                    ::kill(-pid, signals[i]);
+            if (std::find(bytes.begin(), bytes.begin() + got, kStopByte) != bytes.begin() + got) {
+                stop_command(pid, marker, status, reaped);
+                finish(true);
+                return;
+            }
         }
-        int status = 0;
-        const pid_t done = ::waitpid(pid, &status, WNOHANG);
-        if (done == pid) {
-            if (!client_gone) write_text(connection.get(), encode_exit(exit_code_of(status)));
+        if (::waitpid(pid, &status, WNOHANG) == pid) {
+            reaped = true;
+            finish(true);
             return;
         }
     }

@@ -65,7 +65,9 @@ void write_meta(const std::string& path, const SandboxMeta& meta) {
                       {"base", meta.base},
                       {"root", meta.root},
                       {"buildahContainer", meta.buildah_container},
-                      {"created", meta.created}});
+                      {"created", meta.created},
+                      {"expires", meta.expires},
+                      {"suspendedAt", meta.suspended_at}});
 }
 
 std::optional<SandboxMeta> read_meta(const std::string& path) {
@@ -78,6 +80,8 @@ std::optional<SandboxMeta> read_meta(const std::string& path) {
     meta.root = json->value("root", "/");
     meta.buildah_container = json->value("buildahContainer", "");
     meta.created = json->value("created", 0LL);
+    meta.expires = json->value("expires", 0LL);
+    meta.suspended_at = json->value("suspendedAt", 0LL);
     return meta;
 }
 

@@ -18,6 +18,8 @@ struct SandboxMeta {
     std::string root;              // "/" (the host template) or a root file system directory
     std::string buildah_container; // the working container whose mount is `root` (images)
     long long created = 0;         // seconds since the epoch
+    long long expires = 0;         // seconds since the epoch; 0: never (older state)
+    long long suspended_at = 0;    // seconds since the epoch while suspended; else 0
 };
 
 void write_meta(const std::string& path, const SandboxMeta& meta);

@@ -6,6 +6,7 @@
 #include "backends/local/child_process.hpp"
 #include "backends/local/host_mounts.hpp"
 #include "backends/local/local_layout.hpp"
+#include "backends/local/local_lifecycle.hpp"
 #include "backends/local/proxy_binary.hpp"
 #include "backends/local/sandbox_environment.hpp"
 #include "backends/local/sandbox_store.hpp"
@@ -35,6 +36,8 @@
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+
+extern char** environ;
 
 namespace osf::backends::local {
 
@@ -88,6 +91,7 @@ public:
         status_ = Fd();
         serve();
         stop();
+        if (expired_) remove_expired();
         return 0;
     }
 
@@ -142,8 +146,11 @@ private:
                       "127.0.0.1:0", "--state-dir", paths_.proxy_state};
         child.envp = to_envp(proxy_environment(request_, env_lookup));
         child.output_path = paths_.proxy_output;
-        proxy_pid_ = start_child(child);
+        // A resumed sandbox's state directory still names the last run's ports.
         const std::string listen_file = paths_.proxy_state + "/listen.json";
+        std::error_code error;
+        fs::remove(listen_file, error);
+        proxy_pid_ = start_child(child);
         while (true) {
             int status = 0;
             if (::waitpid(proxy_pid_, &status, WNOHANG) == proxy_pid_) {
@@ -188,13 +195,14 @@ private:
         sandbox_pid_ = start_child(child);
         agent_end = Fd();
 
-        const auto place = make_sandbox_cgroup(id());
+        const auto limits = cgroup_values(request_.spec);
+        const auto place = make_sandbox_cgroup(id(), limits);
         if (place.directory) {
             cgroup_ = *place.directory;
-            if (auto problem = apply_cgroup(cgroup_, cgroup_values(request_.spec), sandbox_pid_))
+            if (auto problem = apply_cgroup(cgroup_, limits, sandbox_pid_))
                 report("warning: " + *problem + "; cpu, memory and process limits are not applied");
         } else {
-            report("warning: cgroup v2 is not writable here (" + place.reason +
+            report("warning: cgroup v2 cannot limit this sandbox (" + place.reason +
                    "); cpu, memory and process limits are not applied");
         }
 
@@ -252,22 +260,49 @@ private:
         }
     }
 
+    // The wait before the expiry, at most a minute so that a change of the
+    // machine's clock counts; -1 without an expiry.
+    int poll_timeout_ms() const {
+        const auto left = time_to_expiry(meta_, std::chrono::system_clock::now());
+        if (!left) return -1;
+        return static_cast<int>(std::min<long long>(left->count(), 60'000));
+    }
+
+    bool expiry_reached() const {
+        const auto left = time_to_expiry(meta_, std::chrono::system_clock::now());
+        return left && left->count() == 0;
+    }
+
+    // `extend` wrote a new expiry and sent SIGHUP.
+    void reread_expiry() {
+        if (const auto meta = read_meta(paths_.meta)) meta_.expires = meta->expires;
+        std::cerr << "expiry now " << meta_.expires << std::endl;
+    }
+
     void serve() {
         while (true) {
+            if (expiry_reached()) {
+                std::cerr << "stopping: the sandbox expired" << std::endl;
+                expired_ = true;
+                return;
+            }
             std::array<pollfd, 4> polls{{{signals_.get(), POLLIN, 0},
                                          {egress_.get(), POLLIN, 0},
                                          {control_.get(), POLLIN, 0},
                                          {agent_.get(), POLLIN, 0}}};
-            if (::poll(polls.data(), polls.size(), -1) < 0) {
+            if (::poll(polls.data(), polls.size(), poll_timeout_ms()) < 0) {
                 if (errno == EINTR) continue;
                 return;
             }
             if (polls[0].revents & POLLIN) {
                 signalfd_siginfo info{};
-                if (::read(signals_.get(), &info, sizeof(info)) == sizeof(info) &&
-                    info.ssi_signo != SIGCHLD) {
-                    std::cerr << "stopping: signal " << info.ssi_signo << std::endl;
-                    return;
+                if (::read(signals_.get(), &info, sizeof(info)) == sizeof(info)) {
+                    if (info.ssi_signo == SIGHUP) {
+                        reread_expiry();
+                    } else if (info.ssi_signo != SIGCHLD) {
+                        std::cerr << "stopping: signal " << info.ssi_signo << std::endl;
+                        return;
+                    }
                 }
                 if (child_ended()) return;
             }
@@ -337,6 +372,26 @@ private:
         if (!cgroup_.empty()) ::rmdir(cgroup_.c_str());
     }
 
+    // As on Kubernetes, where the claim and everything it owns are deleted at
+    // the expiry: nothing of the sandbox stays (its snapshots do).
+    void remove_expired() {
+        std::cerr << "removing the expired sandbox" << std::endl;
+        if (!meta_.buildah_container.empty()) {
+            ChildSpec child;
+            child.argv = {"buildah", "rm", meta_.buildah_container};
+            // The caller's variables: buildah's storage (CONTAINERS_STORAGE_CONF).
+            for (char** variable = environ; *variable != nullptr; ++variable)
+                child.envp.emplace_back(*variable);
+            const int pid = start_child(child);
+            ::waitpid(pid, nullptr, 0);
+        }
+        try {
+            remove_tree(paths_.dir);
+        } catch (const std::exception& e) {
+            std::cerr << e.what() << std::endl;
+        }
+    }
+
     SandboxPaths paths_;
     Fd status_;
     Fd lock_;
@@ -351,6 +406,7 @@ private:
     int proxy_port_ = 0;
     int sandbox_pid_ = -1;
     std::string cgroup_;
+    bool expired_ = false;
 };
 
 } // namespace

@@ -1,0 +1,473 @@
+"""sandbox-local's time and state, with the real CLI, egress-proxy and bubblewrap:
+exec --timeout and Ctrl-C (the command and everything it started stopped, 137/130/143
+as sandbox-kubernetes), the spec's lifetime (the sandbox ends at its expiry, nothing
+keeps running), extend, suspend and resume (no process while suspended, files kept,
+a new proxy CA and log key), list's formats, and an image template built with
+buildah in storage private to the test (CONTAINERS_STORAGE_CONF)."""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from osftest import TestCA as UpstreamCA  # aliased: pytest would collect a Test* class
+from osftest import Upstream, proxy_bin
+from test_local_sandbox import SECRET, Local, alive, descendants, local_bin, spec_for, supervisor_pid
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+
+
+@pytest.fixture(scope="module")
+def ca():
+    with tempfile.TemporaryDirectory(prefix="osll-ca-") as d:
+        yield UpstreamCA(d)
+
+
+@pytest.fixture(scope="module")
+def upstream(ca):
+    with Upstream(ca, ["allowed.test", "tools.test"]) as u:
+        yield u
+
+
+@pytest.fixture(scope="module")
+def local(ca):
+    state = tempfile.mkdtemp(prefix="osll-", dir="/tmp")  # short: Unix socket paths
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("OSF_") and not k.lower().endswith("_proxy")}
+    env.update({
+        "OSF_SANDBOX_LOCAL_STATE_DIR": state,
+        "OSF_EGRESS_PROXY_BIN": proxy_bin(),
+        "OSF_SANDBOX_HOST_ALIASES": "allowed.test=127.0.0.1,tools.test=127.0.0.1",
+        "OSF_UPSTREAM_CA_BUNDLE": ca.cert_path,
+        "OSF_SECRET_API_TOKEN": SECRET,
+        "OSF_SANDBOX_START_TIMEOUT": "60",
+    })
+    yield Local(state, env)
+    sandboxes = os.path.join(state, "sandboxes")
+    for sandbox_id in os.listdir(sandboxes) if os.path.isdir(sandboxes) else []:
+        subprocess.run([local_bin(), "destroy", sandbox_id], env=env, capture_output=True, timeout=60)
+    shutil.rmtree(state, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def sandbox(local, upstream):
+    return local.create(spec_for(upstream))
+
+
+def marked(local, sandbox_id, marker):
+    """PIDs below the sandbox's supervisor whose command line holds `marker`."""
+    found = []
+    for pid in descendants(supervisor_pid(local, sandbox_id)):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if marker.encode() in f.read().replace(b"\0", b" ") and alive(pid):
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def wait_until(condition, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def wide_row(local, sandbox_id):
+    res = local.run("list", "-o", "wide")
+    assert res.returncode == 0, res.stderr
+    return next((line for line in res.stdout.splitlines() if line.startswith(sandbox_id)), None)
+
+
+def listed(local, sandbox_id):
+    return next((r for r in json.loads(local.run("list", "-o", "json").stdout) if r["id"] == sandbox_id), None)
+
+
+def rfc3339(text):
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+
+
+# --- list ----------------------------------------------------------------------------------------
+
+def test_list_prints_ids_a_wide_table_and_json_as_sandbox_kubernetes(local, sandbox):
+    res = local.run("list")
+    assert res.returncode == 0, res.stderr
+    assert sandbox in res.stdout.split("\n")  # IDs only, one per line: `for id in $(list)`
+    wide = local.run("list", "-o", "wide").stdout.splitlines()
+    assert wide[0].split() == ["ID", "STATUS", "AGE", "EXPIRES", "IMAGE"]
+    row = wide_row(local, sandbox)
+    assert row.split()[1] == "Ready" and row.split()[-1] == "host"
+    assert re.search(r"\bin (7h|8h)\b", row), row  # the default lifetime, 8h
+    entry = listed(local, sandbox)
+    assert entry["status"] == "Ready" and entry["image"] == "host"
+    assert rfc3339(entry["expires"]) - rfc3339(entry["created"]) == timedelta(hours=8)
+    assert local.run("list", "--json").stdout == local.run("list", "-o", "json").stdout
+    res = local.run("list", "-o", "yaml")
+    assert res.returncode == 2 and res.stderr.startswith("sandbox-local: ")
+
+
+# --- exec --timeout and interruptions -----------------------------------------------------------
+
+def test_exec_timeout_stops_the_command_and_everything_it_started(local, sandbox):
+    marker = "sleep 7301"
+    started = time.monotonic()
+    # A child in the command's group, one in a session of its own, and a TERM
+    # trap that gets the grace to run.
+    res = local.run("exec", "--timeout", "2s", sandbox, "--", "sh", "-c",
+                    f"trap 'echo got-term > /workspace/term; exit 3' TERM; "
+                    f"setsid {marker} & {marker} & echo started; wait")
+    assert res.returncode == 137, res.stderr
+    assert res.stdout == "started\n"
+    assert res.stderr == "sandbox-local: exec: timed out after 2s; the command was stopped\n"
+    assert time.monotonic() - started >= 2
+    wait_until(lambda: not marked(local, sandbox, marker), 15, "every process of the exec to stop")
+    assert local.sh(sandbox, "cat /workspace/term").stdout == "got-term\n"
+
+
+def test_exec_timeout_default_from_the_variable_and_bad_durations(local, sandbox):
+    res = local.run("exec", sandbox, "--", "sleep", "60", env={"OSF_SANDBOX_EXEC_TIMEOUT": "1s"})
+    assert res.returncode == 137 and "timed out after 1s" in res.stderr, res.stderr
+    res = local.run("exec", "--timeout", "5x", sandbox, "--", "true")
+    assert res.returncode == 2 and res.stderr.startswith("sandbox-local: exec: --timeout '5x' "), res.stderr
+    res = local.run("exec", sandbox, "--", "true", env={"OSF_SANDBOX_EXEC_TIMEOUT": "soon"})
+    assert res.returncode == 2 and "OSF_SANDBOX_EXEC_TIMEOUT" in res.stderr, res.stderr
+    # A command that ends in time is not touched.
+    assert local.run("exec", "--timeout", "1m", sandbox, "--", "sh", "-c", "exit 4").returncode == 4
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_interrupted_exec_stops_the_command_and_exits_128_plus_the_signal(local, sandbox, sig, code):
+    marker = f"sleep 73{code}"
+    proc = subprocess.Popen([local_bin(), "exec", sandbox, "--", "sh", "-c",
+                             f"s=73{code}; setsid sleep $s & echo started; sleep $s"],
+                            env=local.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        assert proc.stdout.readline() == "started\n"
+        wait_until(lambda: len(marked(local, sandbox, marker)) == 2, 15, "both sleeps to start")
+        # Ctrl-C in a terminal: SIGINT to the whole foreground process group.
+        os.killpg(proc.pid, sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, err
+    assert err.endswith("sandbox-local: interrupted\n"), err
+    wait_until(lambda: not marked(local, sandbox, marker), 15, "the command to stop")
+
+
+def test_a_killed_exec_client_kills_its_command(local, sandbox):
+    marker = "sleep 7309"
+    proc = subprocess.Popen([local_bin(), "exec", sandbox, "--", "sh", "-c", f"echo started; {marker}"],
+                            env=local.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline() == "started\n"
+    proc.kill()
+    proc.wait(timeout=30)
+    wait_until(lambda: not marked(local, sandbox, marker), 15, "the command to be killed")
+
+
+# --- lifetime and extend -------------------------------------------------------------------------
+
+def test_a_sandbox_ends_at_its_expiry_and_extend_moves_the_expiry(local, upstream):
+    kept = local.create({**spec_for(upstream), "lifetime": "20s"}, name="kept.json")
+    first_expiry = rfc3339(listed(local, kept)["expires"])
+    res = local.run("extend", kept, "1h")
+    assert res.returncode == 0, res.stderr
+    assert rfc3339(res.stdout.strip()) == first_expiry + timedelta(hours=1)
+    assert listed(local, kept)["expires"] == res.stdout.strip()
+
+    short = local.create({**spec_for(upstream), "lifetime": "3s"}, name="short.json")
+    supervisor = supervisor_pid(local, short)
+    started = [supervisor, *descendants(supervisor)]
+    wait_until(lambda: not os.path.exists(local.dir(short)), 60, "the expired sandbox to be removed")
+    wait_until(lambda: not any(alive(p) for p in started), 15, "the expired sandbox's processes to end")
+    assert listed(local, short) is None
+    res = local.run("exec", short, "--", "true")
+    assert res.returncode == 1 and res.stderr.strip() == f"sandbox-local: no sandbox {short}"
+
+    # Past the first expiry, the extended sandbox still runs: its supervisor read the new one.
+    wait_until(lambda: datetime.now(timezone.utc) > first_expiry + timedelta(seconds=3), 40, "the first expiry")
+    assert wide_row(local, kept).split()[1] == "Ready"
+    assert local.sh(kept, "echo alive").stdout == "alive\n"
+
+    res = local.run("extend", kept, "8d")
+    assert res.returncode == 2 and "a sandbox lives at most 7d (OSF_SANDBOX_MAX_LIFETIME)" in res.stderr, res.stderr
+    res = local.run("extend", kept, "soon")
+    assert res.returncode == 2 and res.stderr.startswith("sandbox-local: extend: 'soon' "), res.stderr
+    res = local.run("extend", "0123456789ab", "1h")
+    assert res.returncode == 1 and res.stderr.strip() == "sandbox-local: no sandbox 0123456789ab"
+    assert local.run("destroy", kept).returncode == 0
+
+
+def test_a_lifetime_over_the_maximum_starts_nothing(local, upstream):
+    before = set(os.listdir(os.path.join(local.state, "sandboxes")))
+    path = os.path.join(local.state, "long.json")
+    with open(path, "w") as f:
+        json.dump({**spec_for(upstream), "lifetime": "8d"}, f)
+    res = local.run("create", path)
+    assert res.returncode == 2 and "$.lifetime" in res.stderr, res.stderr
+    assert set(os.listdir(os.path.join(local.state, "sandboxes"))) == before
+
+
+# --- suspend and resume --------------------------------------------------------------------------
+
+def egress_starts(local, sandbox_id):
+    lines = [json.loads(l) for l in local.run("egress-log", sandbox_id).stdout.splitlines() if l.strip()]
+    return [l for l in lines if l.get("kind") == "start"], [l for l in lines if "host" in l]
+
+
+def test_suspend_stops_every_process_keeps_files_and_resume_starts_a_new_proxy(local, upstream):
+    sandbox_id = local.create(spec_for(upstream), name="suspend.json")
+    res = local.sh(sandbox_id, "echo kept > /workspace/f; s=7310; (setsid sleep $s >/dev/null 2>&1 &); "
+                               "cat /etc/osf/egress-ca.crt; "
+                               f"curl -sS -o /dev/null --max-time 20 https://allowed.test:{upstream.port}/before")
+    assert res.returncode == 0, res.stderr
+    ca_before = res.stdout
+    supervisor = supervisor_pid(local, sandbox_id)
+    started = [supervisor, *descendants(supervisor)]
+    assert len(started) >= 4  # supervisor, proxy, bwrap, the agent, the sleep
+
+    res = local.run("suspend", sandbox_id)
+    assert res.returncode == 0 and res.stderr == f"suspended sandbox {sandbox_id}\n", res.stderr
+    wait_until(lambda: not any(alive(p) for p in started), 15, "every process of the sandbox to end")
+    assert wide_row(local, sandbox_id).split()[1] == "Suspended"
+    res = local.run("exec", sandbox_id, "--", "true")
+    assert res.returncode == 1 and res.stderr.strip() == \
+        f"sandbox-local: sandbox {sandbox_id} is suspended (resume starts it again)"
+    res = local.run("suspend", sandbox_id)
+    assert res.returncode == 0 and res.stderr == f"sandbox {sandbox_id} is already suspended\n"
+    assert sandbox_id not in local.run("gc", "--dry-run").stdout  # suspended is not dead
+
+    res = local.run("resume", sandbox_id)
+    assert res.returncode == 0 and res.stderr.endswith(f"resumed sandbox {sandbox_id}\n"), res.stderr
+    assert wide_row(local, sandbox_id).split()[1] == "Ready"
+    res = local.sh(sandbox_id, "cat /workspace/f; pgrep -c -f 'sleep 731[0]' || true; cat /etc/osf/egress-ca.crt; "
+                               f"curl -sS -o /dev/null -w '%{{http_code}}' -H \"X-Token: $API_TOKEN\" --max-time 20 "
+                               f"https://allowed.test:{upstream.port}/after")
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.split("\n")
+    assert lines[0] == "kept" and lines[1] == "0"  # files kept, processes not
+    ca_after = "\n".join(lines[2:-1]) + "\n"
+    assert "BEGIN CERTIFICATE" in ca_after and ca_after != ca_before  # a new proxy, a new CA
+    assert lines[-1] == "200"
+    assert any(r["path"] == "/after" and ("X-Token", SECRET) in r["headers"] for r in upstream.requests)
+    starts, requests = egress_starts(local, sandbox_id)
+    # One log across both runs; each run signs with its own key.
+    assert len(starts) == 2 and starts[0]["publicKey"] != starts[1]["publicKey"]
+    assert [r["path"] for r in requests if r.get("path") in ("/before", "/after")] == ["/before", "/after"]
+
+    res = local.run("resume", sandbox_id)
+    assert res.returncode == 0 and res.stderr == f"sandbox {sandbox_id} is not suspended\n"
+    assert local.run("destroy", sandbox_id).returncode == 0
+
+
+def test_a_suspended_sandbox_past_its_expiry_is_removed_not_resumed(local, upstream):
+    sandbox_id = local.create({**spec_for(upstream), "lifetime": "4s"}, name="suspend-short.json")
+    res = local.run("suspend", sandbox_id)
+    if res.returncode == 1 and "no sandbox" in res.stderr:
+        pytest.skip("the machine is so slow that the sandbox expired before suspend")
+    assert res.returncode == 0, res.stderr
+    expires = rfc3339(listed(local, sandbox_id)["expires"])
+    wait_until(lambda: datetime.now(timezone.utc) > expires + timedelta(seconds=1), 30, "the expiry")
+    assert os.path.isdir(local.dir(sandbox_id))  # no process runs to remove it
+    res = local.run("gc", "--dry-run")
+    assert f"{sandbox_id} expired at " in res.stdout and os.path.isdir(local.dir(sandbox_id))
+    res = local.run("resume", sandbox_id)
+    assert res.returncode == 1 and "expired at" in res.stderr and res.stderr.strip().endswith("removed")
+    assert not os.path.exists(local.dir(sandbox_id))
+
+
+def test_suspend_and_resume_of_unknown_or_stopped_sandboxes(local, upstream):
+    for command in ("suspend", "resume"):
+        res = local.run(command, "0123456789ab")
+        assert res.returncode == 1 and res.stderr.strip() == "sandbox-local: no sandbox 0123456789ab"
+        res = local.run(command, "nope")
+        assert res.returncode == 2 and "invalid sandbox ID 'nope'" in res.stderr
+
+
+# --- an image from buildah's storage ---------------------------------------------------------------
+
+IMAGE = "localhost/osf-test-tiny:1"
+
+
+@pytest.fixture(scope="module")
+def image_storage():
+    """A tiny image (dash, cat and their libraries, an /etc marker) in buildah
+    storage private to this test: vfs driver, temporary root and runroot, named
+    by CONTAINERS_STORAGE_CONF as buildah itself reads it."""
+    if shutil.which("buildah") is None:
+        pytest.skip("buildah is not installed")
+    home = tempfile.mkdtemp(prefix="osl-img-", dir="/tmp")
+    conf = os.path.join(home, "storage.conf")
+    with open(conf, "w") as f:
+        f.write(f'[storage]\ndriver = "vfs"\nrunroot = "{home}/run"\ngraphroot = "{home}/root"\n')
+    env = {**os.environ, "CONTAINERS_STORAGE_CONF": conf}
+
+    def buildah(*args):
+        return subprocess.run(["buildah", *args], capture_output=True, text=True, env=env, timeout=120)
+    try:
+        res = buildah("from", "--quiet", "scratch")
+        if res.returncode != 0:
+            pytest.skip(f"buildah cannot make a container here: {res.stderr.strip()}")
+        container = res.stdout.strip()
+        res = buildah("mount", container)
+        if res.returncode != 0:
+            pytest.skip(f"buildah cannot mount a container here: {res.stderr.strip()}")
+        root = res.stdout.strip()
+        for program, target in (("/bin/sh", "bin/sh"), ("/bin/cat", "bin/cat")):
+            real = os.path.realpath(program)
+            os.makedirs(os.path.join(root, os.path.dirname(target)), exist_ok=True)
+            shutil.copy2(real, os.path.join(root, target))
+            for line in subprocess.run(["ldd", real], capture_output=True, text=True).stdout.splitlines():
+                match = re.search(r"(/\S+) \(0x", line)
+                if match:
+                    library = match.group(1).lstrip("/")
+                    os.makedirs(os.path.join(root, os.path.dirname(library)), exist_ok=True)
+                    shutil.copy2(os.path.realpath(match.group(1)), os.path.join(root, library))
+        os.makedirs(os.path.join(root, "etc"), exist_ok=True)
+        with open(os.path.join(root, "etc", "marker"), "w") as f:
+            f.write("tiny image\n")
+        assert buildah("umount", container).returncode == 0
+        res = buildah("commit", "--quiet", container, IMAGE)
+        assert res.returncode == 0, res.stderr
+        assert buildah("rm", container).returncode == 0
+        yield {"CONTAINERS_STORAGE_CONF": conf}, buildah
+    finally:
+        buildah("rm", "--all")
+        buildah("rmi", "--all", "--force")
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def test_an_image_from_buildahs_storage_as_template(local, image_storage):
+    storage_env, buildah = image_storage
+    path = os.path.join(local.state, "image.json")
+    with open(path, "w") as f:
+        json.dump({"template": IMAGE}, f)
+    # Without the variable buildah looks in its default storage, where the image is not.
+    res = local.run("create", path)
+    assert res.returncode == 2 and "is not in buildah's local storage" in res.stderr, res.stderr
+    res = local.run("create", path, env=storage_env)
+    assert res.returncode == 0, res.stderr
+    sandbox_id = res.stdout.strip()
+    containers = buildah("containers", "--format", "{{.ContainerName}}").stdout.split()
+    assert f"osf-sandbox-{sandbox_id}" in containers
+    res = local.run("exec", sandbox_id, "--", "sh", "-c",
+                    "cat /etc/marker; [ -e /usr/bin/python3 ] || echo no-host-python; "
+                    "echo written > /workspace/f; cat /workspace/f", env=storage_env)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == "tiny image\nno-host-python\nwritten\n"
+    assert wide_row(local, sandbox_id).split()[-1] == IMAGE
+    # Suspended and resumed, it runs on the same container's mount again.
+    assert local.run("suspend", sandbox_id, env=storage_env).returncode == 0
+    res = local.run("resume", sandbox_id, env=storage_env)
+    assert res.returncode == 0, res.stderr
+    assert local.run("exec", sandbox_id, "--", "cat", "/etc/marker", "/workspace/f").stdout == "tiny image\nwritten\n"
+    res = local.run("destroy", sandbox_id, env=storage_env)
+    assert res.returncode == 0, res.stderr
+    assert f"osf-sandbox-{sandbox_id}" not in buildah("containers", "--format", "{{.ContainerName}}").stdout.split()
+    # The image itself stays in its storage.
+    assert buildah("inspect", "--type", "image", IMAGE).returncode == 0
+
+
+# --- cgroup v2 limits ----------------------------------------------------------------------------
+
+LIMITS_WARNING = re.compile(r"^sandbox-local: warning: cgroup v2 cannot limit this sandbox \((.+)\); "
+                            r"cpu, memory and process limits are not applied$")
+
+
+def own_cgroup_v2():
+    """(directory, its cgroup.subtree_control) when /sys/fs/cgroup is cgroup v2, else None."""
+    with open("/proc/self/mountinfo") as f:
+        if not any(l.split(" - ")[1].startswith("cgroup2 ") and l.split()[4] == "/sys/fs/cgroup" for l in f):
+            return None
+    with open("/proc/self/cgroup") as f:
+        own = next(l[3:].strip() for l in f if l.startswith("0::"))
+    directory = "/sys/fs/cgroup" + ("" if own == "/" else own)
+    with open(os.path.join(directory, "cgroup.subtree_control")) as f:
+        return directory, f.read().split()
+
+
+def test_cgroup_limits_where_cgroup_v2_gives_them_else_one_warning(local, upstream):
+    path = os.path.join(local.state, "limits.json")
+    with open(path, "w") as f:
+        json.dump({**spec_for(upstream), "cpu": "500m", "memory": "256Mi"}, f)
+    res = local.run("create", path)
+    assert res.returncode == 0, res.stderr
+    sandbox_id = res.stdout.strip()
+    place = own_cgroup_v2()
+    try:
+        if place and {"cpu", "memory", "pids"} <= set(place[1]):
+            cgroup = os.path.join(place[0], f"osf-sandbox-{sandbox_id}")
+            values = {name: open(os.path.join(cgroup, name)).read().strip()
+                      for name in ("cpu.max", "memory.max", "pids.max")}
+            assert values == {"cpu.max": "50000 100000", "memory.max": str(256 << 20), "pids.max": "4096"}
+            # bwrap and so everything inside.
+            assert open(os.path.join(cgroup, "cgroup.procs")).read().split()
+            assert "warning" not in res.stderr, res.stderr
+        else:
+            # This machine's case (cgroup v1 or hybrid): one line, saying why.
+            reasons = [LIMITS_WARNING.match(l).group(1) for l in res.stderr.splitlines() if LIMITS_WARNING.match(l)]
+            assert len(reasons) == 1, res.stderr
+            if place:
+                assert reasons[0].startswith(f"cgroup v2 at {place[0]} does not give its children ")
+            else:
+                assert reasons[0] == "/sys/fs/cgroup is not cgroup v2"
+    finally:
+        assert local.run("destroy", sandbox_id).returncode == 0
+    if place:
+        assert not os.path.exists(os.path.join(place[0], f"osf-sandbox-{sandbox_id}"))
+
+
+def test_cgroup_v2_without_the_controllers_in_a_private_mount_namespace(local, upstream):
+    """The v2 path on a hybrid host: /sys/fs/cgroup replaced, in a mount namespace of this
+    test, by the unified hierarchy, which has no cpu, memory or pids controller here (v1
+    holds them). The supervisor finds cgroup v2, reads what its parent passes on, and says
+    in one line which controllers are missing."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and unshare for a private mount namespace")
+    if own_cgroup_v2():
+        pytest.skip("/sys/fs/cgroup is cgroup v2 already: the test above covers it")
+    path = os.path.join(local.state, "limits-v2.json")
+    with open(path, "w") as f:
+        json.dump({**spec_for(upstream), "memory": "256Mi"}, f)
+    res = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                          'mount -t cgroup2 none /sys/fs/cgroup || exit 99; exec "$@"', "sh",
+                          local_bin(), "create", path],
+                         capture_output=True, text=True, env=local.env, timeout=120)
+    if res.returncode == 99:
+        pytest.skip(f"cannot mount cgroup2 here: {res.stderr.strip()}")
+    assert res.returncode == 0, res.stderr
+    sandbox_id = res.stdout.strip()
+    try:
+        with open("/sys/fs/cgroup/unified/cgroup.subtree_control") as f:
+            given = f.read().strip()
+        warnings = [LIMITS_WARNING.match(l).group(1) for l in res.stderr.splitlines() if LIMITS_WARNING.match(l)]
+        assert len(warnings) == 1, res.stderr
+        assert warnings[0].startswith("cgroup v2 at /sys/fs/cgroup") and \
+            f'does not give its children ' in warnings[0] and f'(cgroup.subtree_control: "{given}")' in warnings[0]
+        assert local.sh(sandbox_id, "echo runs").stdout == "runs\n"  # started without limits
+    finally:
+        assert local.run("destroy", sandbox_id).returncode == 0
+
+
+def test_options_only_sandbox_kubernetes_has_are_refused_in_one_line(local, sandbox):
+    for args, option in [(["destroy", "--save-log", "/tmp/osll-never", sandbox], "destroy --save-log"),
+                         (["egress-log", "-f", sandbox], "egress-log --follow"),
+                         (["egress-log", "--verify", sandbox], "egress-log --verify"),
+                         (["egress-log", "--summary", "--json", sandbox], "egress-log --summary"),
+                         (["gc", "--save-logs", "/tmp"], "gc --save-logs")]:
+        res = local.run(*args)
+        assert res.returncode == 2, (args, res.stderr)
+        assert res.stderr.startswith(f"sandbox-local: {option} is not available in sandbox-local (")
+        assert len(res.stderr.splitlines()) == 1
+    assert wide_row(local, sandbox).split()[1] == "Ready"  # nothing was done
+    assert not os.path.exists("/tmp/osll-never")

@@ -1,0 +1,104 @@
+// A local sandbox's life from its stored state: list's status, what gc
+// removes, the supervisor's wait before the expiry; exec's marker; extend's
+// arithmetic shared with sandbox-kubernetes.
+#include "backends/local/cgroup_limits.hpp"
+#include "backends/local/exec_protocol.hpp"
+#include "backends/local/local_lifecycle.hpp"
+#include "manifests/lifetime.hpp"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace osf::backends::local;
+using namespace std::chrono_literals;
+
+namespace {
+
+SandboxMeta meta_with(long long expires, long long suspended_at) {
+    SandboxMeta meta;
+    meta.created = 1000;
+    meta.expires = expires;
+    meta.suspended_at = suspended_at;
+    return meta;
+}
+
+std::chrono::system_clock::time_point at(long long seconds) {
+    return std::chrono::system_clock::time_point(std::chrono::seconds(seconds));
+}
+
+} // namespace
+
+TEST_CASE("list status: running, starting, suspended, stopped") {
+    struct Row {
+        bool running, ready;
+        long long suspended_at;
+        std::string status;
+    };
+    for (const auto& row : {Row{true, true, 0, "Ready"}, Row{true, false, 0, "Starting"},
+                            Row{false, false, 0, "Stopped"}, Row{false, false, 1500, "Suspended"},
+                            // resume is starting it again: the supervisor's word counts
+                            Row{true, false, 1500, "Starting"}}) {
+        CAPTURE(row.running, row.ready, row.suspended_at);
+        CHECK(sandbox_status(meta_with(5000, row.suspended_at), {row.running, row.ready}) ==
+              row.status);
+    }
+}
+
+TEST_CASE("gc: a dead supervisor, or a suspended sandbox past its expiry; nothing else") {
+    // A running supervisor ends its sandbox itself, even past the expiry.
+    CHECK_FALSE(gc_reason(meta_with(2000, 0), {true, true}, 9000));
+    CHECK(gc_reason(meta_with(5000, 0), {false, false}, 3000) ==
+          "supervisor gone (killed, or the machine restarted)");
+    CHECK_FALSE(gc_reason(meta_with(5000, 1500), {false, false}, 3000));
+    CHECK(gc_reason(meta_with(5000, 1500), {false, false}, 5000) ==
+          "expired at 1970-01-01T01:23:20Z while suspended");
+    // Without an expiry (older state) a suspended sandbox stays.
+    CHECK_FALSE(gc_reason(meta_with(0, 1500), {false, false}, 999999));
+}
+
+TEST_CASE("the supervisor waits until the expiry, then not at all") {
+    CHECK(time_to_expiry(meta_with(5000, 0), at(4000)) == 1000s);
+    CHECK(time_to_expiry(meta_with(5000, 0), at(5000)) == 0ms);
+    CHECK(time_to_expiry(meta_with(5000, 0), at(7000)) == 0ms);
+    CHECK_FALSE(time_to_expiry(meta_with(0, 0), at(7000)));
+}
+
+TEST_CASE("exec's marker is found only as a whole variable") {
+    using namespace std::string_literals;
+    const std::string marked = "PATH=/bin\0OSF_EXEC_ID=0123456789ab\0HOME=/workspace\0"s;
+    CHECK(environ_has_marker(marked, "0123456789ab"));
+    CHECK(environ_has_marker("OSF_EXEC_ID=0123456789ab"s, "0123456789ab"));
+    CHECK_FALSE(environ_has_marker(marked, "0123456789"));
+    CHECK_FALSE(environ_has_marker("X_OSF_EXEC_ID=0123456789ab\0"s, "0123456789ab"));
+    CHECK_FALSE(environ_has_marker("OSF_EXEC_ID=0123456789abc\0"s, "0123456789ab"));
+    CHECK_FALSE(environ_has_marker(""s, "0123456789ab")); // a zombie's environ
+}
+
+TEST_CASE("extend from stored times: later by the duration, from now once past, within the max") {
+    using osf::manifests::extended_expiry;
+    // Not expired: from the current expiry.
+    CHECK(extended_expiry(at(5000), at(1000), 600s, 7200s, at(4000)) == at(5600));
+    // Expired: from now.
+    CHECK(extended_expiry(at(5000), at(1000), 600s, 7200s, at(6000)) == at(6600));
+    // Past created + max: refused, naming the latest time.
+    CHECK_THROWS_WITH(extended_expiry(at(5000), at(1000), 7200s, 7200s, at(4000)),
+                      Catch::Contains("until 1970-01-01T02:16:40Z"));
+}
+
+TEST_CASE("cgroup v2: the controllers the limits need that the parent does not pass on") {
+    const std::vector<std::pair<std::string, std::string>> all = {
+        {"cpu.max", "50000 100000"}, {"memory.max", "1024"}, {"pids.max", "4096"}};
+    using List = std::vector<std::string>;
+    CHECK(missing_controllers("cpu memory pids\n", all).empty());
+    CHECK(missing_controllers("cpuset cpu io memory hugetlb pids rdma\n", all).empty());
+    // This machine's hybrid layout: the unified hierarchy has only hugetlb.
+    CHECK(missing_controllers("hugetlb\n", all) == List{"cpu", "memory", "pids"});
+    CHECK(missing_controllers("", all) == List{"cpu", "memory", "pids"});
+    CHECK(missing_controllers("memory pids", all) == List{"cpu"});
+    // A spec without cpu and memory needs only pids.
+    CHECK(missing_controllers("pids", {{"pids.max", "4096"}}).empty());
+    // "cpuset" is not "cpu".
+    CHECK(missing_controllers("cpuset memory pids", all) == List{"cpu"});
+}
