@@ -40,9 +40,10 @@ def test_adapter_completes_subcommands_and_their_options(words, expected):
 
 @pytest.mark.parametrize("words, expected", [
     (["sandbox-local", ""], {"create", "exec", "copy", "snapshot", "destroy", "list", "egress-log",
-                             "gc", "--help", "-h", "--version"}),
+                             "extend", "gc", "suspend", "resume", "--help", "-h", "--version"}),
     (["sandbox-local", "create", "--d"], {"--dry-run"}),
-    (["sandbox-local", "list", "--"], {"--help", "--json"}),
+    (["sandbox-local", "exec", "--t"], {"--timeout"}),
+    (["sandbox-local", "list", "--"], {"--help", "--json", "--output"}),
 ])
 def test_local_completes_its_own_subcommands(words, expected):
     assert set(complete(local_bin(), "sandbox-local", words)) == expected
