@@ -155,7 +155,8 @@ constexpr std::string_view to_string(ErrorKind e) noexcept {
 }
 
 // Every value, in declaration order (all_x[i] has the underlying value i, so
-// a counter array can be indexed by the enum).
+// a counter array can be indexed by the enum). Checked below: a value missing
+// from its list, or named by no to_string case, does not compile.
 inline constexpr std::array<Outcome, 3> all_outcomes = {Outcome::allowed, Outcome::refused,
                                                         Outcome::error};
 inline constexpr std::array<RefusalReason, 12> all_refusal_reasons = {
@@ -188,7 +189,8 @@ template <class Enum, std::size_t N>
 constexpr bool dense_in_order(const std::array<Enum, N>& values) {
     for (std::size_t i = 0; i < N; ++i)
         if (static_cast<std::size_t>(values[i]) != i || to_string(values[i]).empty()) return false;
-    return true;
+    // The value after the last one listed must have no name: no enumerator was left out.
+    return to_string(static_cast<Enum>(N)).empty();
 }
 } // namespace detail
 static_assert(detail::dense_in_order(all_outcomes));

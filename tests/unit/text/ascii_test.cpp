@@ -39,6 +39,7 @@ TEST_CASE("hex_value reads either case and refuses everything else", "[text]") {
         CHECK(hex_value(digits[i]) == static_cast<int>(i));
     for (std::size_t i = 0; i < upper.size(); ++i)
         CHECK(hex_value(upper[i]) == static_cast<int>(10 + i));
-    for (const char c : std::string_view("gG/:@`%x \0\xff", 13))
+    static constexpr char others[] = "gG/:@`%x \0\xff";
+    for (const char c : std::string_view(others, sizeof others - 1)) // the NUL inside included
         CHECK(hex_value(c) == -1);
 }
