@@ -36,16 +36,20 @@ bool parameters_acceptable(std::string_view params) {
 
 } // namespace
 
+ParsedMediaType parse_media_type(std::string_view content_type) {
+    ParsedMediaType out;
+    const std::size_t semicolon = content_type.find(';');
+    out.essence = lower(trim(content_type.substr(0, semicolon)));
+    out.readable_parameters = semicolon == std::string_view::npos ||
+                              parameters_acceptable(content_type.substr(semicolon + 1));
+    if (out.essence == "application/json") out.type = MediaType::Json;
+    if (out.essence == "text/event-stream") out.type = MediaType::EventStream;
+    return out;
+}
+
 MediaType classify_media_type(std::string_view content_type) {
-    std::size_t semicolon = content_type.find(';');
-    std::string essence = lower(trim(content_type.substr(0, semicolon)));
-    if (semicolon != std::string_view::npos &&
-        !parameters_acceptable(content_type.substr(semicolon + 1))) {
-        return MediaType::Other;
-    }
-    if (essence == "application/json") return MediaType::Json;
-    if (essence == "text/event-stream") return MediaType::EventStream;
-    return MediaType::Other;
+    const auto parsed = parse_media_type(content_type);
+    return parsed.readable_parameters ? parsed.type : MediaType::Other;
 }
 
 bool is_identity_encoding(std::string_view content_encoding) {

@@ -3,6 +3,7 @@
 // event stream) in UTF-8.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace osf::mcp {
@@ -13,7 +14,18 @@ enum class MediaType {
     Other,       // anything else, including a missing or malformed value
 };
 
-// Classifies a Content-Type value. Type and subtype compare case-insensitively;
+// A Content-Type value as read: its essence ("type/subtype", lower case, no
+// parameters) and whether its parameters are ones the proxy reads as the
+// sender meant them (each `name=value`, a charset only UTF-8).
+struct ParsedMediaType {
+    std::string essence;
+    MediaType type = MediaType::Other; // by the essence alone
+    bool readable_parameters = true;
+};
+ParsedMediaType parse_media_type(std::string_view content_type);
+
+// Classifies a Content-Type value (parse_media_type's type, Other when its
+// parameters are not readable). Type and subtype compare case-insensitively;
 // parameters are allowed except a charset other than UTF-8 (the proxy reads
 // bytes as UTF-8 and must read them as the server will).
 MediaType classify_media_type(std::string_view content_type);

@@ -1,7 +1,11 @@
 #include "net/client_session.hpp"
 
-#include "net/http_exchange.hpp"
+#include "net/exchange.hpp"
+#include "net/local_reply.hpp"
+#include "net/request_handler.hpp"
+#include "net/stream_kinds.hpp"
 #include "net/tls_stream.hpp"
+#include "net/worker.hpp"
 #include "policy/host.hpp"
 
 #include <boost/beast/core/detect_ssl.hpp>
@@ -15,7 +19,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using asio::ip::tcp;
-using detail::use_tuple;
+using RequestHead = http::request_parser<http::empty_body>;
 
 namespace {
 
@@ -39,19 +43,23 @@ bool is_quiet_close(const beast::error_code& ec) {
            ec == http::error::partial_message;
 }
 
-// Reads request heads and handles them until the connection ends. `tunnel`
-// is null on the proxy-facing connection (absolute-form requests, CONNECT).
-// Returns how many requests it handled (each with its own log line).
-template <class Stream>
-asio::awaitable<std::size_t> serve_requests(ProxyRuntime& ctx, Worker& worker, Stream& stream,
-                                            beast::flat_buffer& buffer,
-                                            ClientRegistration& registration,
-                                            const TunnelTarget* tunnel, const ConnectionInfo& conn);
+// Reads request heads and handles them until the connection ends. The
+// session's tunnel is null on the proxy-facing connection (absolute-form
+// requests, CONNECT). Returns how many requests it handled (each with its
+// own log line).
+template <class Stream> asio::awaitable<std::size_t> serve_requests(ClientSession<Stream>& s);
 
-asio::awaitable<void> handle_connect(ProxyRuntime& ctx, Worker& worker, beast::tcp_stream& stream,
-                                     beast::flat_buffer& buffer, ClientRegistration& registration,
-                                     http::request_parser<http::empty_body>& head,
-                                     const ConnectionInfo& conn);
+asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, RequestHead& head);
+
+// A CONNECT is served on the proxy-facing connection only: true when it was.
+asio::awaitable<bool> serve_connect(ClientSession<beast::tcp_stream>& s, RequestHead& head) {
+    if (s.tunnel) co_return false;
+    co_await handle_connect(s, head);
+    co_return true;
+}
+asio::awaitable<bool> serve_connect(ClientSession<TlsStream>&, RequestHead&) {
+    co_return false; // a CONNECT inside an intercepted tunnel
+}
 
 // A request the proxy cannot read: logged and answered with what was parsed
 // of it (the method and the destination, when the request line got that far).
@@ -82,18 +90,17 @@ asio::awaitable<void> answer_bad_request(ProxyRuntime& ctx, Stream& stream,
         ex.rec.path = std::string(target.substr(0, target.find('?')));
     }
     const bool too_big = ec == http::error::header_limit;
-    co_await detail::refuse(stream, ex,
-                            too_big ? http::status::request_header_fields_too_large
-                                    : http::status::bad_request,
-                            too_big ? RefusalReason::limit : RefusalReason::bad_request,
-                            "malformed request: " + ec.message());
+    co_await refuse(stream, ex,
+                    too_big ? http::status::request_header_fields_too_large
+                            : http::status::bad_request,
+                    too_big ? RefusalReason::limit : RefusalReason::bad_request,
+                    "malformed request: " + ec.message());
 }
 
-template <class Stream>
-asio::awaitable<std::size_t>
-serve_requests(ProxyRuntime& ctx, Worker& worker, Stream& stream, beast::flat_buffer& buffer,
-               ClientRegistration& registration, const TunnelTarget* tunnel,
-               const ConnectionInfo& conn) {
+template <class Stream> asio::awaitable<std::size_t> serve_requests(ClientSession<Stream>& s) {
+    auto& ctx = s.ctx;
+    auto& stream = s.stream;
+    auto& buffer = s.buffer;
     bool first = true;
     std::size_t handled = 0;
     for (;;) {
@@ -101,47 +108,41 @@ serve_requests(ProxyRuntime& ctx, Worker& worker, Stream& stream, beast::flat_bu
         http::request_parser<http::empty_body> head;
         head.header_limit(static_cast<std::uint32_t>(ctx.config.limits().max_header_bytes));
         head.body_limit(boost::none); // bodies stream; MCP messages get their own limit
-        detail::expire_in(stream, first && !tunnel ? ctx.config.limits().header_timeout
-                                                   : ctx.config.limits().idle_timeout);
-        registration.set_idle(true);
-        if (buffer.size() == 0) buffer.shrink_to_fit(); // idle connections hold no buffer
-        if constexpr (std::is_same_v<Stream, TlsStream>) {
-            // The read below allocates a buffer: an idle tunnel waits without one.
-            if (buffer.size() == 0) {
-                auto [wec] = co_await stream.async_wait_readable(use_tuple);
-                if (wec) co_return handled;
-            }
+        expire_in(stream, first && !s.tunnel ? ctx.config.limits().header_timeout
+                                             : ctx.config.limits().idle_timeout);
+        s.registration.set_idle(true);
+        if (buffer.size() == 0) {
+            buffer.shrink_to_fit(); // idle connections hold no buffer
+            // The read below allocates a buffer: where it can, an idle stream waits without one.
+            if (auto wec = co_await wait_for_next_request(stream)) co_return handled;
         }
         auto [ec, n] = co_await http::async_read_header(stream, buffer, head, use_tuple);
-        registration.set_idle(false);
+        s.registration.set_idle(false);
         first = false;
         if (ec) {
             if (is_quiet_close(ec)) co_return handled;
-            co_await answer_bad_request(ctx, stream, conn, tunnel, head, ec);
+            co_await answer_bad_request(ctx, stream, s.conn, s.tunnel, head, ec);
             co_return handled + 1;
         }
         ++handled;
         if (head.get().method() == http::verb::connect) {
-            if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
-                if (!tunnel) {
-                    co_await handle_connect(ctx, worker, stream, buffer, registration, head, conn);
-                    co_return handled;
-                }
-            }
-            co_await answer_bad_request(ctx, stream, conn, tunnel, head, http::error::bad_method);
+            if (!co_await serve_connect(s, head))
+                co_await answer_bad_request(ctx, stream, s.conn, s.tunnel, head,
+                                            http::error::bad_method);
             co_return handled;
         }
-        const bool keep = co_await handle_request(ctx, worker, stream, buffer, head, tunnel, conn);
+        const bool keep = co_await handle_request(s, head);
         if (!keep) co_return handled;
     }
 }
 
 // After "200 Connection established": TLS is intercepted, plain HTTP is
 // served as it is, anything else is cut off and logged.
-asio::awaitable<void> handle_connect(ProxyRuntime& ctx, Worker& worker, beast::tcp_stream& stream,
-                                     beast::flat_buffer& buffer, ClientRegistration& registration,
-                                     http::request_parser<http::empty_body>& head,
-                                     const ConnectionInfo& conn) {
+asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, RequestHead& head) {
+    auto& ctx = s.ctx;
+    auto& stream = s.stream;
+    auto& buffer = s.buffer;
+    const auto& conn = s.conn;
     // The CONNECT's own line: written when it is refused or fails, or when the
     // tunnel ends without a single request (which would otherwise leave no trace).
     Exchange ex(ctx, conn, "CONNECT");
@@ -154,27 +155,28 @@ asio::awaitable<void> handle_connect(ProxyRuntime& ctx, Worker& worker, beast::t
     ex.rec.host = host ? *host : (hp ? hp->host : authority);
     ex.rec.port = hp ? hp->port : 0;
     if (!hp || !host) {
-        co_await detail::refuse(stream, ex, http::status::forbidden, RefusalReason::bad_host,
-                                "not a valid host:port");
+        co_await refuse(stream, ex, http::status::forbidden, RefusalReason::bad_host,
+                        "not a valid host:port");
         co_return;
     }
     const auto decision = ctx.config.policy.check_destination(*host, hp->port);
     if (!decision.allowed) {
-        co_await detail::refuse(stream, ex, http::status::forbidden, *decision.refused_by,
-                                decision.detail);
+        co_await refuse(stream, ex, http::status::forbidden, *decision.refused_by, decision.detail);
         co_return;
     }
     TunnelTarget target;
     target.host = *host;
     target.port = hp->port;
-    auto resolved = co_await resolve_checked(ctx, target.host, target.port);
+    auto resolved = co_await resolve_checked(ctx, target.host, target.port,
+                                             std::chrono::steady_clock::now() +
+                                                 ctx.config.limits().upstream_timeout);
     if (resolved.error) {
-        co_await detail::fail(stream, ex, *resolved.error, target.host + " does not resolve");
+        co_await fail(stream, ex, *resolved.error, resolved.detail);
         co_return;
     }
     if (!resolved.refusal.allowed) {
-        co_await detail::refuse(stream, ex, http::status::forbidden, *resolved.refusal.refused_by,
-                                resolved.refusal.detail);
+        co_await refuse(stream, ex, http::status::forbidden, *resolved.refusal.refused_by,
+                        resolved.refusal.detail);
         co_return;
     }
     target.endpoints = std::move(resolved.endpoints);
@@ -208,8 +210,9 @@ asio::awaitable<void> handle_connect(ProxyRuntime& ctx, Worker& worker, beast::t
         // like any request; bytes that are not HTTP get a 400 and a log line.
         target.tls = false;
         ex.rec.scheme = "http";
-        const auto requests =
-            co_await serve_requests(ctx, worker, stream, buffer, registration, &target, conn);
+        ClientSession<beast::tcp_stream> inner{ctx,     s.worker, stream, buffer, s.registration,
+                                               &target, conn};
+        const auto requests = co_await serve_requests(inner);
         end_tunnel(requests, ErrorKind::no_request);
         co_return;
     }
@@ -222,8 +225,8 @@ asio::awaitable<void> handle_connect(ProxyRuntime& ctx, Worker& worker, beast::t
         stream.release_socket(), *tls_context,
         std::string_view(static_cast<const char*>(first_bytes.data()), first_bytes.size()));
     buffer.consume(buffer.size());
-    registration.set_socket(&tls.socket());
-    const SocketLease lease{registration};
+    s.registration.set_socket(&tls.socket());
+    const SocketLease lease{s.registration};
     tls.expires_after(ctx.config.limits().header_timeout);
     auto [hec] = co_await tls.async_handshake(use_tuple);
     if (hec) {
@@ -237,8 +240,8 @@ asio::awaitable<void> handle_connect(ProxyRuntime& ctx, Worker& worker, beast::t
         if (!named || *named != target.host)
             target.sni_problem = "the TLS server name (SNI) names another host";
     }
-    const auto requests =
-        co_await serve_requests(ctx, worker, tls, buffer, registration, &target, conn);
+    ClientSession<TlsStream> inner{ctx, s.worker, tls, buffer, s.registration, &target, conn};
+    const auto requests = co_await serve_requests(inner);
     end_tunnel(requests, ErrorKind::no_request);
     tls.shutdown();
 }
@@ -260,7 +263,9 @@ asio::awaitable<void> run_client_session(ProxyRuntime& ctx, Worker& worker, tcp:
     beast::tcp_stream stream(std::move(socket));
     ClientRegistration registration(worker, conn.id, &stream.socket());
     beast::flat_buffer buffer;
-    co_await serve_requests(ctx, worker, stream, buffer, registration, nullptr, conn);
+    ClientSession<beast::tcp_stream> session{ctx,          worker,  stream, buffer,
+                                             registration, nullptr, conn};
+    co_await serve_requests(session);
     beast::error_code ignored;
     stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
 }

@@ -135,13 +135,4 @@ std::string refusal_body(std::string_view host, std::string_view detail) {
     return body;
 }
 
-std::string media_type(std::string_view content_type) {
-    return lower(trim(content_type.substr(0, content_type.find(';'))));
-}
-
-bool is_encoded(std::string_view content_encoding) {
-    const auto value = lower(trim(content_encoding));
-    return !value.empty() && value != "identity";
-}
-
 } // namespace osf::net

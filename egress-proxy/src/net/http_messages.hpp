@@ -19,12 +19,6 @@ void strip_hop_by_hop(boost::beast::http::fields& fields, bool keep_upgrade);
 // The text body of a refusal: "egress-proxy refused <host>: <detail>\n".
 std::string refusal_body(std::string_view host, std::string_view detail);
 
-// "text/event-stream; charset=utf-8" -> "text/event-stream" (lower case).
-std::string media_type(std::string_view content_type);
-
-// True when a Content-Encoding value means the body is not plain bytes.
-bool is_encoded(std::string_view content_encoding);
-
 // True when the request asks for any protocol upgrade: an Upgrade field (any
 // token list), "upgrade" among the Connection tokens, or HTTP2-Settings (h2c).
 bool asks_for_upgrade(const boost::beast::http::fields& fields);

@@ -2,11 +2,16 @@
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace osf::net {
+
+struct ProxyRuntime;
+struct Worker;
+class ClientRegistration;
 
 struct ConnectionInfo {
     std::uint64_t id = 0;
@@ -20,6 +25,19 @@ struct TunnelTarget {
     bool tls = true; // intercepted TLS inside: the upstream leg is TLS too
     std::vector<boost::asio::ip::tcp::endpoint> endpoints; // resolved and checked at CONNECT
     std::string sni_problem; // non-empty: the TLS SNI named another host
+};
+
+// One client connection (or the TLS inside one of its tunnels) as the request
+// handling sees it: where it runs, its stream and read buffer, and the tunnel
+// it is in, if any.
+template <class Stream> struct ClientSession {
+    ProxyRuntime& ctx;
+    Worker& worker;
+    Stream& stream;
+    boost::beast::flat_buffer& buffer; // bytes read past the last request head
+    ClientRegistration& registration;
+    const TunnelTarget* tunnel; // null on the proxy-facing connection
+    const ConnectionInfo& conn;
 };
 
 } // namespace osf::net

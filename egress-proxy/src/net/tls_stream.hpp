@@ -66,6 +66,7 @@ public:
     void expires_after(std::chrono::steady_clock::duration d) {
         deadline_ = std::chrono::steady_clock::now() + d;
     }
+    void expires_at(std::chrono::steady_clock::time_point t) { deadline_ = t; }
     void expires_never() { deadline_ = std::chrono::steady_clock::time_point::max(); }
 
     // True when OpenSSL holds bytes of the client's not yet handed out: a read

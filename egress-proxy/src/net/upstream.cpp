@@ -5,9 +5,12 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <optional>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
@@ -18,11 +21,12 @@ namespace beast = boost::beast;
 using asio::ip::tcp;
 
 tcp::socket& UpstreamConnection::socket() {
-    return tls ? secure->socket() : tcp->socket();
+    return visit([](auto& s) -> tcp::socket& { return s.socket(); });
 }
 
 bool UpstreamConnection::holds_unread() {
-    return buffer.size() > 0 || (tls && secure->has_pending()); // in our buffer or OpenSSL's
+    const auto* secure = std::get_if<TlsStream>(&stream);
+    return buffer.size() > 0 || (secure && secure->has_pending()); // in our buffer or OpenSSL's
 }
 
 bool UpstreamConnection::still_open() {
@@ -65,10 +69,7 @@ std::unique_ptr<UpstreamConnection> UpstreamPool::take(const std::string& key, b
 
 void UpstreamPool::put(std::unique_ptr<UpstreamConnection> connection) {
     connection->idle_since = std::chrono::steady_clock::now();
-    if (connection->tls)
-        connection->secure->expires_never();
-    else
-        connection->tcp->expires_never();
+    connection->visit([](auto& s) { s.expires_never(); });
     if (connection->buffer.size() == 0) connection->buffer.shrink_to_fit(); // idle: no buffer
     auto& queue = idle_[connection->key];
     // Oldest first out: a bounded pool per destination.
@@ -83,8 +84,40 @@ std::size_t UpstreamPool::size() const {
     return n;
 }
 
+namespace {
+
+// One lookup and what came of it, shared with its completion handler: the
+// handler may run after the waiter has given up on it.
+struct PendingLookup {
+    explicit PendingLookup(const asio::any_io_executor& executor)
+        : resolver(executor), wake(executor) {}
+    tcp::resolver resolver;
+    asio::steady_timer wake;
+    std::optional<std::pair<beast::error_code, tcp::resolver::results_type>> result;
+};
+
+// async_resolve by `deadline`. getaddrinfo runs on Asio's resolver thread and
+// cannot be interrupted (cancel() only stops a lookup not yet started), and
+// the resolve operation completes only when it returns: so it is not waited
+// for, a timer is, which the lookup's handler cuts short.
+asio::awaitable<std::optional<std::pair<beast::error_code, tcp::resolver::results_type>>>
+resolve_by(std::string host, std::uint16_t port, Deadline deadline) {
+    auto lookup = std::make_shared<PendingLookup>(co_await asio::this_coro::executor);
+    lookup->wake.expires_at(deadline);
+    lookup->resolver.async_resolve(host, std::to_string(port),
+                                   [lookup](beast::error_code ec, tcp::resolver::results_type r) {
+                                       lookup->result.emplace(ec, std::move(r));
+                                       lookup->wake.cancel();
+                                   });
+    co_await lookup->wake.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (!lookup->result) lookup->resolver.cancel(); // a lookup not started yet never starts
+    co_return std::move(lookup->result);
+}
+
+} // namespace
+
 asio::awaitable<ResolvedDestination> resolve_checked(ProxyRuntime& ctx, std::string host,
-                                                     std::uint16_t port) {
+                                                     std::uint16_t port, Deadline deadline) {
     ResolvedDestination out;
     std::vector<asio::ip::address> candidates;
     if (auto alias = ctx.config.policy.alias_for(host)) {
@@ -92,11 +125,16 @@ asio::awaitable<ResolvedDestination> resolve_checked(ProxyRuntime& ctx, std::str
     } else if (auto literal = policy::host_as_address(host)) {
         candidates.push_back(*literal);
     } else {
-        tcp::resolver resolver(co_await asio::this_coro::executor);
-        auto [ec, results] = co_await resolver.async_resolve(host, std::to_string(port),
-                                                             asio::as_tuple(asio::use_awaitable));
+        auto resolved = co_await resolve_by(host, port, deadline);
+        if (!resolved) {
+            out.error = ErrorKind::upstream_timeout;
+            out.detail = host + " did not resolve in time";
+            co_return out;
+        }
+        auto& [ec, results] = *resolved;
         if (ec) {
             out.error = ErrorKind::dns;
+            out.detail = host + " does not resolve";
             co_return out;
         }
         for (const auto& entry : results)
@@ -145,14 +183,16 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyRuntime& ctx, UpstreamPool
             co_return out;
         }
     }
+    const Deadline deadline =
+        std::chrono::steady_clock::now() + ctx.config.limits().upstream_timeout;
     std::vector<tcp::endpoint> endpoints;
     if (checked && !checked->empty()) {
         endpoints = *checked;
     } else {
-        auto resolved = co_await resolve_checked(ctx, host, port);
+        auto resolved = co_await resolve_checked(ctx, host, port, deadline);
         if (resolved.error) {
             out.error = resolved.error;
-            out.detail = host + " does not resolve";
+            out.detail = std::move(resolved.detail);
             co_return out;
         }
         if (!resolved.refusal.allowed) {
@@ -164,10 +204,9 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyRuntime& ctx, UpstreamPool
 
     auto connection = std::make_unique<UpstreamConnection>();
     connection->key = key;
-    connection->tls = tls;
     const auto executor = co_await asio::this_coro::executor;
     beast::tcp_stream stream(executor);
-    stream.expires_after(ctx.config.limits().upstream_timeout);
+    stream.expires_at(deadline);
     auto [cec, connected] =
         co_await stream.async_connect(endpoints, asio::as_tuple(asio::use_awaitable));
     if (cec) {
@@ -180,17 +219,17 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyRuntime& ctx, UpstreamPool
     stream.socket().set_option(tcp::no_delay(true));
     ctx.metrics.upstream_connects.fetch_add(1, std::memory_order_relaxed);
     if (!tls) {
-        connection->tcp = std::make_unique<beast::tcp_stream>(std::move(stream));
+        connection->stream.emplace<beast::tcp_stream>(std::move(stream));
         out.connection = std::move(connection);
         co_return out;
     }
-    connection->secure = std::make_unique<TlsStream>(
+    auto& secure = connection->stream.emplace<TlsStream>(
         stream.release_socket(), *ctx.config.upstream_tls, std::string_view{}, TlsRole::client);
-    prepare_tls(connection->secure->native_handle(), host);
-    connection->secure->expires_after(ctx.config.limits().upstream_timeout);
-    auto [hec] = co_await connection->secure->async_handshake(asio::as_tuple(asio::use_awaitable));
+    prepare_tls(secure.native_handle(), host);
+    secure.expires_at(deadline);
+    auto [hec] = co_await secure.async_handshake(asio::as_tuple(asio::use_awaitable));
     if (hec) {
-        const long verify = SSL_get_verify_result(connection->secure->native_handle());
+        const long verify = SSL_get_verify_result(secure.native_handle());
         out.error =
             hec == beast::error::timeout ? ErrorKind::upstream_timeout : ErrorKind::upstream_tls;
         out.detail = "TLS with " + host + ":" + std::to_string(port) + " failed: " +

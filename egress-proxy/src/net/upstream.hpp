@@ -14,22 +14,31 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 namespace osf::net {
 
 struct UpstreamConnection {
     std::string key;
-    bool tls = false;
-    std::unique_ptr<boost::beast::tcp_stream> tcp; // plain
-    std::unique_ptr<TlsStream> secure;             // TLS
-    boost::beast::flat_buffer buffer;              // bytes read past the last response
+    // Plain or TLS (monostate only while it is being made).
+    std::variant<std::monostate, boost::beast::tcp_stream, TlsStream> stream;
+    boost::beast::flat_buffer buffer; // bytes read past the last response
     std::chrono::steady_clock::time_point idle_since;
     bool reused = false;
 
     boost::asio::ip::tcp::socket& socket();
+    bool tls() const { return std::holds_alternative<TlsStream>(stream); }
+    // Calls `f` with the stream, whichever kind it is (a connection being made
+    // has none yet: std::bad_variant_access).
+    template <class F> decltype(auto) visit(F&& f) {
+        if (auto* secure = std::get_if<TlsStream>(&stream)) return f(*secure);
+        return f(std::get<boost::beast::tcp_stream>(stream));
+    }
     // Bytes the server sent after its last answer, already read: the framing is off.
     bool holds_unread();
     // False when the server has closed the idle connection (or sent bytes it should
@@ -64,12 +73,20 @@ private:
 // The outcome of resolving a host: the addresses the policy allows, or why not.
 struct ResolvedDestination {
     std::vector<boost::asio::ip::tcp::endpoint> endpoints;
-    policy::Decision refusal;       // set (refused) when every address was refused
-    std::optional<ErrorKind> error; // dns when the name did not resolve
+    policy::Decision refusal; // set (refused) when every address was refused
+    std::optional<ErrorKind>
+        error;          // dns when the name did not resolve, upstream_timeout not in time
+    std::string detail; // with an error: for diagnostics and the 502/504 body
 };
 
+// The time by which an upstream connection must be up: DNS, TCP connect and the
+// TLS handshake share it (--upstream-timeout).
+using Deadline = std::chrono::steady_clock::time_point;
+
+// Resolves `host` and keeps the addresses the policy allows. A lookup still
+// running at `deadline` is abandoned: error upstream_timeout.
 boost::asio::awaitable<ResolvedDestination> resolve_checked(ProxyRuntime& ctx, std::string host,
-                                                            std::uint16_t port);
+                                                            std::uint16_t port, Deadline deadline);
 
 struct UpstreamResult {
     std::unique_ptr<UpstreamConnection> connection;

@@ -30,3 +30,20 @@ TEST_CASE("content encodings") {
     CHECK_FALSE(is_identity_encoding("br"));
     CHECK_FALSE(is_identity_encoding("identity, gzip"));
 }
+
+TEST_CASE("parsed content types keep the essence apart from the parameters") {
+    using osf::mcp::parse_media_type;
+    const auto json = parse_media_type(" Application/JSON ; charset=UTF-8");
+    CHECK(json.essence == "application/json");
+    CHECK(json.type == MediaType::Json);
+    CHECK(json.readable_parameters);
+    const auto utf16 = parse_media_type("text/event-stream; charset=utf-16");
+    CHECK(utf16.essence == "text/event-stream");
+    CHECK(utf16.type == MediaType::EventStream);
+    CHECK_FALSE(utf16.readable_parameters);
+    const auto html = parse_media_type("text/html; q");
+    CHECK(html.essence == "text/html");
+    CHECK(html.type == MediaType::Other);
+    CHECK_FALSE(html.readable_parameters);
+    CHECK(parse_media_type("").essence.empty());
+}

@@ -1,0 +1,293 @@
+// Forwarding one admitted request on an upstream connection and relaying the
+// answer: the request (whole or streamed), the answer head (1xx skipped), a
+// WebSocket's bytes after a 101, an MCP answer as decide_answer() says, or
+// any other answer streamed through. The log line is written by the time the
+// client has the whole answer.
+#pragma once
+
+#include "mcp/answer_handling.hpp"
+#include "net/body_relay.hpp"
+#include "net/forwarding.hpp"
+#include "net/http_messages.hpp"
+#include "net/local_reply.hpp"
+#include "net/mcp_answer_relay.hpp"
+#include "net/proxy_runtime.hpp"
+#include "net/stream_kinds.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/beast/http.hpp>
+#include <chrono>
+#include <functional>
+#include <optional>
+
+namespace osf::net {
+
+namespace forwarding {
+
+// 1. The request: returns false when it could not be sent (the exchange has
+// ended, or `result.retry` says a reused connection was found closed).
+template <class Client, class Up>
+boost::asio::awaitable<bool> send_request(ExchangeLeg<Client, Up>& leg, ForwardResult& result) {
+    namespace http = boost::beast::http;
+    auto& ex = leg.ex;
+    auto& out = leg.out;
+    expire_in(leg.up, ex.ctx.config.limits().upstream_timeout);
+    if (out.buffered) {
+        MessageFramer framer(*out.buffered); // here, not in write_whole: one coroutine frame less
+        auto [ec, n] = co_await boost::asio::async_write(
+            leg.up, framer.next(out.buffered->body(), true), use_tuple);
+        if (ec) {
+            if (leg.conn.reused)
+                result.retry = true;
+            else
+                co_await fail(leg.client, ex, ErrorKind::upstream_reset,
+                              "sending the request: " + ec.message());
+            co_return false;
+        }
+        ex.rec.bytes_up = out.buffered->body().size();
+        co_return true;
+    }
+    MessageFramer framer(out.streamed->get());
+    auto [hec, hn] = co_await boost::asio::async_write(leg.up, framer.next({}, false), use_tuple);
+    if (!hec) {
+        RelayBuffer chunk;
+        auto [ec, client_side] =
+            co_await relay_body(leg.up, leg.client, leg.client_buffer, *out.streamed, framer, chunk,
+                                false, ex.ctx.config.limits().idle_timeout, ex.rec.bytes_up);
+        hec = ec;
+        if (ec && client_side && is_malformed_message(ec)) {
+            // A body that is not valid HTTP framing (bad chunk size...): the
+            // upstream connection is dropped unfinished, the sandbox gets a 400.
+            ex.client_keep = false;
+            co_await refuse(leg.client, ex, http::status::bad_request, RefusalReason::bad_request,
+                            "malformed request body: " + ec.message());
+            co_return false;
+        }
+        if (ec && client_side) {
+            ex.finish_error(client_error(ec), 0);
+            co_return false;
+        }
+    }
+    if (hec) {
+        co_await fail(leg.client, ex, ErrorKind::upstream_reset,
+                      "sending the request: " + hec.message());
+        co_return false;
+    }
+    co_return true;
+}
+
+// 2. The answer head (interim 1xx answers other than 101 are skipped); false
+// when there is none (the exchange has ended, or `result.retry`).
+template <class Client, class Up>
+boost::asio::awaitable<bool> read_answer_head(
+    ExchangeLeg<Client, Up>& leg,
+    std::optional<boost::beast::http::response_parser<boost::beast::http::buffer_body>>& parser,
+    ForwardResult& result) {
+    namespace http = boost::beast::http;
+    namespace asio = boost::asio;
+    auto& ex = leg.ex;
+    const auto& limits = ex.ctx.config.limits();
+    for (;;) {
+        parser.emplace();
+        auto& rp = *parser;
+        rp.body_limit(boost::none);
+        rp.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
+        if (leg.out.head) rp.skip(true);
+        expire_in(leg.up, limits.upstream_timeout);
+        leg.conn.buffer.reserve(read_reserve); // a whole TLS record per read, not 512 bytes of it
+        if (leg.conn.buffer.size() == 0) expect_answer_later(leg.up);
+        auto [ec, n] = co_await http::async_read_header(leg.up, leg.conn.buffer, rp, use_tuple);
+        if (ec) {
+            if (leg.conn.reused && leg.out.buffered &&
+                (ec == http::error::end_of_stream || ec == asio::error::connection_reset ||
+                 ec == asio::ssl::error::stream_truncated)) {
+                result.retry = true;
+                co_return false;
+            }
+            co_await fail(leg.client, ex,
+                          ec == boost::beast::error::timeout ? ErrorKind::upstream_timeout
+                                                             : ErrorKind::upstream_reset,
+                          "reading the response: " + ec.message());
+            co_return false;
+        }
+        const auto code = rp.get().result_int();
+        if (code >= 100 && code < 200 && code != 101) continue;
+        co_return true;
+    }
+}
+
+// 3. WebSocket: after the 101, bytes flow both ways untouched until one side closes.
+template <class Client, class Up>
+boost::asio::awaitable<void>
+relay_websocket(ExchangeLeg<Client, Up>& leg,
+                boost::beast::http::response<boost::beast::http::buffer_body>& res) {
+    using namespace boost::asio::experimental::awaitable_operators;
+    auto& ex = leg.ex;
+    const auto idle = ex.ctx.config.limits().idle_timeout;
+    ex.rec.upgrade = "websocket";
+    strip_hop_by_hop(res.base(), true);
+    res.version(ex.client_version);
+    expire_in(leg.client, idle);
+    auto [ec, n] = co_await write_whole(leg.client, res, {}, true);
+    ex.responded = true;
+    if (!ec && leg.conn.buffer.size() > 0) {
+        ex.rec.bytes_down += leg.conn.buffer.size();
+        co_await boost::asio::async_write(leg.client, leg.conn.buffer.data(), use_tuple);
+        leg.conn.buffer.consume(leg.conn.buffer.size());
+    }
+    if (!ec && leg.client_buffer.size() > 0) {
+        ex.rec.bytes_up += leg.client_buffer.size();
+        co_await boost::asio::async_write(leg.up, leg.client_buffer.data(), use_tuple);
+        leg.client_buffer.consume(leg.client_buffer.size());
+    }
+    if (!ec)
+        co_await (pump(leg.client, leg.up, idle, ex.rec.bytes_up) ||
+                  pump(leg.up, leg.client, idle, ex.rec.bytes_down));
+    ex.finish(Outcome::allowed, 101);
+}
+
+// 5. Any other answer streams through as it arrives.
+template <class Client, class Up>
+boost::asio::awaitable<ForwardResult>
+relay_answer(ExchangeLeg<Client, Up>& leg,
+             boost::beast::http::response_parser<boost::beast::http::buffer_body>& rp,
+             bool bodiless, bool client_keep) {
+    auto& ex = leg.ex;
+    auto& res = rp.get();
+    const auto idle = ex.ctx.config.limits().idle_timeout;
+    ForwardResult result;
+    // A close-delimited upstream answer is framed (chunked) for an HTTP/1.1 client,
+    // so that the client connection stays usable.
+    if (!bodiless && !rp.chunked() && !rp.content_length() && ex.client_version == 11)
+        res.chunked(true);
+    const bool close_delimited = !bodiless && !res.chunked() && !res.has_content_length();
+    res.keep_alive(client_keep && !close_delimited);
+    MessageFramer framer(res, bodiless);
+    // The allowed line is written before the write that completes the answer, so
+    // an answer a client has in full is always on record, even after kill -9.
+    const std::function<void()> log_allowed = [&ex] { ex.finish(Outcome::allowed, ex.rec.status); };
+    if (rp.is_done()) log_allowed(); // no body follows: the head is the whole answer
+    // The head goes out with the first piece of the body when that piece is here
+    // already (one TLS record and one write, not two); otherwise at once, as a
+    // client of a stream is waiting for it.
+    RelayBuffer chunk;
+    bool prefilled = false;
+    if (!rp.is_done()) {
+        boost::beast::error_code pec;
+        prefilled = prefill_body(leg.up, leg.conn.buffer, rp, chunk, pec);
+        if (pec) {
+            co_await fail(leg.client, ex, ErrorKind::upstream_reset,
+                          "reading the response: " + pec.message());
+            co_return result;
+        }
+    }
+    if (!prefilled) {
+        expire_in(leg.client, idle);
+        auto [hec, hn] =
+            co_await boost::asio::async_write(leg.client, framer.next({}, false), use_tuple);
+        if (hec) {
+            ex.responded = true;
+            ex.finish_error(ErrorKind::client_closed, ex.rec.status);
+            co_return result;
+        }
+    }
+    ex.responded = true; // from here on a failure cannot become an answer of its own
+    auto [ec, upstream_side] =
+        co_await relay_body(leg.client, leg.up, leg.conn.buffer, rp, framer, chunk, prefilled, idle,
+                            ex.rec.bytes_down, log_allowed);
+    if (ec) {
+        ex.finish_error(upstream_side
+                            ? (ec == boost::beast::error::timeout ? ErrorKind::upstream_timeout
+                                                                  : ErrorKind::upstream_reset)
+                            : ErrorKind::client_closed,
+                        ex.rec.status);
+        co_return result;
+    }
+    ex.finish(Outcome::allowed, ex.rec.status);
+    result.client_keep = client_keep && !close_delimited;
+    result.upstream_reusable = rp.keep_alive() && !rp.need_eof();
+    co_return result;
+}
+
+} // namespace forwarding
+
+// Forwards `leg.out` on `leg.up` and relays the answer. `mcp`: the request is
+// MCP traffic, and so is its answer.
+template <class Client, class Up>
+boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
+                                              const mcp::ServerPolicy* mcp) {
+    namespace http = boost::beast::http;
+    using namespace forwarding;
+    auto& ex = leg.ex;
+    auto& ctx = ex.ctx;
+    ForwardResult result;
+
+    const auto sent_at = std::chrono::steady_clock::now();
+    if (!co_await send_request(leg, result)) co_return result;
+    std::optional<http::response_parser<http::buffer_body>> parser;
+    if (!co_await read_answer_head(leg, parser, result)) co_return result;
+    auto& rp = *parser;
+    ctx.metrics.observe_upstream_latency(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - sent_at).count());
+    auto& res = rp.get();
+    ex.rec.status = res.result_int();
+    if (res.count(http::field::transfer_encoding) > 1) {
+        // Beast's parser and its header read two fields differently (the parser the
+        // last coding, the header the first): the body's end would be ambiguous.
+        co_await fail(leg.client, ex, ErrorKind::upstream_protocol,
+                      "the answer has more than one Transfer-Encoding field");
+        co_return result;
+    }
+    if (res.result() == http::status::switching_protocols && !leg.out.websocket) {
+        // Nothing asked for a new protocol (an MCP endpoint is never asked): whatever
+        // follows is not HTTP the proxy can read, and is never relayed.
+        co_await fail(leg.client, ex, ErrorKind::upstream_protocol,
+                      "the upstream switched protocols without being asked to");
+        co_return result;
+    }
+    // An echoed secret never reaches the sandbox: every form the proxy wrote is
+    // put back to its placeholder, or the answer is refused.
+    if (!ctx.config.secrets.mask_answer_head(res.base(), leg.out.echo_forms)) {
+        ex.client_keep = false;
+        co_await refuse(leg.client, ex, http::status::bad_gateway, RefusalReason::secret_echo,
+                        "the answer names a secret in a header field name");
+        co_return result;
+    }
+    if (res.result() == http::status::switching_protocols) {
+        co_await relay_websocket(leg, res);
+        co_return result; // neither side is reused
+    }
+
+    const bool client_keep = ex.client_keep && !ctx.draining.load();
+    strip_hop_by_hop(res.base(), false);
+    res.version(ex.client_version);
+    const bool bodiless = leg.out.head || res.result_int() == 204 || res.result_int() == 304;
+
+    // 4. MCP answers are judged by their head before anything reaches the sandbox.
+    if (mcp) {
+        const auto length = rp.content_length();
+        const auto decision = mcp::decide_answer(
+            *mcp,
+            mcp::AnswerFacts{static_cast<int>(res.result_int()), leg.out.head, rp.chunked(),
+                             length ? std::optional<std::uint64_t>(*length) : std::nullopt,
+                             res[http::field::content_type], res[http::field::content_encoding]});
+        switch (decision.handling) {
+        case mcp::AnswerHandling::Refuse:
+            ex.client_keep = false;
+            co_await refuse(leg.client, ex, http::status::bad_gateway,
+                            RefusalReason::mcp_unreadable, decision.detail);
+            co_return result;
+        case mcp::AnswerHandling::FilterSse:
+            co_return co_await relay_mcp_event_stream(leg, rp, *mcp, client_keep);
+        case mcp::AnswerHandling::FilterJson:
+            co_return co_await relay_mcp_json(leg, std::move(rp), *mcp, client_keep);
+        case mcp::AnswerHandling::Relay:
+            break; // an error, a 202 or an empty answer: no tool list in it
+        }
+    }
+    co_return co_await relay_answer(leg, rp, bodiless, client_keep);
+}
+
+} // namespace osf::net

@@ -1,0 +1,42 @@
+// What the forwarding code shares: the request as it goes upstream, the two
+// streams of one exchange, and how forwarding ended.
+#pragma once
+
+#include "net/exchange.hpp"
+#include "net/upstream.hpp"
+#include "secrets/value_masking.hpp"
+
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
+#include <optional>
+#include <vector>
+
+namespace osf::net {
+
+// The request as the proxy forwards it: buffered (no body, or an MCP message)
+// or streamed from the client.
+struct OutgoingRequest {
+    std::optional<boost::beast::http::request<boost::beast::http::string_body>> buffered;
+    std::optional<boost::beast::http::request_parser<boost::beast::http::buffer_body>> streamed;
+    bool head = false;
+    bool websocket = false;
+    std::vector<secrets::EchoForm> echo_forms; // forms of secrets written into it (Basic...)
+};
+
+struct ForwardResult {
+    bool retry = false; // a reused upstream connection failed before any answer
+    bool client_keep = false;
+    bool upstream_reusable = false;
+};
+
+// One exchange between its client stream and its upstream stream.
+template <class Client, class Up> struct ExchangeLeg {
+    Exchange& ex;
+    Client& client;
+    boost::beast::flat_buffer& client_buffer; // bytes read past the request head
+    UpstreamConnection& conn;                 // its buffer: bytes read past the answer head
+    Up& up;                                   // conn's stream
+    OutgoingRequest& out;
+};
+
+} // namespace osf::net

@@ -1,0 +1,246 @@
+// The request path, top-down: the head's facts are read, admit() decides
+// (refusal -> answered here), the request is prepared (secrets, MCP message
+// read and judged), then forwarded (forward.hpp), on a pooled connection and
+// once more on a fresh one if the pooled one turns out closed. The exchange's
+// log line is written by `Exchange` (exchange.hpp) on every way out.
+#include "net/request_handler.hpp"
+
+#include "admission/request_admission.hpp"
+#include "mcp/legacy_transport.hpp"
+#include "mcp/session_registry.hpp"
+#include "net/exchange.hpp"
+#include "net/forward.hpp"
+#include "net/http_messages.hpp"
+#include "net/local_reply.hpp"
+#include "net/proxy_runtime.hpp"
+#include "net/worker.hpp"
+
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+#include <optional>
+#include <string>
+
+namespace osf::net {
+
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using RequestHead = http::request_parser<http::empty_body>;
+
+// What admission reads of a request head: taken before hop-by-hop fields go.
+admission::RequestFacts request_facts(const RequestHead& head, const TunnelTarget* tunnel,
+                                      unsigned version) {
+    const auto& req = head.get();
+    admission::RequestFacts facts;
+    facts.target = req.target();
+    facts.version = version;
+    facts.host_fields = req.count(http::field::host);
+    facts.host_field = req[http::field::host];
+    facts.transfer_encoding = req.count(http::field::transfer_encoding) > 0;
+    facts.chunked = head.chunked();
+    if (head.content_length()) facts.content_length = *head.content_length();
+    facts.asks_for_upgrade = asks_for_upgrade(req);
+    if (tunnel)
+        facts.tunnel =
+            admission::Tunnel{tunnel->host, tunnel->port, tunnel->tls, tunnel->sni_problem};
+    return facts;
+}
+
+void record_destination(log::LogRecord& rec, admission::Destination&& logged) {
+    rec.scheme = std::move(logged.scheme);
+    rec.host = std::move(logged.host);
+    rec.port = logged.port;
+    rec.path = std::move(logged.path);
+    rec.mcp_server = std::move(logged.mcp_server);
+}
+
+// MCP: the whole message is read and judged before anything is forwarded.
+// Returns nullopt when it goes on upstream (in `out`), otherwise whether the
+// client connection may go on after the proxy's own answer.
+template <class Stream>
+asio::awaitable<std::optional<bool>>
+read_mcp_request(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
+                 const mcp::ServerPolicy& server, const std::string& target, bool has_body,
+                 OutgoingRequest& out) {
+    auto& ctx = s.ctx;
+    head.get().set(http::field::accept_encoding, "identity");
+    // The head was parsed without a body limit (admit() checked its
+    // Content-Length against this one before a byte of the body was read).
+    http::request_parser<http::string_body> sp{std::move(head)};
+    sp.body_limit(server.max_message_bytes);
+    // Beast adds a chunked body's trailer fields to the message it reads into:
+    // the head forwarded is the one checked, kept aside.
+    auto checked_head = sp.get().base();
+    if (has_body) {
+        expire_in(s.stream, ctx.config.limits().idle_timeout);
+        auto [ec, n] = co_await http::async_read(s.stream, s.buffer, sp, use_tuple);
+        if (ec == http::error::body_limit) {
+            ex.client_keep = false;
+            co_return co_await refuse(s.stream, ex, http::status::payload_too_large,
+                                      RefusalReason::mcp_unreadable,
+                                      "the MCP message is over the size limit");
+        }
+        if (ec && is_malformed_message(ec)) {
+            ex.client_keep = false;
+            co_return co_await refuse(s.stream, ex, http::status::bad_request,
+                                      RefusalReason::bad_request,
+                                      "malformed request body: " + ec.message());
+        }
+        if (ec) {
+            ex.finish_error(client_error(ec), 0);
+            co_return false;
+        }
+    }
+    auto message = sp.release();
+    if (restore_checked_head(message, std::move(checked_head))) {
+        ex.client_keep = false;
+        co_return co_await refuse(s.stream, ex, http::status::bad_request,
+                                  RefusalReason::bad_request, "trailer fields on an MCP message");
+    }
+    if (has_body || message.method() == http::verb::post) {
+        auto verdict = mcp::inspect_request(server, message[http::field::content_type],
+                                            message[http::field::content_encoding], message.body());
+        for (const auto& tool : verdict.tools_called) {
+            if (!ex.rec.tool.empty()) ex.rec.tool += ",";
+            ex.rec.tool += tool;
+        }
+        const auto session = mcp::session_id_from_url(target);
+        std::optional<std::string> substitute;
+        if (verdict.action == mcp::RequestVerdict::Action::ReplyJsonRpc && session)
+            substitute = mcp::legacy_substitute_body(verdict, *ctx.mcp_sessions, *session);
+        if (substitute) {
+            // Legacy HTTP+SSE: the refusal travels on the GET stream; the server
+            // gets a ping with the same id instead of the call.
+            message.body() = std::move(*substitute);
+            ex.refused_in_place = true;
+        } else if (verdict.action == mcp::RequestVerdict::Action::ReplyJsonRpc) {
+            ex.rec.refused_by = RefusalReason::mcp_tool;
+            ex.finish(Outcome::refused, verdict.status);
+            co_return co_await answer(s.stream, ex, static_cast<http::status>(verdict.status),
+                                      "application/json", std::move(verdict.body),
+                                      RefusalReason::mcp_tool);
+        }
+        if (verdict.action == mcp::RequestVerdict::Action::Forward && session)
+            for (const auto& id : verdict.tools_list_ids)
+                ctx.mcp_sessions->expect_tools_list(*session, id);
+        if (verdict.action == mcp::RequestVerdict::Action::Refuse) {
+            ex.rec.refused_by = verdict.refused_by.value_or(RefusalReason::mcp_unreadable);
+            ex.finish(Outcome::refused, verdict.status);
+            co_return co_await answer(s.stream, ex, static_cast<http::status>(verdict.status),
+                                      "application/json", std::move(verdict.body),
+                                      ex.rec.refused_by);
+        }
+    }
+    message.prepare_payload();
+    out.buffered.emplace(std::move(message));
+    co_return std::nullopt;
+}
+
+// Forwards on a pooled connection if one is idle; once more on a fresh one if
+// the pooled connection turns out closed before any answer. A request that is
+// safe to send twice (RFC 9110 9.2.2) and held whole may take a recently used
+// connection without a look at its socket first.
+template <class Stream>
+asio::awaitable<bool> forward_on_upstream(ClientSession<Stream>& s, Exchange& ex,
+                                          const admission::Plan& plan, OutgoingRequest& out,
+                                          bool close_on_refusal) {
+    const auto method = out.buffered ? out.buffered->method() : http::verb::unknown;
+    const bool can_retry =
+        out.buffered &&
+        (method == http::verb::get || method == http::verb::head || method == http::verb::options ||
+         method == http::verb::trace || method == http::verb::put || method == http::verb::delete_);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        auto up = co_await acquire_upstream(
+            s.ctx, s.worker.pool, plan.host, plan.port, plan.upstream_tls,
+            s.tunnel ? &s.tunnel->endpoints : nullptr, attempt == 0, can_retry);
+        if (!up.connection) {
+            if (!up.refusal.allowed && up.refusal.refused_by) {
+                if (close_on_refusal) ex.client_keep = false;
+                co_return co_await refuse(s.stream, ex, http::status::forbidden,
+                                          *up.refusal.refused_by, up.refusal.detail);
+            }
+            co_return co_await fail(s.stream, ex, up.error.value_or(ErrorKind::upstream_connect),
+                                    up.detail);
+        }
+        auto& connection = *up.connection;
+        const ForwardResult result = co_await connection.visit([&](auto& upstream_stream) {
+            using Up = std::decay_t<decltype(upstream_stream)>;
+            return forward(
+                ExchangeLeg<Stream, Up>{ex, s.stream, s.buffer, connection, upstream_stream, out},
+                plan.mcp);
+        });
+        if (result.retry && attempt == 0) continue;
+        if (result.retry)
+            co_return co_await fail(s.stream, ex, ErrorKind::upstream_reset,
+                                    "the upstream closed the connection");
+        if (result.upstream_reusable) s.worker.pool.put(std::move(up.connection));
+        co_return result.client_keep;
+    }
+    co_return false;
+}
+
+} // namespace
+
+template <class Stream>
+asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head) {
+    auto& ctx = s.ctx;
+    auto& req = head.get();
+    Exchange ex(ctx, s.conn, std::string(req.method_string()));
+    ex.client_version = req.version() == 10 ? 10 : 11;
+    // Without a body left unread the connection stays usable even after a refusal.
+    ex.client_keep = req.keep_alive() && !ctx.draining.load();
+
+    // What the head says, read before its hop-by-hop fields go.
+    auto facts = request_facts(head, s.tunnel, ex.client_version);
+    const bool has_body = facts.has_body();
+    OutgoingRequest out;
+    out.head = req.method() == http::verb::head;
+    out.websocket = beast::websocket::is_upgrade(req);
+    const bool expect_continue = beast::iequals(req[http::field::expect], "100-continue");
+    req.erase(http::field::expect);
+    strip_hop_by_hop(req.base(), out.websocket);
+    facts.carries_placeholder = [&] { return ctx.config.secrets.has_placeholder(req.base()); };
+
+    // Admitted or refused: every rule about the request itself is in admit().
+    auto admitted = admission::admit({ctx.config.policy, ctx.config.mcp_policies}, facts);
+    record_destination(ex.rec, std::move(admitted.logged));
+    if (const auto* refusal = admitted.refusal()) {
+        if (refusal->close_client) ex.client_keep = false;
+        co_return co_await refuse(s.stream, ex, refusal->status, refusal->reason, refusal->detail);
+    }
+    const auto& plan = admitted.plan();
+
+    // The request as it goes upstream.
+    // One Content-Length, as parsed: equal duplicates ("5, 5") reach the upstream as one.
+    if (head.content_length())
+        req.set(http::field::content_length, std::to_string(*head.content_length()));
+    if (plan.substitute_secrets)
+        ex.rec.secrets = ctx.config.secrets.substitute(req.base(), &out.echo_forms);
+    req.target(plan.target);
+    if (plan.host_field) req.set(http::field::host, *plan.host_field);
+    req.version(11);
+    if (expect_continue && has_body) {
+        http::response<http::empty_body> cont{http::status::continue_, 11};
+        expire_in(s.stream, ctx.config.limits().idle_timeout);
+        co_await write_whole(s.stream, cont, {}, true);
+    }
+    if (plan.mcp) {
+        if (auto done =
+                co_await read_mcp_request(s, ex, head, *plan.mcp, plan.target, has_body, out))
+            co_return *done;
+    } else if (has_body) {
+        out.streamed.emplace(std::move(head));
+        out.streamed->body_limit(boost::none);
+    } else {
+        out.buffered.emplace(std::move(head.release().base()));
+    }
+
+    co_return co_await forward_on_upstream(s, ex, plan, out, has_body);
+}
+
+template asio::awaitable<bool> handle_request(ClientSession<beast::tcp_stream>&, RequestHead&);
+template asio::awaitable<bool> handle_request(ClientSession<TlsStream>&, RequestHead&);
+
+} // namespace osf::net
