@@ -465,6 +465,8 @@ def test_exit_codes_say_usage_or_runtime_failure(tmp_path):
     not_pem.write_text("not a certificate\n")
     a_file = tmp_path / "a-file"
     a_file.write_text("")
+    blocked = tmp_path / "blocked"
+    (blocked / "listen.json").mkdir(parents=True)
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     taken.listen(1)
@@ -483,6 +485,10 @@ def test_exit_codes_say_usage_or_runtime_failure(tmp_path):
         ([*serve[:-1], str(a_file)], 2, "a-file"),
         (["--spec", str(good), "--listen", "127.0.0.1:%d" % taken.getsockname()[1],
           "--admin-listen", "127.0.0.1:0", "--state-dir", str(tmp_path / "s")], 2, "cannot listen on"),
+        # A failure after the listeners and workers started (listen.json cannot be
+        # written): one line and exit 1, not an abort.
+        (["--spec", str(good), "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+          "--state-dir", str(blocked)], 1, "listen.json"),
     ]
     try:
         for argv, code, says in cases:

@@ -152,6 +152,20 @@ int ProxyServer::run() {
         guards.emplace_back(w->io.get_executor());
         w->thread = std::thread([&io = w->io] { io.run(); });
     }
+    // However run() ends (a throw included), the workers are stopped and
+    // joined: a joinable std::thread destroyed would end the process in
+    // std::terminate instead of a one-line error and exit 1.
+    const auto stop_workers = [&] {
+        for (auto& w : im.workers)
+            w->io.stop();
+        guards.clear();
+        for (auto& w : im.workers)
+            if (w->thread.joinable()) w->thread.join();
+    };
+    struct StopOnExit {
+        const decltype(stop_workers)& stop;
+        ~StopOnExit() { stop(); }
+    } stop_on_exit{stop_workers};
     im.admin->start();
     asio::co_spawn(im.main_io, im.accept_loop(), asio::detached);
 
@@ -223,11 +237,7 @@ int ProxyServer::run() {
     im.main_io.run();
 
     const auto left = im.ctx->metrics.open_connections.load();
-    for (auto& w : im.workers)
-        w->io.stop();
-    guards.clear();
-    for (auto& w : im.workers)
-        w->thread.join();
+    stop_workers();
     im.ctx->log->checkpoint(true); // the run's last line: the log ends here
     im.ctx->log->sync();
     if (left > 0) spdlog::warn("grace period over: {} connection(s) cut", left);

@@ -66,74 +66,66 @@ BIO* new_socket_bio(int fd) {
 TlsStream::TlsStream(asio::ip::tcp::socket socket, asio::ssl::context& context,
                      std::string_view already_read, TlsRole role)
     : socket_(std::move(socket)), timer_(socket_.get_executor()) {
-    ssl_ = SSL_new(context.native_handle());
+    ssl_.reset(SSL_new(context.native_handle()));
     if (!ssl_) throw std::runtime_error("SSL_new failed");
     socket_.non_blocking(true);
-    socket_bio_ = new_socket_bio(static_cast<int>(socket_.native_handle()));
-    if (!socket_bio_) {
-        SSL_free(ssl_);
-        throw std::runtime_error("BIO_new failed");
-    }
+    socket_bio_.reset(new_socket_bio(static_cast<int>(socket_.native_handle())));
+    if (!socket_bio_) throw std::runtime_error("BIO_new failed");
     if (already_read.empty()) {
         // One BIO as both rbio and wbio: SSL_set_bio takes our one reference and
         // adds the second itself (an extra BIO_up_ref here leaked the BIO per stream).
-        SSL_set_bio(ssl_, socket_bio_, socket_bio_);
-        socket_bio_ = nullptr;
+        BIO* socket_bio = socket_bio_.release();
+        SSL_set_bio(ssl_.get(), socket_bio, socket_bio);
     } else {
         // The bytes read before come from memory; once they are used up
         // (switch_to_socket) OpenSSL reads the socket. Its record layer keeps a
         // partly read record across the switch.
-        BIO* copy = BIO_new(BIO_s_mem());
-        if (!copy || BIO_write(copy, already_read.data(), static_cast<int>(already_read.size())) !=
-                         static_cast<int>(already_read.size())) {
-            BIO_free(copy);
-            BIO_free(socket_bio_);
-            SSL_free(ssl_);
+        OpenSslPtr<BIO, BIO_free> copy(BIO_new(BIO_s_mem()));
+        if (!copy ||
+            BIO_write(copy.get(), already_read.data(), static_cast<int>(already_read.size())) !=
+                static_cast<int>(already_read.size()))
             throw std::runtime_error("BIO_s_mem failed");
-        }
-        BIO_set_mem_eof_return(copy, -1); // empty means "retry", not end of stream
-        BIO_up_ref(socket_bio_);
-        SSL_set_bio(ssl_, copy, socket_bio_); // SSL takes `copy` and one socket reference
+        BIO_set_mem_eof_return(copy.get(), -1); // empty means "retry", not end of stream
+        BIO_up_ref(socket_bio_.get());
+        // SSL takes `copy` and one socket reference; socket_bio_ keeps the other.
+        SSL_set_bio(ssl_.get(), copy.release(), socket_bio_.get());
     }
     if (role == TlsRole::server)
-        SSL_set_accept_state(ssl_);
+        SSL_set_accept_state(ssl_.get());
     else
-        SSL_set_connect_state(ssl_);
+        SSL_set_connect_state(ssl_.get());
     // Short writes are fine (Beast loops); a retried write may come from another
     // address; buffers go back to the heap whenever they are empty.
-    SSL_set_mode(ssl_, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
-                           SSL_MODE_RELEASE_BUFFERS);
+    SSL_set_mode(ssl_.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+                                 SSL_MODE_RELEASE_BUFFERS);
     // A whole record (and what follows it) in one recv rather than a header and a body.
-    SSL_set_read_ahead(ssl_, 1);
+    SSL_set_read_ahead(ssl_.get(), 1);
 }
 
-TlsStream::~TlsStream() {
-    if (socket_bio_) BIO_free(socket_bio_);
-    SSL_free(ssl_); // does not close the descriptor: the socket owns it
-}
+// SSL_free and BIO_free (the members' deleters) do not close the descriptor: the socket owns it.
+TlsStream::~TlsStream() = default;
 
 bool TlsStream::has_pending() const {
-    if (SSL_has_pending(ssl_) == 1) return true;
-    return socket_bio_ && BIO_ctrl_pending(SSL_get_rbio(ssl_)) > 0; // bytes read before
+    if (SSL_has_pending(ssl_.get()) == 1) return true;
+    return socket_bio_ && BIO_ctrl_pending(SSL_get_rbio(ssl_.get())) > 0; // bytes read before
 }
 
 bool TlsStream::switch_to_socket() {
-    if (!socket_bio_ || BIO_ctrl_pending(SSL_get_rbio(ssl_)) > 0) return false;
-    SSL_set0_rbio(ssl_, socket_bio_); // frees the memory BIO, takes our socket reference
-    socket_bio_ = nullptr;
+    if (!socket_bio_ || BIO_ctrl_pending(SSL_get_rbio(ssl_.get())) > 0) return false;
+    SSL_set0_rbio(ssl_.get(), socket_bio_.release()); // frees the memory BIO, takes our reference
     return true;
 }
 
 void TlsStream::shutdown() {
     ERR_clear_error();
-    if (SSL_is_init_finished(ssl_)) SSL_shutdown(ssl_);
+    if (SSL_is_init_finished(ssl_.get())) SSL_shutdown(ssl_.get());
     ERR_clear_error();
 }
 
 TlsStream::Result TlsStream::check(int ok, std::size_t bytes) {
     if (ok > 0) return {Step::done, bytes};
     const int saved_errno = errno; // before anything else can change it
-    const int err = SSL_get_error(ssl_, ok);
+    const int err = SSL_get_error(ssl_.get(), ok);
     switch (err) {
     case SSL_ERROR_WANT_READ:
         return {Step::want_read};

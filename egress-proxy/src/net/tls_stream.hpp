@@ -9,6 +9,8 @@
 // AsyncReadStream and AsyncWriteStream for Beast.
 #pragma once
 
+#include "osf/openssl_ptr.hpp"
+
 #include <algorithm>
 #include <array>
 #include <boost/asio/async_result.hpp>
@@ -57,7 +59,7 @@ public:
 
     executor_type get_executor() { return socket_.get_executor(); }
     boost::asio::ip::tcp::socket& socket() { return socket_; }
-    SSL* native_handle() { return ssl_; }
+    SSL* native_handle() { return ssl_.get(); }
 
     // Every wait for the socket from now on fails with beast::error::timeout at
     // `d`, reads and writes alike (as beast::tcp_stream). The timer behind it is
@@ -118,7 +120,7 @@ private:
     struct Transfer {};
     struct HandshakeIo {
         static constexpr bool writes = false;
-        Result run(TlsStream& s) { return s.check(SSL_do_handshake(s.ssl_), 0); }
+        Result run(TlsStream& s) { return s.check(SSL_do_handshake(s.ssl_.get()), 0); }
     };
     struct WaitIo {
         static constexpr bool writes = false;
@@ -140,7 +142,7 @@ private:
                 if (!s.has_pending()) return {Step::want_read};
             }
             std::size_t n = 0;
-            const int ok = SSL_read_ex(s.ssl_, b.data(), b.size(), &n);
+            const int ok = SSL_read_ex(s.ssl_.get(), b.data(), b.size(), &n);
             return s.check(ok, n); // n is only meaningful when ok
         }
     };
@@ -180,7 +182,7 @@ private:
             }
             if (size == 0) return {Step::done};
             std::size_t n = 0;
-            const int ok = SSL_write_ex(s.ssl_, data, size, &n);
+            const int ok = SSL_write_ex(s.ssl_.get(), data, size, &n);
             return s.check(ok, n); // n is only meaningful when ok
         }
     };
@@ -274,8 +276,8 @@ private:
     bool switch_to_socket();
 
     boost::asio::ip::tcp::socket socket_;
-    SSL* ssl_ = nullptr;
-    BIO* socket_bio_ = nullptr; // owned here until OpenSSL reads through it
+    OpenSslPtr<SSL, SSL_free> ssl_;
+    OpenSslPtr<BIO, BIO_free> socket_bio_; // owned here until OpenSSL reads through it
     boost::asio::steady_timer timer_;
     std::chrono::steady_clock::time_point timer_at_ =
         std::chrono::steady_clock::time_point::max(); // max: not set
