@@ -211,8 +211,8 @@ void setup_egress_log(CLI::App& app, BackendContext& context) {
             }
             const auto access = context.backend.egress_log_access(id);
             const auto copy = commands::take_log_copy(*access, context.err, context.program);
-            return commands::report_log_copy(copy, id, options->summary, options->json,
-                                             context.out, context.err);
+            return commands::report_log_copy(copy, id, options->summary, options->json, context.out,
+                                             context.err);
         });
     });
 }

@@ -51,10 +51,16 @@ KubeLogAccess::KubeLogAccess(kubectl::Kubectl& kube, std::string id)
 KubeLogAccess::KubeLogAccess(kubectl::Kubectl& kube, std::string id, std::string pod)
     : kube_(kube), id_(std::move(id)), pod_(std::move(pod)) {}
 
-LogKey KubeLogAccess::key() { return cluster_log_key(kube_, id_); }
+LogKey KubeLogAccess::key() {
+    return cluster_log_key(kube_, id_);
+}
 
-void KubeLogAccess::request_checkpoint() { commands::request_checkpoint(kube_, pod_); }
+void KubeLogAccess::request_checkpoint() {
+    commands::request_checkpoint(kube_, pod_);
+}
 
-std::string KubeLogAccess::text() { return fetch_egress_log(kube_, pod_); }
+std::string KubeLogAccess::text() {
+    return fetch_egress_log(kube_, pod_);
+}
 
 } // namespace osf::commands

@@ -101,9 +101,9 @@ void LocalLogAccess::request_checkpoint() {
     const auto [code, last_line] =
         run_for_stderr({binary, "log", "checkpoint", "--state-dir", paths_.proxy_state});
     if (code != 0)
-        throw CommandFailed(last_line.empty() ? "egress-proxy log checkpoint exited " +
-                                                    std::to_string(code)
-                                              : last_line);
+        throw CommandFailed(last_line.empty()
+                                ? "egress-proxy log checkpoint exited " + std::to_string(code)
+                                : last_line);
 }
 
 std::string LocalLogAccess::text() {
