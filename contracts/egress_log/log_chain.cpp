@@ -1,5 +1,7 @@
 #include "egress_log/log_chain.hpp"
 
+#include "osf/openssl_ptr.hpp"
+
 #include <memory>
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -8,20 +10,6 @@
 #include <stdexcept>
 
 namespace osf::egress_log {
-
-namespace {
-
-struct MdCtxDeleter {
-    void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-};
-struct PKeyDeleter {
-    void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
-struct BioDeleter {
-    void operator()(BIO* b) const { BIO_free(b); }
-};
-
-} // namespace
 
 Sha256 sha256(std::string_view bytes) {
     Sha256 digest{};
@@ -127,10 +115,10 @@ std::string checkpoint_message(std::string_view log_id, std::uint64_t lines, std
 bool verify_signature(std::string_view public_key, std::string_view message,
                       std::string_view signature) {
     if (public_key.size() != public_key_bytes || signature.size() != signature_bytes) return false;
-    std::unique_ptr<EVP_PKEY, PKeyDeleter> key(EVP_PKEY_new_raw_public_key(
+    OpenSslPtr<EVP_PKEY, EVP_PKEY_free> key(EVP_PKEY_new_raw_public_key(
         EVP_PKEY_ED25519, nullptr, reinterpret_cast<const unsigned char*>(public_key.data()),
         public_key.size()));
-    std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> ctx(EVP_MD_CTX_new());
+    OpenSslPtr<EVP_MD_CTX, EVP_MD_CTX_free> ctx(EVP_MD_CTX_new());
     bool ok =
         key && ctx && EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, key.get()) == 1 &&
         EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(signature.data()),
@@ -141,9 +129,9 @@ bool verify_signature(std::string_view public_key, std::string_view message,
 }
 
 std::optional<std::string> ed25519_key_from_pem(std::string_view pem) {
-    std::unique_ptr<BIO, BioDeleter> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+    OpenSslPtr<BIO, BIO_free> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
     if (!bio) return std::nullopt;
-    std::unique_ptr<EVP_PKEY, PKeyDeleter> key(
+    OpenSslPtr<EVP_PKEY, EVP_PKEY_free> key(
         PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
     ERR_clear_error();
     if (!key || EVP_PKEY_get_id(key.get()) != EVP_PKEY_ED25519) return std::nullopt;

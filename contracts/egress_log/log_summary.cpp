@@ -95,10 +95,10 @@ LogSummary summarise_log(std::string_view text, const VerifyReport& verification
         ++h.requests;
         h.bytes_up += count_of(line, f::bytes_up);
         h.bytes_down += count_of(line, f::bytes_down);
-        if (outcome == osf::outcome::allowed) {
+        if (outcome == to_string(osf::Outcome::allowed)) {
             ++h.allowed;
             ++s.allowed;
-        } else if (outcome == osf::outcome::refused) {
+        } else if (outcome == to_string(osf::Outcome::refused)) {
             ++h.refused;
             ++s.refused;
             ++s.refusals[text_of(line, f::refused_by)][host];
@@ -117,7 +117,7 @@ LogSummary summarise_log(std::string_view text, const VerifyReport& verification
             m.tools_removed += count_of(line, f::tools_removed);
             const std::string tool = text_of(line, f::tool);
             if (!tool.empty()) {
-                if (outcome == osf::outcome::refused)
+                if (outcome == to_string(osf::Outcome::refused))
                     ++m.refused[tool];
                 else
                     ++m.called[tool];

@@ -1,48 +1,29 @@
-// egress-proxy: wiring only. Flags and variables -> configuration -> server.
+// egress-proxy: wiring only. Flags and variables -> configuration -> server;
+// the `ca` and `log` subcommands are in cli/, the exit codes in cli/exit_codes.hpp.
 #include "cli/bash_completion.hpp"
+#include "cli/ca_command.hpp"
+#include "cli/exit_codes.hpp"
 #include "cli/log_commands.hpp"
 #include "config/proxy_config.hpp"
 #include "net/server.hpp"
 
 #include <CLI/CLI.hpp>
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <optional>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 namespace {
 
-// Exit codes (egress-proxy/README.md).
-constexpr int exit_ok = 0;
-constexpr int exit_failure = 1; // a runtime failure (nothing to print for `ca`, a listener lost)
-constexpr int exit_config = 2;  // bad flags or configuration: nothing was started
+using osf::cli::exit_usage;
 
 std::optional<std::string> env(const std::string& name) {
     if (const char* v = std::getenv(name.c_str())) return std::string(v);
     return std::nullopt;
 }
 
-int print_file(const std::filesystem::path& path, const char* what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        std::cerr << "egress-proxy: no " << what << " at " << path.string()
-                  << " (is the proxy running with this --state-dir?)\n";
-        return exit_failure;
-    }
-    std::cout << in.rdbuf();
-    std::cout.flush();
-    return exit_ok;
-}
-
-} // namespace
-
-int main(int argc, char** argv) {
-    auto logger = spdlog::stderr_logger_mt("egress-proxy");
-    spdlog::set_default_logger(logger);
-    spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
-
+int run(int argc, char** argv) {
     CLI::App app{"egress-proxy: the sandbox's only way out. TLS-intercepting forward proxy with a "
                  "host allowlist, secret substitution, MCP tool filtering and an egress log."};
     app.set_version_flag("--version", "egress-proxy " OSF_VERSION);
@@ -99,19 +80,10 @@ int main(int argc, char** argv) {
                    "Sign the egress log this often while lines are unsigned (0: only by lines)")
         ->capture_default_str();
     app.add_option("--log-level", log_level, "Diagnostics on stderr: debug, info, warn, error")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(CLI::IsMember({"debug", "info", "warn", "error"}));
 
-    auto* ca_cmd = app.add_subcommand(
-        "ca", "Print the running proxy's CA certificate (PEM), or its egress log key");
-    bool log_key_only = false, with_log_key = false;
-    ca_cmd->add_option("--state-dir", options.state_dir, "The proxy's state directory")
-        ->capture_default_str();
-    auto* only = ca_cmd->add_flag("--log-key", log_key_only,
-                                  "Print the egress log's public key (log-key.pub) instead");
-    ca_cmd
-        ->add_flag("--with-log-key", with_log_key,
-                   "Print the CA certificate, then the egress log's public key")
-        ->excludes(only);
+    osf::cli::CaCommand ca_command(app, options.state_dir);
     osf::cli::LogCommands log_commands(app, options.state_dir);
     osf::cli::add_bash_completion_flag(app, "egress-proxy", std::cout);
 
@@ -121,48 +93,43 @@ int main(int argc, char** argv) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         std::cerr << "egress-proxy: " << e.what() << " (see --help)\n";
-        return exit_config;
+        return exit_usage;
     }
-    const std::filesystem::path state_dir(options.state_dir);
-    if (ca_cmd->parsed()) {
-        if (log_key_only) return print_file(state_dir / "log-key.pub", "egress log key");
-        const int printed = print_file(state_dir / "ca.crt", "CA certificate");
-        if (printed != exit_ok || !with_log_key) return printed;
-        return print_file(state_dir / "log-key.pub", "egress log key");
-    }
+    if (const auto code = ca_command.run()) return *code;
     if (const auto code = log_commands.run()) return *code;
 
     spdlog::set_level(spdlog::level::from_str(log_level));
-    if (grace < 0 || header_timeout <= 0 || idle_timeout <= 0 || upstream_timeout <= 0 ||
-        checkpoint_seconds < 0) {
-        std::cerr << "egress-proxy: timeouts must be positive and --grace and "
-                     "--checkpoint-seconds not negative\n";
-        return exit_config;
-    }
-    options.checkpoint_interval = std::chrono::seconds(checkpoint_seconds);
     options.grace = std::chrono::seconds(grace);
     options.limits.header_timeout = std::chrono::seconds(header_timeout);
     options.limits.idle_timeout = std::chrono::seconds(idle_timeout);
     options.limits.upstream_timeout = std::chrono::seconds(upstream_timeout);
-    if (options.spec_path.empty()) {
-        std::cerr << "egress-proxy: --spec is required (see --help)\n";
-        return exit_config;
-    }
-    if (const auto bundle = env("OSF_UPSTREAM_CA_BUNDLE"); bundle && options.upstream_ca.empty())
-        options.upstream_ca = *bundle;
-
-    auto loaded =
-        osf::config::load_config(options, env, osf::secrets::SourceEnvironment::from_process());
+    options.checkpoint_interval = std::chrono::seconds(checkpoint_seconds);
+    auto loaded = osf::config::load_config(std::move(options), env,
+                                           osf::secrets::SourceEnvironment::from_process());
     if (auto* problem = std::get_if<std::string>(&loaded)) {
         std::cerr << "egress-proxy: " << *problem << "\n";
-        return exit_config;
+        return exit_usage;
     }
-    const auto& config = std::get<osf::config::RuntimeConfig>(loaded);
+    const auto& config = std::get<osf::config::ProxyConfig>(loaded);
+    std::optional<osf::net::ProxyServer> server;
     try {
-        osf::net::ProxyServer server(config);
-        return server.run();
-    } catch (const std::exception& e) {
+        // Its documented failures (the state dir, the log file, a listen
+        // address taken) are std::runtime_error with one line: nothing started.
+        server.emplace(config);
+    } catch (const std::runtime_error& e) {
         std::cerr << "egress-proxy: " << e.what() << "\n";
-        return exit_config;
+        return exit_usage;
     }
+    return server->run();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    auto logger = spdlog::stderr_logger_mt("egress-proxy");
+    spdlog::set_default_logger(logger);
+    spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+    // Anything else thrown (after the listeners started, or not a
+    // runtime_error) is a runtime failure: exit 1, not a usage error.
+    return osf::cli::exit_code_of([&] { return run(argc, argv); }, std::cerr);
 }

@@ -103,7 +103,7 @@ void check_destination(std::string_view raw, std::uint16_t port) {
     const auto decision = policy().check_destination(raw, port);
     const auto canonical = osf::policy::canonical_host(raw);
     OSF_FUZZ_CHECK(decision.allowed == (canonical && expected_allowed(*canonical, port)));
-    if (!decision.allowed) OSF_FUZZ_CHECK(!decision.refused_by.empty());
+    if (!decision.allowed) OSF_FUZZ_CHECK(decision.refused_by.has_value());
 }
 
 } // namespace

@@ -56,7 +56,7 @@ void check_request(std::string_view content_type, std::string_view content_encod
         break;
     }
     case RequestVerdict::Action::ReplyJsonRpc:
-        OSF_FUZZ_CHECK(verdict.refused_by == "mcp-tool");
+        OSF_FUZZ_CHECK(verdict.refused_by == osf::RefusalReason::mcp_tool);
         OSF_FUZZ_CHECK(verdict.status == 200 || verdict.status == 202);
         if (verdict.status == 202) {
             OSF_FUZZ_CHECK(verdict.body.empty());
@@ -65,7 +65,7 @@ void check_request(std::string_view content_type, std::string_view content_encod
         }
         break;
     case RequestVerdict::Action::Refuse:
-        OSF_FUZZ_CHECK(verdict.refused_by == "mcp-unreadable");
+        OSF_FUZZ_CHECK(verdict.refused_by == osf::RefusalReason::mcp_unreadable);
         OSF_FUZZ_CHECK(verdict.status == 400 || verdict.status == 413 || verdict.status == 415);
         OSF_FUZZ_CHECK(osf::mcp::read_strict_json(verdict.body).value.has_value());
         break;

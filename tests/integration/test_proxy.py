@@ -456,6 +456,46 @@ def test_bad_configuration_exits_2_with_one_line(tmp_path):
     assert res.returncode == 2
 
 
+def test_exit_codes_say_usage_or_runtime_failure(tmp_path):
+    """0 done; 1 a runtime failure (nothing to print); 2 bad flags, configuration or
+    input, one line on stderr, before anything listens (README "Exit codes")."""
+    good = tmp_path / "good.json"
+    good.write_text('{"template": "x:1"}')
+    not_pem = tmp_path / "not.pem"
+    not_pem.write_text("not a certificate\n")
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    serve = ["--spec", str(good), "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+             "--state-dir", str(tmp_path / "s")]
+    cases = [
+        (["--version"], 0, None),
+        (["ca", "--state-dir", str(tmp_path / "none")], 1, "ca.crt"),
+        (["ca", "--log-key", "--state-dir", str(tmp_path / "none")], 1, "log-key.pub"),
+        (["log", "--state-dir", str(tmp_path / "none")], 1, "egress.jsonl"),
+        (["--bogus-flag"], 2, "--bogus-flag"),
+        (["--log-level", "loud", *serve], 2, "--log-level"),
+        ([*serve, "--idle-timeout", "0"], 2, "--idle-timeout"),
+        ([*serve, "--grace", "-1"], 2, "--grace"),
+        ([*serve, "--upstream-ca", str(not_pem)], 2, "cannot load upstream CA bundle"),
+        ([*serve[:-1], str(a_file)], 2, "a-file"),
+        (["--spec", str(good), "--listen", "127.0.0.1:%d" % taken.getsockname()[1],
+          "--admin-listen", "127.0.0.1:0", "--state-dir", str(tmp_path / "s")], 2, "cannot listen on"),
+    ]
+    try:
+        for argv, code, says in cases:
+            res = run_proxy(argv)
+            assert res.returncode == code, (argv, res.returncode, res.stderr)
+            if says:
+                assert says in res.stderr, (argv, res.stderr)
+            if code == 2:
+                assert res.stderr.count("\n") == 1, (argv, res.stderr)
+    finally:
+        taken.close()
+
+
 def test_ca_and_log_subcommands(proxy, upstream):
     curl(proxy, upstream.url(path="/sub"))
     proxy.wait_for_log(lambda l: l["path"] == "/sub")

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace osf::log_field {
@@ -39,75 +41,163 @@ inline constexpr std::array<std::string_view, 21> all = {
 
 } // namespace osf::log_field
 
-namespace osf::outcome {
+namespace osf {
 
-inline constexpr std::string_view allowed = "allowed"; // forwarded upstream
-inline constexpr std::string_view refused = "refused"; // answered by the proxy; see refusedBy
-inline constexpr std::string_view error = "error"; // allowed, but the upstream failed; see error
-
-inline constexpr std::array<std::string_view, 3> all = {allowed, refused, error};
-
-} // namespace osf::outcome
+// `outcome` values.
+enum class Outcome : std::uint8_t {
+    allowed, // forwarded upstream
+    refused, // answered by the proxy; see refusedBy
+    error,   // allowed, but the upstream failed or the client left; see error
+};
 
 // `refusedBy` values: why the proxy answered instead of the upstream.
-namespace osf::refused_by {
+enum class RefusalReason : std::uint8_t {
+    host_not_allowed,    // not in egress or mcp
+    port_not_allowed,    // host allowed, port not
+    bad_host,            // not a valid host name
+    destination_address, // loopback, metadata...
+    host_mismatch,       // Host/SNI differs from CONNECT
+    bad_request,         // unparsable HTTP
+    mcp_tool,            // tools/call of an undeclared tool
+    mcp_unreadable,      // MCP body not readable JSON-RPC
+    limit,               // a size or count limit
+    mcp_upgrade,         // an upgrade (WebSocket, h2c...) asked of an MCP endpoint
+    secret_cleartext,    // a secret placeholder on a plain-HTTP request
+    secret_echo,         // an answer head echoing a secret where it cannot be masked
+};
 
-inline constexpr std::string_view host_not_allowed = "host-not-allowed"; // not in egress or mcp
-inline constexpr std::string_view port_not_allowed = "port-not-allowed"; // host allowed, port not
-inline constexpr std::string_view bad_host = "bad-host";                 // not a valid host name
-inline constexpr std::string_view destination_address =
-    "destination-address";                                         // loopback, metadata...
-inline constexpr std::string_view host_mismatch = "host-mismatch"; // Host/SNI differs from CONNECT
-inline constexpr std::string_view bad_request = "bad-request";     // unparsable HTTP
-inline constexpr std::string_view mcp_tool = "mcp-tool"; // tools/call of an undeclared tool
-inline constexpr std::string_view mcp_unreadable =
-    "mcp-unreadable";                              // MCP body not readable JSON-RPC
-inline constexpr std::string_view limit = "limit"; // a size or count limit
-inline constexpr std::string_view mcp_upgrade =
-    "mcp-upgrade"; // an upgrade (WebSocket, h2c...) asked of an MCP endpoint
-inline constexpr std::string_view secret_cleartext =
-    "secret-cleartext"; // a secret placeholder on a plain-HTTP request
-inline constexpr std::string_view secret_echo =
-    "secret-echo"; // an answer head echoing a secret where it cannot be masked
+// `error` values the proxy writes (the schema accepts any lower-case-hyphen
+// word, so that a new kind needs no schema change).
+enum class ErrorKind : std::uint8_t {
+    dns,               // name did not resolve
+    upstream_connect,  // TCP connect failed
+    upstream_tls,      // handshake or verification failed
+    upstream_reset,    // closed mid-exchange
+    upstream_timeout,  // no answer in time
+    upstream_protocol, // unparsable HTTP answer, or a 101 nobody asked for
+    client_closed,     // the client left before the exchange ended
+    client_timeout,    // the client sent nothing more within the idle timeout
+    client_tls,        // an allowed CONNECT whose client TLS handshake failed
+    no_request,        // an allowed CONNECT that carried no request
+    aborted,           // the exchange was cut short inside the proxy (shutdown, exception)
+};
 
-inline constexpr std::array<std::string_view, 12> all = {host_not_allowed,
-                                                         port_not_allowed,
-                                                         bad_host,
-                                                         destination_address,
-                                                         host_mismatch,
-                                                         bad_request,
-                                                         mcp_tool,
-                                                         mcp_unreadable,
-                                                         limit,
-                                                         mcp_upgrade,
-                                                         secret_cleartext,
-                                                         secret_echo};
+// The names as written in the log (and the X-Osf-Refused-By header). A switch
+// without default: a new enumerator without its name does not compile.
+constexpr std::string_view to_string(Outcome o) noexcept {
+    switch (o) {
+    case Outcome::allowed:
+        return "allowed";
+    case Outcome::refused:
+        return "refused";
+    case Outcome::error:
+        return "error";
+    }
+    return {};
+}
 
-} // namespace osf::refused_by
+constexpr std::string_view to_string(RefusalReason r) noexcept {
+    switch (r) {
+    case RefusalReason::host_not_allowed:
+        return "host-not-allowed";
+    case RefusalReason::port_not_allowed:
+        return "port-not-allowed";
+    case RefusalReason::bad_host:
+        return "bad-host";
+    case RefusalReason::destination_address:
+        return "destination-address";
+    case RefusalReason::host_mismatch:
+        return "host-mismatch";
+    case RefusalReason::bad_request:
+        return "bad-request";
+    case RefusalReason::mcp_tool:
+        return "mcp-tool";
+    case RefusalReason::mcp_unreadable:
+        return "mcp-unreadable";
+    case RefusalReason::limit:
+        return "limit";
+    case RefusalReason::mcp_upgrade:
+        return "mcp-upgrade";
+    case RefusalReason::secret_cleartext:
+        return "secret-cleartext";
+    case RefusalReason::secret_echo:
+        return "secret-echo";
+    }
+    return {};
+}
 
-// `error` values the proxy uses (the schema accepts any lower-case-hyphen word,
-// so that a new reason needs no schema change).
-namespace osf::log_error {
+constexpr std::string_view to_string(ErrorKind e) noexcept {
+    switch (e) {
+    case ErrorKind::dns:
+        return "dns";
+    case ErrorKind::upstream_connect:
+        return "upstream-connect";
+    case ErrorKind::upstream_tls:
+        return "upstream-tls";
+    case ErrorKind::upstream_reset:
+        return "upstream-reset";
+    case ErrorKind::upstream_timeout:
+        return "upstream-timeout";
+    case ErrorKind::upstream_protocol:
+        return "upstream-protocol";
+    case ErrorKind::client_closed:
+        return "client-closed";
+    case ErrorKind::client_timeout:
+        return "client-timeout";
+    case ErrorKind::client_tls:
+        return "client-tls";
+    case ErrorKind::no_request:
+        return "no-request";
+    case ErrorKind::aborted:
+        return "aborted";
+    }
+    return {};
+}
 
-inline constexpr std::string_view dns = "dns";                           // name did not resolve
-inline constexpr std::string_view upstream_connect = "upstream-connect"; // TCP connect failed
-inline constexpr std::string_view upstream_tls = "upstream-tls"; // handshake or verification failed
-inline constexpr std::string_view upstream_reset = "upstream-reset";     // closed mid-exchange
-inline constexpr std::string_view upstream_timeout = "upstream-timeout"; // no answer in time
-inline constexpr std::string_view upstream_protocol =
-    "upstream-protocol"; // unparsable HTTP answer, or a 101 nobody asked for
-inline constexpr std::string_view client_closed =
-    "client-closed"; // the client left before the exchange ended
-inline constexpr std::string_view client_timeout =
-    "client-timeout"; // the client sent nothing more within the idle timeout
-inline constexpr std::string_view client_tls =
-    "client-tls"; // an allowed CONNECT whose client TLS handshake failed
-inline constexpr std::string_view no_request =
-    "no-request"; // an allowed CONNECT that carried no request
-inline constexpr std::string_view aborted =
-    "aborted"; // the exchange was cut short inside the proxy (shutdown, exception)
+// Every value, in declaration order (all_x[i] has the underlying value i, so
+// a counter array can be indexed by the enum). Checked below: a value missing
+// from its list, or named by no to_string case, does not compile.
+inline constexpr std::array<Outcome, 3> all_outcomes = {Outcome::allowed, Outcome::refused,
+                                                        Outcome::error};
+inline constexpr std::array<RefusalReason, 12> all_refusal_reasons = {
+    RefusalReason::host_not_allowed,
+    RefusalReason::port_not_allowed,
+    RefusalReason::bad_host,
+    RefusalReason::destination_address,
+    RefusalReason::host_mismatch,
+    RefusalReason::bad_request,
+    RefusalReason::mcp_tool,
+    RefusalReason::mcp_unreadable,
+    RefusalReason::limit,
+    RefusalReason::mcp_upgrade,
+    RefusalReason::secret_cleartext,
+    RefusalReason::secret_echo};
+inline constexpr std::array<ErrorKind, 11> all_error_kinds = {ErrorKind::dns,
+                                                              ErrorKind::upstream_connect,
+                                                              ErrorKind::upstream_tls,
+                                                              ErrorKind::upstream_reset,
+                                                              ErrorKind::upstream_timeout,
+                                                              ErrorKind::upstream_protocol,
+                                                              ErrorKind::client_closed,
+                                                              ErrorKind::client_timeout,
+                                                              ErrorKind::client_tls,
+                                                              ErrorKind::no_request,
+                                                              ErrorKind::aborted};
 
-} // namespace osf::log_error
+namespace detail {
+template <class Enum, std::size_t N>
+constexpr bool dense_in_order(const std::array<Enum, N>& values) {
+    for (std::size_t i = 0; i < N; ++i)
+        if (static_cast<std::size_t>(values[i]) != i || to_string(values[i]).empty()) return false;
+    // The value after the last one listed must have no name: no enumerator was left out.
+    return to_string(static_cast<Enum>(N)).empty();
+}
+} // namespace detail
+static_assert(detail::dense_in_order(all_outcomes));
+static_assert(detail::dense_in_order(all_refusal_reasons));
+static_assert(detail::dense_in_order(all_error_kinds));
+
+} // namespace osf
 
 // The fields that make the log evidence (contracts/README.md, "Tamper evidence"):
 // a hash chain on every line and signed checkpoints. Lines without `kind` are

@@ -4,16 +4,6 @@
 
 namespace osf::admin {
 
-void Metrics::count_refusal(std::string_view reason) {
-    for (std::size_t i = 0; i < refusal_reasons.size(); ++i) {
-        if (refusal_reasons[i] == reason) {
-            refused[i].fetch_add(1, std::memory_order_relaxed);
-            return;
-        }
-    }
-    count_refusal(osf::refused_by::bad_request); // unknown reasons count as bad-request
-}
-
 void Metrics::observe_upstream_latency(double seconds) {
     std::size_t i = 0;
     while (i < latency_buckets.size() && seconds > latency_buckets[i])
@@ -25,13 +15,17 @@ void Metrics::observe_upstream_latency(double seconds) {
 std::string render_prometheus(const Metrics& m, const CacheFigures& cache) {
     std::ostringstream o;
     auto load = [](const auto& a) { return a.load(std::memory_order_relaxed); };
+    const auto requests = [&o](osf::Outcome outcome, std::string_view reason, std::uint64_t count) {
+        o << "egress_requests_total{outcome=\"" << to_string(outcome) << "\",reason=\"" << reason
+          << "\"} " << count << "\n";
+    };
     o << "# HELP egress_requests_total Requests by outcome and refusal reason.\n"
-      << "# TYPE egress_requests_total counter\n"
-      << "egress_requests_total{outcome=\"allowed\",reason=\"\"} " << load(m.allowed) << "\n"
-      << "egress_requests_total{outcome=\"error\",reason=\"\"} " << load(m.errors) << "\n";
-    for (std::size_t i = 0; i < refusal_reasons.size(); ++i)
-        o << "egress_requests_total{outcome=\"refused\",reason=\"" << refusal_reasons[i] << "\"} "
-          << load(m.refused[i]) << "\n";
+      << "# TYPE egress_requests_total counter\n";
+    requests(osf::Outcome::allowed, "", load(m.allowed));
+    requests(osf::Outcome::error, "", load(m.errors));
+    for (const auto reason : osf::all_refusal_reasons)
+        requests(osf::Outcome::refused, to_string(reason),
+                 load(m.refused[static_cast<std::size_t>(reason)]));
     o << "# HELP egress_open_connections Client connections open now.\n"
       << "# TYPE egress_open_connections gauge\n"
       << "egress_open_connections " << load(m.open_connections) << "\n"

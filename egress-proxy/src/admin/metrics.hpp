@@ -12,9 +12,6 @@
 
 namespace osf::admin {
 
-// Refusal reasons: the egress log contract's list.
-inline constexpr auto refusal_reasons = osf::refused_by::all;
-
 // Upstream latency buckets (seconds), time to the response head.
 inline constexpr std::array<double, 12> latency_buckets = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                                            0.1,   0.25,   0.5,   1,    2.5,   10};
@@ -22,7 +19,7 @@ inline constexpr std::array<double, 12> latency_buckets = {0.001, 0.0025, 0.005,
 struct Metrics {
     std::atomic<std::uint64_t> allowed{0};
     std::atomic<std::uint64_t> errors{0};
-    std::array<std::atomic<std::uint64_t>, refusal_reasons.size()> refused{};
+    std::array<std::atomic<std::uint64_t>, osf::all_refusal_reasons.size()> refused{};
     std::atomic<std::int64_t> open_connections{0};
     std::atomic<std::int64_t> open_tunnels{0};
     std::atomic<std::uint64_t> connections_total{0};
@@ -32,7 +29,10 @@ struct Metrics {
     std::array<std::atomic<std::uint64_t>, latency_buckets.size() + 1> latency_counts{};
     std::atomic<std::uint64_t> latency_sum_us{0};
 
-    void count_refusal(std::string_view reason);
+    // Takes the contract's enum: a reason the contract does not name does not compile.
+    void count_refusal(osf::RefusalReason reason) {
+        refused[static_cast<std::size_t>(reason)].fetch_add(1, std::memory_order_relaxed);
+    }
     void observe_upstream_latency(double seconds);
 };
 

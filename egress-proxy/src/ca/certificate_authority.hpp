@@ -2,6 +2,8 @@
 // in memory, and leaf certificates minted per host on first use.
 #pragma once
 
+#include "osf/openssl_ptr.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <openssl/evp.h>
@@ -12,14 +14,8 @@
 
 namespace osf::ca {
 
-struct X509Deleter {
-    void operator()(X509* x) const { X509_free(x); }
-};
-struct PKeyDeleter {
-    void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
-using X509Ptr = std::unique_ptr<X509, X509Deleter>;
-using PKeyPtr = std::unique_ptr<EVP_PKEY, PKeyDeleter>;
+using X509Ptr = OpenSslPtr<X509, X509_free>;
+using PKeyPtr = OpenSslPtr<EVP_PKEY, EVP_PKEY_free>;
 
 // Certificates start an hour in the past: a client whose clock runs a little
 // behind the proxy's must not see a certificate that is "not yet valid".

@@ -38,7 +38,7 @@ GENERAL_NAME* make_general_name(const std::string& name) {
 }
 
 void set_random_serial(X509* certificate) {
-    std::unique_ptr<BIGNUM, decltype(&BN_free)> serial(BN_new(), BN_free);
+    OpenSslPtr<BIGNUM, BN_free> serial(BN_new());
     if (!serial) throw_openssl_error("BN_new");
     do {
         if (!BN_rand(serial.get(), 128, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY))

@@ -1,6 +1,8 @@
 // Small RAII and error helpers over OpenSSL's C API, for the CA's own use.
 #pragma once
 
+#include "osf/openssl_ptr.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <openssl/bio.h>
@@ -10,18 +12,9 @@
 
 namespace osf::ca::detail {
 
-struct BioDeleter {
-    void operator()(BIO* b) const { BIO_free(b); }
-};
-struct GeneralNamesDeleter {
-    void operator()(GENERAL_NAMES* n) const { GENERAL_NAMES_free(n); }
-};
-struct NameConstraintsDeleter {
-    void operator()(NAME_CONSTRAINTS* n) const { NAME_CONSTRAINTS_free(n); }
-};
-using BioPtr = std::unique_ptr<BIO, BioDeleter>;
-using GeneralNamesPtr = std::unique_ptr<GENERAL_NAMES, GeneralNamesDeleter>;
-using NameConstraintsPtr = std::unique_ptr<NAME_CONSTRAINTS, NameConstraintsDeleter>;
+using BioPtr = OpenSslPtr<BIO, BIO_free>;
+using GeneralNamesPtr = OpenSslPtr<GENERAL_NAMES, GENERAL_NAMES_free>;
+using NameConstraintsPtr = OpenSslPtr<NAME_CONSTRAINTS, NAME_CONSTRAINTS_free>;
 
 // Throws std::runtime_error naming `what` and OpenSSL's queued errors, and
 // clears the queue so that it does not leak into an unrelated later call.

@@ -1,5 +1,6 @@
 #include "cli/log_commands.hpp"
 
+#include "cli/exit_codes.hpp"
 #include "egress_log/log_chain.hpp"
 #include "egress_log/log_summary.hpp"
 #include "egress_log/log_verifier.hpp"
@@ -19,11 +20,6 @@
 namespace osf::cli {
 
 namespace {
-
-// Exit codes (egress-proxy/README.md).
-constexpr int exit_ok = 0;
-constexpr int exit_failure = 1; // nothing to print, a log that does not verify
-constexpr int exit_usage = 2;   // a file that cannot be read, a key that is not one
 
 std::optional<std::string> read_whole(const std::string& path) {
     if (path == "-") {

@@ -1,5 +1,8 @@
 #include "config/proxy_config.hpp"
 
+#include "config/upstream_tls.hpp"
+
+#include <boost/system/system_error.hpp>
 #include <charconv>
 #include <fstream>
 #include <sstream>
@@ -23,9 +26,36 @@ std::variant<ListenAddress, std::string> parse_listen(std::string_view text) {
     return ListenAddress{std::string(host), static_cast<std::uint16_t>(value)};
 }
 
-std::variant<RuntimeConfig, std::string> load_config(ProxyOptions options, const Getenv& getenv,
-                                                     const secrets::SourceEnvironment& sources) {
-    RuntimeConfig config;
+namespace {
+
+std::map<std::string, mcp::ServerPolicy, std::less<>> mcp_policies_of(const osf::Spec& spec,
+                                                                      const Limits& limits) {
+    std::map<std::string, mcp::ServerPolicy, std::less<>> policies;
+    for (const auto& server : spec.mcp) {
+        mcp::ServerPolicy p;
+        p.name = server.name;
+        p.tools.insert(server.tools.begin(), server.tools.end());
+        p.max_message_bytes = limits.max_mcp_message_bytes;
+        policies.emplace(server.name, std::move(p));
+    }
+    return policies;
+}
+
+} // namespace
+
+const mcp::ServerPolicy* ProxyConfig::mcp_policy(std::string_view server) const {
+    const auto it = mcp_policies.find(server);
+    return it == mcp_policies.end() ? nullptr : &it->second;
+}
+
+std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const Getenv& getenv,
+                                                   const secrets::SourceEnvironment& sources) {
+    const auto& limits = options.limits;
+    if (limits.header_timeout.count() <= 0 || limits.idle_timeout.count() <= 0 ||
+        limits.upstream_timeout.count() <= 0 || options.grace.count() < 0 ||
+        options.checkpoint_interval.count() < 0)
+        return "--header-timeout, --idle-timeout and --upstream-timeout must be positive, "
+               "--grace and --checkpoint-seconds not negative";
     for (const auto& [flag, value] : {std::pair{"--listen", &options.listen},
                                       std::pair{"--admin-listen", &options.admin_listen}}) {
         const auto listen = parse_listen(*value);
@@ -47,26 +77,35 @@ std::variant<RuntimeConfig, std::string> load_config(ProxyOptions options, const
             line += " (and " + std::to_string(parsed.errors.size() - 1) + " more)";
         return line;
     }
-    config.spec = std::move(*parsed.spec);
+    osf::Spec spec = std::move(*parsed.spec);
 
-    if (auto aliases = getenv("OSF_SANDBOX_HOST_ALIASES"); aliases && !aliases->empty()) {
-        auto result = policy::parse_host_aliases(*aliases);
+    policy::HostAliases aliases;
+    if (auto text = getenv("OSF_SANDBOX_HOST_ALIASES"); text && !text->empty()) {
+        auto result = policy::parse_host_aliases(*text);
         // The parser's message already names the variable.
         if (!result.error.empty()) return result.error;
-        config.aliases = std::move(result.aliases);
+        aliases = std::move(result.aliases);
     }
     if (options.upstream_ca.empty())
         if (auto bundle = getenv("OSF_UPSTREAM_CA_BUNDLE")) options.upstream_ca = *bundle;
     if (!options.upstream_ca.empty() && !std::ifstream(options.upstream_ca))
         return "cannot read upstream CA bundle " + options.upstream_ca;
+    std::shared_ptr<boost::asio::ssl::context> upstream_tls;
+    try {
+        upstream_tls = make_upstream_tls(options.upstream_ca);
+    } catch (const boost::system::system_error& e) {
+        return "cannot load upstream CA bundle " + options.upstream_ca + ": " + e.code().message();
+    }
 
     auto source_env = sources;
     source_env.extra_ca_bundle = options.upstream_ca;
-    auto loaded = secrets::SecretStore::load(config.spec, source_env);
+    auto loaded = secrets::SecretStore::load(spec, source_env);
     if (!loaded.error.empty()) return loaded.error;
-    config.secrets = std::move(loaded.store);
-    config.options = std::move(options);
-    return config;
+
+    auto mcp_policies = mcp_policies_of(spec, options.limits);
+    policy::Policy policy(spec, std::move(aliases));
+    return ProxyConfig{std::move(options),      std::move(spec),         std::move(policy),
+                       std::move(mcp_policies), std::move(loaded.store), std::move(upstream_tls)};
 }
 
 } // namespace osf::config

@@ -1,16 +1,23 @@
 // The proxy's validated configuration: flags and variables, the spec, the
-// host aliases and the resolved secrets. Built once at start (any problem is
-// one line for the caller to print before exiting 2), then read-only.
+// egress policy and MCP server policies built from it, the resolved secrets
+// and the upstream TLS settings. Built once at start by load_config (any
+// problem is one line for the caller to print before exiting 2), then shared
+// read-only by every connection. What changes while the proxy runs (counters,
+// the log, the leaf cache, MCP sessions, draining) is net::ProxyRuntime's.
 #pragma once
 
+#include "mcp/mcp_filter.hpp"
 #include "osf/spec.hpp"
 #include "policy/policy.hpp"
 #include "secrets/secret_store.hpp"
 
+#include <boost/asio/ssl/context.hpp>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -44,19 +51,29 @@ struct ProxyOptions {
     Limits limits;
 };
 
-struct RuntimeConfig {
-    ProxyOptions options;
+struct ProxyConfig {
+    ProxyOptions options; // upstream_ca includes OSF_UPSTREAM_CA_BUNDLE
     osf::Spec spec;
-    policy::HostAliases aliases;
+    policy::Policy policy; // the spec's egress and MCP hosts, with OSF_SANDBOX_HOST_ALIASES
+    std::map<std::string, mcp::ServerPolicy, std::less<>> mcp_policies; // by server name
     secrets::SecretStore secrets;
+    // Upstream TLS: TLS 1.2+, the system store plus options.upstream_ca. Shared
+    // by every upstream connection (OpenSSL allows SSL_new on one SSL_CTX from
+    // any thread); hostname and SNI are set per connection (net/upstream.cpp).
+    std::shared_ptr<boost::asio::ssl::context> upstream_tls;
+
+    const Limits& limits() const { return options.limits; }
+    const mcp::ServerPolicy* mcp_policy(std::string_view server) const;
 };
 
 using Getenv = std::function<std::optional<std::string>(const std::string&)>;
 
-// Reads the spec file, OSF_SANDBOX_HOST_ALIASES and the secrets. Returns the
-// configuration, or one line naming the problem (never a secret value).
-std::variant<RuntimeConfig, std::string> load_config(ProxyOptions options, const Getenv& getenv,
-                                                     const secrets::SourceEnvironment& sources);
+// Checks the options (the one place they are validated beyond their syntax),
+// reads the spec file, OSF_SANDBOX_HOST_ALIASES, OSF_UPSTREAM_CA_BUNDLE (when
+// --upstream-ca is not given) and the secrets, and builds the policies from them. Returns the configuration, or
+// one line naming the problem (never a secret value).
+std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const Getenv& getenv,
+                                                   const secrets::SourceEnvironment& sources);
 
 // "0.0.0.0:8080", "127.0.0.1:0", "[::]:8080" -> address and port, or an error text.
 struct ListenAddress {

@@ -1,8 +1,8 @@
 // Writes one flat JSON object into a string, field by field, in the order the
 // fields are added. Written by hand rather than with nlohmann::json: the egress
-// log writes one line per request, and building an ordered_json object and
-// dumping it was about a fifth of the proxy's instructions per keep-alive
-// request (callgrind). Strings are escaped per RFC 8259; bytes that are not
+// log writes one line per request, and building an ordered_json object to dump
+// it costs far more than the line itself (docs/benchmark.md, "Figures behind
+// the code's comments"). Strings are escaped per RFC 8259; bytes that are not
 // well-formed UTF-8 (a path or method off the wire) become U+FFFD, so a line
 // is always valid JSON and never lost. Field names are the caller's own
 // identifiers (ASCII, nothing to escape) and are written as they are.

@@ -1,20 +1,9 @@
 #include "log/log_record.hpp"
 
 #include "log/json_line_writer.hpp"
+#include "osf/log_fields.hpp"
 
 namespace osf::log {
-
-std::string_view to_string(Outcome o) {
-    switch (o) {
-    case Outcome::Allowed:
-        return "allowed";
-    case Outcome::Refused:
-        return "refused";
-    case Outcome::Error:
-        return "error";
-    }
-    return "error";
-}
 
 namespace {
 
@@ -75,31 +64,32 @@ std::string to_json_line(const LogRecord& r) {
     line.reserve(320);
     JsonLineWriter j(line);
     std::string cut; // storage of a field cut short
-    j.field("time", format_time(r.time));
-    j.field("connection", r.connection);
-    j.field("client", r.client);
-    j.field("host", bounded(r.host, max_host_bytes, cut));
-    j.field("port", static_cast<std::uint64_t>(r.port));
-    j.field("scheme", r.scheme);
-    j.field("method", bounded(r.method, max_method_bytes, cut));
-    j.field("path", bounded(std::string_view(r.path).substr(0, r.path.find_first_of("?#")),
-                            max_path_bytes, cut));
-    j.field("outcome", to_string(r.outcome));
-    j.field("status", r.status);
-    if (r.outcome == Outcome::Refused)
-        j.field("refusedBy", r.refused_by.empty() ? std::string_view("bad-request") : r.refused_by);
-    if (r.outcome == Outcome::Error)
-        j.field("error", r.error.empty() ? std::string_view("internal") : r.error);
-    if (!r.mcp_server.empty()) j.field("mcpServer", r.mcp_server);
-    if (!r.tool.empty()) j.field("tool", bounded(r.tool, max_tool_bytes, cut));
-    if (!r.secrets.empty()) j.field("secrets", r.secrets);
-    if (!r.upgrade.empty()) j.field("upgrade", bounded(r.upgrade, max_method_bytes, cut));
-    j.field("bytesUp", r.bytes_up);
-    j.field("bytesDown", r.bytes_down);
-    j.field("durationMs",
+    namespace f = osf::log_field;
+    j.field(f::time, format_time(r.time));
+    j.field(f::connection, r.connection);
+    j.field(f::client, r.client);
+    j.field(f::host, bounded(r.host, max_host_bytes, cut));
+    j.field(f::port, static_cast<std::uint64_t>(r.port));
+    j.field(f::scheme, r.scheme);
+    j.field(f::method, bounded(r.method, max_method_bytes, cut));
+    j.field(f::path, bounded(std::string_view(r.path).substr(0, r.path.find_first_of("?#")),
+                             max_path_bytes, cut));
+    j.field(f::outcome, to_string(r.outcome));
+    j.field(f::status, r.status);
+    if (r.outcome == Outcome::refused)
+        j.field(f::refused_by, to_string(r.refused_by.value_or(RefusalReason::bad_request)));
+    if (r.outcome == Outcome::error)
+        j.field(f::error, to_string(r.error.value_or(ErrorKind::aborted)));
+    if (!r.mcp_server.empty()) j.field(f::mcp_server, r.mcp_server);
+    if (!r.tool.empty()) j.field(f::tool, bounded(r.tool, max_tool_bytes, cut));
+    if (!r.secrets.empty()) j.field(f::secrets, r.secrets);
+    if (!r.upgrade.empty()) j.field(f::upgrade, bounded(r.upgrade, max_method_bytes, cut));
+    j.field(f::bytes_up, r.bytes_up);
+    j.field(f::bytes_down, r.bytes_down);
+    j.field(f::duration_ms,
             static_cast<double>(static_cast<std::int64_t>(r.duration_ms * 1000)) / 1000);
-    if (r.mcp_events_dropped >= 0) j.field("mcpEventsDropped", r.mcp_events_dropped);
-    if (r.tools_removed >= 0) j.field("toolsRemoved", r.tools_removed);
+    if (r.mcp_events_dropped >= 0) j.field(f::mcp_events_dropped, r.mcp_events_dropped);
+    if (r.tools_removed >= 0) j.field(f::tools_removed, r.tools_removed);
     j.finish();
     return line;
 }

@@ -3,16 +3,20 @@
 // strings, bodies or MCP arguments.
 #pragma once
 
+#include "osf/log_fields.hpp"
+
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace osf::log {
 
-enum class Outcome { Allowed, Refused, Error };
-std::string_view to_string(Outcome o);
+using osf::ErrorKind;
+using osf::Outcome;
+using osf::RefusalReason;
 
 struct LogRecord {
     std::chrono::system_clock::time_point time;
@@ -23,10 +27,10 @@ struct LogRecord {
     std::string scheme = "https";
     std::string method;
     std::string path; // the query string is cut off by the serialiser, whatever it is given
-    Outcome outcome = Outcome::Error;
+    Outcome outcome = Outcome::error;
     int status = 0;
-    std::string refused_by; // refused only
-    std::string error;      // error only
+    std::optional<RefusalReason> refused_by; // refused only (unset: bad-request)
+    std::optional<ErrorKind> error;          // error only (unset: aborted)
     std::string mcp_server;
     std::string tool;
     std::vector<std::string> secrets;

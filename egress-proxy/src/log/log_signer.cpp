@@ -1,6 +1,7 @@
 #include "log/log_signer.hpp"
 
 #include "egress_log/log_chain.hpp"
+#include "osf/openssl_ptr.hpp"
 
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -18,13 +19,6 @@ namespace {
     ERR_clear_error();
     throw std::runtime_error(std::string("egress log key: ") + what + " failed");
 }
-
-struct MdCtxDeleter {
-    void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-};
-struct BioDeleter {
-    void operator()(BIO* b) const { BIO_free(b); }
-};
 
 } // namespace
 
@@ -52,7 +46,7 @@ std::string LogSigner::public_key() const {
 }
 
 std::string LogSigner::public_key_pem() const {
-    std::unique_ptr<BIO, BioDeleter> bio(BIO_new(BIO_s_mem()));
+    OpenSslPtr<BIO, BIO_free> bio(BIO_new(BIO_s_mem()));
     if (!bio || PEM_write_bio_PUBKEY(bio.get(), state_->key) != 1) fail("PEM_write_bio_PUBKEY");
     char* data = nullptr;
     const long size = BIO_get_mem_data(bio.get(), &data);
@@ -60,7 +54,7 @@ std::string LogSigner::public_key_pem() const {
 }
 
 std::string LogSigner::sign(std::string_view message) const {
-    std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> ctx(EVP_MD_CTX_new());
+    OpenSslPtr<EVP_MD_CTX, EVP_MD_CTX_free> ctx(EVP_MD_CTX_new());
     std::string signature(egress_log::signature_bytes, '\0');
     std::size_t size = signature.size();
     // Ed25519 signs the message itself (no separate digest): one-shot DigestSign.

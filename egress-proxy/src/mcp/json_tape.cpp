@@ -1,6 +1,7 @@
 #include "mcp/json_tape.hpp"
 
 #include "mcp/json_reader.hpp" // kMaxJsonDepth: the same limit as for requests
+#include "text/ascii.hpp"
 #include "text/utf8.hpp"
 
 #include <algorithm>
@@ -17,19 +18,14 @@ namespace osf::mcp {
 
 namespace {
 
-int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
+using text::hex_value;
 
 // Reads 4 hex digits at s[0..3]; -1 when they are not.
 long hex4(std::string_view s) {
     if (s.size() < 4) return -1;
     long value = 0;
     for (int i = 0; i < 4; ++i) {
-        int d = hex_digit(s[static_cast<std::size_t>(i)]);
+        int d = hex_value(s[static_cast<std::size_t>(i)]);
         if (d < 0) return -1;
         value = value * 16 + d;
     }

@@ -3,6 +3,8 @@
 // in bodies and chunks, and gets back what to forward or answer.
 #pragma once
 
+#include "osf/log_fields.hpp"
+
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -12,6 +14,8 @@
 #include <vector>
 
 namespace osf::mcp {
+
+using osf::RefusalReason;
 
 struct ServerPolicy {
     std::string name;            // the spec's mcp[].name (log's mcpServer)
@@ -32,7 +36,7 @@ struct RequestVerdict {
     Action action = Action::Refuse;
     int status = 400;
     std::string body;
-    std::string refused_by;                  // "mcp-tool" | "mcp-unreadable" | empty
+    std::optional<RefusalReason> refused_by; // mcp_tool | mcp_unreadable | unset (forwarded)
     std::string reason;                      // short text for the log/diagnostics, no arguments
     std::vector<std::string> tools_called;   // tools/call names seen (for the log's `tool`)
     std::vector<std::string> tools_list_ids; // ids of tools/list requests (canonical JSON)

@@ -1,30 +1,15 @@
 #include "mcp/media_type.hpp"
 
-#include <cctype>
+#include "text/ascii.hpp"
+
 #include <string>
 
 namespace osf::mcp {
 
 namespace {
 
-bool is_space(char c) {
-    return c == ' ' || c == '\t';
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && is_space(s.front()))
-        s.remove_prefix(1);
-    while (!s.empty() && is_space(s.back()))
-        s.remove_suffix(1);
-    return s;
-}
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
+using text::lower;
+using text::trim;
 
 std::string_view unquote(std::string_view s) {
     if (s.size() >= 2 && s.front() == '"' && s.back() == '"') return s.substr(1, s.size() - 2);

@@ -12,15 +12,12 @@ namespace {
 
 using Kind = JsonTape::Kind;
 
-constexpr const char* kRefusedByTool = "mcp-tool";
-constexpr const char* kRefusedByUnreadable = "mcp-unreadable";
-
 RequestVerdict unreadable(int status, int code, std::string_view message, std::string reason) {
     RequestVerdict verdict;
     verdict.action = RequestVerdict::Action::Refuse;
     verdict.status = status;
     verdict.body = error_answer("null", code, message);
-    verdict.refused_by = kRefusedByUnreadable;
+    verdict.refused_by = RefusalReason::mcp_unreadable;
     verdict.reason = std::move(reason);
     return verdict;
 }
@@ -124,7 +121,7 @@ RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view cont
     // Nothing reaches the server: answer every request ourselves. Notifications
     // (no id) and client responses (no method) get no answer, as JSON-RPC requires.
     verdict.action = RequestVerdict::Action::ReplyJsonRpc;
-    verdict.refused_by = kRefusedByTool;
+    verdict.refused_by = RefusalReason::mcp_tool;
     verdict.reason =
         batch ? "batch holds a call to an undeclared tool" : "call to an undeclared tool";
     std::vector<std::string> answers;

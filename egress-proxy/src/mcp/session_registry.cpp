@@ -1,5 +1,7 @@
 #include "mcp/session_registry.hpp"
 
+#include "text/ascii.hpp"
+
 #include <algorithm>
 
 namespace osf::mcp {
@@ -87,12 +89,7 @@ std::size_t SessionRegistry::session_count() const {
 
 namespace {
 
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
+using text::hex_value;
 
 std::string percent_decode(std::string_view s) {
     std::string out;

@@ -43,12 +43,12 @@ bool is_quiet_close(const beast::error_code& ec) {
 // is null on the proxy-facing connection (absolute-form requests, CONNECT).
 // Returns how many requests it handled (each with its own log line).
 template <class Stream>
-asio::awaitable<std::size_t> serve_requests(ProxyContext& ctx, Worker& worker, Stream& stream,
+asio::awaitable<std::size_t> serve_requests(ProxyRuntime& ctx, Worker& worker, Stream& stream,
                                             beast::flat_buffer& buffer,
                                             ClientRegistration& registration,
                                             const TunnelTarget* tunnel, const ConnectionInfo& conn);
 
-asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::tcp_stream& stream,
+asio::awaitable<void> handle_connect(ProxyRuntime& ctx, Worker& worker, beast::tcp_stream& stream,
                                      beast::flat_buffer& buffer, ClientRegistration& registration,
                                      http::request_parser<http::empty_body>& head,
                                      const ConnectionInfo& conn);
@@ -56,7 +56,7 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
 // A request the proxy cannot read: logged and answered with what was parsed
 // of it (the method and the destination, when the request line got that far).
 template <class Stream>
-asio::awaitable<void> answer_bad_request(ProxyContext& ctx, Stream& stream,
+asio::awaitable<void> answer_bad_request(ProxyRuntime& ctx, Stream& stream,
                                          const ConnectionInfo& conn, const TunnelTarget* tunnel,
                                          const http::request_parser<http::empty_body>& head,
                                          const beast::error_code& ec) {
@@ -85,13 +85,13 @@ asio::awaitable<void> answer_bad_request(ProxyContext& ctx, Stream& stream,
     co_await detail::refuse(stream, ex,
                             too_big ? http::status::request_header_fields_too_large
                                     : http::status::bad_request,
-                            too_big ? policy::reason::limit : policy::reason::bad_request,
+                            too_big ? RefusalReason::limit : RefusalReason::bad_request,
                             "malformed request: " + ec.message());
 }
 
 template <class Stream>
 asio::awaitable<std::size_t>
-serve_requests(ProxyContext& ctx, Worker& worker, Stream& stream, beast::flat_buffer& buffer,
+serve_requests(ProxyRuntime& ctx, Worker& worker, Stream& stream, beast::flat_buffer& buffer,
                ClientRegistration& registration, const TunnelTarget* tunnel,
                const ConnectionInfo& conn) {
     bool first = true;
@@ -99,10 +99,10 @@ serve_requests(ProxyContext& ctx, Worker& worker, Stream& stream, beast::flat_bu
     for (;;) {
         if (ctx.draining.load()) co_return handled;
         http::request_parser<http::empty_body> head;
-        head.header_limit(static_cast<std::uint32_t>(ctx.limits.max_header_bytes));
+        head.header_limit(static_cast<std::uint32_t>(ctx.config.limits().max_header_bytes));
         head.body_limit(boost::none); // bodies stream; MCP messages get their own limit
-        detail::expire_in(stream,
-                          first && !tunnel ? ctx.limits.header_timeout : ctx.limits.idle_timeout);
+        detail::expire_in(stream, first && !tunnel ? ctx.config.limits().header_timeout
+                                                   : ctx.config.limits().idle_timeout);
         registration.set_idle(true);
         if (buffer.size() == 0) buffer.shrink_to_fit(); // idle connections hold no buffer
         if constexpr (std::is_same_v<Stream, TlsStream>) {
@@ -138,7 +138,7 @@ serve_requests(ProxyContext& ctx, Worker& worker, Stream& stream, beast::flat_bu
 
 // After "200 Connection established": TLS is intercepted, plain HTTP is
 // served as it is, anything else is cut off and logged.
-asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::tcp_stream& stream,
+asio::awaitable<void> handle_connect(ProxyRuntime& ctx, Worker& worker, beast::tcp_stream& stream,
                                      beast::flat_buffer& buffer, ClientRegistration& registration,
                                      http::request_parser<http::empty_body>& head,
                                      const ConnectionInfo& conn) {
@@ -154,13 +154,13 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
     ex.rec.host = host ? *host : (hp ? hp->host : authority);
     ex.rec.port = hp ? hp->port : 0;
     if (!hp || !host) {
-        co_await detail::refuse(stream, ex, http::status::forbidden, policy::reason::bad_host,
+        co_await detail::refuse(stream, ex, http::status::forbidden, RefusalReason::bad_host,
                                 "not a valid host:port");
         co_return;
     }
-    const auto decision = ctx.policy.check_destination(*host, hp->port);
+    const auto decision = ctx.config.policy.check_destination(*host, hp->port);
     if (!decision.allowed) {
-        co_await detail::refuse(stream, ex, http::status::forbidden, decision.refused_by,
+        co_await detail::refuse(stream, ex, http::status::forbidden, *decision.refused_by,
                                 decision.detail);
         co_return;
     }
@@ -168,39 +168,39 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
     target.host = *host;
     target.port = hp->port;
     auto resolved = co_await resolve_checked(ctx, target.host, target.port);
-    if (!resolved.error.empty()) {
-        co_await detail::fail(stream, ex, resolved.error, target.host + " does not resolve");
+    if (resolved.error) {
+        co_await detail::fail(stream, ex, *resolved.error, target.host + " does not resolve");
         co_return;
     }
     if (!resolved.refusal.allowed) {
-        co_await detail::refuse(stream, ex, http::status::forbidden, resolved.refusal.refused_by,
+        co_await detail::refuse(stream, ex, http::status::forbidden, *resolved.refusal.refused_by,
                                 resolved.refusal.detail);
         co_return;
     }
     target.endpoints = std::move(resolved.endpoints);
 
     static constexpr std::string_view established = "HTTP/1.1 200 Connection established\r\n\r\n";
-    stream.expires_after(ctx.limits.idle_timeout);
+    stream.expires_after(ctx.config.limits().idle_timeout);
     auto [wec, wn] = co_await asio::async_write(stream, asio::buffer(established), use_tuple);
     if (wec) {
-        ex.finish_error(osf::log_error::client_closed, 0);
+        ex.finish_error(ErrorKind::client_closed, 0);
         co_return;
     }
     ex.responded = true;
     ex.rec.status = 200;
     OpenGauge tunnels(ctx.metrics.open_tunnels);
     // The tunnel's requests carry the lines from here; none at all is an error.
-    auto end_tunnel = [&ex](std::size_t requests, std::string_view error) {
+    auto end_tunnel = [&ex](std::size_t requests, ErrorKind error) {
         if (requests > 0)
             ex.carried_by_requests();
         else
             ex.finish_error(error, 200);
     };
 
-    stream.expires_after(ctx.limits.header_timeout);
+    stream.expires_after(ctx.config.limits().header_timeout);
     auto [dec, is_tls] = co_await beast::async_detect_ssl(stream, buffer, use_tuple);
     if (dec) {
-        end_tunnel(0, osf::log_error::no_request);
+        end_tunnel(0, ErrorKind::no_request);
         co_return;
     }
     if (!is_tls) {
@@ -210,7 +210,7 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
         ex.rec.scheme = "http";
         const auto requests =
             co_await serve_requests(ctx, worker, stream, buffer, registration, &target, conn);
-        end_tunnel(requests, osf::log_error::no_request);
+        end_tunnel(requests, ErrorKind::no_request);
         co_return;
     }
 
@@ -224,12 +224,12 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
     buffer.consume(buffer.size());
     registration.set_socket(&tls.socket());
     const SocketLease lease{registration};
-    tls.expires_after(ctx.limits.header_timeout);
+    tls.expires_after(ctx.config.limits().header_timeout);
     auto [hec] = co_await tls.async_handshake(use_tuple);
     if (hec) {
         spdlog::debug("connection {}: TLS handshake with the client failed: {}", conn.id,
                       hec.message());
-        end_tunnel(0, osf::log_error::client_tls);
+        end_tunnel(0, ErrorKind::client_tls);
         co_return;
     }
     if (const char* sni = SSL_get_servername(tls.native_handle(), TLSEXT_NAMETYPE_host_name)) {
@@ -239,13 +239,13 @@ asio::awaitable<void> handle_connect(ProxyContext& ctx, Worker& worker, beast::t
     }
     const auto requests =
         co_await serve_requests(ctx, worker, tls, buffer, registration, &target, conn);
-    end_tunnel(requests, osf::log_error::no_request);
+    end_tunnel(requests, ErrorKind::no_request);
     tls.shutdown();
 }
 
 } // namespace
 
-asio::awaitable<void> run_client_session(ProxyContext& ctx, Worker& worker, tcp::socket socket) {
+asio::awaitable<void> run_client_session(ProxyRuntime& ctx, Worker& worker, tcp::socket socket) {
     ConnectionInfo conn;
     conn.id = ctx.next_connection.fetch_add(1);
     beast::error_code ec;

@@ -2,7 +2,7 @@
 // then an intercepted TLS tunnel (or plain HTTP inside the tunnel).
 #pragma once
 
-#include "net/proxy_context.hpp"
+#include "net/proxy_runtime.hpp"
 #include "net/worker.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -10,7 +10,7 @@
 
 namespace osf::net {
 
-boost::asio::awaitable<void> run_client_session(ProxyContext& ctx, Worker& worker,
+boost::asio::awaitable<void> run_client_session(ProxyRuntime& ctx, Worker& worker,
                                                 boost::asio::ip::tcp::socket socket);
 
 } // namespace osf::net

@@ -2,12 +2,12 @@
 // written exactly once. finish() writes it on the paths that know how the
 // exchange ended; on every other way out (an early return, an exception, a
 // coroutine destroyed at shutdown) the destructor writes it as an error with
-// the reason recorded so far (`rec.error`, else "aborted"). No path can leave
+// the reason recorded so far (`rec.error`, else ErrorKind::aborted). No path can leave
 // an exchange without a line, and no path can write two.
 #pragma once
 
 #include "log/log_record.hpp"
-#include "net/proxy_context.hpp"
+#include "net/proxy_runtime.hpp"
 #include "net/session_types.hpp"
 #include "osf/log_fields.hpp"
 
@@ -18,7 +18,7 @@ namespace osf::net {
 
 class Exchange {
 public:
-    Exchange(ProxyContext& context, const ConnectionInfo& conn, std::string method) : ctx(context) {
+    Exchange(ProxyRuntime& context, const ConnectionInfo& conn, std::string method) : ctx(context) {
         rec.time = std::chrono::system_clock::now();
         rec.connection = conn.id;
         rec.client = conn.client;
@@ -29,13 +29,13 @@ public:
     ~Exchange() {
         if (state_ != State::Open) return;
         try {
-            if (rec.error.empty()) rec.error = std::string(osf::log_error::aborted);
-            finish(log::Outcome::Error, responded ? rec.status : 0);
+            if (!rec.error) rec.error = ErrorKind::aborted;
+            finish(Outcome::error, responded ? rec.status : 0);
         } catch (...) { // a destructor must not throw; the line is lost only if memory is
         }
     }
 
-    ProxyContext& ctx;
+    ProxyRuntime& ctx;
     log::LogRecord rec;
     std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
     unsigned client_version = 11;
@@ -44,12 +44,12 @@ public:
     bool refused_in_place = false; // a refused MCP call replaced by a ping (legacy transport)
 
     // Writes the line (only the first call does anything).
-    void finish(log::Outcome outcome, int status) {
+    void finish(Outcome outcome, int status) {
         if (state_ != State::Open) return;
         state_ = State::Written;
-        if (refused_in_place && outcome == log::Outcome::Allowed) {
-            outcome = log::Outcome::Refused;
-            rec.refused_by = std::string(osf::refused_by::mcp_tool);
+        if (refused_in_place && outcome == Outcome::allowed) {
+            outcome = Outcome::refused;
+            rec.refused_by = RefusalReason::mcp_tool;
         }
         rec.outcome = outcome;
         rec.status = status;
@@ -60,10 +60,10 @@ public:
     }
 
     // Ends as an error of kind `error`: the client got `status` (0: no answer).
-    void finish_error(std::string_view error, int status) {
+    void finish_error(ErrorKind error, int status) {
         if (state_ != State::Open) return;
-        rec.error = std::string(error);
-        finish(log::Outcome::Error, status);
+        rec.error = error;
+        finish(Outcome::error, status);
     }
 
     // This exchange needs no line of its own: an allowed CONNECT whose tunnel

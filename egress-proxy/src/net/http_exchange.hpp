@@ -10,7 +10,7 @@
 #include "net/exchange.hpp"
 #include "net/http_framing.hpp"
 #include "net/http_messages.hpp"
-#include "net/proxy_context.hpp"
+#include "net/proxy_runtime.hpp"
 #include "net/relay_buffer.hpp"
 #include "net/session_types.hpp"
 #include "net/tls_stream.hpp"
@@ -101,16 +101,16 @@ write_whole(Stream& stream, const http::message<isRequest, Body>& message, std::
 template <class Client>
 asio::awaitable<bool> answer(Client& client, Exchange& ex, http::status status,
                              std::string_view content_type, std::string body,
-                             std::string_view refused_by = {}) {
+                             std::optional<RefusalReason> refused_by = {}) {
     http::response<http::string_body> res{status, ex.client_version};
     res.set(http::field::server, "egress-proxy");
     res.set(http::field::content_type, content_type);
-    if (!refused_by.empty()) res.set(refused_by_header, refused_by);
+    if (refused_by) res.set(refused_by_header, to_string(*refused_by));
     res.set(http::field::cache_control, "no-store");
     res.body() = std::move(body);
     res.keep_alive(ex.client_keep);
     res.prepare_payload();
-    expire_in(client, ex.ctx.limits.idle_timeout);
+    expire_in(client, ex.ctx.config.limits().idle_timeout);
     auto [ec, n] = co_await write_whole(client, res, res.body());
     ex.responded = true;
     co_return !ec && ex.client_keep;
@@ -119,29 +119,29 @@ asio::awaitable<bool> answer(Client& client, Exchange& ex, http::status status,
 // Logs the refusal first, then answers it: a refusal is on record before the sandbox sees it.
 template <class Client>
 asio::awaitable<bool> refuse(Client& client, Exchange& ex, http::status status,
-                             std::string_view reason, const std::string& detail) {
-    ex.rec.refused_by = std::string(reason);
-    ex.finish(log::Outcome::Refused, static_cast<int>(status));
+                             RefusalReason reason, const std::string& detail) {
+    ex.rec.refused_by = reason;
+    ex.finish(Outcome::refused, static_cast<int>(status));
     co_return co_await answer(client, ex, status, "text/plain; charset=utf-8",
                               refusal_body(ex.rec.host, detail), reason);
 }
 
 template <class Client>
-asio::awaitable<bool> fail(Client& client, Exchange& ex, const std::string& error,
+asio::awaitable<bool> fail(Client& client, Exchange& ex, ErrorKind error,
                            const std::string& detail) {
     ex.rec.error = error;
-    const auto status =
-        error == "upstream-timeout" ? http::status::gateway_timeout : http::status::bad_gateway;
-    spdlog::warn("connection {}: {} {}:{}: {}", ex.rec.connection, error, ex.rec.host, ex.rec.port,
-                 detail);
+    const auto status = error == ErrorKind::upstream_timeout ? http::status::gateway_timeout
+                                                             : http::status::bad_gateway;
+    spdlog::warn("connection {}: {} {}:{}: {}", ex.rec.connection, to_string(error), ex.rec.host,
+                 ex.rec.port, detail);
     if (ex.responded) { // too late for an answer: cut the connection
-        ex.finish(log::Outcome::Error, ex.rec.status);
+        ex.finish(Outcome::error, ex.rec.status);
         co_return false;
     }
     ex.client_keep = false;
-    ex.finish(log::Outcome::Error, static_cast<int>(status));
+    ex.finish(Outcome::error, static_cast<int>(status));
     co_await answer(client, ex, status, "text/plain; charset=utf-8",
-                    "egress-proxy: " + error + ": " + detail + "\n");
+                    "egress-proxy: " + std::string(to_string(error)) + ": " + detail + "\n");
     co_return false;
 }
 
@@ -219,9 +219,8 @@ inline bool port_in_range(std::string_view text) {
 }
 
 // How a client ended an exchange early: it went away, or sent nothing in time.
-inline std::string_view client_error(const beast::error_code& ec) {
-    return ec == beast::error::timeout ? osf::log_error::client_timeout
-                                       : osf::log_error::client_closed;
+inline ErrorKind client_error(const beast::error_code& ec) {
+    return ec == beast::error::timeout ? ErrorKind::client_timeout : ErrorKind::client_closed;
 }
 
 // A parse error of the message itself, as opposed to the peer going away.
@@ -270,11 +269,11 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
     using namespace boost::asio::experimental::awaitable_operators;
     auto& ctx = ex.ctx;
     ForwardResult result;
-    const auto idle = ctx.limits.idle_timeout;
+    const auto idle = ctx.config.limits().idle_timeout;
 
     // 1. The request.
     const auto sent_at = std::chrono::steady_clock::now();
-    expire_in(up, ctx.limits.upstream_timeout);
+    expire_in(up, ctx.config.limits().upstream_timeout);
     if (out.buffered) {
         MessageFramer framer(*out.buffered); // here, not in write_whole: one coroutine frame less
         auto [ec, n] =
@@ -283,7 +282,8 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             if (conn.reused)
                 result.retry = true;
             else
-                co_await fail(client, ex, "upstream-reset", "sending the request: " + ec.message());
+                co_await fail(client, ex, ErrorKind::upstream_reset,
+                              "sending the request: " + ec.message());
             co_return result;
         }
         ex.rec.bytes_up = out.buffered->body().size();
@@ -299,7 +299,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
                 // A body that is not valid HTTP framing (bad chunk size...): the
                 // upstream connection is dropped unfinished, the sandbox gets a 400.
                 ex.client_keep = false;
-                co_await refuse(client, ex, http::status::bad_request, policy::reason::bad_request,
+                co_await refuse(client, ex, http::status::bad_request, RefusalReason::bad_request,
                                 "malformed request body: " + ec.message());
                 co_return result;
             }
@@ -309,7 +309,8 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             }
         }
         if (hec) {
-            co_await fail(client, ex, "upstream-reset", "sending the request: " + hec.message());
+            co_await fail(client, ex, ErrorKind::upstream_reset,
+                          "sending the request: " + hec.message());
             co_return result;
         }
     }
@@ -320,9 +321,9 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         interim.emplace();
         auto& rp = *interim;
         rp.body_limit(boost::none);
-        rp.header_limit(static_cast<std::uint32_t>(ctx.limits.max_header_bytes));
+        rp.header_limit(static_cast<std::uint32_t>(ctx.config.limits().max_header_bytes));
         if (out.head) rp.skip(true);
-        expire_in(up, ctx.limits.upstream_timeout);
+        expire_in(up, ctx.config.limits().upstream_timeout);
         conn.buffer.reserve(read_reserve); // a whole TLS record per read, not 512 bytes of it
         if constexpr (std::is_same_v<Up, TlsStream>)
             if (conn.buffer.size() == 0) up.wait_before_next_read();
@@ -335,7 +336,8 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
                 co_return result;
             }
             co_await fail(client, ex,
-                          ec == beast::error::timeout ? "upstream-timeout" : "upstream-reset",
+                          ec == beast::error::timeout ? ErrorKind::upstream_timeout
+                                                      : ErrorKind::upstream_reset,
                           "reading the response: " + ec.message());
             co_return result;
         }
@@ -351,14 +353,14 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
     if (res.count(http::field::transfer_encoding) > 1) {
         // Beast's parser and its header read two fields differently (the parser the
         // last coding, the header the first): the body's end would be ambiguous.
-        co_await fail(client, ex, std::string(osf::log_error::upstream_protocol),
+        co_await fail(client, ex, ErrorKind::upstream_protocol,
                       "the answer has more than one Transfer-Encoding field");
         co_return result;
     }
     if (res.result() == http::status::switching_protocols && !out.websocket) {
         // Nothing asked for a new protocol (an MCP endpoint is never asked): whatever
         // follows is not HTTP the proxy can read, and is never relayed.
-        co_await fail(client, ex, std::string(osf::log_error::upstream_protocol),
+        co_await fail(client, ex, ErrorKind::upstream_protocol,
                       "the upstream switched protocols without being asked to");
         co_return result;
     }
@@ -366,7 +368,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
     // put back to its placeholder, or the answer is refused.
     if (!ctx.config.secrets.mask_answer_head(res.base(), out.echo_forms)) {
         ex.client_keep = false;
-        co_await refuse(client, ex, http::status::bad_gateway, policy::reason::secret_echo,
+        co_await refuse(client, ex, http::status::bad_gateway, RefusalReason::secret_echo,
                         "the answer names a secret in a header field name");
         co_return result;
     }
@@ -392,7 +394,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         if (!ec)
             co_await (pump(client, up, idle, ex.rec.bytes_up) ||
                       pump(up, client, idle, ex.rec.bytes_down));
-        ex.finish(log::Outcome::Allowed, 101);
+        ex.finish(Outcome::allowed, 101);
         co_return result; // neither side is reused
     }
 
@@ -408,7 +410,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         const bool success = res.result_int() >= 200 && res.result_int() < 300;
         if (has_body && is_encoded(res[http::field::content_encoding])) {
             ex.client_keep = false;
-            co_await refuse(client, ex, http::status::bad_gateway, policy::reason::mcp_unreadable,
+            co_await refuse(client, ex, http::status::bad_gateway, RefusalReason::mcp_unreadable,
                             "the MCP server sent a compressed answer");
             co_return result;
         }
@@ -461,17 +463,17 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             ex.rec.mcp_events_dropped = static_cast<std::int64_t>(filter.events_dropped());
             ex.rec.tools_removed = static_cast<std::int64_t>(filter.tools_removed());
             if (!ec) {
-                ex.finish(log::Outcome::Allowed, ex.rec.status); // before the last chunk
+                ex.finish(Outcome::allowed, ex.rec.status); // before the last chunk
                 text.clear();
                 ec = co_await send(text, false);
             }
             if (ec) {
-                ex.finish_error(upstream_side ? osf::log_error::upstream_reset
-                                              : osf::log_error::client_closed,
+                ex.finish_error(upstream_side ? ErrorKind::upstream_reset
+                                              : ErrorKind::client_closed,
                                 ex.rec.status);
                 co_return result;
             }
-            ex.finish(log::Outcome::Allowed, ex.rec.status);
+            ex.finish(Outcome::allowed, ex.rec.status);
             result.client_keep = client_keep;
             result.upstream_reusable = rp.keep_alive();
             co_return result;
@@ -484,7 +486,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
                 // Checked before Beast's string body would reserve what it says.
                 ex.client_keep = false;
                 co_await refuse(client, ex, http::status::bad_gateway,
-                                policy::reason::mcp_unreadable,
+                                RefusalReason::mcp_unreadable,
                                 "the MCP server's answer is over the size limit");
                 co_return result;
             }
@@ -496,12 +498,12 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             if (ec == http::error::body_limit) {
                 ex.client_keep = false;
                 co_await refuse(client, ex, http::status::bad_gateway,
-                                policy::reason::mcp_unreadable,
+                                RefusalReason::mcp_unreadable,
                                 "the MCP server's answer is over the size limit");
                 co_return result;
             }
             if (ec) {
-                co_await fail(client, ex, "upstream-reset",
+                co_await fail(client, ex, ErrorKind::upstream_reset,
                               "reading the response: " + ec.message());
                 co_return result;
             }
@@ -511,7 +513,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             auto filtered = mcp::filter_json_response(*mcp_policy, answer_msg.body());
             if (!filtered) {
                 co_await refuse(client, ex, http::status::bad_gateway,
-                                policy::reason::mcp_unreadable,
+                                RefusalReason::mcp_unreadable,
                                 "the MCP server's answer is not readable JSON-RPC");
                 result.upstream_reusable = reusable;
                 co_return result;
@@ -521,7 +523,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
             answer_msg.keep_alive(client_keep);
             answer_msg.prepare_payload();
             ex.rec.bytes_down = answer_msg.body().size();
-            ex.finish(log::Outcome::Allowed, ex.rec.status); // on record before it is answered
+            ex.finish(Outcome::allowed, ex.rec.status); // on record before it is answered
             expire_in(client, idle);
             auto [wec, wn] = co_await write_whole(client, answer_msg, answer_msg.body());
             ex.responded = true;
@@ -531,7 +533,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         }
         if (has_body && success && res.result_int() != 202) { // 202: "Accepted", no tool list
             ex.client_keep = false;
-            co_await refuse(client, ex, http::status::bad_gateway, policy::reason::mcp_unreadable,
+            co_await refuse(client, ex, http::status::bad_gateway, RefusalReason::mcp_unreadable,
                             "the MCP server answered with content type \"" + type + "\"");
             co_return result;
         }
@@ -547,9 +549,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
     MessageFramer framer(res, bodiless);
     // The allowed line is written before the write that completes the answer, so
     // an answer a client has in full is always on record, even after kill -9.
-    const std::function<void()> log_allowed = [&ex] {
-        ex.finish(log::Outcome::Allowed, ex.rec.status);
-    };
+    const std::function<void()> log_allowed = [&ex] { ex.finish(Outcome::allowed, ex.rec.status); };
     if (rp.is_done()) log_allowed(); // no body follows: the head is the whole answer
     // The head goes out with the first piece of the body when that piece is here
     // already (one TLS record and one write, not two); otherwise at once, as a
@@ -560,7 +560,8 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         beast::error_code pec;
         prefilled = prefill_body(up, conn.buffer, rp, chunk, pec);
         if (pec) {
-            co_await fail(client, ex, "upstream-reset", "reading the response: " + pec.message());
+            co_await fail(client, ex, ErrorKind::upstream_reset,
+                          "reading the response: " + pec.message());
             co_return result;
         }
     }
@@ -569,7 +570,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
         auto [hec, hn] = co_await asio::async_write(client, framer.next({}, false), use_tuple);
         if (hec) {
             ex.responded = true;
-            ex.finish_error(osf::log_error::client_closed, ex.rec.status);
+            ex.finish_error(ErrorKind::client_closed, ex.rec.status);
             co_return result;
         }
     }
@@ -577,14 +578,13 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
     auto [ec, upstream_side] = co_await relay_body(client, up, conn.buffer, rp, framer, chunk,
                                                    prefilled, idle, ex.rec.bytes_down, log_allowed);
     if (ec) {
-        ex.finish_error(upstream_side
-                            ? (ec == beast::error::timeout ? osf::log_error::upstream_timeout
-                                                           : osf::log_error::upstream_reset)
-                            : osf::log_error::client_closed,
+        ex.finish_error(upstream_side ? (ec == beast::error::timeout ? ErrorKind::upstream_timeout
+                                                                     : ErrorKind::upstream_reset)
+                                      : ErrorKind::client_closed,
                         ex.rec.status);
         co_return result;
     }
-    ex.finish(log::Outcome::Allowed, ex.rec.status);
+    ex.finish(Outcome::allowed, ex.rec.status);
     result.client_keep = client_keep && !close_delimited;
     result.upstream_reusable = rp.keep_alive() && !rp.need_eof();
     co_return result;
@@ -596,7 +596,7 @@ asio::awaitable<ForwardResult> forward(Exchange& ex, Client& client, beast::flat
 // connection may carry another request.
 template <class Client>
 boost::asio::awaitable<bool>
-handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::flat_buffer& cbuf,
+handle_request(ProxyRuntime& ctx, Worker& worker, Client& client, boost::beast::flat_buffer& cbuf,
                boost::beast::http::request_parser<boost::beast::http::empty_body>& head,
                const TunnelTarget* tunnel, const ConnectionInfo& conn) {
     using namespace detail;
@@ -610,7 +610,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
         head.chunked() || (head.content_length() && *head.content_length() > 0) || unframed_coding;
     // Without a body left unread the connection stays usable even after a refusal.
     ex.client_keep = req.keep_alive() && !ctx.draining.load();
-    auto refuse_request = [&](http::status status, std::string_view reason,
+    auto refuse_request = [&](http::status status, RefusalReason reason,
                               const std::string& detail) -> asio::awaitable<bool> {
         if (has_body) ex.client_keep = false;
         co_return co_await refuse(client, ex, status, reason, detail);
@@ -635,18 +635,18 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
             ex.rec.path = url ? std::string(url->encoded_path()) : std::string();
             if (!url || !named)
                 co_return co_await refuse_request(http::status::bad_request,
-                                                  policy::reason::bad_request,
+                                                  RefusalReason::bad_request,
                                                   "the request target is not a path");
             if (url->has_port() && !port_in_range(url->port()))
                 co_return co_await refuse_request(http::status::bad_request,
-                                                  policy::reason::bad_request,
+                                                  RefusalReason::bad_request,
                                                   "the port is not a number from 1 to 65535");
             const auto named_port = url->has_port() && !url->port().empty()
                                         ? url->port_number()
                                         : (url->scheme() == "http" ? 80 : 443);
             if (*named != host || named_port != port)
                 co_return co_await refuse_request(
-                    http::status::forbidden, policy::reason::host_mismatch,
+                    http::status::forbidden, RefusalReason::host_mismatch,
                     "the request names " + *named + ", not the tunnel's host");
             target = std::string(url->encoded_resource());
             if (!target.starts_with('/')) target.insert(0, "/"); // "http://h?q" is "/?q"
@@ -656,7 +656,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
         if (!url || (url->scheme() != "http" && url->scheme() != "https")) {
             ex.rec.host = "";
             co_return co_await refuse_request(
-                http::status::bad_request, policy::reason::bad_request,
+                http::status::bad_request, RefusalReason::bad_request,
                 "a proxy request needs an absolute http:// URL or CONNECT");
         }
         upstream_tls = url->scheme() == "https";
@@ -665,22 +665,21 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
         ex.rec.host = named ? *named : std::string(url->encoded_host());
         ex.rec.path = std::string(url->encoded_path());
         if (!named)
-            co_return co_await refuse_request(http::status::forbidden, policy::reason::bad_host,
+            co_return co_await refuse_request(http::status::forbidden, RefusalReason::bad_host,
                                               "not a valid host name");
         host = *named;
         if (url->has_port() && !port_in_range(url->port()))
-            co_return co_await refuse_request(http::status::bad_request,
-                                              policy::reason::bad_request,
+            co_return co_await refuse_request(http::status::bad_request, RefusalReason::bad_request,
                                               "the port is not a number from 1 to 65535");
         port = url->has_port() && !url->port().empty() ? url->port_number()
                                                        : (upstream_tls ? 443 : 80);
         ex.rec.port = port;
         if (url->has_userinfo())
-            co_return co_await refuse_request(http::status::forbidden, policy::reason::bad_host,
+            co_return co_await refuse_request(http::status::forbidden, RefusalReason::bad_host,
                                               "user information in the URL is not forwarded");
-        const auto decision = ctx.policy.check_destination(host, port);
+        const auto decision = ctx.config.policy.check_destination(host, port);
         if (!decision.allowed)
-            co_return co_await refuse_request(http::status::forbidden, decision.refused_by,
+            co_return co_await refuse_request(http::status::forbidden, *decision.refused_by,
                                               decision.detail);
         target = std::string(url->encoded_resource());
         if (!target.starts_with('/')) target.insert(0, "/"); // "http://h?q" is "/?q"
@@ -690,17 +689,16 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
     // A fragment is never part of a request target (RFC 9112 3.2): cut here and
     // forwarded there, it would make what is checked differ from what is sent.
     if (target.find('#') != std::string::npos)
-        co_return co_await refuse_request(http::status::bad_request, policy::reason::bad_request,
+        co_return co_await refuse_request(http::status::bad_request, RefusalReason::bad_request,
                                           "a fragment ('#') in the request target");
     // Where an MCP endpoint lives, the path must have one reading every server
     // routes on, or MCP traffic could pass as plain egress.
-    if (ctx.policy.has_mcp_endpoint(host, port))
+    if (ctx.config.policy.has_mcp_endpoint(host, port))
         if (const auto why = policy::ambiguous_path(path); !why.empty())
-            co_return co_await refuse_request(http::status::bad_request,
-                                              policy::reason::bad_request,
+            co_return co_await refuse_request(http::status::bad_request, RefusalReason::bad_request,
                                               std::string(why) + " (a host with an MCP endpoint)");
     if (unframed_coding)
-        co_return co_await refuse_request(http::status::bad_request, policy::reason::bad_request,
+        co_return co_await refuse_request(http::status::bad_request, RefusalReason::bad_request,
                                           "a Transfer-Encoding that does not end in chunked");
 
     // The Host header must name the same destination (no domain fronting).
@@ -708,32 +706,32 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
     const bool names_host = !host_header.empty();
     if (host_header.empty()) {
         if (ex.client_version == 11)
-            co_return co_await refuse_request(http::status::bad_request,
-                                              policy::reason::bad_request, "no Host header");
+            co_return co_await refuse_request(http::status::bad_request, RefusalReason::bad_request,
+                                              "no Host header");
     } else {
         const auto hp = policy::split_host_port(host_header, port);
         const auto named = hp ? policy::canonical_host(hp->host) : std::nullopt;
         if (!named || *named != host || hp->port != port)
-            co_return co_await refuse_request(http::status::forbidden,
-                                              policy::reason::host_mismatch,
+            co_return co_await refuse_request(http::status::forbidden, RefusalReason::host_mismatch,
                                               "the Host header names another destination");
     }
     if (tunnel && !tunnel->sni_problem.empty())
-        co_return co_await refuse_request(http::status::forbidden, policy::reason::host_mismatch,
+        co_return co_await refuse_request(http::status::forbidden, RefusalReason::host_mismatch,
                                           tunnel->sni_problem);
     if (req.count(http::field::host) > 1)
-        co_return co_await refuse_request(http::status::bad_request, policy::reason::bad_request,
+        co_return co_await refuse_request(http::status::bad_request, RefusalReason::bad_request,
                                           "more than one Host header");
 
     // What the proxy does there.
-    const osf::McpServer* mcp_server = ctx.policy.mcp_server_for(host, port, path);
-    const mcp::ServerPolicy* mcp_policy = mcp_server ? ctx.mcp_policy(mcp_server->name) : nullptr;
+    const osf::McpServer* mcp_server = ctx.config.policy.mcp_server_for(host, port, path);
+    const mcp::ServerPolicy* mcp_policy =
+        mcp_server ? ctx.config.mcp_policy(mcp_server->name) : nullptr;
     if (mcp_server) ex.rec.mcp_server = mcp_server->name;
     // MCP traffic is read message by message: an upgrade (WebSocket, h2c, any
     // token) would carry tool calls in frames the proxy never reads.
     if (mcp_server && asks_for_upgrade(req))
         co_return co_await refuse_request(
-            http::status::forbidden, policy::reason::mcp_upgrade,
+            http::status::forbidden, RefusalReason::mcp_upgrade,
             "an MCP endpoint is not upgraded to another protocol (WebSocket, h2c)");
 
     OutgoingRequest out;
@@ -745,11 +743,11 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
     // One Content-Length, as parsed: equal duplicates ("5, 5") reach the upstream as one.
     if (head.content_length())
         req.set(http::field::content_length, std::to_string(*head.content_length()));
-    if (ctx.policy.substitutes_secrets(host, port)) {
+    if (ctx.config.policy.substitutes_secrets(host, port)) {
         // A real value goes only to an upstream whose TLS certificate was verified.
         if (!upstream_tls && ctx.config.secrets.has_placeholder(req.base()))
             co_return co_await refuse_request(
-                http::status::forbidden, policy::reason::secret_cleartext,
+                http::status::forbidden, RefusalReason::secret_cleartext,
                 "a secret placeholder is substituted only on https:// requests");
         ex.rec.secrets = ctx.config.secrets.substitute(req.base(), &out.echo_forms);
     }
@@ -761,7 +759,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
 
     if (expect_continue && has_body) {
         http::response<http::empty_body> cont{http::status::continue_, 11};
-        expire_in(client, ctx.limits.idle_timeout);
+        expire_in(client, ctx.config.limits().idle_timeout);
         co_await write_whole(client, cont, {}, true);
     }
 
@@ -773,7 +771,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
         if (head.content_length() && *head.content_length() > mcp_policy->max_message_bytes) {
             ex.client_keep = false;
             co_return co_await refuse(client, ex, http::status::payload_too_large,
-                                      policy::reason::mcp_unreadable,
+                                      RefusalReason::mcp_unreadable,
                                       "the MCP message is over the size limit");
         }
         req.set(http::field::accept_encoding, "identity");
@@ -783,18 +781,18 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
         // the head forwarded is the one checked above, kept aside.
         auto checked_head = sp.get().base();
         if (has_body) {
-            expire_in(client, ctx.limits.idle_timeout);
+            expire_in(client, ctx.config.limits().idle_timeout);
             auto [ec, n] = co_await http::async_read(client, cbuf, sp, use_tuple);
             if (ec == http::error::body_limit) {
                 ex.client_keep = false;
                 co_return co_await refuse(client, ex, http::status::payload_too_large,
-                                          policy::reason::mcp_unreadable,
+                                          RefusalReason::mcp_unreadable,
                                           "the MCP message is over the size limit");
             }
             if (ec && is_malformed_message(ec)) {
                 ex.client_keep = false;
                 co_return co_await refuse(client, ex, http::status::bad_request,
-                                          policy::reason::bad_request,
+                                          RefusalReason::bad_request,
                                           "malformed request body: " + ec.message());
             }
             if (ec) {
@@ -806,7 +804,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
         if (restore_checked_head(message, std::move(checked_head))) {
             ex.client_keep = false;
             co_return co_await refuse(client, ex, http::status::bad_request,
-                                      policy::reason::bad_request,
+                                      RefusalReason::bad_request,
                                       "trailer fields on an MCP message");
         }
         if (has_body || message.method() == http::verb::post) {
@@ -827,20 +825,18 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
                 message.body() = std::move(*substitute);
                 ex.refused_in_place = true;
             } else if (verdict.action == mcp::RequestVerdict::Action::ReplyJsonRpc) {
-                ex.rec.refused_by = std::string(policy::reason::mcp_tool);
-                ex.finish(log::Outcome::Refused, verdict.status);
+                ex.rec.refused_by = RefusalReason::mcp_tool;
+                ex.finish(Outcome::refused, verdict.status);
                 co_return co_await answer(client, ex, static_cast<http::status>(verdict.status),
                                           "application/json", std::move(verdict.body),
-                                          policy::reason::mcp_tool);
+                                          RefusalReason::mcp_tool);
             }
             if (verdict.action == mcp::RequestVerdict::Action::Forward && session)
                 for (const auto& id : verdict.tools_list_ids)
                     ctx.mcp_sessions->expect_tools_list(*session, id);
             if (verdict.action == mcp::RequestVerdict::Action::Refuse) {
-                ex.rec.refused_by = verdict.refused_by.empty()
-                                        ? std::string(policy::reason::mcp_unreadable)
-                                        : verdict.refused_by;
-                ex.finish(log::Outcome::Refused, verdict.status);
+                ex.rec.refused_by = verdict.refused_by.value_or(RefusalReason::mcp_unreadable);
+                ex.finish(Outcome::refused, verdict.status);
                 co_return co_await answer(client, ex, static_cast<http::status>(verdict.status),
                                           "application/json", std::move(verdict.body),
                                           ex.rec.refused_by);
@@ -869,10 +865,11 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
                                             tunnel ? &tunnel->endpoints : nullptr, attempt == 0,
                                             can_retry);
         if (!up.connection) {
-            if (!up.refusal.allowed && !up.refusal.refused_by.empty())
-                co_return co_await refuse_request(http::status::forbidden, up.refusal.refused_by,
+            if (!up.refusal.allowed && up.refusal.refused_by)
+                co_return co_await refuse_request(http::status::forbidden, *up.refusal.refused_by,
                                                   up.refusal.detail);
-            co_return co_await fail(client, ex, up.error, up.detail);
+            co_return co_await fail(client, ex, up.error.value_or(ErrorKind::upstream_connect),
+                                    up.detail);
         }
         auto& connection = *up.connection;
         ForwardResult result;
@@ -884,7 +881,7 @@ handle_request(ProxyContext& ctx, Worker& worker, Client& client, boost::beast::
                 co_await forward(ex, client, cbuf, connection, *connection.tcp, out, mcp_policy);
         if (result.retry && attempt == 0) continue;
         if (result.retry) {
-            co_return co_await fail(client, ex, "upstream-reset",
+            co_return co_await fail(client, ex, ErrorKind::upstream_reset,
                                     "the upstream closed the connection");
         }
         if (result.upstream_reusable) worker.pool.put(std::move(up.connection));

@@ -1,9 +1,10 @@
 #include "net/http_messages.hpp"
 
+#include "text/ascii.hpp"
+
 #include <algorithm>
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http/field.hpp>
-#include <cctype>
 #include <vector>
 
 namespace osf::net {
@@ -11,19 +12,8 @@ namespace osf::net {
 namespace http = boost::beast::http;
 
 namespace {
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-        s.remove_suffix(1);
-    return s;
-}
-std::string lower(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return out;
-}
+using text::lower;
+using text::trim;
 
 // "Transfer_Encoding" read as "transfer-encoding": a field some servers (and
 // CGI-style gateways) take for that framing or hop-by-hop field. Dropped, as

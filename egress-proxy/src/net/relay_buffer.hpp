@@ -1,8 +1,7 @@
 // The buffer a body moves through between the two sides, taken from a small
 // per-thread cache. A keep-alive request would otherwise allocate and free one
-// per answer, and glibc hands a freed 64 KiB block straight back to the kernel
-// (consolidation, heap trim, madvise, page faults on the next request): a few
-// percent of the proxy's time per request before this cache.
+// per answer, and glibc hands a freed block this large straight back to the
+// kernel (consolidation, heap trim, madvise, page faults on the next request).
 #pragma once
 
 #include <cstddef>

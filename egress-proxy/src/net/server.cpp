@@ -3,8 +3,7 @@
 #include "admin/admin_server.hpp"
 #include "config/cpu_budget.hpp"
 #include "net/client_session.hpp"
-#include "net/proxy_context.hpp"
-#include "net/tls_contexts.hpp"
+#include "net/proxy_runtime.hpp"
 #include "net/worker.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -53,8 +52,8 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 } // namespace
 
 struct ProxyServer::Impl {
-    const config::RuntimeConfig& config;
-    std::unique_ptr<ProxyContext> ctx;
+    const config::ProxyConfig& config;
+    std::unique_ptr<ProxyRuntime> ctx;
     // Workers outlive main_io: its pending accept holds a socket of a worker's io_context.
     std::vector<std::unique_ptr<Worker>> workers;
     asio::io_context main_io{1};
@@ -62,7 +61,7 @@ struct ProxyServer::Impl {
     std::unique_ptr<admin::AdminServer> admin;
     std::size_t next_worker = 0;
 
-    explicit Impl(const config::RuntimeConfig& c) : config(c) {}
+    explicit Impl(const config::ProxyConfig& c) : config(c) {}
 
     asio::awaitable<void> accept_loop() {
         for (;;) {
@@ -79,10 +78,10 @@ struct ProxyServer::Impl {
                 continue;
             }
             if (static_cast<std::size_t>(ctx->metrics.open_connections.load()) >=
-                config.options.limits.max_connections) {
+                config.limits().max_connections) {
                 boost::system::error_code ignored;
                 socket.close(ignored); // over the connection limit: refuse at once
-                ctx->metrics.count_refusal("limit");
+                ctx->metrics.count_refusal(RefusalReason::limit);
                 continue;
             }
             asio::co_spawn(worker.io, run_client_session(*ctx, worker, std::move(socket)),
@@ -91,14 +90,13 @@ struct ProxyServer::Impl {
     }
 };
 
-ProxyServer::ProxyServer(const config::RuntimeConfig& config)
+ProxyServer::ProxyServer(const config::ProxyConfig& config)
     : impl_(std::make_unique<Impl>(config)) {
     const auto& options = config.options;
     std::filesystem::create_directories(options.state_dir);
 
     ca::CaOptions ca_options;
-    policy::Policy policy(config.spec, config.aliases);
-    ca_options.permitted_names = policy.permitted_names();
+    ca_options.permitted_names = config.policy.permitted_names();
     auto authority = ca::CertificateAuthority::create(ca_options);
     auto log = std::make_unique<log::EgressLogWriter>(
         (std::filesystem::path(options.state_dir) / "egress.jsonl").string(), options.log_stdout,
@@ -109,8 +107,7 @@ ProxyServer::ProxyServer(const config::RuntimeConfig& config)
     // Next to ca.crt: the key the log's checkpoints verify against.
     write_file_atomically(std::filesystem::path(options.state_dir) / "log-key.pub",
                           log->public_key_pem());
-    impl_->ctx = std::make_unique<ProxyContext>(config, make_upstream_context(options.upstream_ca),
-                                                std::move(authority), std::move(log));
+    impl_->ctx = std::make_unique<ProxyRuntime>(config, std::move(authority), std::move(log));
     write_file_atomically(std::filesystem::path(options.state_dir) / "ca.crt",
                           impl_->ctx->authority->certificate_pem());
 

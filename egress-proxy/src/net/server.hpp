@@ -12,7 +12,7 @@ class ProxyServer {
 public:
     // Makes the CA, writes <state-dir>/ca.crt, opens the log and binds both
     // listeners. Throws std::runtime_error with one line on failure.
-    explicit ProxyServer(const config::RuntimeConfig& config);
+    explicit ProxyServer(const config::ProxyConfig& config);
     ~ProxyServer();
 
     // Serves until SIGTERM/SIGINT, drains, returns the exit code (0).

@@ -264,8 +264,8 @@ private:
     // Makes sure the timer fires no later than the deadline. One timer per
     // stream, set again only when a wait needs an earlier time than it is set
     // for: each request moves the deadline later, and setting the timer for
-    // every wait (a timer-queue update, then a cancelled handler to run) cost
-    // about 1,500 instructions per request. When it fires before the deadline
+    // every wait (a timer-queue update, then a cancelled handler to run) was
+    // measurable per request (docs/benchmark.md). When it fires before the deadline
     // (which moved on), it is set again for the deadline if a wait is pending.
     void watch_deadline();
     // Once the bytes read before are used up, OpenSSL reads the socket from

@@ -83,11 +83,11 @@ std::size_t UpstreamPool::size() const {
     return n;
 }
 
-asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::string host,
+asio::awaitable<ResolvedDestination> resolve_checked(ProxyRuntime& ctx, std::string host,
                                                      std::uint16_t port) {
     ResolvedDestination out;
     std::vector<asio::ip::address> candidates;
-    if (auto alias = ctx.policy.alias_for(host)) {
+    if (auto alias = ctx.config.policy.alias_for(host)) {
         candidates.push_back(*alias);
     } else if (auto literal = policy::host_as_address(host)) {
         candidates.push_back(*literal);
@@ -96,21 +96,21 @@ asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::str
         auto [ec, results] = co_await resolver.async_resolve(host, std::to_string(port),
                                                              asio::as_tuple(asio::use_awaitable));
         if (ec) {
-            out.error = "dns";
+            out.error = ErrorKind::dns;
             co_return out;
         }
         for (const auto& entry : results)
             candidates.push_back(entry.endpoint().address());
     }
     for (const auto& address : candidates) {
-        auto decision = ctx.policy.check_address(host, address);
+        auto decision = ctx.config.policy.check_address(host, address);
         // Even an alias does not make the proxy's own listeners a destination.
         if (ctx.is_own_endpoint({address, port}))
-            decision = policy::Decision::refuse(policy::reason::destination_address,
+            decision = policy::Decision::refuse(RefusalReason::destination_address,
                                                 host + " is the egress proxy itself");
         if (decision.allowed) {
             out.endpoints.emplace_back(address, port);
-        } else if (out.refusal.refused_by.empty()) {
+        } else if (!out.refusal.refused_by) {
             out.refusal = std::move(decision);
         }
     }
@@ -131,7 +131,7 @@ void prepare_tls(SSL* ssl, const std::string& host) {
 
 } // namespace
 
-asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool& pool,
+asio::awaitable<UpstreamResult> acquire_upstream(ProxyRuntime& ctx, UpstreamPool& pool,
                                                  const std::string& host, std::uint16_t port,
                                                  bool tls,
                                                  const std::vector<tcp::endpoint>* checked,
@@ -150,7 +150,7 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool
         endpoints = *checked;
     } else {
         auto resolved = co_await resolve_checked(ctx, host, port);
-        if (!resolved.error.empty()) {
+        if (resolved.error) {
             out.error = resolved.error;
             out.detail = host + " does not resolve";
             co_return out;
@@ -167,11 +167,12 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool
     connection->tls = tls;
     const auto executor = co_await asio::this_coro::executor;
     beast::tcp_stream stream(executor);
-    stream.expires_after(ctx.limits.upstream_timeout);
+    stream.expires_after(ctx.config.limits().upstream_timeout);
     auto [cec, connected] =
         co_await stream.async_connect(endpoints, asio::as_tuple(asio::use_awaitable));
     if (cec) {
-        out.error = cec == beast::error::timeout ? "upstream-timeout" : "upstream-connect";
+        out.error = cec == beast::error::timeout ? ErrorKind::upstream_timeout
+                                                 : ErrorKind::upstream_connect;
         out.detail =
             "cannot connect to " + host + ":" + std::to_string(port) + ": " + cec.message();
         co_return out;
@@ -183,14 +184,15 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyContext& ctx, UpstreamPool
         out.connection = std::move(connection);
         co_return out;
     }
-    connection->secure = std::make_unique<TlsStream>(stream.release_socket(), ctx.upstream_tls,
-                                                     std::string_view{}, TlsRole::client);
+    connection->secure = std::make_unique<TlsStream>(
+        stream.release_socket(), *ctx.config.upstream_tls, std::string_view{}, TlsRole::client);
     prepare_tls(connection->secure->native_handle(), host);
-    connection->secure->expires_after(ctx.limits.upstream_timeout);
+    connection->secure->expires_after(ctx.config.limits().upstream_timeout);
     auto [hec] = co_await connection->secure->async_handshake(asio::as_tuple(asio::use_awaitable));
     if (hec) {
         const long verify = SSL_get_verify_result(connection->secure->native_handle());
-        out.error = hec == beast::error::timeout ? "upstream-timeout" : "upstream-tls";
+        out.error =
+            hec == beast::error::timeout ? ErrorKind::upstream_timeout : ErrorKind::upstream_tls;
         out.detail = "TLS with " + host + ":" + std::to_string(port) + " failed: " +
                      (verify != X509_V_OK ? X509_verify_cert_error_string(verify) : hec.message());
         co_return out;

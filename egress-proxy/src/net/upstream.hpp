@@ -2,7 +2,7 @@
 // to the address that was checked, TLS-verified, and pooled per worker thread.
 #pragma once
 
-#include "net/proxy_context.hpp"
+#include "net/proxy_runtime.hpp"
 #include "net/tls_stream.hpp"
 #include "policy/policy.hpp"
 
@@ -13,6 +13,7 @@
 #include <chrono>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -63,24 +64,24 @@ private:
 // The outcome of resolving a host: the addresses the policy allows, or why not.
 struct ResolvedDestination {
     std::vector<boost::asio::ip::tcp::endpoint> endpoints;
-    policy::Decision refusal; // set (refused) when every address was refused
-    std::string error;        // "dns" when the name did not resolve
+    policy::Decision refusal;       // set (refused) when every address was refused
+    std::optional<ErrorKind> error; // dns when the name did not resolve
 };
 
-boost::asio::awaitable<ResolvedDestination> resolve_checked(ProxyContext& ctx, std::string host,
+boost::asio::awaitable<ResolvedDestination> resolve_checked(ProxyRuntime& ctx, std::string host,
                                                             std::uint16_t port);
 
 struct UpstreamResult {
     std::unique_ptr<UpstreamConnection> connection;
-    policy::Decision refusal; // destination-address refusals
-    std::string error;        // "dns", "upstream-connect", "upstream-tls", "upstream-timeout"
-    std::string detail;       // for diagnostics and the 502 body (no secrets)
+    policy::Decision refusal;       // destination-address refusals
+    std::optional<ErrorKind> error; // dns, upstream_connect, upstream_tls, upstream_timeout
+    std::string detail;             // for diagnostics and the 502 body (no secrets)
 };
 
 // Takes a pooled connection or makes a new one. `checked` are addresses
 // already resolved and checked (a CONNECT tunnel's); otherwise it resolves.
 boost::asio::awaitable<UpstreamResult>
-acquire_upstream(ProxyContext& ctx, UpstreamPool& pool, const std::string& host, std::uint16_t port,
+acquire_upstream(ProxyRuntime& ctx, UpstreamPool& pool, const std::string& host, std::uint16_t port,
                  bool tls, const std::vector<boost::asio::ip::tcp::endpoint>* checked,
                  bool allow_pooled = true, bool can_retry = false);
 

@@ -3,6 +3,8 @@
 // here, and anything ambiguous is refused rather than guessed.
 #include "policy/host.hpp"
 
+#include "text/ascii.hpp"
+
 #include <array>
 #include <boost/asio/ip/address_v6.hpp>
 #include <cstdint>
@@ -18,9 +20,6 @@ bool is_digit(char c) {
 }
 bool is_hex_digit(char c) {
     return is_digit(c) || (c >= 'a' && c <= 'f');
-}
-char to_lower(char c) {
-    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
 // One part of an inet_aton address: decimal, octal (leading 0) or hex (0x).
@@ -136,7 +135,7 @@ std::optional<std::string> canonical_host(std::string_view raw) {
     std::string name;
     name.reserve(raw.size());
     for (char c : raw)
-        name.push_back(to_lower(c));
+        name.push_back(text::lower(c));
     if (name.back() == '.') name.pop_back();
     if (name.empty()) return std::nullopt;
 

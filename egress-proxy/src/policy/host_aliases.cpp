@@ -2,20 +2,16 @@
 // an address cannot be aliased to another address.
 #include "policy/host.hpp"
 #include "policy/policy.hpp"
+#include "text/ascii.hpp"
 
 #include <boost/asio/ip/address.hpp>
 
 namespace osf::policy {
 namespace {
 
+// An environment value may carry a newline (a file read into it, a YAML block).
 std::string_view trim(std::string_view s) {
-    while (!s.empty() &&
-           (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r'))
-        s.remove_prefix(1);
-    while (!s.empty() &&
-           (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
+    return text::trim(s, " \t\n\r");
 }
 
 std::optional<boost::asio::ip::address> parse_alias_address(std::string_view text) {

@@ -59,8 +59,9 @@ bool Policy::in_egress(std::string_view host, std::uint16_t port) const {
 
 Decision Policy::check_destination(std::string_view raw_host, std::uint16_t port) const {
     auto host = canonical_host(raw_host);
-    if (!host) return Decision::refuse(reason::bad_host, "not a valid host name or address");
-    if (port == 0) return Decision::refuse(reason::port_not_allowed, "port 0 is not allowed");
+    if (!host) return Decision::refuse(RefusalReason::bad_host, "not a valid host name or address");
+    if (port == 0)
+        return Decision::refuse(RefusalReason::port_not_allowed, "port 0 is not allowed");
     if (in_egress(*host, port)) return Decision::allow();
     for (const auto& server : mcp_)
         if (server.host == *host && server.port == port) return Decision::allow();
@@ -71,10 +72,10 @@ Decision Policy::check_destination(std::string_view raw_host, std::uint16_t port
         std::any_of(mcp_.begin(), mcp_.end(),
                     [&](const osf::McpServer& server) { return server.host == *host; });
     if (host_known)
-        return Decision::refuse(reason::port_not_allowed,
+        return Decision::refuse(RefusalReason::port_not_allowed,
                                 host_port_text(*host, port) + " is not allowed: port " +
                                     std::to_string(port) + " is not in the egress list");
-    return Decision::refuse(reason::host_not_allowed, *host + " is not in the egress list");
+    return Decision::refuse(RefusalReason::host_not_allowed, *host + " is not in the egress list");
 }
 
 Decision Policy::check_address(std::string_view host,
@@ -84,7 +85,7 @@ Decision Policy::check_address(std::string_view host,
     AddressClass c = classify(address);
     if (c == AddressClass::Public) return Decision::allow();
     auto canonical = canonical_host(host);
-    return Decision::refuse(reason::destination_address,
+    return Decision::refuse(RefusalReason::destination_address,
                             (canonical ? *canonical : std::string("the host")) + " resolves to " +
                                 address.to_string() + " (" + std::string(to_string(c)) + ")");
 }

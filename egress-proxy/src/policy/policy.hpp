@@ -16,16 +16,16 @@
 
 namespace osf::policy {
 
-// Refusal reasons, as written in the log's `refusedBy` and the X-Osf-Refused-By
-// header: the contract's names (contracts/include/osf/log_fields.hpp).
-namespace reason = osf::refused_by;
+// Refusal reasons are the contract's (contracts/include/osf/log_fields.hpp),
+// as written in the log's `refusedBy` and the X-Osf-Refused-By header.
+using osf::RefusalReason;
 
 struct Decision {
-    bool allowed = false;        // deny is the default
-    std::string_view refused_by; // one of reason::*, empty when allowed
-    std::string detail;          // short human text for the 403 body, no secrets
+    bool allowed = false;                    // deny is the default
+    std::optional<RefusalReason> refused_by; // set exactly when refused
+    std::string detail;                      // short human text for the 403 body, no secrets
     static Decision allow() { return Decision{true, {}, {}}; }
-    static Decision refuse(std::string_view why, std::string detail) {
+    static Decision refuse(RefusalReason why, std::string detail) {
         return Decision{false, why, std::move(detail)};
     }
 };

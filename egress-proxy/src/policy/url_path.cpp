@@ -1,5 +1,6 @@
 #include "policy/url_path.hpp"
 
+#include "text/ascii.hpp"
 #include "text/utf8.hpp"
 
 #include <vector>
@@ -7,20 +8,11 @@
 namespace osf::policy {
 namespace {
 
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
+using text::hex_value;
 
 bool is_unreserved(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
            c == '.' || c == '_' || c == '~';
-}
-
-char to_lower(char c) {
-    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
 std::string decode_unreserved(std::string_view path) {
@@ -101,7 +93,7 @@ bool normalized_is_under(std::string_view path, std::string_view prefix) {
     if (base == "/") return true;
     if (p.size() < base.size()) return false;
     for (std::size_t i = 0; i < base.size(); ++i)
-        if (to_lower(p[i]) != to_lower(base[i])) return false;
+        if (text::lower(p[i]) != text::lower(base[i])) return false;
     return p.size() == base.size() || p[base.size()] == '/';
 }
 

@@ -1,7 +1,8 @@
 #include "secrets/basic_auth.hpp"
 
+#include "text/ascii.hpp"
+
 #include <array>
-#include <cctype>
 
 namespace osf::secrets {
 namespace {
@@ -14,14 +15,7 @@ int sextet(char c) {
     return at == std::string_view::npos ? -1 : static_cast<int>(at);
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(a[i])) !=
-            std::tolower(static_cast<unsigned char>(b[i])))
-            return false;
-    return true;
-}
+using text::iequals;
 
 } // namespace
 

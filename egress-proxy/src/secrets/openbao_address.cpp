@@ -1,5 +1,7 @@
 #include "secrets/openbao_address.hpp"
 
+#include "text/ascii.hpp"
+
 #include <arpa/inet.h>
 #include <cctype>
 
@@ -87,8 +89,7 @@ ParsedOpenBaoAddress parse_openbao_address(std::string_view text) {
         if (colon != std::string_view::npos) port = authority.substr(colon + 1);
     }
     if (address.host.empty()) return fail("it names no host");
-    for (auto& c : address.host)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    address.host = text::lower(address.host);
     if (port.empty()) {
         address.port = address.tls ? "443" : "80";
     } else {

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 
 namespace {
@@ -19,6 +20,14 @@ nlohmann::json schema(const std::string& name) {
 template <std::size_t N>
 std::set<std::string> as_set(const std::array<std::string_view, N>& names) {
     return {names.begin(), names.end()};
+}
+
+template <class Enum, std::size_t N>
+std::set<std::string> names_of(const std::array<Enum, N>& values) {
+    std::set<std::string> names;
+    for (const auto value : values)
+        names.emplace(osf::to_string(value));
+    return names;
 }
 
 std::set<std::string> strings(const nlohmann::json& array) {
@@ -44,8 +53,24 @@ TEST_CASE("log_field names are the egress log schema's properties", "[log_fields
 TEST_CASE("outcome and refusedBy values are the schema's enums", "[log_fields]") {
     const auto log = schema("egress-log.schema.json");
     CHECK(as_set(osf::log_kind::all) == strings(log["properties"]["kind"]["enum"]));
-    CHECK(as_set(osf::outcome::all) == strings(log["properties"]["outcome"]["enum"]));
-    CHECK(as_set(osf::refused_by::all) == strings(log["properties"]["refusedBy"]["enum"]));
+    CHECK(names_of(osf::all_outcomes) == strings(log["properties"]["outcome"]["enum"]));
+    CHECK(names_of(osf::all_refusal_reasons) == strings(log["properties"]["refusedBy"]["enum"]));
+}
+
+TEST_CASE("error kinds fit the schema's error pattern and are named in its description",
+          "[log_fields]") {
+    const auto log = schema("egress-log.schema.json");
+    const auto& error = log["properties"]["error"];
+    const std::regex pattern(error["pattern"].get<std::string>());
+    const auto description = error["description"].get<std::string>();
+    const auto names = names_of(osf::all_error_kinds);
+    CHECK(names.size() == osf::all_error_kinds.size()); // no two kinds share a name
+    for (const auto& name : names) {
+        CAPTURE(name);
+        CHECK(std::regex_match(name, pattern));
+        CHECK(name.size() <= error["maxLength"].get<std::size_t>());
+        CHECK(description.find(name) != std::string::npos);
+    }
 }
 
 TEST_CASE("reserved variable names are the spec schema's", "[spec_limits]") {

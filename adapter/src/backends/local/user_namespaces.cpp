@@ -42,6 +42,11 @@ std::string describe_bwrap_failure(const std::string& line) {
         return "bwrap failed (" + line +
                "): / is not a mount point, as in a chroot; bind-mount the chroot's root onto "
                "itself first (mount --bind DIR DIR)";
+    // --disable-userns came with bubblewrap 0.8 (Debian 12); Debian 11 has 0.4.
+    if (line.find("Unknown option") != std::string::npos)
+        return "bwrap failed (" + line +
+               "): this bubblewrap is too old; sandbox-local needs bubblewrap 0.8 or newer "
+               "(Debian 12's)";
     return "bwrap failed: " + line;
 }
 

@@ -1,5 +1,8 @@
-// What every connection shares: the read-only policy and secrets, the CA and
-// its leaf cache, the upstream TLS settings, the egress log and the counters.
+// What the proxy's connections share and change while it runs: the counters,
+// the egress log, the CA and its leaf cache, the MCP sessions of the legacy
+// transport, the draining flag, the connection counter and the proxy's own
+// endpoints. The read-only configuration it runs with (policy, MCP server
+// policies, secrets, limits, upstream TLS) is `config`, built by config/.
 #pragma once
 
 #include "admin/metrics.hpp"
@@ -8,34 +11,25 @@
 #include "config/proxy_config.hpp"
 #include "log/egress_log_writer.hpp"
 #include "log/log_record.hpp"
-#include "mcp/mcp_filter.hpp"
 #include "mcp/session_registry.hpp"
-#include "policy/policy.hpp"
 
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/ssl/context.hpp>
-#include <map>
 #include <memory>
-#include <string>
 #include <vector>
 
 namespace osf::net {
 
-struct ProxyContext {
-    ProxyContext(const config::RuntimeConfig& config, boost::asio::ssl::context upstream_tls,
+struct ProxyRuntime {
+    ProxyRuntime(const config::ProxyConfig& config,
                  std::unique_ptr<ca::CertificateAuthority> authority,
                  std::unique_ptr<log::EgressLogWriter> log);
 
-    const config::RuntimeConfig& config;
-    const config::Limits& limits;
-    policy::Policy policy;
-    boost::asio::ssl::context upstream_tls;
+    const config::ProxyConfig& config;
     std::unique_ptr<ca::CertificateAuthority> authority;
     std::unique_ptr<ca::LeafCache> leaves; // values: std::shared_ptr<boost::asio::ssl::context>
     std::unique_ptr<log::EgressLogWriter> log;
     admin::Metrics metrics;
-    std::map<std::string, mcp::ServerPolicy> mcp_policies; // by server name
     // The 2024-11-05 HTTP+SSE transport: tools/list ids and refusals per session.
     std::shared_ptr<mcp::SessionRegistry> mcp_sessions = std::make_shared<mcp::SessionRegistry>();
     std::atomic<bool> draining{false};
@@ -46,7 +40,6 @@ struct ProxyContext {
 
     // Writes the line and counts the outcome.
     void write_log(const log::LogRecord& record);
-    const mcp::ServerPolicy* mcp_policy(const std::string& server) const;
     // True when a connection to `to` would reach one of the proxy's own listeners.
     bool is_own_endpoint(const boost::asio::ip::tcp::endpoint& to) const;
 };

@@ -1,4 +1,4 @@
-#include "net/proxy_context.hpp"
+#include "net/proxy_runtime.hpp"
 
 #include "net/tls_contexts.hpp"
 
@@ -9,47 +9,34 @@ namespace {
 constexpr std::size_t leaf_cache_capacity = 4096;
 } // namespace
 
-ProxyContext::ProxyContext(const config::RuntimeConfig& cfg, boost::asio::ssl::context tls,
+ProxyRuntime::ProxyRuntime(const config::ProxyConfig& cfg,
                            std::unique_ptr<ca::CertificateAuthority> ca,
                            std::unique_ptr<log::EgressLogWriter> writer)
-    : config(cfg), limits(cfg.options.limits), policy(cfg.spec, cfg.aliases),
-      upstream_tls(std::move(tls)), authority(std::move(ca)), log(std::move(writer)) {
+    : config(cfg), authority(std::move(ca)), log(std::move(writer)) {
     X509* ca_cert = authority->certificate();
     leaves = std::make_unique<ca::LeafCache>(
         *authority, leaf_cache_capacity, [ca_cert](const ca::Leaf& leaf) {
             return std::static_pointer_cast<void>(make_leaf_context(leaf, ca_cert));
         });
-    for (const auto& server : cfg.spec.mcp) {
-        mcp::ServerPolicy p;
-        p.name = server.name;
-        p.tools.insert(server.tools.begin(), server.tools.end());
-        p.max_message_bytes = limits.max_mcp_message_bytes;
-        mcp_policies.emplace(server.name, std::move(p));
-    }
 }
 
-void ProxyContext::write_log(const log::LogRecord& record) {
+void ProxyRuntime::write_log(const log::LogRecord& record) {
     switch (record.outcome) {
-    case log::Outcome::Allowed:
+    case Outcome::allowed:
         metrics.allowed.fetch_add(1, std::memory_order_relaxed);
         break;
-    case log::Outcome::Error:
+    case Outcome::error:
         metrics.errors.fetch_add(1, std::memory_order_relaxed);
         break;
-    case log::Outcome::Refused:
-        metrics.count_refusal(record.refused_by);
+    case Outcome::refused:
+        metrics.count_refusal(record.refused_by.value_or(RefusalReason::bad_request));
         break;
     }
     if (!log->write(log::to_json_line(record)))
         metrics.log_write_failures.fetch_add(1, std::memory_order_relaxed);
 }
 
-const mcp::ServerPolicy* ProxyContext::mcp_policy(const std::string& server) const {
-    auto it = mcp_policies.find(server);
-    return it == mcp_policies.end() ? nullptr : &it->second;
-}
-
-bool ProxyContext::is_own_endpoint(const boost::asio::ip::tcp::endpoint& to) const {
+bool ProxyRuntime::is_own_endpoint(const boost::asio::ip::tcp::endpoint& to) const {
     for (const auto& own : own_endpoints) {
         if (own.port() != to.port()) continue;
         if (own.address() == to.address()) return true;

@@ -36,7 +36,7 @@ struct TempLog {
     static inline int counter = 0;
 };
 
-LogRecord request(int n, Outcome outcome = Outcome::Allowed) {
+LogRecord request(int n, Outcome outcome = Outcome::allowed) {
     LogRecord r;
     r.time = std::chrono::system_clock::time_point(std::chrono::milliseconds(1796064372000 + n));
     r.connection = static_cast<std::uint64_t>(n);
@@ -46,8 +46,8 @@ LogRecord request(int n, Outcome outcome = Outcome::Allowed) {
     r.method = "GET";
     r.path = "/item/" + std::to_string(n);
     r.outcome = outcome;
-    r.status = outcome == Outcome::Allowed ? 200 : 403;
-    if (outcome == Outcome::Refused) r.refused_by = "host-not-allowed";
+    r.status = outcome == Outcome::allowed ? 200 : 403;
+    if (outcome == Outcome::refused) r.refused_by = RefusalReason::host_not_allowed;
     r.bytes_down = 100;
     return r;
 }

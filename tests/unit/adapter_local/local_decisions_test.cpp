@@ -212,6 +212,9 @@ TEST_CASE("bwrap: root in a chroot gets no user namespace, everything else stays
     CHECK(has_sequence(args, {"--cap-drop", "ALL"}));
     CHECK(describe_bwrap_failure("bwrap: Failed to make / slave: Invalid argument")
               .find("mount --bind DIR DIR") != std::string::npos);
+    // Debian 11's bubblewrap 0.4 on the PATH: name the version needed, not only bwrap's line.
+    CHECK(describe_bwrap_failure("bwrap: Unknown option --disable-userns")
+              .find("needs bubblewrap 0.8 or newer") != std::string::npos);
 }
 
 TEST_CASE("bwrap: in a foreign root the agent runs with the host's loader and libraries") {

@@ -3,6 +3,7 @@
 // verifying the peer's name). Under the sanitizer preset these also check that
 // a stream frees everything it holds (a leaked BIO per stream was found so).
 #include "ca/certificate_authority.hpp"
+#include "config/upstream_tls.hpp"
 #include "net/tls_contexts.hpp"
 #include "net/tls_stream.hpp"
 
@@ -32,7 +33,7 @@ struct Tunnel {
                              .string();
     asio::io_context io;
     std::shared_ptr<asio::ssl::context> server_context;
-    asio::ssl::context client_context;
+    std::shared_ptr<asio::ssl::context> client_context;
     std::optional<TlsStream> server;
     std::optional<TlsStream> client;
 
@@ -45,7 +46,7 @@ struct Tunnel {
         client_socket.connect(acceptor.local_endpoint());
         acceptor.accept(server_socket);
         server.emplace(std::move(server_socket), *server_context);
-        client.emplace(std::move(client_socket), client_context, std::string_view{},
+        client.emplace(std::move(client_socket), *client_context, std::string_view{},
                        TlsRole::client);
     }
     ~Tunnel() { std::remove(bundle.c_str()); }
@@ -71,9 +72,9 @@ struct Tunnel {
     }
 
 private:
-    asio::ssl::context write_bundle() {
+    std::shared_ptr<asio::ssl::context> write_bundle() {
         std::ofstream(bundle) << ca->certificate_pem();
-        return osf::net::make_upstream_context(bundle);
+        return osf::config::make_upstream_tls(bundle);
     }
 };
 

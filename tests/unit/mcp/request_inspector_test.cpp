@@ -43,7 +43,7 @@ TEST_CASE("ordinary requests are forwarded") {
         auto verdict = inspect(body);
         INFO(body);
         CHECK(verdict.action == Action::Forward);
-        CHECK(verdict.refused_by.empty());
+        CHECK_FALSE(verdict.refused_by.has_value());
     }
 }
 
@@ -57,7 +57,7 @@ TEST_CASE("an undeclared tool call is answered like an unknown tool") {
     auto verdict = inspect(kCallDelete);
     CHECK(verdict.action == Action::ReplyJsonRpc);
     CHECK(verdict.status == 200);
-    CHECK(verdict.refused_by == "mcp-tool");
+    CHECK(verdict.refused_by == osf::RefusalReason::mcp_tool);
     CHECK(verdict.tools_called == std::vector<std::string>{"delete_everything"});
     CHECK(
         json::parse(verdict.body) ==
@@ -89,7 +89,7 @@ TEST_CASE("a tools/call without a string tool name is refused") {
         INFO(body);
         auto verdict = inspect(body);
         CHECK(verdict.action == Action::ReplyJsonRpc);
-        CHECK(verdict.refused_by == "mcp-tool");
+        CHECK(verdict.refused_by == osf::RefusalReason::mcp_tool);
         auto answer = json::parse(verdict.body);
         CHECK(answer["id"] == 4);
         CHECK(answer["error"]["code"] == -32602);
@@ -148,7 +148,7 @@ TEST_CASE("duplicate keys cannot hide a call") {
         auto verdict = inspect(body);
         CHECK(verdict.action == Action::Refuse);
         CHECK(verdict.status == 400);
-        CHECK(verdict.refused_by == "mcp-unreadable");
+        CHECK(verdict.refused_by == osf::RefusalReason::mcp_unreadable);
         CHECK(json::parse(verdict.body)["error"]["code"] == -32700);
     }
 }
@@ -160,7 +160,7 @@ TEST_CASE("a batch with a refused call is answered whole, without the server") {
     auto verdict = inspect(batch);
     CHECK(verdict.action == Action::ReplyJsonRpc);
     CHECK(verdict.status == 200);
-    CHECK(verdict.refused_by == "mcp-tool");
+    CHECK(verdict.refused_by == osf::RefusalReason::mcp_tool);
     CHECK(verdict.tools_called == std::vector<std::string>{"search", "delete_everything"});
     auto answers = json::parse(verdict.body);
     REQUIRE(answers.is_array());
@@ -190,7 +190,7 @@ TEST_CASE("refused notifications get an empty 202") {
     CHECK(verdict.action == Action::ReplyJsonRpc);
     CHECK(verdict.status == 202);
     CHECK(verdict.body.empty());
-    CHECK(verdict.refused_by == "mcp-tool");
+    CHECK(verdict.refused_by == osf::RefusalReason::mcp_tool);
     verdict = inspect(
         R"([{"jsonrpc":"2.0","method":"tools/call","params":{"name":"x"}},{"jsonrpc":"2.0","method":"notifications/initialized"}])");
     CHECK(verdict.action == Action::ReplyJsonRpc);
@@ -205,7 +205,7 @@ TEST_CASE("bodies that are not JSON-RPC messages are refused") {
         auto verdict = inspect(body);
         CHECK(verdict.action == Action::Refuse);
         CHECK(verdict.status == 400);
-        CHECK(verdict.refused_by == "mcp-unreadable");
+        CHECK(verdict.refused_by == osf::RefusalReason::mcp_unreadable);
         auto error = json::parse(verdict.body);
         CHECK(error["jsonrpc"] == "2.0");
         CHECK(error["id"].is_null());
@@ -227,7 +227,7 @@ TEST_CASE("compressed bodies and other content types are refused with 415") {
         auto verdict = inspect(kCallSearch, type, encoding);
         CHECK(verdict.action == Action::Refuse);
         CHECK(verdict.status == 415);
-        CHECK(verdict.refused_by == "mcp-unreadable");
+        CHECK(verdict.refused_by == osf::RefusalReason::mcp_unreadable);
     }
     CHECK(inspect(kCallSearch, "application/json; charset=utf-8", "identity").action ==
           Action::Forward);
@@ -240,7 +240,7 @@ TEST_CASE("bodies over the size limit are refused with 413") {
     auto verdict = inspect(big);
     CHECK(verdict.action == Action::Refuse);
     CHECK(verdict.status == 413);
-    CHECK(verdict.refused_by == "mcp-unreadable");
+    CHECK(verdict.refused_by == osf::RefusalReason::mcp_unreadable);
     std::string exact = R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"p":")";
     exact += std::string(4096 - exact.size() - 3, 'b') + "\"}}";
     REQUIRE(exact.size() == 4096);

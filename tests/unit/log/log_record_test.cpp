@@ -22,7 +22,7 @@ LogRecord sample() {
     r.port = 443;
     r.method = "POST";
     r.path = "/v1/items?token=SECRET#frag";
-    r.outcome = Outcome::Allowed;
+    r.outcome = Outcome::allowed;
     r.status = 201;
     r.bytes_up = 12;
     r.bytes_down = 3456;
@@ -73,13 +73,13 @@ TEST_CASE("a log line holds the record's fields in a fixed order and no query st
 
 TEST_CASE("optional fields appear only when they say something") {
     auto r = sample();
-    r.outcome = Outcome::Refused;
+    r.outcome = Outcome::refused;
     auto j = parse_line(to_json_line(r));
     CHECK(j["refusedBy"] == "bad-request");
     CHECK_FALSE(j.contains("error"));
     CHECK_FALSE(j.contains("mcpEventsDropped"));
 
-    r.outcome = Outcome::Error;
+    r.outcome = Outcome::error;
     r.mcp_server = "github";
     r.tool = "create_issue";
     r.secrets = {"GITHUB_TOKEN", "NPM \"TOKEN\""};
@@ -87,7 +87,7 @@ TEST_CASE("optional fields appear only when they say something") {
     r.mcp_events_dropped = 0;
     r.tools_removed = 7;
     j = parse_line(to_json_line(r));
-    CHECK(j["error"] == "internal");
+    CHECK(j["error"] == "aborted"); // an error of no recorded kind
     CHECK_FALSE(j.contains("refusedBy"));
     CHECK(j["mcpServer"] == "github");
     CHECK(j["tool"] == "create_issue");
@@ -173,8 +173,8 @@ TEST_CASE("fields a client controls are cut with a marker", "[log]") {
     r.host = std::string(3000, 'h');
     r.method = std::string(100, 'M');
     r.tool = std::string(1100, 't') + "\xc3\xa9" + std::string(200'000, 't'); // é across the cut
-    r.outcome = Outcome::Refused;
-    r.refused_by = "mcp-tool";
+    r.outcome = Outcome::refused;
+    r.refused_by = RefusalReason::mcp_tool;
     const auto line = ordered_json::parse(to_json_line(r));
     for (const auto& [field, max] :
          std::vector<std::pair<std::string, std::size_t>>{{"path", max_path_bytes},
@@ -191,4 +191,22 @@ TEST_CASE("fields a client controls are cut with a marker", "[log]") {
     CHECK(cut == std::string(1018, 't') + std::string(cut_marker)); // never half a character
     r.tool = "search";
     CHECK(ordered_json::parse(to_json_line(r))["tool"] == "search");
+}
+
+TEST_CASE("a refused or failed line names its reason with the contract's spelling", "[log]") {
+    auto r = sample();
+    r.outcome = Outcome::refused;
+    for (const auto reason : osf::all_refusal_reasons) {
+        r.refused_by = reason;
+        const auto j = parse_line(to_json_line(r));
+        CHECK(j["outcome"] == "refused");
+        CHECK(j["refusedBy"] == std::string(osf::to_string(reason)));
+    }
+    r.outcome = Outcome::error;
+    for (const auto kind : osf::all_error_kinds) {
+        r.error = kind;
+        const auto j = parse_line(to_json_line(r));
+        CHECK(j["error"] == std::string(osf::to_string(kind)));
+        CHECK_FALSE(j.contains("refusedBy"));
+    }
 }
