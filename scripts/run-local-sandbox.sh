@@ -70,7 +70,8 @@ Try next (sandbox-local is $bin):
   $bin copy ./README.md $id:README.md && $bin exec $id -- ls -l
   $bin snapshot $id                            # keep /workspace as a template
   $bin list -o wide; $bin egress-log $id
+  $bin egress-log $id --summary                # hosts, refusals, secrets; does the log verify?
   $bin extend $id 2h; $bin suspend $id; $bin resume $id    # lifetime (8h), stop and start again
-  $bin destroy $id; kill $origin               # remove the sandbox and the demo origin
+  $bin destroy $id --save-log $id.jsonl; kill $origin   # keep the verified log, remove the rest
 Your own spec: examples/local-sandbox-spec.json and adapter/README.md ("sandbox-local").
 MSG

@@ -25,9 +25,10 @@ Variables: OSF_SANDBOX_LOCAL_STATE_DIR (default /var/lib/osf-sandbox-local as ro
   OSF_OPENBAO_TOKEN, OSF_OPENBAO_MOUNT, OSF_SANDBOX_HOST_ALIASES, OSF_UPSTREAM_CA_BUNDLE,
   OSF_SANDBOX_DEFAULT_LIFETIME (default 8h), OSF_SANDBOX_MAX_LIFETIME (default 7d),
   OSF_SANDBOX_EXEC_TIMEOUT (default 1h); buildah's CONTAINERS_STORAGE_CONF for images.
-Exit codes: 0 ok; 1 failure (unknown ID, start failure, no bwrap); 2 bad usage,
-  ID, spec, template, secret, variable or duration (nothing started, nothing changed);
-  130/143 create or exec interrupted (cleaned up, the command stopped); exec: the
+Exit codes: 0 ok; 1 failure (unknown ID, start failure, no bwrap, an egress log that
+  does not verify or was not saved); 2 bad usage, ID, spec, template, secret, variable,
+  duration or --save-log(s) target (nothing started, nothing changed); 130/143 create,
+  exec or egress-log -f interrupted (cleaned up, the command stopped); exec: the
   command's own code, 137 at its timeout.)";
 
 } // namespace
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
         .err = std::cerr,
         .wall_clock = commands::wall_clock_now,
         .random_bytes = commands::random_id_bytes,
+        .pending_signal = [] { return commands::pending_signal(); },
         .terminal = commands::stdio_is_terminal(),
     };
     CLI::App app{"sandbox-local: sandboxes on this machine (bubblewrap, a network namespace with "

@@ -184,6 +184,12 @@ def test_log_checkpoint_signs_a_running_proxys_log(servers, tmp_path):
         assert json.loads(run.stdout)["kind"] == "checkpoint"
         code, out = verify(proxy.log_path, "--pubkey", os.path.join(proxy.state_dir, "log-key.pub"))
         assert code == 0 and "unsigned tail" not in out, out
+        # Asked again with nothing new: the log is already signed to its last line, the proxy
+        # writes no second checkpoint, and that one is the answer (no wait for the timeout).
+        size = os.path.getsize(proxy.log_path)
+        again = run_proxy(["log", "checkpoint", "--state-dir", proxy.state_dir, "--timeout", "30"], timeout=60)
+        assert again.returncode == 0 and again.stdout == run.stdout, again.stderr
+        assert os.path.getsize(proxy.log_path) == size
         assert proxy.proc.poll() is None  # the signal did not stop it
     finally:
         proxy.stop()

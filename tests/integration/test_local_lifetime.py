@@ -4,13 +4,16 @@ as sandbox-kubernetes), the spec's lifetime (the sandbox ends at its expiry, not
 keeps running), extend, suspend and resume (no process while suspended, files kept,
 a new proxy CA and log key), list's formats, and an image template built with
 buildah in storage private to the test (CONTAINERS_STORAGE_CONF)."""
+import base64
 import json
 import os
+import queue
 import re
 import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from datetime import datetime, timedelta, timezone
 
@@ -18,6 +21,7 @@ import pytest
 
 from osftest import TestCA as UpstreamCA  # aliased: pytest would collect a Test* class
 from osftest import Upstream, proxy_bin
+from osftest.egress_log import expected_summary, summary_as_expected
 from test_local_sandbox import SECRET, Local, alive, descendants, local_bin, spec_for, supervisor_pid
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
@@ -31,7 +35,7 @@ def ca():
 
 @pytest.fixture(scope="module")
 def upstream(ca):
-    with Upstream(ca, ["allowed.test", "tools.test"]) as u:
+    with Upstream(ca, ["allowed.test", "tools.test", "refused.test"]) as u:
         yield u
 
 
@@ -43,7 +47,7 @@ def local(ca):
     env.update({
         "OSF_SANDBOX_LOCAL_STATE_DIR": state,
         "OSF_EGRESS_PROXY_BIN": proxy_bin(),
-        "OSF_SANDBOX_HOST_ALIASES": "allowed.test=127.0.0.1,tools.test=127.0.0.1",
+        "OSF_SANDBOX_HOST_ALIASES": "allowed.test=127.0.0.1,tools.test=127.0.0.1,refused.test=127.0.0.1",
         "OSF_UPSTREAM_CA_BUNDLE": ca.cert_path,
         "OSF_SECRET_API_TOKEN": SECRET,
         "OSF_SANDBOX_START_TIMEOUT": "60",
@@ -225,6 +229,13 @@ def egress_starts(local, sandbox_id):
     return [l for l in lines if l.get("kind") == "start"], [l for l in lines if "host" in l]
 
 
+def stored_log_key(local, sandbox_id):
+    """The raw Ed25519 key in the sandbox's egress-log-key.pub (the end of the DER)."""
+    with open(os.path.join(local.dir(sandbox_id), "egress-log-key.pub")) as f:
+        body = "".join(l for l in f.read().splitlines() if not l.startswith("-----"))
+    return base64.b64decode(body)[-32:]
+
+
 def test_suspend_stops_every_process_keeps_files_and_resume_starts_a_new_proxy(local, upstream):
     sandbox_id = local.create(spec_for(upstream), name="suspend.json")
     res = local.sh(sandbox_id, "echo kept > /workspace/f; s=7310; (setsid sleep $s >/dev/null 2>&1 &); "
@@ -246,6 +257,11 @@ def test_suspend_stops_every_process_keeps_files_and_resume_starts_a_new_proxy(l
     res = local.run("suspend", sandbox_id)
     assert res.returncode == 0 and res.stderr == f"sandbox {sandbox_id} is already suspended\n"
     assert sandbox_id not in local.run("gc", "--dry-run").stdout  # suspended is not dead
+    # Nothing runs to sign the log: the stopped proxy's final checkpoint already did.
+    res = local.run("egress-log", sandbox_id, "--verify")
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert "complete: the log ends with the proxy's final checkpoint" in res.stdout
+    key_before = stored_log_key(local, sandbox_id)
 
     res = local.run("resume", sandbox_id)
     assert res.returncode == 0 and res.stderr.endswith(f"resumed sandbox {sandbox_id}\n"), res.stderr
@@ -264,6 +280,16 @@ def test_suspend_stops_every_process_keeps_files_and_resume_starts_a_new_proxy(l
     # One log across both runs; each run signs with its own key.
     assert len(starts) == 2 and starts[0]["publicKey"] != starts[1]["publicKey"]
     assert [r["path"] for r in requests if r.get("path") in ("/before", "/after")] == ["/before", "/after"]
+    # The stored key is the new proxy's, as the CA ConfigMap's is after a resume on Kubernetes; its
+    # checkpoint covers both runs through the chain.
+    key_after = stored_log_key(local, sandbox_id)
+    assert key_before == base64.b64decode(starts[0]["publicKey"])
+    assert key_after == base64.b64decode(starts[1]["publicKey"])
+    res = local.run("egress-log", sandbox_id, "--verify")
+    assert res.returncode == 0, res.stderr
+    assert "(2 runs of the proxy)" in res.stdout and "by the given key" in res.stdout
+    summary = json.loads(local.run("egress-log", sandbox_id, "--summary", "--json").stdout)
+    assert summary_as_expected(summary) == expected_summary(read_log(local, sandbox_id))
 
     res = local.run("resume", sandbox_id)
     assert res.returncode == 0 and res.stderr == f"sandbox {sandbox_id} is not suspended\n"
@@ -459,15 +485,238 @@ def test_cgroup_v2_without_the_controllers_in_a_private_mount_namespace(local, u
         assert local.run("destroy", sandbox_id).returncode == 0
 
 
-def test_options_only_sandbox_kubernetes_has_are_refused_in_one_line(local, sandbox):
-    for args, option in [(["destroy", "--save-log", "/tmp/osll-never", sandbox], "destroy --save-log"),
-                         (["egress-log", "-f", sandbox], "egress-log --follow"),
-                         (["egress-log", "--verify", sandbox], "egress-log --verify"),
-                         (["egress-log", "--summary", "--json", sandbox], "egress-log --summary"),
-                         (["gc", "--save-logs", "/tmp"], "gc --save-logs")]:
-        res = local.run(*args)
-        assert res.returncode == 2, (args, res.stderr)
-        assert res.stderr.startswith(f"sandbox-local: {option} is not available in sandbox-local (")
-        assert len(res.stderr.splitlines()) == 1
-    assert wide_row(local, sandbox).split()[1] == "Ready"  # nothing was done
-    assert not os.path.exists("/tmp/osll-never")
+# --- the egress log as evidence: verify, summary, follow, save-log, gc --save-logs ---------------
+
+def log_path(local, sandbox_id):
+    return os.path.join(local.dir(sandbox_id), "proxy", "egress.jsonl")
+
+
+def read_log(local, sandbox_id):
+    with open(log_path(local, sandbox_id), encoding="utf-8") as f:
+        return f.read()
+
+
+def request_through(local, sandbox_id, upstream, host, path):
+    """The status: the origin's, or the proxy's answer to CONNECT when it refuses the host."""
+    out = local.sh(sandbox_id, f"curl -sS -o /dev/null -w '%{{http_code}} %{{http_connect}}' "
+                               f"-H \"X-Token: $API_TOKEN\" --max-time 20 https://{host}:{upstream.port}{path}").stdout
+    code, connect = out.split()
+    return code if code != "000" else connect
+
+
+def rewrite_in_place(path, old, new):
+    """Changes bytes of the log where they are (same length, same file: the proxy keeps appending)."""
+    assert len(old) == len(new)
+    with open(path, "r+b") as f:
+        data = f.read()
+        at = data.index(old)
+        f.seek(at)
+        f.write(new)
+    return data[:at].count(b"\n") + 1  # the line that now differs
+
+
+def verify_with_proxy(log, key):
+    return subprocess.run([proxy_bin(), "log", "verify", "--pubkey", str(key), str(log)],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_egress_log_verify_summary_and_a_tampered_line(local, upstream):
+    sandbox_id = local.create(spec_for(upstream), name="evidence.json")
+    try:
+        assert request_through(local, sandbox_id, upstream, "allowed.test", "/evidence-a") == "200"
+        assert request_through(local, sandbox_id, upstream, "refused.test", "/evidence-b") == "403"
+        res = local.run("egress-log", sandbox_id, "--verify")
+        assert res.returncode == 0, res.stderr
+        assert res.stdout.startswith(f"egress log of {sandbox_id}: verified: ")
+        assert "by the given key" in res.stdout and "unsigned tail" not in res.stdout  # a checkpoint was asked for
+        assert res.stderr == ""
+
+        summary = json.loads(local.run("egress-log", sandbox_id, "--summary", "--json").stdout)
+        assert summary_as_expected(summary) == expected_summary(read_log(local, sandbox_id))
+        assert summary["requests"]["allowed"] >= 1 and summary["requests"]["refused"] >= 1
+        assert {"secret": "API_TOKEN", "host": "allowed.test", "count": 1} in summary["secrets"]
+        res = local.run("egress-log", sandbox_id, "--summary")
+        assert res.returncode == 0 and res.stdout.startswith("chain: verified, "), res.stdout
+        # The options combine as in sandbox-kubernetes.
+        for args in (["--verify", "--follow"], ["--json"], ["--verify", "--summary"]):
+            res = local.run("egress-log", sandbox_id, *args)
+            assert res.returncode == 2 and res.stderr.startswith("sandbox-local: "), (args, res.stderr)
+        res = local.run("egress-log", "0123456789ab", "--verify")
+        assert res.returncode == 1 and res.stderr == "sandbox-local: no sandbox 0123456789ab\n"
+
+        # Someone edits a request line of the file: the next line no longer follows it.
+        line = rewrite_in_place(log_path(local, sandbox_id), b"/evidence-a", b"/innocent-a")
+        res = local.run("egress-log", sandbox_id, "--verify")
+        assert res.returncode == 1, res.stdout
+        assert res.stderr.startswith(f"egress log of {sandbox_id}:{line + 1}: line {line + 1} does not follow "
+                                     f"line {line}"), res.stderr
+        assert res.stdout == ""
+        res = local.run("egress-log", sandbox_id, "--summary")
+        assert res.returncode == 1 and res.stdout.startswith(f"chain: NOT VERIFIED: line {line + 1}:"), res.stdout
+        rewrite_in_place(log_path(local, sandbox_id), b"/innocent-a", b"/evidence-a")
+        assert local.run("egress-log", sandbox_id, "--verify").returncode == 0
+
+        # Against a key other than the one stored for this sandbox.
+        key = os.path.join(local.dir(sandbox_id), "egress-log-key.pub")
+        with open(key) as f:
+            own = f.read()
+        other = local.create(spec_for(upstream), name="evidence-other.json")
+        shutil.copy(os.path.join(local.dir(other), "egress-log-key.pub"), key)
+        res = local.run("egress-log", sandbox_id, "--verify")
+        assert res.returncode == 1 and "signed by a key other than the given one" in res.stderr, res.stderr
+        with open(key, "w") as f:
+            f.write(own)
+        assert local.run("destroy", other).returncode == 0
+    finally:
+        local.run("destroy", sandbox_id)
+
+
+class Follower:
+    """`egress-log -f` running, its stdout lines read by a thread so that every wait is bounded."""
+
+    def __init__(self, local, *args):
+        self.process = subprocess.Popen([local_bin(), "egress-log", *args], stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True, env=local.env)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def next_record(self, timeout=30):
+        line = self.lines.get(timeout=timeout)
+        assert line is not None, "the follower ended"
+        return json.loads(line)
+
+    def wait(self, timeout=30):
+        self.process.wait(timeout=timeout)
+        rest = []
+        while (line := self.lines.get(timeout=timeout)) is not None:
+            rest.append(json.loads(line))
+        return rest, self.process.stderr.read()
+
+    def kill(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+def test_egress_log_follow_prints_new_lines_until_the_sandbox_stops(local, upstream):
+    sandbox_id = local.create(spec_for(upstream), name="follow.json")
+    follower = Follower(local, "-f", sandbox_id)
+    try:
+        assert follower.next_record()["kind"] == "start"  # the log so far, then new lines
+        assert request_through(local, sandbox_id, upstream, "allowed.test", "/followed") == "200"
+        while (record := follower.next_record()).get("path") != "/followed":
+            pass
+        # destroy stops the proxy (its final checkpoint is the last line) and the follower ends.
+        assert local.run("destroy", sandbox_id).returncode == 0
+        rest, err = follower.wait()
+        assert follower.process.returncode == 0, err
+        assert rest[-1]["kind"] == "checkpoint" and rest[-1].get("final") is True
+    finally:
+        follower.kill()
+        local.run("destroy", sandbox_id)
+
+
+def test_egress_log_follow_ends_at_ctrl_c_with_130(local, sandbox):
+    follower = Follower(local, "--follow", sandbox)
+    try:
+        assert follower.next_record()["kind"] == "start"
+        follower.process.send_signal(signal.SIGINT)
+        _, err = follower.wait()
+        assert follower.process.returncode == 130 and err == "sandbox-local: interrupted\n"
+    finally:
+        follower.kill()
+
+
+def test_destroy_save_log_keeps_a_verified_log_first(local, upstream, tmp_path):
+    sandbox_id = local.create(spec_for(upstream), name="save-log.json")
+    try:
+        assert request_through(local, sandbox_id, upstream, "allowed.test", "/saved-a") == "200"
+        saved = tmp_path / "saved.jsonl"
+        saved.write_text("already here")
+        res = local.run("destroy", sandbox_id, "--save-log", str(saved))
+        assert res.returncode == 2 and res.stderr == f"sandbox-local: --save-log: {saved} already exists\n"
+        assert saved.read_text() == "already here" and os.path.isdir(local.dir(sandbox_id))
+        saved.unlink()
+
+        # A log that does not verify is saved, but nothing is removed.
+        line = rewrite_in_place(log_path(local, sandbox_id), b"/saved-a", b"/moved-a")
+        res = local.run("destroy", sandbox_id, "--save-log", str(saved))
+        assert res.returncode == 1
+        assert f"does not verify (line {line + 1}: line {line + 1} does not follow line {line}" in res.stderr
+        assert res.stderr.strip().endswith(f"sandbox {sandbox_id} not removed: destroy it without --save-log "
+                                           "to remove it anyway"), res.stderr
+        assert wide_row(local, sandbox_id).split()[1] == "Ready"
+        saved.unlink()
+        (tmp_path / "saved.jsonl.pub").unlink()
+        rewrite_in_place(log_path(local, sandbox_id), b"/moved-a", b"/saved-a")
+
+        with open(os.path.join(local.dir(sandbox_id), "egress-log-key.pub")) as f:
+            key = f.read()
+        res = local.run("destroy", sandbox_id, "--save-log", str(saved))
+        assert res.returncode == 0, res.stderr
+        assert f"{saved}: verified: " in res.stderr and "by the given key" in res.stderr
+        assert res.stderr.endswith(f"removed sandbox {sandbox_id}\n")
+        assert not os.path.exists(local.dir(sandbox_id))
+        assert (tmp_path / "saved.jsonl.pub").read_text() == key
+        assert any(json.loads(l).get("path") == "/saved-a" for l in saved.read_text().splitlines())
+        run = verify_with_proxy(saved, tmp_path / "saved.jsonl.pub")  # later, with the proxy's own verifier
+        assert run.returncode == 0, run.stderr
+        res = local.run("destroy", sandbox_id, "--save-log", str(tmp_path / "again.jsonl"))
+        assert res.returncode == 1 and res.stderr == f"sandbox-local: no sandbox {sandbox_id}\n"
+        assert not (tmp_path / "again.jsonl").exists()
+    finally:
+        local.run("destroy", sandbox_id)
+
+
+GONE = "supervisor gone (killed, or the machine restarted)"
+
+
+def test_gc_save_logs_keeps_each_verified_log_before_removing(local, upstream, tmp_path):
+    # Its own state directory: gc looks at every sandbox in it.
+    state = tempfile.mkdtemp(prefix="osll-gc-", dir="/tmp")
+    own = Local(state, {**local.env, "OSF_SANDBOX_LOCAL_STATE_DIR": state})
+    try:
+        saved, kept = (own.create(spec_for(upstream), name=f"gc-{n}.json") for n in range(2))
+        for sandbox_id in (saved, kept):
+            assert request_through(own, sandbox_id, upstream, "allowed.test", f"/gc-{sandbox_id}") == "200"
+            assert own.run("egress-log", sandbox_id, "--verify").returncode == 0  # signed up to here
+            supervisor = supervisor_pid(own, sandbox_id)
+            os.kill(supervisor, signal.SIGKILL)  # nothing left to stop it cleanly: gc's case
+            wait_until(lambda: not alive(supervisor), 10, "the supervisor to die")
+        wait_until(lambda: all(wide_row(own, i).split()[1] == "Stopped" for i in (saved, kept)), 15, "Stopped")
+        logs = tmp_path / "logs"
+        res = own.run("gc", "--save-logs", str(logs))
+        assert res.returncode == 2 and res.stderr == f"sandbox-local: --save-logs: {logs} is not a directory\n"
+        logs.mkdir()
+        res = own.run("gc", "--dry-run", "--save-logs", str(logs))
+        assert res.returncode == 0 and list(logs.iterdir()) == []
+        # A log already saved for `kept` is never overwritten: that sandbox stays.
+        (logs / f"{kept}.jsonl").write_text("saved before")
+        res = own.run("gc", "--save-logs", str(logs))
+        assert res.returncode == 1, res.stderr
+        assert res.stdout == f"{saved} {GONE}\n"
+        assert f"{logs}/{saved}.jsonl: verified: " in res.stderr
+        # No proxy to ask: the warning says the tail after the last checkpoint is unsigned.
+        assert (f"sandbox-local: the proxy wrote no checkpoint (sandbox {saved} is not running); "
+                "lines after its last one are unsigned") in res.stderr
+        assert (f"sandbox-local: {kept} not removed: {logs}/{kept}.jsonl already exists "
+                "(a saved log is never overwritten)") in res.stderr
+        assert (logs / f"{kept}.jsonl").read_text() == "saved before"
+        assert not (logs / f"{kept}.jsonl.pub").exists()
+        assert not os.path.exists(own.dir(saved)) and os.path.isdir(own.dir(kept))
+        run = verify_with_proxy(logs / f"{saved}.jsonl", logs / f"{saved}.jsonl.pub")
+        assert run.returncode == 0, run.stderr
+        assert any(json.loads(l).get("path") == f"/gc-{saved}" for l in (logs / f"{saved}.jsonl").read_text().splitlines())
+        (logs / f"{kept}.jsonl").unlink()
+        res = own.run("gc", "--save-logs", str(logs))
+        assert res.returncode == 0 and res.stdout == f"{kept} {GONE}\n", res.stderr
+        assert verify_with_proxy(logs / f"{kept}.jsonl", logs / f"{kept}.jsonl.pub").returncode == 0
+    finally:
+        for sandbox_id in os.listdir(os.path.join(state, "sandboxes")) if os.path.isdir(os.path.join(state, "sandboxes")) else []:
+            own.run("destroy", sandbox_id)
+        shutil.rmtree(state, ignore_errors=True)

@@ -4,12 +4,14 @@
 // CommandFailed (exit 1), Interrupted (128 + signal); see commands/command_errors.hpp.
 #pragma once
 
+#include "commands/egress_log_copy.hpp"
 #include "manifests/lifetime.hpp"
 #include "manifests/sandbox_list.hpp"
 #include "manifests/sandbox_request.hpp"
 
 #include <chrono>
 #include <iosfwd>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -64,16 +66,23 @@ public:
     virtual std::string snapshot(const std::string& id, const std::string& stamp) = 0;
     virtual void destroy(const std::string& id) = 0;
     virtual std::vector<manifests::SandboxRow> list() = 0;
-    // Streams the egress log (JSON lines) to `out`.
-    virtual void egress_log(const std::string& id, std::ostream& out) = 0;
-    // Removes what sandboxes whose supervisor is gone left behind, and
-    // suspended sandboxes past their expiry; returns what it removed (with
-    // `dry_run`: what it would remove), one reason each.
+    // Streams the egress log (JSON lines) to `out`. With `follow`, keeps
+    // printing whole lines as they are written until the sandbox stops
+    // running; Interrupted on SIGINT or SIGTERM.
+    virtual void egress_log(const std::string& id, std::ostream& out, bool follow) = 0;
+    // The sandbox's log and the key stored for its current proxy, as
+    // egress-log --verify/--summary, destroy --save-log and gc --save-logs take
+    // them; CommandFailed "no sandbox <ID>" when there is none.
+    virtual std::unique_ptr<commands::EgressLogAccess> egress_log_access(const std::string& id) = 0;
+    // What gc removes: what sandboxes whose supervisor is gone left behind,
+    // and suspended sandboxes past their expiry, one reason each.
     struct Removal {
         std::string id;
         std::string reason;
     };
-    virtual std::vector<Removal> gc(bool dry_run) = 0;
+    virtual std::vector<Removal> gc_plan() = 0;
+    // Removes one of them; false (nothing done) when it no longer qualifies.
+    virtual bool gc_remove(const std::string& id) = 0;
     // Moves the sandbox's expiry `by` later (from now when it passed); returns
     // the new expiry. manifests::LifetimeError past created + `max`.
     virtual manifests::WallTime extend(const std::string& id, std::chrono::seconds by,

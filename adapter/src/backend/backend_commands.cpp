@@ -2,8 +2,11 @@
 
 #include "commands/command_errors.hpp"
 #include "commands/copy_command.hpp"
+#include "commands/egress_log_command.hpp"
+#include "commands/egress_log_copy.hpp"
 #include "commands/exec_command.hpp"
 #include "commands/interrupt.hpp"
+#include "commands/log_saving.hpp"
 #include "commands/register_commands.hpp"
 #include "commands/sandbox_lookup.hpp"
 #include "commands/sandbox_request_reader.hpp"
@@ -13,7 +16,6 @@
 #include "osf/duration.hpp"
 
 #include <algorithm>
-#include <array>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -31,17 +33,6 @@ namespace {
 void guarded(BackendContext& context, const std::function<int()>& body) {
     context.exit_code = commands::report_errors(context.err, context.program, body);
 }
-
-// An option of sandbox-kubernetes this CLI does not have: parsed, so that the
-// refusal is one line saying so and what to use instead (exit 2).
-void refuse_option(const BackendContext& context, bool given, const std::string& option,
-                   const std::string& instead) {
-    if (given)
-        throw UsageError(option + " is not available in " + context.program + " (" + instead + ")");
-}
-
-// Where the local proxy's files are, for the messages above.
-constexpr const char* kLocalLog = "<state>/sandboxes/<ID>/proxy/egress.jsonl";
 
 void setup_create(CLI::App& app, BackendContext& context) {
     auto spec = std::make_shared<std::string>();
@@ -140,16 +131,26 @@ void setup_snapshot(CLI::App& app, BackendContext& context) {
 
 void setup_destroy(CLI::App& app, BackendContext& context) {
     auto id = std::make_shared<std::string>();
+    auto save_log = std::make_shared<std::string>();
     CLI::App* sub = app.add_subcommand(
         "destroy", "Remove a sandbox and everything made for it (not its snapshots)");
     sub->add_option("id", *id, "The sandbox ID (12 hex digits)")->required();
-    auto save_log = std::make_shared<std::string>();
-    sub->add_option("--save-log", *save_log, "Not available here (sandbox-kubernetes only)");
+    sub->add_option("--save-log", *save_log,
+                    "First save the egress log to this new file (and its key to FILE.pub), "
+                    "signed to its last line and verified against the key stored when its "
+                    "proxy started; nothing is removed if that fails");
     sub->callback([&context, id, save_log] {
         guarded(context, [&] {
-            refuse_option(context, !save_log->empty(), "destroy --save-log",
-                          std::string("copy ") + kLocalLog + " and its log-key.pub first");
             const std::string checked = commands::parse_sandbox_id(*id);
+            commands::check_new_log_file(*save_log);
+            if (!save_log->empty()) {
+                try {
+                    const auto access = context.backend.egress_log_access(checked);
+                    commands::save_log(*access, context.err, context.program, *save_log);
+                } catch (const commands::LogDoesNotVerify& e) {
+                    throw commands::CommandFailed(commands::destroy_not_removed(e, checked));
+                }
+            }
             context.backend.destroy(checked);
             context.err << "removed sandbox " << checked << "\n";
             return 0;
@@ -183,43 +184,82 @@ void setup_list(CLI::App& app, BackendContext& context) {
 }
 
 void setup_egress_log(CLI::App& app, BackendContext& context) {
-    auto id = std::make_shared<std::string>();
-    CLI::App* sub = app.add_subcommand("egress-log", "Print the sandbox's egress log (JSON lines)");
-    sub->add_option("id", *id, "The sandbox ID (12 hex digits)")->required();
-    auto flags = std::make_shared<std::array<bool, 4>>();
-    sub->add_flag("-f,--follow", (*flags)[0], "Not available here (sandbox-kubernetes only)");
-    sub->add_flag("--verify", (*flags)[1], "Not available here (sandbox-kubernetes only)");
-    sub->add_flag("--summary", (*flags)[2], "Not available here (sandbox-kubernetes only)");
-    sub->add_flag("--json", (*flags)[3], "Not available here (sandbox-kubernetes only)");
-    sub->callback([&context, id, flags] {
+    auto options = std::make_shared<commands::EgressLogOptions>();
+    CLI::App* sub = app.add_subcommand(
+        "egress-log", "Print the sandbox's egress log (JSON lines), verify or summarise it");
+    sub->add_option("id", options->id, "The sandbox ID (12 hex digits)")->required();
+    auto* follow = sub->add_flag("-f,--follow", options->follow,
+                                 "Keep printing lines as they are written, until the sandbox "
+                                 "stops");
+    auto* verify = sub->add_flag(
+        "--verify", options->verify,
+        "Check the hash chain and signed checkpoints against the key stored when the proxy "
+        "started: exit 0, or 1 naming the first line that does not hold");
+    auto* summary = sub->add_flag("--summary", options->summary,
+                                  "Hosts, refusals, secrets, MCP tools, time range, and "
+                                  "whether the chain verified (exit 1 when it did not)");
+    auto* json = sub->add_flag("--json", options->json, "With --summary: one JSON object");
+    follow->excludes(verify)->excludes(summary);
+    verify->excludes(summary);
+    json->needs(summary);
+    sub->callback([&context, options] {
         guarded(context, [&] {
-            refuse_option(context, (*flags)[0], "egress-log --follow",
-                          std::string("tail -f ") + kLocalLog);
-            refuse_option(context, (*flags)[1], "egress-log --verify",
-                          std::string("egress-proxy log verify ") + kLocalLog);
-            refuse_option(context, (*flags)[2] || (*flags)[3], "egress-log --summary",
-                          std::string("egress-proxy log summary [--json] ") + kLocalLog);
-            context.backend.egress_log(commands::parse_sandbox_id(*id), context.out);
-            return 0;
+            const std::string id = commands::parse_sandbox_id(options->id);
+            if (!options->verify && !options->summary) {
+                context.backend.egress_log(id, context.out, options->follow);
+                return 0;
+            }
+            const auto access = context.backend.egress_log_access(id);
+            const auto copy = commands::take_log_copy(*access, context.err, context.program);
+            return commands::report_log_copy(copy, id, options->summary, options->json, context.out,
+                                             context.err);
         });
     });
 }
 
 void setup_gc(CLI::App& app, BackendContext& context) {
     auto dry_run = std::make_shared<bool>(false);
+    auto save_logs = std::make_shared<std::string>();
     CLI::App* sub = app.add_subcommand(
         "gc", "Remove sandboxes whose supervisor is gone and suspended sandboxes past their "
               "expiry; one line each: ID and why");
     sub->add_flag("--dry-run", *dry_run, "Only print what would be removed");
-    auto save_logs = std::make_shared<std::string>();
-    sub->add_option("--save-logs", *save_logs, "Not available here (sandbox-kubernetes only)");
+    sub->add_option("--save-logs", *save_logs,
+                    "First save each sandbox's egress log to DIR/<ID>.jsonl (and its key to "
+                    "DIR/<ID>.jsonl.pub), verified as destroy --save-log does; a sandbox whose "
+                    "log cannot be saved or does not verify is not removed");
     sub->callback([&context, dry_run, save_logs] {
         guarded(context, [&] {
-            refuse_option(context, !save_logs->empty(), "gc --save-logs",
-                          std::string("copy each ") + kLocalLog + " first");
-            for (const auto& removal : context.backend.gc(*dry_run))
-                context.out << removal.id << " " << removal.reason << "\n";
-            return 0;
+            if (!save_logs->empty()) commands::check_log_directory(*save_logs);
+            int failures = 0;
+            for (const auto& removal : context.backend.gc_plan()) {
+                if (const int signal = context.pending_signal ? context.pending_signal() : 0)
+                    throw commands::Interrupted(signal);
+                if (!*dry_run) {
+                    if (!save_logs->empty() &&
+                        !commands::keep_log_in(
+                            *save_logs, removal.id, context.err, context.program,
+                            [&](const std::string& path) {
+                                const auto access = context.backend.egress_log_access(removal.id);
+                                commands::save_log(*access, context.err, context.program, path);
+                            })) {
+                        ++failures;
+                        continue;
+                    }
+                    try {
+                        if (!context.backend.gc_remove(removal.id)) continue;
+                    } catch (const commands::Interrupted&) {
+                        throw;
+                    } catch (const std::exception& e) {
+                        context.err << context.program << ": cannot remove " << removal.id << ": "
+                                    << e.what() << "\n";
+                        ++failures;
+                        continue;
+                    }
+                }
+                context.out << removal.id << " " << removal.reason << "\n" << std::flush;
+            }
+            return failures == 0 ? 0 : commands::kExitFailure;
         });
     });
 }

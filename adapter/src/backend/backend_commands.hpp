@@ -26,6 +26,8 @@ struct BackendContext {
     std::ostream& err;
     std::function<std::chrono::system_clock::time_point()> wall_clock;
     std::function<std::array<std::uint8_t, 6>()> random_bytes;
+    // The signal (SIGINT, SIGTERM) received since start, 0 when none.
+    std::function<int()> pending_signal;
     // True when stdin and stdout are a terminal (exec then passes it on).
     bool terminal = false;
     int exit_code = 0;

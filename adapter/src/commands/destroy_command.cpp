@@ -1,6 +1,7 @@
 #include "commands/destroy_command.hpp"
 
 #include "commands/command_errors.hpp"
+#include "commands/egress_log_source.hpp"
 #include "commands/log_saving.hpp"
 #include "commands/sandbox_lookup.hpp"
 #include "manifests/labels.hpp"
@@ -8,25 +9,22 @@
 #include "manifests/settings.hpp"
 
 #include <ostream>
-#include <unistd.h>
 
 namespace osf::commands {
 
 int run_destroy(CommandContext& context, const DestroyOptions& options) {
     const std::string id = parse_sandbox_id(options.id);
-    for (const auto& file : {options.save_log, options.save_log + ".pub"})
-        if (!options.save_log.empty() && ::access(file.c_str(), F_OK) == 0)
-            throw UsageError("--save-log: " + file + " already exists");
+    check_new_log_file(options.save_log);
     const auto settings = manifests::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const auto objects = kube.list(manifests::kSandboxResources, manifests::id_selector(id));
     if (objects.empty()) throw CommandFailed("no sandbox " + id);
     if (!options.save_log.empty()) {
         try {
-            save_log(context, kube, id, options.save_log);
+            KubeLogAccess access(kube, id);
+            save_log(access, context.err, "sandbox-kubernetes", options.save_log);
         } catch (const LogDoesNotVerify& e) {
-            throw CommandFailed(std::string(e.what()) + "; sandbox " + id +
-                                " not removed: destroy it without --save-log to remove it anyway");
+            throw CommandFailed(destroy_not_removed(e, id));
         }
     }
     remove_sandbox(kube, id);

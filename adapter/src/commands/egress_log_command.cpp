@@ -3,13 +3,10 @@
 #include "commands/command_errors.hpp"
 #include "commands/egress_log_source.hpp"
 #include "commands/sandbox_lookup.hpp"
-#include "egress_log/log_summary.hpp"
-#include "egress_log/log_verifier.hpp"
 #include "kubectl/kubectl.hpp"
 #include "manifests/egress_objects.hpp"
 #include "manifests/settings.hpp"
 
-#include <exception>
 #include <ostream>
 
 namespace osf::commands {
@@ -37,26 +34,9 @@ int run_egress_log(CommandContext& context, const EgressLogOptions& options) {
         kube.run_checked(call);
         return 0;
     }
-    const std::string key = cluster_log_key(kube, id).raw;
-    try {
-        request_checkpoint(kube, pod); // so that the copy is signed to its last line
-    } catch (const std::exception& e) {
-        context.err << "sandbox-kubernetes: the proxy wrote no checkpoint (" << e.what()
-                    << "); lines after its last one are unsigned\n";
-    }
-    const std::string text = fetch_egress_log(kube, pod);
-    const auto report = egress_log::verify_log(text, key);
-    if (options.summary) {
-        const auto summary = egress_log::summarise_log(text, report);
-        if (options.json)
-            context.out << egress_log::render_json(summary).dump(2) << "\n";
-        else
-            context.out << egress_log::render_text(summary);
-    } else {
-        (report.ok ? context.out : context.err)
-            << egress_log::describe(report, "egress log of " + id);
-    }
-    return report.ok ? 0 : kExitFailure;
+    KubeLogAccess access(kube, id, pod);
+    const LogCopy copy = take_log_copy(access, context.err, "sandbox-kubernetes");
+    return report_log_copy(copy, id, options.summary, options.json, context.out, context.err);
 }
 
 void setup_egress_log(CLI::App& app, CommandContext& context) {

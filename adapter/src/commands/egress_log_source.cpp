@@ -2,7 +2,6 @@
 
 #include "commands/command_errors.hpp"
 #include "commands/sandbox_lookup.hpp"
-#include "egress_log/log_chain.hpp"
 #include "manifests/egress_objects.hpp"
 #include "manifests/labels.hpp"
 #include "manifests/names.hpp"
@@ -39,11 +38,29 @@ LogKey cluster_log_key(kubectl::Kubectl& kube, const std::string& id) {
         throw CommandFailed("sandbox " + id + " has no egress log key in ConfigMap " +
                             manifests::ca_config_name(id) +
                             " (made by an older sandbox-kubernetes?)");
-    auto key = egress_log::ed25519_key_from_pem(pem);
+    auto key = log_key_from_pem(pem);
     if (!key)
         throw CommandFailed("the egress log key in ConfigMap " + manifests::ca_config_name(id) +
                             " is not an Ed25519 public key");
-    return {pem, *key};
+    return *key;
+}
+
+KubeLogAccess::KubeLogAccess(kubectl::Kubectl& kube, std::string id)
+    : kube_(kube), id_(std::move(id)), pod_(find_egress_pod(kube_, id_)) {}
+
+KubeLogAccess::KubeLogAccess(kubectl::Kubectl& kube, std::string id, std::string pod)
+    : kube_(kube), id_(std::move(id)), pod_(std::move(pod)) {}
+
+LogKey KubeLogAccess::key() {
+    return cluster_log_key(kube_, id_);
+}
+
+void KubeLogAccess::request_checkpoint() {
+    commands::request_checkpoint(kube_, pod_);
+}
+
+std::string KubeLogAccess::text() {
+    return fetch_egress_log(kube_, pod_);
 }
 
 } // namespace osf::commands

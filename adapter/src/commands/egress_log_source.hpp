@@ -4,6 +4,7 @@
 // the cluster's copy of the key, does not take the proxy's word for it.
 #pragma once
 
+#include "commands/egress_log_copy.hpp"
 #include "kubectl/kubectl.hpp"
 
 #include <string>
@@ -20,12 +21,24 @@ std::string fetch_egress_log(kubectl::Kubectl& kube, const std::string& pod);
 // a copy taken next ends with a checkpoint. Throws KubectlError on failure.
 void request_checkpoint(kubectl::Kubectl& kube, const std::string& pod);
 
-struct LogKey {
-    std::string pem; // as published (PUBLIC KEY)
-    std::string raw; // 32 bytes
-};
-
 // The key from the CA ConfigMap; CommandFailed when it holds none.
 LogKey cluster_log_key(kubectl::Kubectl& kube, const std::string& id);
+
+// The four above as an EgressLogAccess; the egress pod is looked up first
+// (CommandFailed "no sandbox <ID>").
+class KubeLogAccess final : public EgressLogAccess {
+public:
+    KubeLogAccess(kubectl::Kubectl& kube, std::string id);
+    // With the egress pod already found.
+    KubeLogAccess(kubectl::Kubectl& kube, std::string id, std::string pod);
+    LogKey key() override;
+    void request_checkpoint() override;
+    std::string text() override;
+
+private:
+    kubectl::Kubectl& kube_;
+    std::string id_;
+    std::string pod_;
+};
 
 } // namespace osf::commands

@@ -1,6 +1,7 @@
 #include "commands/gc_command.hpp"
 
 #include "commands/command_errors.hpp"
+#include "commands/egress_log_source.hpp"
 #include "commands/log_saving.hpp"
 #include "commands/sandbox_lookup.hpp"
 #include "manifests/gc_plan.hpp"
@@ -9,46 +10,8 @@
 #include "manifests/settings.hpp"
 
 #include <ostream>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace osf::commands {
-
-namespace {
-
-// --save-logs must name a directory gc can write into; checked before anything is removed.
-void check_log_directory(const std::string& dir) {
-    struct stat st {};
-    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-        throw UsageError("--save-logs: " + dir + " is not a directory");
-    if (::access(dir.c_str(), W_OK | X_OK) != 0)
-        throw UsageError("--save-logs: " + dir + " is not writable");
-}
-
-// Saves the log of sandbox `id` into `dir` as <ID>.jsonl and <ID>.jsonl.pub;
-// false (and a line on stderr saying why) when the sandbox must stay.
-bool keep_log(CommandContext& context, kubectl::Kubectl& kube, const std::string& dir,
-              const std::string& id) {
-    const std::string path = dir + "/" + id + ".jsonl";
-    for (const auto& file : {path, path + ".pub"})
-        if (::access(file.c_str(), F_OK) == 0) {
-            context.err << "sandbox-kubernetes: " << id << " not removed: " << file
-                        << " already exists (a saved log is never overwritten)\n";
-            return false;
-        }
-    try {
-        save_log(context, kube, id, path);
-        return true;
-    } catch (const Interrupted&) {
-        throw;
-    } catch (const std::exception& e) {
-        context.err << "sandbox-kubernetes: " << id << " not removed: its egress log was not "
-                    << "kept: " << one_line(e.what()) << "\n";
-        return false;
-    }
-}
-
-} // namespace
 
 int run_gc(CommandContext& context, const GcOptions& options) {
     if (!options.save_logs.empty()) check_log_directory(options.save_logs);
@@ -62,7 +25,11 @@ int run_gc(CommandContext& context, const GcOptions& options) {
         check_interrupted(context);
         if (!options.dry_run) {
             if (!options.save_logs.empty() &&
-                !keep_log(context, kube, options.save_logs, removal.id)) {
+                !keep_log_in(options.save_logs, removal.id, context.err, "sandbox-kubernetes",
+                             [&](const std::string& path) {
+                                 KubeLogAccess access(kube, removal.id);
+                                 save_log(access, context.err, "sandbox-kubernetes", path);
+                             })) {
                 ++failures;
                 continue;
             }

@@ -1,12 +1,13 @@
 #include "commands/log_saving.hpp"
 
-#include "commands/egress_log_source.hpp"
 #include "egress_log/log_verifier.hpp"
 
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <fcntl.h>
 #include <ostream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace osf::commands {
@@ -34,26 +35,58 @@ void write_new_file(const std::string& path, const std::string& text) {
 
 } // namespace
 
-void save_log(CommandContext& context, kubectl::Kubectl& kube, const std::string& id,
+void save_log(EgressLogAccess& access, std::ostream& err, const std::string& program,
               const std::string& path) {
-    const std::string pod = find_egress_pod(kube, id);
-    const auto key = cluster_log_key(kube, id);
-    try {
-        request_checkpoint(kube, pod); // so that the copy is signed to its last line
-    } catch (const std::exception& e) {
-        context.err << "sandbox-kubernetes: the proxy wrote no checkpoint (" << e.what()
-                    << "); lines after its last one are unsigned\n";
-    }
-    const std::string text = fetch_egress_log(kube, pod);
-    const auto report = egress_log::verify_log(text, key.raw);
-    write_new_file(path, text);
-    write_new_file(path + ".pub", key.pem); // the ConfigMap goes with the sandbox
+    const LogCopy copy = take_log_copy(access, err, program);
+    const auto report = egress_log::verify_log(copy.text, copy.key.raw);
+    write_new_file(path, copy.text);
+    write_new_file(path + ".pub", copy.key.pem); // the stored key goes with the sandbox
     if (!report.ok)
         throw LogDoesNotVerify(
             "saved the egress log to " + path + " but it does not verify (" +
             (report.bad_line ? "line " + std::to_string(report.bad_line) + ": " : std::string()) +
             report.problem + ")");
-    context.err << egress_log::describe(report, path);
+    err << egress_log::describe(report, path);
+}
+
+void check_new_log_file(const std::string& path) {
+    for (const auto& file : {path, path + ".pub"})
+        if (!path.empty() && ::access(file.c_str(), F_OK) == 0)
+            throw UsageError("--save-log: " + file + " already exists");
+}
+
+std::string destroy_not_removed(const LogDoesNotVerify& e, const std::string& id) {
+    return std::string(e.what()) + "; sandbox " + id +
+           " not removed: destroy it without --save-log to remove it anyway";
+}
+
+void check_log_directory(const std::string& dir) {
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        throw UsageError("--save-logs: " + dir + " is not a directory");
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+        throw UsageError("--save-logs: " + dir + " is not writable");
+}
+
+bool keep_log_in(const std::string& dir, const std::string& id, std::ostream& err,
+                 const std::string& program, const std::function<void(const std::string&)>& save) {
+    const std::string path = dir + "/" + id + ".jsonl";
+    for (const auto& file : {path, path + ".pub"})
+        if (::access(file.c_str(), F_OK) == 0) {
+            err << program << ": " << id << " not removed: " << file
+                << " already exists (a saved log is never overwritten)\n";
+            return false;
+        }
+    try {
+        save(path);
+        return true;
+    } catch (const Interrupted&) {
+        throw;
+    } catch (const std::exception& e) {
+        err << program << ": " << id << " not removed: its egress log was not "
+            << "kept: " << one_line(e.what()) << "\n";
+        return false;
+    }
 }
 
 } // namespace osf::commands

@@ -5,6 +5,7 @@
 #include "backends/local/exec_protocol.hpp"
 #include "backends/local/host_mounts.hpp"
 #include "backends/local/local_lifecycle.hpp"
+#include "backends/local/local_log_access.hpp"
 #include "backends/local/proxy_binary.hpp"
 #include "backends/local/sandbox_environment.hpp"
 #include "backends/local/sandbox_store.hpp"
@@ -31,6 +32,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 extern char** environ;
@@ -552,29 +554,63 @@ std::vector<manifests::SandboxRow> LocalBackend::list() {
     return rows;
 }
 
-void LocalBackend::egress_log(const std::string& id, std::ostream& out) {
+void LocalBackend::egress_log(const std::string& id, std::ostream& out, bool follow) {
     const SandboxPaths paths = existing(id);
     std::ifstream log(paths.egress_log(), std::ios::binary);
-    if (log) out << log.rdbuf();
-    out.flush();
+    if (!follow) {
+        if (log) out << log.rdbuf();
+        out.flush();
+        return;
+    }
+    // Whole lines, as `egress-proxy log --follow` prints them, until the
+    // supervisor is gone: it lets go of its lock only after its proxy wrote
+    // its last line, so the read after that sees everything.
+    std::string pending;
+    std::array<char, 65536> buffer{};
+    while (true) {
+        const bool running = supervisor_running(paths);
+        if (!log.is_open()) log.open(paths.egress_log(), std::ios::binary);
+        while (log && (log.read(buffer.data(), buffer.size()), log.gcount() > 0))
+            pending.append(buffer.data(), static_cast<std::size_t>(log.gcount()));
+        log.clear();
+        if (const auto newline = pending.rfind('\n'); newline != std::string::npos) {
+            out << pending.substr(0, newline + 1) << std::flush;
+            pending.erase(0, newline + 1);
+        }
+        if (!running || !out) return;
+        for (int slice = 0; slice < 4; ++slice) {
+            if (const int signal = options_.pending_signal ? options_.pending_signal() : 0)
+                throw commands::Interrupted(signal);
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    }
 }
 
-std::vector<backend::Backend::Removal> LocalBackend::gc(bool dry_run) {
-    std::vector<Removal> removed;
+std::unique_ptr<commands::EgressLogAccess> LocalBackend::egress_log_access(const std::string& id) {
+    return std::make_unique<LocalLogAccess>(existing(id), id, options_.getenv);
+}
+
+std::vector<backend::Backend::Removal> LocalBackend::gc_plan() {
+    std::vector<Removal> removals;
     const long long now = epoch_seconds(options_.wall_clock());
     for (const auto& id : stored_sandbox_ids(root())) {
         const SandboxPaths paths = sandbox_paths(root(), id);
         const SandboxMeta meta = read_meta(paths.meta).value_or(SandboxMeta{});
-        const auto reason = gc_reason(meta, liveness_of(paths), now);
-        if (!reason) continue;
-        if (!dry_run) {
-            kill_leftover_processes(paths);
-            remove_buildah_container(meta.buildah_container);
-            remove_tree(paths.dir);
-        }
-        removed.push_back({id, *reason});
+        if (const auto reason = gc_reason(meta, liveness_of(paths), now))
+            removals.push_back({id, *reason});
     }
-    return removed;
+    return removals;
+}
+
+bool LocalBackend::gc_remove(const std::string& id) {
+    const SandboxPaths paths = sandbox_paths(root(), id);
+    if (!fs::is_directory(paths.dir)) return true; // a destroy or resume got there first
+    const SandboxMeta meta = read_meta(paths.meta).value_or(SandboxMeta{});
+    if (!gc_reason(meta, liveness_of(paths), epoch_seconds(options_.wall_clock()))) return false;
+    kill_leftover_processes(paths);
+    remove_buildah_container(meta.buildah_container);
+    remove_tree(paths.dir);
+    return true;
 }
 
 manifests::WallTime LocalBackend::extend(const std::string& id, std::chrono::seconds by,

@@ -33,8 +33,10 @@ public:
     std::string snapshot(const std::string& id, const std::string& stamp) override;
     void destroy(const std::string& id) override;
     std::vector<manifests::SandboxRow> list() override;
-    void egress_log(const std::string& id, std::ostream& out) override;
-    std::vector<Removal> gc(bool dry_run) override;
+    void egress_log(const std::string& id, std::ostream& out, bool follow) override;
+    std::unique_ptr<commands::EgressLogAccess> egress_log_access(const std::string& id) override;
+    std::vector<Removal> gc_plan() override;
+    bool gc_remove(const std::string& id) override;
     manifests::WallTime extend(const std::string& id, std::chrono::seconds by,
                                std::chrono::seconds max) override;
     backend::StateChange suspend(const std::string& id) override;

@@ -51,6 +51,7 @@ SandboxPaths sandbox_paths(const std::string& root, const std::string& id) {
     paths.workspace = paths.dir + "/workspace";
     paths.proxy_state = paths.dir + "/proxy";
     paths.proxy_output = paths.dir + "/proxy.log";
+    paths.log_key = paths.dir + "/egress-log-key.pub";
     paths.run = paths.dir + "/run";
     paths.egress_socket = paths.run + "/egress.sock";
     paths.control = paths.dir + "/control.sock";

@@ -23,6 +23,7 @@ struct SandboxPaths {
     std::string workspace;     // bound at /workspace
     std::string proxy_state;   // the proxy's --state-dir: ca.crt, egress.jsonl
     std::string proxy_output;  // the proxy's stdout and stderr
+    std::string log_key;       // the running proxy's egress log key, copied when it started
     std::string run;           // sockets the sandbox may see (bound under /run/osf)
     std::string egress_socket; // the proxy as a Unix socket, relayed by the supervisor
     std::string control;       // exec requests to the supervisor (never inside)
@@ -33,6 +34,7 @@ struct SandboxPaths {
 
     std::string ca() const { return proxy_state + "/ca.crt"; }
     std::string egress_log() const { return proxy_state + "/egress.jsonl"; }
+    std::string published_log_key() const { return proxy_state + "/log-key.pub"; }
 };
 
 SandboxPaths sandbox_paths(const std::string& root, const std::string& id);

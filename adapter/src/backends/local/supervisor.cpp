@@ -161,6 +161,7 @@ private:
             if (listen.is_object() && listen.contains("proxy")) {
                 const std::string address = listen["proxy"].get<std::string>();
                 proxy_port_ = std::stoi(address.substr(address.rfind(':') + 1));
+                keep_log_key();
                 return;
             }
             if (Clock::now() > deadline_)
@@ -168,6 +169,24 @@ private:
                                   std::to_string(request_.settings.start_timeout_seconds) + " s");
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
+    }
+
+    // The key the proxy published, copied out of its state directory before
+    // anything reaches the proxy, as sandbox-kubernetes copies it into the CA
+    // ConfigMap: verification trusts this copy, not what the proxy says later.
+    // A resumed sandbox's new proxy replaces it (its log continues the chain).
+    void keep_log_key() {
+        const std::string pem = read_file(paths_.published_log_key());
+        if (pem.find("-----BEGIN PUBLIC KEY-----") == std::string::npos)
+            throw StartFailed("the egress proxy published no egress log key in " +
+                              paths_.published_log_key());
+        const std::string temporary = paths_.log_key + ".new";
+        {
+            std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+            file << pem;
+            if (!file.flush()) throw StartFailed("cannot write " + temporary);
+        }
+        fs::rename(temporary, paths_.log_key);
     }
 
     void start_sandbox() {

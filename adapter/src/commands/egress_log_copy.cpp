@@ -1,0 +1,49 @@
+#include "commands/egress_log_copy.hpp"
+
+#include "commands/command_errors.hpp"
+#include "egress_log/log_chain.hpp"
+#include "egress_log/log_summary.hpp"
+#include "egress_log/log_verifier.hpp"
+
+#include <exception>
+#include <ostream>
+
+namespace osf::commands {
+
+std::optional<LogKey> log_key_from_pem(const std::string& pem) {
+    auto key = egress_log::ed25519_key_from_pem(pem);
+    if (!key) return std::nullopt;
+    return LogKey{pem, *key};
+}
+
+LogCopy take_log_copy(EgressLogAccess& access, std::ostream& err, const std::string& program) {
+    LogCopy copy;
+    copy.key = access.key();
+    try {
+        access.request_checkpoint(); // so that the copy is signed to its last line
+    } catch (const Interrupted&) {
+        throw;
+    } catch (const std::exception& e) {
+        err << program << ": the proxy wrote no checkpoint (" << e.what()
+            << "); lines after its last one are unsigned\n";
+    }
+    copy.text = access.text();
+    return copy;
+}
+
+int report_log_copy(const LogCopy& copy, const std::string& id, bool summary, bool json,
+                    std::ostream& out, std::ostream& err) {
+    const auto report = egress_log::verify_log(copy.text, copy.key.raw);
+    if (summary) {
+        const auto summarised = egress_log::summarise_log(copy.text, report);
+        if (json)
+            out << egress_log::render_json(summarised).dump(2) << "\n";
+        else
+            out << egress_log::render_text(summarised);
+    } else {
+        (report.ok ? out : err) << egress_log::describe(report, "egress log of " + id);
+    }
+    return report.ok ? 0 : kExitFailure;
+}
+
+} // namespace osf::commands
