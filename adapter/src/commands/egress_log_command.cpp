@@ -4,6 +4,7 @@
 #include "commands/egress_log_source.hpp"
 #include "commands/sandbox_lookup.hpp"
 #include "kubectl/kubectl.hpp"
+#include "kubectl/kubectl_error.hpp"
 #include "manifests/egress_objects.hpp"
 #include "manifests/settings.hpp"
 
@@ -31,7 +32,15 @@ int run_egress_log(CommandContext& context, const EgressLogOptions& options) {
                      manifests::kProxyStateDir};
         if (options.follow) call.args.push_back("--follow");
         call.inherit_stdout = true; // the log can be long: stream it
-        kube.run_checked(call);
+        // kubectl runs in its own process group, so a terminal's Ctrl-C reaches
+        // only the adapter: stop kubectl then, or --follow would never end.
+        call.should_stop = [&context] {
+            return context.pending_signal && context.pending_signal() != 0;
+        };
+        const kubectl::KubectlResult result = context.runner.run(call);
+        if (const int signal = context.pending_signal ? context.pending_signal() : 0; signal != 0)
+            throw Interrupted(signal);
+        kubectl::check(call.args, result);
         return 0;
     }
     KubeLogAccess access(kube, id, pod);

@@ -621,6 +621,23 @@ TEST_CASE("egress-log: execs egress-proxy log in the egress pod") {
     CHECK(unknown.err.str() == "sandbox-kubernetes: no sandbox " + kId + "\n");
 }
 
+TEST_CASE("egress-log --follow: Ctrl-C stops kubectl and exits 130") {
+    TestContext t;
+    t.kubectl.on(kListEgress, ok(list_of({ready_pod()}).dump()));
+    t.kubectl.on({"exec"}, fail("", 143)); // kubectl ended by the stop
+    bool asked = false;
+    t.kubectl.while_running = [&](const osf::kubectl::KubectlCall& call) {
+        if (call.args[0] != "exec") return;
+        REQUIRE(call.should_stop);
+        CHECK_FALSE(call.should_stop()); // following until a signal comes
+        t.signal = 2;
+        asked = call.should_stop();
+    };
+    CHECK(run(t, {"egress-log", "-f", kId}) == 130);
+    CHECK(asked);
+    CHECK(t.err.str() == "sandbox-kubernetes: interrupted\n");
+}
+
 TEST_CASE("snapshot: PVC, copy pod, tar pipeline, template; prints its name") {
     TestContext t;
     t.env["OSF_SANDBOX_SNAPSHOT_SIZE"] = "3Gi";
