@@ -1,10 +1,10 @@
 // sandbox-kubernetes: wiring only. The real kubectl runner, the process's
 // variables, streams, clocks and signals go into the command context.
+#include "backends/kubernetes/register_commands.hpp"
 #include "cli/bash_completion.hpp"
 #include "commands/command_context.hpp"
 #include "commands/interrupt.hpp"
 #include "commands/process_environment.hpp"
-#include "commands/register_commands.hpp"
 #include "kubectl/process_kubectl_runner.hpp"
 #include "kubectl/version_checking_runner.hpp"
 

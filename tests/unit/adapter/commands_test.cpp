@@ -1,6 +1,6 @@
 // The subcommands driven through the CLI with a fake kubectl: exit codes,
 // messages, the exact kubectl invocations and clean-up after failures.
-#include "commands/register_commands.hpp"
+#include "backends/kubernetes/register_commands.hpp"
 #include "test_support.hpp"
 
 #include <algorithm>

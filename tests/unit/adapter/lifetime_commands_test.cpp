@@ -1,6 +1,6 @@
 // extend, gc and exec's timeout and interruption through the CLI with a fake
 // kubectl: the exact calls, outputs and exit codes.
-#include "commands/register_commands.hpp"
+#include "backends/kubernetes/register_commands.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>

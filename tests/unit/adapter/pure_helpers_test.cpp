@@ -1,4 +1,4 @@
-#include "commands/tool_check.hpp"
+#include "backends/kubernetes/tool_check.hpp"
 #include "manifests/image_policy.hpp"
 #include "manifests/labels.hpp"
 #include "manifests/pod_status.hpp"

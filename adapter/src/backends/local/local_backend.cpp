@@ -13,7 +13,7 @@
 #include "backends/local/unix_socket.hpp"
 #include "backends/local/user_namespaces.hpp"
 #include "commands/command_errors.hpp"
-#include "commands/exec_command.hpp"
+#include "commands/exec_timeout.hpp"
 #include "manifests/exec_stop.hpp"
 #include "manifests/lifetime.hpp"
 #include "manifests/names.hpp"

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "commands/command_context.hpp"
+#include "commands/copy_endpoint.hpp"
 
 #include <CLI/CLI.hpp>
 #include <optional>
@@ -14,16 +15,6 @@ struct CopyOptions {
     std::string from;
     std::string to;
 };
-
-// One side of a copy. A sandbox side is "<ID>:<path>"; an argument is a
-// sandbox side when it holds ':' and no '/' before it (./a:b is local).
-struct CopyEndpoint {
-    std::optional<std::string> id; // set for the sandbox side
-    std::string path;              // absolute inside the sandbox
-};
-
-// Throws UsageError for an invalid ID.
-CopyEndpoint parse_copy_endpoint(const std::string& text);
 
 void setup_copy(CLI::App& app, CommandContext& context);
 int run_copy(CommandContext& context, const CopyOptions& options);

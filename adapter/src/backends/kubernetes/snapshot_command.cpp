@@ -1,8 +1,8 @@
-#include "commands/snapshot_command.hpp"
+#include "backends/kubernetes/snapshot_command.hpp"
 
+#include "backends/kubernetes/sandbox_lookup.hpp"
+#include "backends/kubernetes/start_waiter.hpp"
 #include "commands/command_errors.hpp"
-#include "commands/sandbox_lookup.hpp"
-#include "commands/start_waiter.hpp"
 #include "kubectl/kubectl_error.hpp"
 #include "manifests/labels.hpp"
 #include "manifests/names.hpp"
@@ -17,15 +17,6 @@
 namespace osf::commands {
 
 using nlohmann::json;
-
-std::string snapshot_stamp(std::chrono::system_clock::time_point time) {
-    const std::time_t seconds = std::chrono::system_clock::to_time_t(time);
-    std::tm utc{};
-    gmtime_r(&seconds, &utc);
-    char text[16];
-    std::strftime(text, sizeof text, "%Y%m%d%H%M%S", &utc);
-    return text;
-}
 
 namespace {
 

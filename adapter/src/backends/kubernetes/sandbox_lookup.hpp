@@ -1,14 +1,12 @@
 // Turning the ID a user typed into the cluster objects it names.
 #pragma once
 
+#include "commands/sandbox_id_argument.hpp"
 #include "kubectl/kubectl.hpp"
 
 #include <string>
 
 namespace osf::commands {
-
-// The ID in lower case; UsageError (exit 2) when it is not 12 hex digits.
-std::string parse_sandbox_id(const std::string& text);
 
 // The first of `items` (what Kubectl::list found by the ID's label), or
 // CommandFailed "no sandbox <ID>" when there is none.

@@ -1,27 +1,12 @@
-#include "commands/copy_command.hpp"
+#include "backends/kubernetes/copy_command.hpp"
 
+#include "backends/kubernetes/sandbox_lookup.hpp"
 #include "commands/command_errors.hpp"
-#include "commands/sandbox_lookup.hpp"
 #include "kubectl/kubectl_error.hpp"
 #include "manifests/sandbox_objects.hpp"
 #include "manifests/settings.hpp"
 
 namespace osf::commands {
-
-CopyEndpoint parse_copy_endpoint(const std::string& text) {
-    const auto colon = text.find(':');
-    if (colon == std::string::npos || text.substr(0, colon).find('/') != std::string::npos)
-        return {std::nullopt, text};
-    CopyEndpoint endpoint;
-    endpoint.id = parse_sandbox_id(text.substr(0, colon));
-    std::string path = text.substr(colon + 1);
-    if (path.empty() || path == ".")
-        path = manifests::kWorkspaceDir;
-    else if (path.front() != '/')
-        path = std::string(manifests::kWorkspaceDir) + "/" + path;
-    endpoint.path = path;
-    return endpoint;
-}
 
 int run_copy(CommandContext& context, const CopyOptions& options) {
     const CopyEndpoint from = parse_copy_endpoint(options.from);

@@ -1,8 +1,8 @@
-#include "commands/egress_log_command.hpp"
+#include "backends/kubernetes/egress_log_command.hpp"
 
+#include "backends/kubernetes/egress_log_source.hpp"
+#include "backends/kubernetes/sandbox_lookup.hpp"
 #include "commands/command_errors.hpp"
-#include "commands/egress_log_source.hpp"
-#include "commands/sandbox_lookup.hpp"
 #include "kubectl/kubectl.hpp"
 #include "kubectl/kubectl_error.hpp"
 #include "manifests/egress_objects.hpp"

@@ -1,4 +1,4 @@
-#include "commands/tool_check.hpp"
+#include "backends/kubernetes/tool_check.hpp"
 
 #include <ostream>
 #include <sstream>

@@ -1,8 +1,8 @@
-#include "commands/suspend_command.hpp"
+#include "backends/kubernetes/suspend_command.hpp"
 
+#include "backends/kubernetes/sandbox_lookup.hpp"
+#include "backends/kubernetes/sandbox_state.hpp"
 #include "commands/command_errors.hpp"
-#include "commands/sandbox_lookup.hpp"
-#include "commands/sandbox_state.hpp"
 #include "manifests/lifetime.hpp"
 #include "manifests/names.hpp"
 #include "manifests/persistence.hpp"

@@ -1,4 +1,4 @@
-#include "commands/start_waiter.hpp"
+#include "backends/kubernetes/start_waiter.hpp"
 
 #include "commands/command_errors.hpp"
 #include "manifests/pod_status.hpp"

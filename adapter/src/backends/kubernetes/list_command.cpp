@@ -1,4 +1,4 @@
-#include "commands/list_command.hpp"
+#include "backends/kubernetes/list_command.hpp"
 
 #include "commands/command_errors.hpp"
 #include "kubectl/kubectl.hpp"

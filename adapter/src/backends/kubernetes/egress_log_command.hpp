@@ -4,19 +4,12 @@
 #pragma once
 
 #include "commands/command_context.hpp"
+#include "commands/egress_log_options.hpp"
 
 #include <CLI/CLI.hpp>
 #include <string>
 
 namespace osf::commands {
-
-struct EgressLogOptions {
-    std::string id;
-    bool follow = false;
-    bool verify = false;
-    bool summary = false;
-    bool json = false;
-};
 
 void setup_egress_log(CLI::App& app, CommandContext& context);
 int run_egress_log(CommandContext& context, const EgressLogOptions& options);

@@ -1,9 +1,9 @@
-#include "commands/gc_command.hpp"
+#include "backends/kubernetes/gc_command.hpp"
 
+#include "backends/kubernetes/egress_log_source.hpp"
+#include "backends/kubernetes/sandbox_lookup.hpp"
 #include "commands/command_errors.hpp"
-#include "commands/egress_log_source.hpp"
 #include "commands/log_saving.hpp"
-#include "commands/sandbox_lookup.hpp"
 #include "manifests/gc_plan.hpp"
 #include "manifests/labels.hpp"
 #include "manifests/resources.hpp"

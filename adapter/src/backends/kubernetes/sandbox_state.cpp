@@ -1,7 +1,7 @@
-#include "commands/sandbox_state.hpp"
+#include "backends/kubernetes/sandbox_state.hpp"
 
+#include "backends/kubernetes/sandbox_lookup.hpp"
 #include "commands/command_errors.hpp"
-#include "commands/sandbox_lookup.hpp"
 #include "manifests/labels.hpp"
 #include "manifests/names.hpp"
 #include "manifests/pod_status.hpp"

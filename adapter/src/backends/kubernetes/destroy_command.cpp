@@ -1,9 +1,9 @@
-#include "commands/destroy_command.hpp"
+#include "backends/kubernetes/destroy_command.hpp"
 
+#include "backends/kubernetes/egress_log_source.hpp"
+#include "backends/kubernetes/sandbox_lookup.hpp"
 #include "commands/command_errors.hpp"
-#include "commands/egress_log_source.hpp"
 #include "commands/log_saving.hpp"
-#include "commands/sandbox_lookup.hpp"
 #include "manifests/labels.hpp"
 #include "manifests/resources.hpp"
 #include "manifests/settings.hpp"

@@ -1,4 +1,4 @@
-#include "commands/proxy_ca.hpp"
+#include "backends/kubernetes/proxy_ca.hpp"
 
 #include "commands/command_errors.hpp"
 #include "manifests/egress_objects.hpp"

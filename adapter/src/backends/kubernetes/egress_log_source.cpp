@@ -1,7 +1,7 @@
-#include "commands/egress_log_source.hpp"
+#include "backends/kubernetes/egress_log_source.hpp"
 
+#include "backends/kubernetes/sandbox_lookup.hpp"
 #include "commands/command_errors.hpp"
-#include "commands/sandbox_lookup.hpp"
 #include "manifests/egress_objects.hpp"
 #include "manifests/labels.hpp"
 #include "manifests/names.hpp"

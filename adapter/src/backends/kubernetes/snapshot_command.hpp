@@ -3,6 +3,7 @@
 #pragma once
 
 #include "commands/command_context.hpp"
+#include "commands/snapshot_stamp.hpp"
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -13,9 +14,6 @@ namespace osf::commands {
 struct SnapshotOptions {
     std::string id;
 };
-
-// "20261129185500": UTC, sortable, valid in object names.
-std::string snapshot_stamp(std::chrono::system_clock::time_point time);
 
 void setup_snapshot(CLI::App& app, CommandContext& context);
 int run_snapshot(CommandContext& context, const SnapshotOptions& options);

@@ -1,4 +1,4 @@
-#include "commands/sandbox_lookup.hpp"
+#include "backends/kubernetes/sandbox_lookup.hpp"
 
 #include "commands/command_errors.hpp"
 #include "manifests/labels.hpp"
@@ -8,12 +8,6 @@
 #include "manifests/sandbox_id.hpp"
 
 namespace osf::commands {
-
-std::string parse_sandbox_id(const std::string& text) {
-    auto id = manifests::normalize_sandbox_id(text);
-    if (!id) throw UsageError("invalid sandbox ID '" + text + "': expected 12 hex digits");
-    return *id;
-}
 
 nlohmann::json first_or_no_sandbox(const nlohmann::json& items, const std::string& id) {
     if (!items.is_array() || items.empty()) throw CommandFailed("no sandbox " + id);

@@ -1,7 +1,7 @@
-#include "commands/extend_command.hpp"
+#include "backends/kubernetes/extend_command.hpp"
 
+#include "backends/kubernetes/sandbox_lookup.hpp"
 #include "commands/command_errors.hpp"
-#include "commands/sandbox_lookup.hpp"
 #include "manifests/labels.hpp"
 #include "manifests/lifetime.hpp"
 #include "manifests/resources.hpp"

@@ -1,4 +1,4 @@
-#include "commands/secret_creation.hpp"
+#include "backends/kubernetes/secret_creation.hpp"
 
 #include "kubectl/kubectl_error.hpp"
 #include "manifests/labels.hpp"

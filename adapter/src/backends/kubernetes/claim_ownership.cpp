@@ -1,4 +1,4 @@
-#include "commands/claim_ownership.hpp"
+#include "backends/kubernetes/claim_ownership.hpp"
 
 #include "commands/command_errors.hpp"
 #include "manifests/names.hpp"

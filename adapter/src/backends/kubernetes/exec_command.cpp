@@ -1,8 +1,8 @@
-#include "commands/exec_command.hpp"
+#include "backends/kubernetes/exec_command.hpp"
 
+#include "backends/kubernetes/sandbox_lookup.hpp"
 #include "commands/command_errors.hpp"
 #include "commands/exec_stderr_filter.hpp"
-#include "commands/sandbox_lookup.hpp"
 #include "kubectl/kubectl_error.hpp"
 #include "manifests/exec_stop.hpp"
 #include "manifests/sandbox_id.hpp"
@@ -35,18 +35,6 @@ void stop_remote_command(CommandContext& context, kubectl::Kubectl& kube, const 
 }
 
 } // namespace
-
-std::chrono::seconds exec_timeout(const std::string& timeout, const manifests::Settings& settings) {
-    if (timeout.empty()) return settings.exec_timeout;
-    const auto parsed = osf::parse_duration(timeout);
-    if (const auto* problem = std::get_if<std::string>(&parsed))
-        throw UsageError("exec: --timeout '" + timeout + "' " + *problem);
-    return std::get<std::chrono::seconds>(parsed);
-}
-
-std::string exec_timed_out_message(std::chrono::seconds timeout) {
-    return "exec: timed out after " + osf::format_duration(timeout) + "; the command was stopped";
-}
 
 int run_exec(CommandContext& context, const ExecOptions& options) {
     const std::string id = parse_sandbox_id(options.id);

@@ -1,0 +1,16 @@
+// The arguments of egress-log. Shared by every sandbox CLI.
+#pragma once
+
+#include <string>
+
+namespace osf::commands {
+
+struct EgressLogOptions {
+    std::string id;
+    bool follow = false;
+    bool verify = false;
+    bool summary = false;
+    bool json = false;
+};
+
+} // namespace osf::commands
