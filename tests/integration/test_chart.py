@@ -66,7 +66,9 @@ def _read_sources(pattern):
 def _string_constants():
     """`inline constexpr const char* kName = "..." "...";` in the adapter's headers."""
     consts = {}
-    for text in _read_sources("*/*.hpp").values():
+    headers = _read_sources("*/*.hpp")
+    headers.update(_read_sources("backends/kubernetes/*.hpp"))
+    for text in headers.values():
         for name, body in re.findall(r"constexpr\s+const\s+char\s*\*\s*(k\w+)\s*=\s*((?:\s*\"[^\"]*\")+)\s*;", text):
             consts[name] = "".join(re.findall(r'"([^"]*)"', body))
     return consts
@@ -199,6 +201,7 @@ def needed_permissions():
         methods = set(re.findall(r"(\w+)\s*\([^;{]*\)\s*(?:const\s*)?[;{]", body))
         assert methods <= known, f"Kubectl has methods test_chart.py does not know: {sorted(methods - known)}"
     sources = _read_sources("commands/*.cpp")
+    sources.update(_read_sources("backends/kubernetes/*.cpp"))
     sources.update(_read_sources("main.cpp"))
     for path, text in sources.items():
         used = set(re.findall(r"\bkube_?\.(\w+)\(", text))
@@ -720,7 +723,7 @@ def test_gc_cronjob_is_optional_and_its_role_is_exactly_what_gc_calls(helm):
     assert bindings[gc_name]["roleRef"]["name"] == gc_name
     assert bindings[gc_name]["subjects"] == [{"kind": "ServiceAccount", "name": gc_name, "namespace": "sandboxes"}]
     consts = _string_constants()
-    gc_sources = _read_sources("commands/gc_command.cpp")
+    gc_sources = _read_sources("backends/kubernetes/gc_command.cpp")
     gc_text = next(iter(gc_sources.values()))
     assert re.search(r"kube\.list\(manifests::kSandboxResources", gc_text)
     assert "remove_sandbox(kube" in gc_text
