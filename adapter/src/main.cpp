@@ -1,5 +1,6 @@
 // sandbox-kubernetes: wiring only. The real kubectl runner, the process's
-// variables, streams, clocks and signals go into the command context.
+// variables, streams, clocks and signals go into the command context, beneath
+// the same command layer as sandbox-local (register_commands: KubernetesBackend).
 #include "backends/kubernetes/register_commands.hpp"
 #include "cli/bash_completion.hpp"
 #include "commands/command_context.hpp"

@@ -64,6 +64,10 @@ public:
     virtual void copy(const CopyRequest& request) = 0;
     // Keeps /workspace; returns the template name a spec can start from.
     virtual std::string snapshot(const std::string& id, const std::string& stamp) = 0;
+    // Called by destroy before anything else touches the sandbox (its log is
+    // saved, then destroy runs): CommandFailed "no sandbox <ID>" where the
+    // backend's destroy would not find it by itself.
+    virtual void check_exists(const std::string& /*id*/) {}
     virtual void destroy(const std::string& id) = 0;
     virtual std::vector<manifests::SandboxRow> list() = 0;
     // Streams the egress log (JSON lines) to `out`. With `follow`, keeps

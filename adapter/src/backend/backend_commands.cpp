@@ -40,7 +40,7 @@ void setup_create(CLI::App& app, BackendContext& context) {
     CLI::App* sub =
         app.add_subcommand("create", "Start a sandbox from a spec; prints its 12-hex-digit ID");
     sub->add_option("spec", *spec, "The sandbox spec (JSON)")->required();
-    sub->add_flag("--dry-run", *dry_run, "Print what would be started (JSON) and start nothing");
+    sub->add_flag("--dry-run", *dry_run, context.texts.create_dry_run);
     sub->callback([&context, spec, dry_run] {
         guarded(context, [&] {
             const auto request =
@@ -115,8 +115,7 @@ void setup_copy(CLI::App& app, BackendContext& context) {
 
 void setup_snapshot(CLI::App& app, BackendContext& context) {
     auto id = std::make_shared<std::string>();
-    CLI::App* sub = app.add_subcommand(
-        "snapshot", "Keep a copy of /workspace; prints a template name a spec can start from");
+    CLI::App* sub = app.add_subcommand("snapshot", context.texts.snapshot);
     sub->add_option("id", *id, "The sandbox ID (12 hex digits)")->required();
     sub->callback([&context, id] {
         guarded(context, [&] {
@@ -135,14 +134,12 @@ void setup_destroy(CLI::App& app, BackendContext& context) {
     CLI::App* sub = app.add_subcommand(
         "destroy", "Remove a sandbox and everything made for it (not its snapshots)");
     sub->add_option("id", *id, "The sandbox ID (12 hex digits)")->required();
-    sub->add_option("--save-log", *save_log,
-                    "First save the egress log to this new file (and its key to FILE.pub), "
-                    "signed to its last line and verified against the key stored when its "
-                    "proxy started; nothing is removed if that fails");
+    sub->add_option("--save-log", *save_log, context.texts.destroy_save_log);
     sub->callback([&context, id, save_log] {
         guarded(context, [&] {
             const std::string checked = commands::parse_sandbox_id(*id);
             commands::check_new_log_file(*save_log);
+            context.backend.check_exists(checked);
             if (!save_log->empty()) {
                 try {
                     const auto access = context.backend.egress_log_access(checked);
@@ -161,8 +158,7 @@ void setup_destroy(CLI::App& app, BackendContext& context) {
 void setup_list(CLI::App& app, BackendContext& context) {
     auto output = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
-    CLI::App* sub =
-        app.add_subcommand("list", "List the sandbox IDs, one per line (-o wide: a table)");
+    CLI::App* sub = app.add_subcommand("list", context.texts.list);
     sub->add_option("-o,--output", *output,
                     "wide: ID, STATUS, AGE, EXPIRES, IMAGE with a header; json: an array")
         ->check(CLI::IsMember({"wide", "json"}));
@@ -188,13 +184,8 @@ void setup_egress_log(CLI::App& app, BackendContext& context) {
     CLI::App* sub = app.add_subcommand(
         "egress-log", "Print the sandbox's egress log (JSON lines), verify or summarise it");
     sub->add_option("id", options->id, "The sandbox ID (12 hex digits)")->required();
-    auto* follow = sub->add_flag("-f,--follow", options->follow,
-                                 "Keep printing lines as they are written, until the sandbox "
-                                 "stops");
-    auto* verify = sub->add_flag(
-        "--verify", options->verify,
-        "Check the hash chain and signed checkpoints against the key stored when the proxy "
-        "started: exit 0, or 1 naming the first line that does not hold");
+    auto* follow = sub->add_flag("-f,--follow", options->follow, context.texts.egress_log_follow);
+    auto* verify = sub->add_flag("--verify", options->verify, context.texts.egress_log_verify);
     auto* summary = sub->add_flag("--summary", options->summary,
                                   "Hosts, refusals, secrets, MCP tools, time range, and "
                                   "whether the chain verified (exit 1 when it did not)");
@@ -220,9 +211,7 @@ void setup_egress_log(CLI::App& app, BackendContext& context) {
 void setup_gc(CLI::App& app, BackendContext& context) {
     auto dry_run = std::make_shared<bool>(false);
     auto save_logs = std::make_shared<std::string>();
-    CLI::App* sub = app.add_subcommand(
-        "gc", "Remove sandboxes whose supervisor is gone and suspended sandboxes past their "
-              "expiry; one line each: ID and why");
+    CLI::App* sub = app.add_subcommand("gc", context.texts.gc);
     sub->add_flag("--dry-run", *dry_run, "Only print what would be removed");
     sub->add_option("--save-logs", *save_logs,
                     "First save each sandbox's egress log to DIR/<ID>.jsonl (and its key to "
@@ -293,9 +282,7 @@ void setup_extend(CLI::App& app, BackendContext& context) {
 
 void setup_suspend(CLI::App& app, BackendContext& context) {
     auto id = std::make_shared<std::string>();
-    CLI::App* sub = app.add_subcommand(
-        "suspend", "Stop every process of a sandbox and keep its workspace (resume brings it "
-                   "back)");
+    CLI::App* sub = app.add_subcommand("suspend", context.texts.suspend);
     sub->add_option("id", *id, "The sandbox ID (12 hex digits)")->required();
     sub->callback([&context, id] {
         guarded(context, [&] {

@@ -37,10 +37,6 @@ std::string one_line(const std::string& text) {
     return joined;
 }
 
-int run_guarded(CommandContext& context, const std::function<int()>& body) {
-    return report_errors(context.err, "sandbox-kubernetes", body);
-}
-
 int report_errors(std::ostream& err, const std::string& program, const std::function<int()>& body) {
     const std::string prefix = program + ": ";
     try {

@@ -52,8 +52,4 @@ std::string one_line(const std::string& text);
 // prefix "<program>: " and returns its exit code. Shared by every sandbox CLI.
 int report_errors(std::ostream& err, const std::string& program, const std::function<int()>& body);
 
-// Runs a subcommand, prints its error (each line on stderr prefixed with
-// "sandbox-kubernetes: ") and returns its exit code.
-int run_guarded(CommandContext& context, const std::function<int()>& body);
-
 } // namespace osf::commands

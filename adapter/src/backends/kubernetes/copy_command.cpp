@@ -8,12 +8,7 @@
 
 namespace osf::commands {
 
-int run_copy(CommandContext& context, const CopyOptions& options) {
-    const CopyEndpoint from = parse_copy_endpoint(options.from);
-    const CopyEndpoint to = parse_copy_endpoint(options.to);
-    if (from.id.has_value() == to.id.has_value())
-        throw UsageError("copy: exactly one of <from> and <to> must be <ID>:<path>");
-    if (from.path.empty() || to.path.empty()) throw UsageError("copy: empty path");
+void copy_files(CommandContext& context, const CopyEndpoint& from, const CopyEndpoint& to) {
     const std::string id = from.id ? *from.id : *to.id;
     const auto settings = manifests::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
@@ -34,18 +29,6 @@ int run_copy(CommandContext& context, const CopyOptions& options) {
     kubectl::KubectlCall call;
     call.args = {"cp", side(from), side(to), "--namespace", settings.ns};
     kube.run_checked(call);
-    return 0;
-}
-
-void setup_copy(CLI::App& app, CommandContext& context) {
-    auto options = std::make_shared<CopyOptions>();
-    CLI::App* sub = app.add_subcommand("copy", "Copy files into or out of a sandbox: <ID>:<path> "
-                                               "is the sandbox side, relative to /workspace");
-    sub->add_option("from", options->from, "Source: a local path or <ID>:<path>")->required();
-    sub->add_option("to", options->to, "Destination: a local path or <ID>:<path>")->required();
-    sub->callback([&context, options] {
-        context.exit_code = run_guarded(context, [&] { return run_copy(context, *options); });
-    });
 }
 
 } // namespace osf::commands

@@ -7,7 +7,6 @@
 #include "backends/kubernetes/start_waiter.hpp"
 #include "backends/kubernetes/tool_check.hpp"
 #include "commands/command_errors.hpp"
-#include "commands/sandbox_request_reader.hpp"
 #include "kubectl/kubectl.hpp"
 #include "manifests/create_objects.hpp"
 #include "manifests/egress_objects.hpp"
@@ -21,13 +20,6 @@ namespace osf::commands {
 using nlohmann::json;
 
 namespace {
-
-// Everything that can be checked before anything starts: the spec, the
-// variables and the secrets. Throws UsageError (exit 2).
-manifests::SandboxRequest prepare(CommandContext& context, const CreateOptions& options) {
-    return read_sandbox_request(options.spec_path, context.getenv, context.file_exists,
-                                context.random_bytes, context.wall_clock());
-}
 
 // The steps after the first object exists; any exception leaves cleanup to the caller.
 void start(CommandContext& context, kubectl::Kubectl& kube,
@@ -81,24 +73,23 @@ void check_images(const manifests::SandboxRequest& request, const json& base_pod
 
 } // namespace
 
-int run_create(CommandContext& context, const CreateOptions& options) {
-    const manifests::SandboxRequest request = prepare(context, options);
+json dry_run_objects(CommandContext& context, const manifests::SandboxRequest& request) {
     const std::string& template_name = request.spec.template_name;
-
-    if (options.dry_run) {
-        json base = manifests::image_pod_template(template_name);
-        if (!request.spec.template_is_image()) {
-            // --dry-run touches no cluster, so the named template is not read.
-            base = {{"metadata", json::object()},
-                    {"spec", {{"containers", json::array({json{{"name", "sandbox"}}})}}}};
-            context.err << "note: create copies the pod template of SandboxTemplate "
-                        << template_name << "; --dry-run does not read it\n";
-        }
-        check_images(request, base);
-        context.out << manifests::dry_run_list(request, base).dump(2) << "\n";
-        return 0;
+    json base = manifests::image_pod_template(template_name);
+    if (!request.spec.template_is_image()) {
+        // --dry-run touches no cluster, so the named template is not read.
+        base = {{"metadata", json::object()},
+                {"spec", {{"containers", json::array({json{{"name", "sandbox"}}})}}}};
+        context.err << "note: create copies the pod template of SandboxTemplate " << template_name
+                    << "; --dry-run does not read it\n";
     }
+    check_images(request, base);
+    return manifests::dry_run_list(request, base);
+}
 
+void create_sandbox(CommandContext& context, const manifests::SandboxRequest& request,
+                    std::ostream& progress) {
+    const std::string& template_name = request.spec.template_name;
     kubectl::Kubectl kube(context.runner, request.settings.ns);
     json base = manifests::image_pod_template(template_name);
     if (!request.spec.template_is_image()) {
@@ -112,33 +103,19 @@ int run_create(CommandContext& context, const CreateOptions& options) {
     check_pod_admission(kube, request, base);
     check_interrupted(context);
 
-    context.err << "creating sandbox " << request.id << " in namespace " << request.settings.ns
-                << "\n";
+    progress << "creating sandbox " << request.id << " in namespace " << request.settings.ns
+             << "\n";
     try {
         start(context, kube, request, base);
     } catch (...) {
-        context.err << "removing sandbox " << request.id << "\n";
+        progress << "removing sandbox " << request.id << "\n";
         try {
             remove_sandbox(kube, request.id);
         } catch (const std::exception& e) {
-            context.err << "sandbox-kubernetes: cleanup failed: " << e.what() << "\n";
+            progress << "sandbox-kubernetes: cleanup failed: " << e.what() << "\n";
         }
         throw;
     }
-    context.out << request.id << "\n";
-    return 0;
-}
-
-void setup_create(CLI::App& app, CommandContext& context) {
-    auto options = std::make_shared<CreateOptions>();
-    CLI::App* sub =
-        app.add_subcommand("create", "Start a sandbox from a spec; prints its 12-hex-digit ID");
-    sub->add_option("spec", options->spec_path, "The sandbox spec (JSON)")->required();
-    sub->add_flag("--dry-run", options->dry_run,
-                  "Print every object as one Kubernetes List (JSON) and touch no cluster");
-    sub->callback([&context, options] {
-        context.exit_code = run_guarded(context, [&] { return run_create(context, *options); });
-    });
 }
 
 } // namespace osf::commands

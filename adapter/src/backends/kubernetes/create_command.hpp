@@ -1,19 +1,20 @@
-// sandbox-kubernetes create [--dry-run] <spec.json>
+// sandbox-kubernetes create: the objects of a checked request, and starting them.
 #pragma once
 
 #include "commands/command_context.hpp"
+#include "manifests/sandbox_request.hpp"
 
-#include <CLI/CLI.hpp>
-#include <string>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
 
 namespace osf::commands {
 
-struct CreateOptions {
-    std::string spec_path;
-    bool dry_run = false;
-};
-
-void setup_create(CLI::App& app, CommandContext& context);
-int run_create(CommandContext& context, const CreateOptions& options);
+// create --dry-run: every object as one Kubernetes List; touches no cluster. A
+// template that names a SandboxTemplate is not read (a note on stderr says so).
+nlohmann::json dry_run_objects(CommandContext& context, const manifests::SandboxRequest& request);
+// Starts the sandbox and returns once it is ready; removes everything made
+// on any failure or interruption. Progress lines go to `progress`.
+void create_sandbox(CommandContext& context, const manifests::SandboxRequest& request,
+                    std::ostream& progress);
 
 } // namespace osf::commands

@@ -1,17 +1,15 @@
-// sandbox-kubernetes egress-log <ID>: the proxy's JSON-lines egress log;
-// --follow streams it, --verify checks its chain and checkpoints against the
-// key the cluster holds, --summary prints what a reviewer asks first.
+// sandbox-kubernetes egress-log: the proxy's JSON-lines egress log, as the
+// proxy prints it (--verify and --summary read it through KubeLogAccess).
 #pragma once
 
 #include "commands/command_context.hpp"
-#include "commands/egress_log_options.hpp"
 
-#include <CLI/CLI.hpp>
 #include <string>
 
 namespace osf::commands {
 
-void setup_egress_log(CLI::App& app, CommandContext& context);
-int run_egress_log(CommandContext& context, const EgressLogOptions& options);
+// kubectl streams the log to this process's stdout; with `follow` until the
+// proxy stops, or Interrupted at SIGINT/SIGTERM (kubectl is stopped).
+void print_egress_log(CommandContext& context, const std::string& id, bool follow);
 
 } // namespace osf::commands

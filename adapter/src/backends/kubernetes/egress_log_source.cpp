@@ -63,4 +63,27 @@ std::string KubeLogAccess::text() {
     return fetch_egress_log(kube_, pod_);
 }
 
+namespace {
+
+class OwningKubeLogAccess final : public EgressLogAccess {
+public:
+    OwningKubeLogAccess(kubectl::KubectlRunner& runner, const std::string& ns,
+                        const std::string& id)
+        : kube_(runner, ns), access_(kube_, id) {}
+    LogKey key() override { return access_.key(); }
+    void request_checkpoint() override { access_.request_checkpoint(); }
+    std::string text() override { return access_.text(); }
+
+private:
+    kubectl::Kubectl kube_; // before access_, which holds it
+    KubeLogAccess access_;
+};
+
+} // namespace
+
+std::unique_ptr<EgressLogAccess> kube_log_access(kubectl::KubectlRunner& runner,
+                                                 const std::string& ns, const std::string& id) {
+    return std::make_unique<OwningKubeLogAccess>(runner, ns, id);
+}
+
 } // namespace osf::commands

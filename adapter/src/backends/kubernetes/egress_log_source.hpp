@@ -7,6 +7,7 @@
 #include "commands/egress_log_copy.hpp"
 #include "kubectl/kubectl.hpp"
 
+#include <memory>
 #include <string>
 
 namespace osf::commands {
@@ -40,5 +41,9 @@ private:
     std::string id_;
     std::string pod_;
 };
+
+// A KubeLogAccess with its own Kubectl in namespace `ns`.
+std::unique_ptr<EgressLogAccess> kube_log_access(kubectl::KubectlRunner& runner,
+                                                 const std::string& ns, const std::string& id);
 
 } // namespace osf::commands

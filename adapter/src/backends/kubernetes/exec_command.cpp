@@ -7,7 +7,6 @@
 #include "manifests/exec_stop.hpp"
 #include "manifests/sandbox_id.hpp"
 #include "manifests/settings.hpp"
-#include "osf/duration.hpp"
 
 #include <ostream>
 
@@ -36,12 +35,10 @@ void stop_remote_command(CommandContext& context, kubectl::Kubectl& kube, const 
 
 } // namespace
 
-int run_exec(CommandContext& context, const ExecOptions& options) {
-    const std::string id = parse_sandbox_id(options.id);
-    if (options.command.empty())
-        throw UsageError("exec: no command given (exec <ID> -- <command>...)");
+ExecOutcome exec_in_sandbox(CommandContext& context, const std::string& id,
+                            const std::vector<std::string>& command, bool terminal,
+                            std::chrono::seconds timeout) {
     const auto settings = manifests::read_settings(context.getenv);
-    const std::chrono::seconds timeout = exec_timeout(options.timeout, settings);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const std::string pod = find_sandbox_pod(kube, id);
     const std::string marker = manifests::sandbox_id_from_bytes(context.random_bytes());
@@ -49,9 +46,9 @@ int run_exec(CommandContext& context, const ExecOptions& options) {
     kubectl::KubectlCall call;
     // The container's workingDir is /workspace, so the command starts there.
     call.args = {"exec", "-i"};
-    if (context.terminal) call.args.push_back("-t");
+    if (terminal) call.args.push_back("-t");
     call.args.insert(call.args.end(), {pod, "--namespace", settings.ns, "--"});
-    for (auto& arg : manifests::marked_command(marker, options.command))
+    for (auto& arg : manifests::marked_command(marker, command))
         call.args.push_back(std::move(arg));
     call.inherit_stdin = true;
     call.inherit_stdout = true;
@@ -71,34 +68,16 @@ int run_exec(CommandContext& context, const ExecOptions& options) {
     if (timed_out || signal != 0) {
         stop_remote_command(context, kube, pod, marker);
         if (signal != 0) throw Interrupted(signal);
-        context.err << "sandbox-kubernetes: " << exec_timed_out_message(timeout) << "\n";
-        return kExitExecTimeout;
+        return {kExitExecTimeout, true};
     }
     const auto ending = filter.finish(result.exit_code);
-    if (ending.command_exit_code) return *ending.command_exit_code;
+    if (ending.command_exit_code) return {*ending.command_exit_code, false};
     if (!ending.kubectl_error.empty()) {
         kubectl::KubectlResult failure = result;
         failure.err = ending.kubectl_error;
         throw kubectl::KubectlError(kubectl::describe_failure(call.args, failure));
     }
-    return result.exit_code;
-}
-
-void setup_exec(CLI::App& app, CommandContext& context) {
-    auto options = std::make_shared<ExecOptions>();
-    CLI::App* sub = app.add_subcommand(
-        "exec", "Run a command in the sandbox, in /workspace; exits with the command's exit code");
-    sub->add_option("--timeout", options->timeout,
-                    "Stop the command after this long (90s, 10m, 2h; default "
-                    "OSF_SANDBOX_EXEC_TIMEOUT or 1h) and exit 137");
-    sub->add_option("id", options->id, "The sandbox ID (12 hex digits)")->required();
-    sub->add_option("command", options->command, "The command and its arguments, after --")
-        ->required();
-    sub->callback([&context, options] {
-        // Ctrl-C and SIGTERM are caught (interrupt.hpp): the adapter then stops
-        // the command in the sandbox, which kubectl alone would leave running.
-        context.exit_code = run_guarded(context, [&] { return run_exec(context, *options); });
-    });
+    return {result.exit_code, false};
 }
 
 } // namespace osf::commands

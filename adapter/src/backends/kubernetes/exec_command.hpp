@@ -1,26 +1,24 @@
-// sandbox-kubernetes exec [--timeout <duration>] <ID> -- <command>...
+// sandbox-kubernetes exec: a command in the sandbox pod, through kubectl exec.
 #pragma once
 
 #include "commands/command_context.hpp"
 #include "commands/exec_timeout.hpp"
-#include "manifests/settings.hpp"
 
-#include <CLI/CLI.hpp>
 #include <chrono>
 #include <string>
 #include <vector>
 
 namespace osf::commands {
 
-struct ExecOptions {
-    std::string id;
-    std::vector<std::string> command;
-    std::string timeout; // a duration; empty: OSF_SANDBOX_EXEC_TIMEOUT
+struct ExecOutcome {
+    int exit_code = 0;
+    bool timed_out = false; // stopped at the timeout (exit_code 137)
 };
 
-void setup_exec(CLI::App& app, CommandContext& context);
-// Exits with the command's own exit code; 137 at the timeout, 128 + signal
-// when interrupted (the remote command is stopped in both cases).
-int run_exec(CommandContext& context, const ExecOptions& options);
+// The command's own exit code. At the timeout, or on SIGINT/SIGTERM
+// (Interrupted), every process it started in the sandbox is stopped first.
+ExecOutcome exec_in_sandbox(CommandContext& context, const std::string& id,
+                            const std::vector<std::string>& command, bool terminal,
+                            std::chrono::seconds timeout);
 
 } // namespace osf::commands

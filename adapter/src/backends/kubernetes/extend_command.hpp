@@ -1,21 +1,17 @@
-// sandbox-kubernetes extend <ID> <duration>: moves the sandbox's expiry later
-// (its claim's lifecycle.shutdownTime), within OSF_SANDBOX_MAX_LIFETIME of its
-// creation. Prints the new expiry.
+// sandbox-kubernetes extend: moves the sandbox's expiry later (its claim's
+// lifecycle.shutdownTime), within `max` of its creation.
 #pragma once
 
 #include "commands/command_context.hpp"
+#include "manifests/lifetime.hpp"
 
-#include <CLI/CLI.hpp>
+#include <chrono>
 #include <string>
 
 namespace osf::commands {
 
-struct ExtendOptions {
-    std::string id;
-    std::string duration;
-};
-
-void setup_extend(CLI::App& app, CommandContext& context);
-int run_extend(CommandContext& context, const ExtendOptions& options);
+// The new expiry; manifests::LifetimeError past created + `max`.
+manifests::WallTime extend_sandbox(CommandContext& context, const std::string& id,
+                                   std::chrono::seconds by, std::chrono::seconds max);
 
 } // namespace osf::commands

@@ -1,21 +1,10 @@
 #include "backends/kubernetes/register_commands.hpp"
 
-#include "backends/kubernetes/copy_command.hpp"
-#include "backends/kubernetes/create_command.hpp"
-#include "backends/kubernetes/destroy_command.hpp"
-#include "backends/kubernetes/egress_log_command.hpp"
-#include "backends/kubernetes/exec_command.hpp"
-#include "backends/kubernetes/extend_command.hpp"
-#include "backends/kubernetes/gc_command.hpp"
-#include "backends/kubernetes/list_command.hpp"
-#include "backends/kubernetes/resume_command.hpp"
-#include "backends/kubernetes/snapshot_command.hpp"
-#include "backends/kubernetes/suspend_command.hpp"
+#include "backend/backend_commands.hpp"
+#include "backends/kubernetes/kubernetes_backend.hpp"
 #include "commands/command_errors.hpp"
 
-#include <algorithm>
-#include <optional>
-#include <ostream>
+#include <memory>
 
 namespace osf::commands {
 
@@ -34,27 +23,53 @@ Exit codes: 0 ok; 1 failure (unknown ID, start failure, kubectl failure); 2 bad 
   ID, spec, secret, variable or duration (nothing started, nothing changed); 130/143
   create interrupted (cleaned up); exec: the command's own code, 137 at its timeout.)";
 
-#ifndef OSF_VERSION
-#define OSF_VERSION "dev"
-#endif
+// The backend and the command layer's context, kept alive with the app.
+struct KubernetesWiring {
+    explicit KubernetesWiring(CommandContext& context)
+        : backend(context), commands{
+                                .backend = backend,
+                                .program = "sandbox-kubernetes",
+                                .getenv = context.getenv,
+                                .file_exists = context.file_exists,
+                                .out = context.out,
+                                .err = context.err,
+                                .wall_clock = context.wall_clock,
+                                .random_bytes = context.random_bytes,
+                                .pending_signal = context.pending_signal,
+                                .terminal = context.terminal,
+                                .texts = kTexts,
+                            } {}
+
+    static inline const backend::CommandTexts kTexts{
+        .create_dry_run = "Print every object as one Kubernetes List (JSON) and touch no cluster",
+        .snapshot = "Copy /workspace into a new PVC; prints a SandboxTemplate name that starts "
+                    "from it",
+        .destroy_save_log = "First save the egress log to this new file (and its key to "
+                            "FILE.pub), signed to its last line and verified against the "
+                            "cluster's key; nothing is removed if that fails",
+        .list = "List the sandbox IDs in the namespace, one per line (-o wide: a table)",
+        .egress_log_follow = "Keep printing lines as they are written",
+        .egress_log_verify = "Check the hash chain and signed checkpoints against the key the "
+                             "cluster holds: exit 0, or 1 naming the first line that does not "
+                             "hold",
+        .gc = "Remove expired and failed sandboxes and parts left without a claim; one line "
+              "each: ID and why",
+        .suspend = "Stop a sandbox's pods and keep its persistent workspace (resume brings it "
+                   "back)",
+    };
+
+    backends::kubernetes::KubernetesBackend backend;
+    backend::BackendContext commands;
+};
 
 } // namespace
 
 void register_commands(CLI::App& app, CommandContext& context) {
-    app.require_subcommand(1);
-    app.set_version_flag("--version", std::string("sandbox-kubernetes ") + OSF_VERSION);
+    auto wiring = std::make_shared<KubernetesWiring>(context);
     app.footer(kFooter);
-    setup_create(app, context);
-    setup_exec(app, context);
-    setup_copy(app, context);
-    setup_snapshot(app, context);
-    setup_destroy(app, context);
-    setup_list(app, context);
-    setup_egress_log(app, context);
-    setup_extend(app, context);
-    setup_gc(app, context);
-    setup_suspend(app, context);
-    setup_resume(app, context);
+    backend::register_backend_commands(app, wiring->commands);
+    // Runs after the chosen subcommand: its exit code, for run_cli.
+    app.final_callback([wiring, &context] { context.exit_code = wiring->commands.exit_code; });
 }
 
 int run_cli(CLI::App& app, CommandContext& context, int argc, const char* const* argv) {

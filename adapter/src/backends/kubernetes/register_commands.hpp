@@ -1,4 +1,6 @@
-// Registers every subcommand on the application.
+// sandbox-kubernetes' subcommands: the shared command layer
+// (backend/backend_commands) over a KubernetesBackend, with sandbox-kubernetes'
+// help texts and footer. main() and the unit tests (with a fake kubectl) call it.
 #pragma once
 
 #include "commands/cli_parsing.hpp"

@@ -42,14 +42,12 @@ void start_egress_pod(CommandContext& context, kubectl::Kubectl& kube, const std
 
 } // namespace
 
-int run_resume(CommandContext& context, const ResumeOptions& options) {
-    const std::string id = parse_sandbox_id(options.id);
+bool resume_sandbox(CommandContext& context, const std::string& id) {
     const auto settings = manifests::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const SandboxState state = find_sandbox_state(kube, id);
     if (!manifests::sandbox_suspended(state.sandbox)) {
-        context.err << "sandbox " << id << " is not suspended\n";
-        return 0;
+        return false;
     }
     StartWaiter waiter(context, kube, std::chrono::seconds(settings.start_timeout_seconds));
     // The order that keeps TLS working: a new proxy (a new CA, made in its
@@ -67,18 +65,7 @@ int run_resume(CommandContext& context, const ResumeOptions& options) {
     waiter.wait_claim_ready(state.claim["metadata"]["name"].get<std::string>(),
                             manifests::egress_name(id));
     kube.delete_named("configmaps", manifests::saved_egress_pod_name(id));
-    context.err << "resumed sandbox " << id << "\n";
-    return 0;
-}
-
-void setup_resume(CLI::App& app, CommandContext& context) {
-    auto options = std::make_shared<ResumeOptions>();
-    CLI::App* sub = app.add_subcommand(
-        "resume", "Start a suspended sandbox again, with the same files and a new egress proxy");
-    sub->add_option("id", options->id, "The sandbox ID (12 hex digits)")->required();
-    sub->callback([&context, options] {
-        context.exit_code = run_guarded(context, [&] { return run_resume(context, *options); });
-    });
+    return true;
 }
 
 } // namespace osf::commands

@@ -46,8 +46,8 @@ void copy_workspace(kubectl::Kubectl& kube, const std::string& sandbox_pod,
 
 } // namespace
 
-int run_snapshot(CommandContext& context, const SnapshotOptions& options) {
-    const std::string id = parse_sandbox_id(options.id);
+std::string take_snapshot(CommandContext& context, const std::string& id,
+                          const std::string& stamp) {
     const auto settings = manifests::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const std::string pod = find_sandbox_pod(kube, id);
@@ -55,8 +55,7 @@ int run_snapshot(CommandContext& context, const SnapshotOptions& options) {
     const auto source = first_or_no_sandbox(
         kube.list(manifests::kSandboxTemplates, manifests::id_selector(id)), id);
 
-    manifests::SnapshotRequest request{id, settings.ns, snapshot_stamp(context.wall_clock()),
-                                       settings.snapshot_size, ""};
+    manifests::SnapshotRequest request{id, settings.ns, stamp, settings.snapshot_size, ""};
     manifests::take_sandbox_pod_settings(source, request);
     request.image_pull_policy = settings.image_pull_policy;
     if (request.image.empty()) throw CommandFailed("the sandbox's template names no image");
@@ -85,19 +84,7 @@ int run_snapshot(CommandContext& context, const SnapshotOptions& options) {
         }
         throw;
     }
-    context.out << name << "\n";
-    return 0;
-}
-
-void setup_snapshot(CLI::App& app, CommandContext& context) {
-    auto options = std::make_shared<SnapshotOptions>();
-    CLI::App* sub = app.add_subcommand(
-        "snapshot",
-        "Copy /workspace into a new PVC; prints a SandboxTemplate name that starts from it");
-    sub->add_option("id", options->id, "The sandbox ID (12 hex digits)")->required();
-    sub->callback([&context, options] {
-        context.exit_code = run_guarded(context, [&] { return run_snapshot(context, *options); });
-    });
+    return name;
 }
 
 } // namespace osf::commands

@@ -1,21 +1,14 @@
-// sandbox-kubernetes snapshot <ID>: copies /workspace into a new PVC and
-// prints the name of a SandboxTemplate whose pods start from that copy.
+// sandbox-kubernetes snapshot: copies /workspace into a new PVC and names a
+// SandboxTemplate whose pods start from that copy.
 #pragma once
 
 #include "commands/command_context.hpp"
-#include "commands/snapshot_stamp.hpp"
 
-#include <CLI/CLI.hpp>
-#include <chrono>
 #include <string>
 
 namespace osf::commands {
 
-struct SnapshotOptions {
-    std::string id;
-};
-
-void setup_snapshot(CLI::App& app, CommandContext& context);
-int run_snapshot(CommandContext& context, const SnapshotOptions& options);
+// Returns the SandboxTemplate's name; a half-made snapshot is removed whole.
+std::string take_snapshot(CommandContext& context, const std::string& id, const std::string& stamp);
 
 } // namespace osf::commands

@@ -10,12 +10,9 @@
 #include "manifests/settings.hpp"
 #include "manifests/suspension.hpp"
 
-#include <ostream>
-
 namespace osf::commands {
 
-int run_suspend(CommandContext& context, const SuspendOptions& options) {
-    const std::string id = parse_sandbox_id(options.id);
+bool suspend_sandbox(CommandContext& context, const std::string& id) {
     const auto settings = manifests::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const SandboxState state = find_sandbox_state(kube, id);
@@ -25,8 +22,7 @@ int run_suspend(CommandContext& context, const SuspendOptions& options) {
                             "suspending it would lose its files");
     const std::string egress = manifests::egress_name(id);
     if (manifests::sandbox_suspended(state.sandbox) && !kube.get(manifests::kPods, egress)) {
-        context.err << "sandbox " << id << " is already suspended\n";
-        return 0;
+        return false;
     }
     // The egress pod's manifest, for resume (kept once: a retried suspend
     // after the pod went finds it saved).
@@ -46,19 +42,7 @@ int run_suspend(CommandContext& context, const SuspendOptions& options) {
         context.sleep(context.poll_interval);
     }
     kube.delete_named(manifests::kPods, egress);
-    context.err << "suspended sandbox " << id << "\n";
-    return 0;
-}
-
-void setup_suspend(CLI::App& app, CommandContext& context) {
-    auto options = std::make_shared<SuspendOptions>();
-    CLI::App* sub = app.add_subcommand(
-        "suspend", "Stop a sandbox's pods and keep its persistent workspace (resume brings it "
-                   "back)");
-    sub->add_option("id", options->id, "The sandbox ID (12 hex digits)")->required();
-    sub->callback([&context, options] {
-        context.exit_code = run_guarded(context, [&] { return run_suspend(context, *options); });
-    });
+    return true;
 }
 
 } // namespace osf::commands

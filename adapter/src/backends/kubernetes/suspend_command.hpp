@@ -1,19 +1,14 @@
-// sandbox-kubernetes suspend <ID>: stops the sandbox's pods and keeps its
-// persistent workspace; resume <ID> starts them again (resume_command.hpp).
+// sandbox-kubernetes suspend: stops the sandbox's pods and keeps its
+// persistent workspace; resume starts them again (resume_command.hpp).
 #pragma once
 
 #include "commands/command_context.hpp"
 
-#include <CLI/CLI.hpp>
 #include <string>
 
 namespace osf::commands {
 
-struct SuspendOptions {
-    std::string id;
-};
-
-void setup_suspend(CLI::App& app, CommandContext& context);
-int run_suspend(CommandContext& context, const SuspendOptions& options);
+// False (nothing done) when it is already suspended.
+bool suspend_sandbox(CommandContext& context, const std::string& id);
 
 } // namespace osf::commands
