@@ -16,31 +16,29 @@ void print_egress_log(CommandContext& context, const std::string& id, bool follo
     const auto settings = manifests::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const std::string pod = find_egress_pod(kube, id);
-    {
-        kubectl::KubectlCall call;
-        call.args = {"exec",
-                     pod,
-                     "--namespace",
-                     settings.ns,
-                     "-c",
-                     manifests::kProxyContainer,
-                     "--",
-                     manifests::kProxyBinary,
-                     "log",
-                     "--state-dir",
-                     manifests::kProxyStateDir};
-        if (follow) call.args.push_back("--follow");
-        call.inherit_stdout = true; // the log can be long: stream it
-        // kubectl runs in its own process group, so a terminal's Ctrl-C reaches
-        // only the adapter: stop kubectl then, or --follow would never end.
-        call.should_stop = [&context] {
-            return context.pending_signal && context.pending_signal() != 0;
-        };
-        const kubectl::KubectlResult result = context.runner.run(call);
-        if (const int signal = context.pending_signal ? context.pending_signal() : 0; signal != 0)
-            throw Interrupted(signal);
-        kubectl::check(call.args, result);
-    }
+    kubectl::KubectlCall call;
+    call.args = {"exec",
+                 pod,
+                 "--namespace",
+                 settings.ns,
+                 "-c",
+                 manifests::kProxyContainer,
+                 "--",
+                 manifests::kProxyBinary,
+                 "log",
+                 "--state-dir",
+                 manifests::kProxyStateDir};
+    if (follow) call.args.push_back("--follow");
+    call.inherit_stdout = true; // the log can be long: stream it
+    // kubectl runs in its own process group, so a terminal's Ctrl-C reaches
+    // only the adapter: stop kubectl then, or --follow would never end.
+    call.should_stop = [&context] {
+        return context.pending_signal && context.pending_signal() != 0;
+    };
+    const kubectl::KubectlResult result = context.runner.run(call);
+    if (const int signal = context.pending_signal ? context.pending_signal() : 0; signal != 0)
+        throw Interrupted(signal);
+    kubectl::check(call.args, result);
 }
 
 } // namespace osf::commands
