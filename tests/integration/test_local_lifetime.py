@@ -474,8 +474,11 @@ def test_cgroup_v2_without_the_controllers_in_a_private_mount_namespace(local, u
     assert res.returncode == 0, res.stderr
     sandbox_id = res.stdout.strip()
     try:
-        with open("/sys/fs/cgroup/unified/cgroup.subtree_control") as f:
-            given = f.read().strip()
+        # What the unified hierarchy gives, read the way the supervisor saw it: through a
+        # cgroup2 mount of its own (this machine's /sys may not show it at /sys/fs/cgroup/unified).
+        given = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                                "mount -t cgroup2 none /sys/fs/cgroup && cat /sys/fs/cgroup/cgroup.subtree_control"],
+                               capture_output=True, text=True, timeout=60, check=True).stdout.strip()
         warnings = [LIMITS_WARNING.match(l).group(1) for l in res.stderr.splitlines() if LIMITS_WARNING.match(l)]
         assert len(warnings) == 1, res.stderr
         assert warnings[0].startswith("cgroup v2 at /sys/fs/cgroup") and \
