@@ -4,6 +4,7 @@
 #include "backends/local/child_process.hpp"
 #include "backends/local/exec_protocol.hpp"
 #include "backends/local/host_mounts.hpp"
+#include "backends/local/host_program.hpp"
 #include "backends/local/local_lifecycle.hpp"
 #include "backends/local/local_log_access.hpp"
 #include "backends/local/proxy_binary.hpp"
@@ -44,31 +45,6 @@ using commands::CommandFailed;
 
 namespace {
 
-// Runs a host program (tar, cp) with the given stdin and stdout; returns its PID.
-pid_t spawn_host(const std::vector<std::string>& argv, int in, int out, int err = 2) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    if (in != 0) posix_spawn_file_actions_adddup2(&actions, in, 0);
-    if (out != 1) posix_spawn_file_actions_adddup2(&actions, out, 1);
-    if (err != 2) posix_spawn_file_actions_adddup2(&actions, err, 2);
-    std::vector<char*> args;
-    for (const auto& arg : argv)
-        args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    pid_t pid = -1;
-    const int error = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (error != 0) throw CommandFailed("cannot run " + argv[0] + ": " + std::strerror(error));
-    return pid;
-}
-
-int wait_exit(pid_t pid) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return exit_code_of(status);
-}
-
 void run_host(const std::vector<std::string>& argv, bool quiet = false) {
     Fd null(::open("/dev/null", O_WRONLY | O_CLOEXEC));
     if (wait_exit(spawn_host(argv, 0, quiet ? null.get() : 1)) != 0)
@@ -82,24 +58,9 @@ int run_host_quietly(const std::vector<std::string>& argv) {
 
 // The program's stdout without its last newline; CommandFailed when it fails.
 std::string run_host_output(const std::vector<std::string>& argv) {
-    std::array<int, 2> pipe{};
-    if (::pipe2(pipe.data(), O_CLOEXEC) != 0)
-        throw CommandFailed(std::string("pipe: ") + std::strerror(errno));
-    Fd read_end(pipe[0]), write_end(pipe[1]);
-    const pid_t pid = spawn_host(argv, 0, write_end.get());
-    write_end = Fd();
-    std::string output;
-    std::array<char, 4096> buffer{};
-    while (true) {
-        const ssize_t got = ::read(read_end.get(), buffer.data(), buffer.size());
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) break;
-        output.append(buffer.data(), static_cast<std::size_t>(got));
-    }
-    if (wait_exit(pid) != 0) throw CommandFailed(argv[0] + " " + argv[1] + " failed");
-    while (!output.empty() && output.back() == '\n')
-        output.pop_back();
-    return output;
+    auto run = run_capturing(argv, Captured::stdout_text);
+    if (run.exit_code != 0) throw CommandFailed(argv[0] + " " + argv[1] + " failed");
+    return std::move(run.text);
 }
 
 void remove_buildah_container(const std::string& name) {

@@ -1,21 +1,16 @@
 #include "backends/local/local_log_access.hpp"
 
+#include "backends/local/host_program.hpp"
 #include "backends/local/proxy_binary.hpp"
 #include "backends/local/sandbox_store.hpp"
 #include "backends/local/unix_socket.hpp"
 #include "commands/command_errors.hpp"
 
-#include <array>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <fstream>
 #include <iterator>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace osf::backends::local {
 
@@ -32,41 +27,9 @@ std::optional<std::string> read_whole(const std::string& path) {
 // Runs the program with stdout discarded; its exit code and the last line it
 // wrote to stderr.
 std::pair<int, std::string> run_for_stderr(const std::vector<std::string>& argv) {
-    std::array<int, 2> pipe{};
-    if (::pipe2(pipe.data(), O_CLOEXEC) != 0)
-        throw CommandFailed(std::string("pipe: ") + std::strerror(errno));
-    Fd read_end(pipe[0]), write_end(pipe[1]);
-    Fd null(::open("/dev/null", O_RDWR | O_CLOEXEC));
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, null.get(), 0);
-    posix_spawn_file_actions_adddup2(&actions, null.get(), 1);
-    posix_spawn_file_actions_adddup2(&actions, write_end.get(), 2);
-    std::vector<char*> args;
-    for (const auto& arg : argv)
-        args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    pid_t pid = -1;
-    const int error = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (error != 0) throw CommandFailed("cannot run " + argv[0] + ": " + std::strerror(error));
-    write_end = Fd();
-    std::string output;
-    std::array<char, 4096> buffer{};
-    while (true) {
-        const ssize_t got = ::read(read_end.get(), buffer.data(), buffer.size());
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) break;
-        output.append(buffer.data(), static_cast<std::size_t>(got));
-    }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    while (!output.empty() && output.back() == '\n')
-        output.pop_back();
-    const auto newline = output.rfind('\n');
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
-            newline == std::string::npos ? output : output.substr(newline + 1)};
+    const auto run = run_capturing(argv, Captured::stderr_text);
+    const auto newline = run.text.rfind('\n');
+    return {run.exit_code, newline == std::string::npos ? run.text : run.text.substr(newline + 1)};
 }
 
 } // namespace
