@@ -22,7 +22,7 @@ import pytest
 from osftest import TestCA as UpstreamCA  # aliased: pytest would collect a Test* class
 from osftest import Upstream, proxy_bin
 from osftest.egress_log import expected_summary, summary_as_expected
-from test_local_sandbox import SECRET, Local, alive, descendants, local_bin, spec_for, supervisor_pid
+from test_local_sandbox import SECRET, Local, alive, local_state, descendants, local_bin, spec_for, supervisor_pid
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 
@@ -41,22 +41,8 @@ def upstream(ca):
 
 @pytest.fixture(scope="module")
 def local(ca):
-    state = tempfile.mkdtemp(prefix="osll-", dir="/tmp")  # short: Unix socket paths
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("OSF_") and not k.lower().endswith("_proxy")}
-    env.update({
-        "OSF_SANDBOX_LOCAL_STATE_DIR": state,
-        "OSF_EGRESS_PROXY_BIN": proxy_bin(),
-        "OSF_SANDBOX_HOST_ALIASES": "allowed.test=127.0.0.1,tools.test=127.0.0.1,refused.test=127.0.0.1",
-        "OSF_UPSTREAM_CA_BUNDLE": ca.cert_path,
-        "OSF_SECRET_API_TOKEN": SECRET,
-        "OSF_SANDBOX_START_TIMEOUT": "60",
-    })
-    yield Local(state, env)
-    sandboxes = os.path.join(state, "sandboxes")
-    for sandbox_id in os.listdir(sandboxes) if os.path.isdir(sandboxes) else []:
-        subprocess.run([local_bin(), "destroy", sandbox_id], env=env, capture_output=True, timeout=60)
-    shutil.rmtree(state, ignore_errors=True)
+    with local_state(ca, "osll-") as local:
+        yield local
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@ clients (curl, python, git) inside local sandboxes, against HTTPS origins on the
 host's loopback named by aliases. Every way around the proxy is tried from
 inside and must fail: direct TCP and UDP to servers on the host's loopback and
 on its other addresses, DNS, the host's Unix sockets (path and abstract)."""
+import contextlib
 import json
 import os
 import re
@@ -82,10 +83,11 @@ def upstream(ca):
         yield u
 
 
-@pytest.fixture(scope="module")
-def local(ca):
-    # Short paths: Unix socket paths are limited to 107 bytes.
-    state = tempfile.mkdtemp(prefix="osl-", dir="/tmp")
+@contextlib.contextmanager
+def local_state(ca, prefix, **extra_env):
+    """A sandbox-local state directory with the test's variables; every sandbox left in it
+    is destroyed afterwards. Short paths: Unix socket paths are limited to 107 bytes."""
+    state = tempfile.mkdtemp(prefix=prefix, dir="/tmp")
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("OSF_") and not k.lower().endswith("_proxy")}
     env.update({
@@ -94,13 +96,22 @@ def local(ca):
         "OSF_SANDBOX_HOST_ALIASES": "allowed.test=127.0.0.1,tools.test=127.0.0.1,refused.test=127.0.0.1",
         "OSF_UPSTREAM_CA_BUNDLE": ca.cert_path,
         "OSF_SECRET_API_TOKEN": SECRET,
-        "OSF_TEST_LEAK_SENTINEL": "must-not-be-inside",
         "OSF_SANDBOX_START_TIMEOUT": "60",
+        **extra_env,
     })
-    yield Local(state, env)
-    for sandbox_id in os.listdir(os.path.join(state, "sandboxes")) if os.path.isdir(os.path.join(state, "sandboxes")) else []:
-        subprocess.run([local_bin(), "destroy", sandbox_id], env=env, capture_output=True, timeout=60)
-    shutil.rmtree(state, ignore_errors=True)
+    try:
+        yield Local(state, env)
+    finally:
+        sandboxes = os.path.join(state, "sandboxes")
+        for sandbox_id in os.listdir(sandboxes) if os.path.isdir(sandboxes) else []:
+            subprocess.run([local_bin(), "destroy", sandbox_id], env=env, capture_output=True, timeout=60)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def local(ca):
+    with local_state(ca, "osl-", OSF_TEST_LEAK_SENTINEL="must-not-be-inside") as local:
+        yield local
 
 
 def spec_for(upstream):
