@@ -30,7 +30,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep 'install ok installed' >/dev/null || missing+=("$p")
 done
 # npm: nodesource's nodejs ships it (and conflicts with Debian's npm).
 command -v npm >/dev/null 2>&1 || missing+=(npm)

@@ -28,6 +28,8 @@
 #   OSF_PACKAGE_VERSION=1.2.0-rc.1 ./scripts/package-test.sh   artifacts' version (default:
 #       the CMake project version, which --version prints); Debian's is 1.2.0~rc.1
 set -euo pipefail
+# Under pipefail a reader that stops early (grep -q, head) can kill the writer
+# with SIGPIPE and fail the check at random: pipelines here read all of it.
 cd "$(dirname "$0")/.."
 repo="$PWD"
 program_version="$(sed -n 's/^project(osf-sandbox VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)"
@@ -41,6 +43,8 @@ work="$repo/build/package-test"
 started=$SECONDS
 
 die() { echo "package-test: FAIL: $*" >&2; exit 1; }
+# A command that fails outside a `|| die` still names itself (set -e alone exits silently).
+trap 'echo "package-test: FAIL: line $LINENO: $BASH_COMMAND (exit $?)" >&2' ERR
 step() { echo "package-test: [$((SECONDS - started)) s] $*" >&2; }
 ok() { echo "package-test: ok: $*" >&2; }
 [ "$(id -u)" = 0 ] || die "run as root (debootstrap, chroot, apt-get in the roots, buildah)"
@@ -116,12 +120,12 @@ tar -C "$work" -czf "$out/$name.tar.gz" "$name"
 step "self-contained on Debian 11 (bullseye minbase)"
 root="$(fresh_root bullseye bullseye)"
 tar -C "$root/opt" -xzf "$out/$name.tar.gz"
-in11() { chroot "$root" "/opt/$name/bin/$@"; }
+in11() { local program="$1"; shift; chroot "$root" "/opt/$name/bin/$program" "$@"; }
 [ "$(in11 sandbox-kubernetes --version)" = "sandbox-kubernetes $program_version" ] || die "sandbox-kubernetes --version"
 [ "$(in11 egress-proxy --version)" = "egress-proxy $program_version" ] || die "egress-proxy --version"
 [ "$(in11 sandbox-local --version)" = "sandbox-local $program_version" ] || die "sandbox-local --version"
-in11 sandbox-local --help | grep -q '^ *create' || die "sandbox-local --help lists no create"
-in11 sandbox-kubernetes --help | grep -q '^ *create' || die "sandbox-kubernetes --help lists no create"
+in11 sandbox-local --help | grep '^ *create' >/dev/null || die "sandbox-local --help lists no create"
+in11 sandbox-kubernetes --help | grep '^ *create' >/dev/null || die "sandbox-kubernetes --help lists no create"
 printf '%s\n' '{ "template": "debian:12", "egress": ["origin.test"] }' >"$root/tmp/spec.json"
 chroot "$root" "/opt/$name/bin/sandbox-kubernetes" create --dry-run /tmp/spec.json >"$work/dry-run.json" ||
   die "create --dry-run on Debian 11"
@@ -224,7 +228,7 @@ installed bubblewrap || die "apt-get did not install bubblewrap for sandbox-loca
 for p in egress-proxy sandbox-kubernetes sandbox-local; do
   chroot "$root" "$p" --help >/dev/null || die "$p --help after apt-get install"
   [ "$(chroot "$root" "$p" --version)" = "$p $program_version" ] || die "$p --version after apt-get install"
-  zcat "$root/usr/share/man/man1/$p.1.gz" | grep -q '^\.TH' || die "no man page for $p"
+  zcat "$root/usr/share/man/man1/$p.1.gz" | grep '^\.TH' >/dev/null || die "no man page for $p"
 done
 # One page per subcommand, with that subcommand's options (roff writes - as \-).
 for page in sandbox-kubernetes-create:dry-run sandbox-local-create:dry-run sandbox-kubernetes-list:output \
@@ -305,7 +309,7 @@ npm_env=(env -i PATH=/usr/bin:/bin HOME="$work/npm-home" npm_config_cache="$work
   "${npm_env[@]}" npm install --offline --loglevel=error "$main_tgz" "$platform_tgz" >"$work/npm-install.log" 2>&1) ||
   die "npm install: $(cat "$work/npm-install.log")"
 printf '%s\n' '{ "template": "debian:12", "egress": ["example.com"] }' >"$npmdir/spec.json"
-(cd "$npmdir" && "${npm_env[@]}" npx --offline sandbox-kubernetes --help) | grep -q '^ *create' ||
+(cd "$npmdir" && "${npm_env[@]}" npx --offline sandbox-kubernetes --help) | grep '^ *create' >/dev/null ||
   die "npx sandbox-kubernetes --help"
 (cd "$npmdir" && "${npm_env[@]}" npx --offline sandbox-kubernetes create --dry-run spec.json) >"$work/npx-dry-run.json" ||
   die "npx sandbox-kubernetes create --dry-run spec.json"
@@ -360,11 +364,12 @@ rootfs="$("${bah[@]}" mount "$ctr")"
 for sh in bin/sh bin/bash usr/bin/sh bin/busybox; do [ ! -e "$rootfs/$sh" ] || die "the image holds $sh"; done
 cp "$npmdir/spec.json" "$rootfs/tmp/spec.json"
 inimg() { env -i HOME=/tmp PATH=/usr/local/bin "$(command -v chroot)" --userspec=65532:65532 "$rootfs" "$@"; }
-inimg /usr/local/bin/sandbox-kubernetes --help | grep -q '^ *create' || die "image: sandbox-kubernetes --help"
+inimg /usr/local/bin/sandbox-kubernetes --help | grep '^ *create' >/dev/null || die "image: sandbox-kubernetes --help"
 [ "$(inimg /usr/local/bin/sandbox-kubernetes --version)" = "sandbox-kubernetes $program_version" ] || die "image: --version"
-inimg /usr/local/bin/sandbox-kubernetes create --dry-run /tmp/spec.json | grep -q SandboxClaim ||
+inimg /usr/local/bin/sandbox-kubernetes create --dry-run /tmp/spec.json | grep SandboxClaim >/dev/null ||
   die "image: create --dry-run"
-kver="$(inimg /usr/local/bin/kubectl version --client 2>&1 | head -1)"
+kver="$(inimg /usr/local/bin/kubectl version --client 2>&1)" || die "image: kubectl version --client: $kver"
+kver="${kver%%$'\n'*}"
 grep -q '^Client Version: v1\.' <<<"$kver" || die "image: kubectl version --client: $kver"
 "${bah[@]}" umount "$ctr" >/dev/null
 "${bah[@]}" rm "$ctr" >/dev/null
