@@ -58,16 +58,6 @@ void find_loaded_libraries(std::string& loader, std::vector<std::string>& dirs) 
     }
 }
 
-// Asks the kernel directly: can this process create a user namespace? (It
-// refuses inside a chroot, even to root.)
-bool can_create_user_namespace() {
-    const pid_t child = ::fork();
-    if (child == 0) ::_exit(::unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
-    int status = 0;
-    if (child < 0 || ::waitpid(child, &status, 0) != child) return false;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 std::string self_executable() {
     std::error_code error;
     const auto path = fs::read_symlink("/proc/self/exe", error);
@@ -76,6 +66,14 @@ std::string self_executable() {
 }
 
 } // namespace
+
+bool can_create_user_namespace() {
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(::unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+    int status = 0;
+    if (child < 0 || ::waitpid(child, &status, 0) != child) return false;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
 
 SandboxMounts read_host_mounts(const SandboxPaths& paths, const manifests::SandboxRequest& request,
                                const std::string& root, int control_fd) {

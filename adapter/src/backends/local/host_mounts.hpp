@@ -12,6 +12,10 @@
 
 namespace osf::backends::local {
 
+// Asks the kernel directly: can this process create a user namespace? (It
+// refuses inside a chroot, even to root.)
+bool can_create_user_namespace();
+
 // `root`: "/" for the host template or a root file system directory;
 // `control_fd`: the agent's end of the supervisor's channel.
 SandboxMounts read_host_mounts(const SandboxPaths& paths, const manifests::SandboxRequest& request,

@@ -2,6 +2,7 @@
 
 #include "backends/local/cgroup_limits.hpp"
 #include "backends/local/child_process.hpp"
+#include "backends/local/copy_out.hpp"
 #include "backends/local/exec_protocol.hpp"
 #include "backends/local/host_mounts.hpp"
 #include "backends/local/host_program.hpp"
@@ -27,6 +28,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <ostream>
 #include <poll.h>
 #include <spawn.h>
@@ -104,6 +106,31 @@ std::string base_name(const std::string& path) {
     while (trimmed.size() > 1 && trimmed.back() == '/')
         trimmed.pop_back();
     return fs::path(trimmed).filename().string();
+}
+
+// Where a single file copied out goes: the path the user named (followed, as
+// cp does), or <dir>/<name> when it names a directory, where a symlink is not
+// followed. Created 0644 less the umask; an existing file loses setuid/setgid.
+Fd open_copy_target(const std::string& local, const std::string& name) {
+    Fd file;
+    if (fs::is_directory(local)) {
+        Fd dir = open_or_fail(local, O_RDONLY | O_DIRECTORY);
+        file =
+            Fd(::openat(dir.get(), name.c_str(),
+                        O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644));
+        const std::string target = local + "/" + name;
+        if (!file) throw CommandFailed("copy: cannot open " + target + ": " + std::strerror(errno));
+        struct stat info {};
+        if (::fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode))
+            throw CommandFailed("copy: " + target + " exists and is not a regular file");
+        ::fcntl(file.get(), F_SETFL, 0);
+    } else {
+        file = open_or_fail(local, O_WRONLY | O_CREAT | O_TRUNC);
+    }
+    struct stat info {};
+    if (::fstat(file.get(), &info) == 0 && S_ISREG(info.st_mode) && (info.st_mode & 07000) != 0)
+        ::fchmod(file.get(), info.st_mode & 0777);
+    return file;
 }
 
 } // namespace
@@ -232,8 +259,10 @@ void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream
             meta.root = run_host_output({"buildah", "mount", meta.buildah_container});
         }
         write_meta(paths.meta, meta);
-        if (!snapshot_workspace.empty())
+        if (!snapshot_workspace.empty()) {
             run_host({"cp", "-a", snapshot_workspace + "/.", paths.workspace});
+            strip_privilege_bits(paths.workspace); // snapshots made before this kept them
+        }
 
         start_supervisor(paths, progress);
     } catch (...) {
@@ -439,30 +468,34 @@ void LocalBackend::copy(const backend::CopyRequest& request) {
     if (run_to_end(request.id, {"test", "-e", inside}, null_in.get(), 1, 2) != 0)
         throw CommandFailed("copy: no " + inside + " in sandbox " + request.id);
     const bool directory = run_to_end(request.id, {"test", "-d", inside}, null_in.get(), 1, 2) == 0;
-    int code;
     if (directory) {
         std::error_code error;
         fs::create_directories(local, error);
         if (error) throw CommandFailed("copy: cannot create " + local + ": " + error.message());
-        std::array<int, 2> pipe{};
-        if (::pipe2(pipe.data(), O_CLOEXEC) != 0)
-            throw CommandFailed(std::string("pipe: ") + std::strerror(errno));
-        Fd read_end(pipe[0]), write_end(pipe[1]);
-        // The host's GNU tar refuses absolute and ".." member names.
-        const pid_t tar =
-            spawn_host({"tar", "xf", "-", "--no-same-owner", "-C", local}, read_end.get(), 1);
-        read_end = Fd();
-        code = run_to_end(request.id, {"tar", "cf", "-", "-C", inside, "."}, null_in.get(),
-                          write_end.get(), 2);
-        write_end = Fd();
-        if (wait_exit(tar) != 0) throw CommandFailed("copy: tar failed writing " + local);
-    } else {
-        const std::string target =
-            fs::is_directory(local) ? local + "/" + base_name(inside) : local;
-        Fd file = open_or_fail(target, O_WRONLY | O_CREAT | O_TRUNC);
-        code = run_to_end(request.id, {"cat", inside}, null_in.get(), file.get(), 2);
+        // The sandbox writes the stream (its tar may be anything): see copy_out.hpp.
+        CopyOutTree tree;
+        tree.staging_parent = existing(request.id).dir;
+        tree.shown = base_name(inside);
+        tree.destination = local;
+        tree.user_namespace = ::geteuid() != 0 || can_create_user_namespace();
+        tree.produce = [&](int out) {
+            return run_to_end(request.id, {"tar", "cf", "-", "-C", inside, "."}, null_in.get(), out,
+                              2);
+        };
+        tree.pending_signal = options_.pending_signal;
+        const CopyOutOutcome outcome = copy_out_tree(tree, std::cerr);
+        if (outcome.producer_exit != 0)
+            throw CommandFailed("copy: reading " + inside + " in sandbox " + request.id +
+                                " failed");
+        if (!outcome.complete)
+            throw CommandFailed("copy: some of " + inside +
+                                " was not copied (see above); the "
+                                "rest is in " +
+                                local);
+        return;
     }
-    if (code != 0)
+    Fd file = open_copy_target(local, base_name(inside));
+    if (run_to_end(request.id, {"cat", inside}, null_in.get(), file.get(), 2) != 0)
         throw CommandFailed("copy: reading " + inside + " in sandbox " + request.id + " failed");
 }
 
@@ -476,6 +509,7 @@ std::string LocalBackend::snapshot(const std::string& id, const std::string& sta
     make_private_dirs(dir);
     try {
         run_host({"cp", "-a", paths.workspace, dir + "/workspace"});
+        strip_privilege_bits(dir + "/workspace");
         write_snapshot_meta(dir + "/snapshot.json", {id, meta->base});
     } catch (...) {
         remove_tree(dir);

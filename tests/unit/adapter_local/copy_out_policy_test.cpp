@@ -1,0 +1,62 @@
+// What a copy out of a sandbox brings onto the host: plain files and
+// directories with rwx bits only; symlinks, devices, FIFOs and sockets are
+// named on stderr (with the sandbox's names made printable) and left behind.
+#include "backends/local/copy_out_policy.hpp"
+
+#include <catch2/catch.hpp>
+#include <sys/stat.h>
+
+using namespace osf::backends::local;
+
+TEST_CASE("copy out keeps files and directories and names what it skips") {
+    struct Row {
+        EntryType type;
+        std::string target;
+        bool keep;
+        std::string warning;
+    };
+    const Row rows[] = {
+        {EntryType::regular, "", true, ""},
+        {EntryType::directory, "", true, ""},
+        {EntryType::symlink, "/etc/victim", false, "copy: skipped symlink d/x -> /etc/victim"},
+        {EntryType::symlink, "../../x", false, "copy: skipped symlink d/x -> ../../x"},
+        {EntryType::block_device, "", false, "copy: skipped block device d/x"},
+        {EntryType::character_device, "", false, "copy: skipped character device d/x"},
+        {EntryType::fifo, "", false, "copy: skipped fifo d/x"},
+        {EntryType::socket, "", false, "copy: skipped socket d/x"},
+    };
+    for (const auto& row : rows) {
+        const auto verdict = copy_out_verdict("d/x", row.type, row.target);
+        CHECK(verdict.keep == row.keep);
+        CHECK(verdict.warning == row.warning);
+    }
+}
+
+TEST_CASE("a stat mode's type is read without following anything") {
+    CHECK(entry_type(S_IFREG | 04755) == EntryType::regular);
+    CHECK(entry_type(S_IFDIR | 01777) == EntryType::directory);
+    CHECK(entry_type(S_IFLNK | 0777) == EntryType::symlink);
+    CHECK(entry_type(S_IFBLK | 0600) == EntryType::block_device);
+    CHECK(entry_type(S_IFCHR | 0666) == EntryType::character_device);
+    CHECK(entry_type(S_IFIFO | 0644) == EntryType::fifo);
+    CHECK(entry_type(S_IFSOCK | 0755) == EntryType::socket);
+}
+
+TEST_CASE("a copied mode keeps rwx and drops setuid, setgid and sticky") {
+    const std::pair<mode_t, mode_t> rows[] = {
+        {04755, 0755}, {02755, 0755}, {01777, 0777}, {07777, 0777},
+        {0644, 0644},  {0700, 0700},  {0, 0},        {S_IFREG | 04711, 0711},
+    };
+    for (const auto& [given, kept] : rows)
+        CHECK(copied_mode(given) == kept);
+}
+
+TEST_CASE("names from the sandbox are printed without control bytes") {
+    CHECK(printable_name("d/plain name.txt") == "d/plain name.txt");
+    CHECK(printable_name("d/\x1b[2Jx") == "d/\\x1b[2Jx");
+    CHECK(printable_name("a\nb\rc\x7f") == "a\\x0ab\\x0dc\\x7f");
+    CHECK(printable_name("back\\slash") == "back\\x5cslash");
+    CHECK(printable_name("caf\xc3\xa9") == "caf\xc3\xa9"); // UTF-8 stays
+    CHECK(copy_out_verdict("d/\n", EntryType::symlink, "/x\n").warning ==
+          "copy: skipped symlink d/\\x0a -> /x\\x0a");
+}
