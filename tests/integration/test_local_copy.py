@@ -81,8 +81,6 @@ def test_setuid_files_and_symlinks_do_not_come_out(local, sandbox, tmp_path):
     res = local.run("copy", f"{sandbox}:d/suid", str(tmp_path / "single"))
     assert res.returncode == 0, res.stderr
     assert (tmp_path / "single").stat().st_mode & 0o7000 == 0
-    # Writing through the sandbox's link to the host's victim: nothing happens.
-    assert local.sh(sandbox, "echo pwned > d/link").returncode == 0  # inside: a plain file now
     assert victim.read_text() == "original\n"
 
 

@@ -118,7 +118,7 @@ Fd open_copy_target(const std::string& local, const std::string& name) {
         file =
             Fd(::openat(dir.get(), name.c_str(),
                         O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644));
-        const std::string target = local + "/" + name;
+        const std::string target = (local.ends_with('/') ? local : local + "/") + name;
         if (!file) throw CommandFailed("copy: cannot open " + target + ": " + std::strerror(errno));
         struct stat info {};
         if (::fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode))
