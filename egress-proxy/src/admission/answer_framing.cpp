@@ -1,0 +1,34 @@
+#include "admission/answer_framing.hpp"
+
+#include "text/ascii.hpp"
+
+namespace osf::admission {
+
+AnswerFraming frame_answer(const AnswerFramingFacts& facts) {
+    AnswerFraming out;
+    if (facts.transfer_encoding_fields > 1) {
+        out.refusal = "the answer has more than one Transfer-Encoding field";
+        return out;
+    }
+    const bool chunked = facts.transfer_encoding_fields == 1;
+    if (chunked && !text::iequals(text::trim(facts.transfer_encoding), "chunked")) {
+        out.refusal = "the answer has a Transfer-Encoding other than chunked";
+        return out;
+    }
+    const bool bodiless = facts.head_request || facts.status == 204 || facts.status == 304 ||
+                          (facts.status >= 100 && facts.status < 200);
+    if (bodiless) {
+        out.body = AnswerBody::none;
+        out.keep_content_length = facts.status != 204 && facts.content_length.has_value();
+        return out;
+    }
+    if (chunked)
+        out.body = AnswerBody::chunked;
+    else if (facts.content_length)
+        out.body = AnswerBody::length;
+    else // close-delimited: framed for an HTTP/1.1 client, so its connection stays usable
+        out.body = facts.client_version == 11 ? AnswerBody::chunked : AnswerBody::close;
+    return out;
+}
+
+} // namespace osf::admission
