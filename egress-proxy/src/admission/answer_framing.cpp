@@ -19,7 +19,9 @@ AnswerFraming frame_answer(const AnswerFramingFacts& facts) {
                           (facts.status >= 100 && facts.status < 200);
     if (bodiless) {
         out.body = AnswerBody::none;
-        out.keep_content_length = facts.status != 204 && facts.content_length.has_value();
+        const bool describes_a_get = facts.head_request || facts.status == 304;
+        out.keep_content_length = describes_a_get && facts.content_length.has_value();
+        out.keep_chunked = describes_a_get && chunked;
         return out;
     }
     if (chunked)

@@ -36,9 +36,10 @@ enum class AnswerBody {
 struct AnswerFraming {
     std::string refusal; // non-empty: refused (502 upstream-protocol), why
     AnswerBody body = AnswerBody::none;
-    // For a bodiless answer: Content-Length stays (it describes the representation:
-    // a HEAD or 304 answer), or goes (204, where it is not allowed).
+    // For a bodiless answer, the fields that describe what a GET would get (a
+    // HEAD or 304 answer may keep them, RFC 9112 6.1 and 6.3); a 204 keeps none.
     bool keep_content_length = false;
+    bool keep_chunked = false;
 
     bool refused() const { return !refusal.empty(); }
 };
@@ -46,7 +47,8 @@ struct AnswerFraming {
 // The proxy strips the request's TE field, so an upstream may use no transfer
 // coding but chunked (RFC 9112 6.1): any other Transfer-Encoding, or more than
 // one field, is refused. A 204, a 304 and the answer to a HEAD request have no
-// body whatever their fields say, and go out with no Transfer-Encoding.
+// body whatever their fields say: their head goes out alone, a 204 without
+// framing fields (it may have none).
 AnswerFraming frame_answer(const AnswerFramingFacts& facts);
 
 } // namespace osf::admission

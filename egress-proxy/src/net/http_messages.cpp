@@ -71,7 +71,9 @@ void apply_answer_framing(http::response_header<>& head, const admission::Answer
     head.erase(http::field::content_length);
     switch (framing.body) {
     case AnswerBody::none:
-        if (framing.keep_content_length && content_length)
+        if (framing.keep_chunked)
+            head.set(http::field::transfer_encoding, "chunked");
+        else if (framing.keep_content_length && content_length)
             head.set(http::field::content_length, std::to_string(*content_length));
         break;
     case AnswerBody::chunked:

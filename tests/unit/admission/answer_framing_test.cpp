@@ -14,6 +14,7 @@ struct Row {
     bool refused;
     AnswerBody body;
     bool keep_content_length;
+    bool keep_chunked = false;
 };
 
 } // namespace
@@ -68,9 +69,9 @@ TEST_CASE("an answer goes to the sandbox with one framing, the proxy's") {
         {"204 with Content-Length", {204, false, 0, "", five, 11}, false, AnswerBody::none, false},
         {"204 chunked", {204, false, 1, "chunked", none, 11}, false, AnswerBody::none, false},
         {"304 with Content-Length", {304, false, 0, "", five, 11}, false, AnswerBody::none, true},
-        {"304 chunked", {304, false, 1, "chunked", none, 11}, false, AnswerBody::none, false},
+        {"304 chunked", {304, false, 1, "chunked", none, 11}, false, AnswerBody::none, false, true},
         {"HEAD with Content-Length", {200, true, 0, "", five, 11}, false, AnswerBody::none, true},
-        {"HEAD chunked", {200, true, 1, "chunked", none, 11}, false, AnswerBody::none, false},
+        {"HEAD chunked", {200, true, 1, "chunked", none, 11}, false, AnswerBody::none, false, true},
         {"HEAD with gzip", {200, true, 1, "gzip", none, 11}, true, AnswerBody::none, false},
         {"a 1xx", {103, false, 0, "", none, 11}, false, AnswerBody::none, false},
         {"404 with Content-Length",
@@ -86,5 +87,6 @@ TEST_CASE("an answer goes to the sandbox with one framing, the proxy's") {
         if (row.refused) continue;
         CHECK(framing.body == row.body);
         CHECK(framing.keep_content_length == row.keep_content_length);
+        CHECK(framing.keep_chunked == row.keep_chunked);
     }
 }
