@@ -50,11 +50,14 @@ BODILESS = {
     b"/head-chunked": (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", b"HEAD"),
 }
 
+CHUNKED = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
+
 
 @pytest.fixture(scope="module")
 def upstreams():
     answers = dict(ANSWERS)
     answers.update(UNREADABLE)
+    answers[b"/chunked"] = CHUNKED
     answers.update({path: answer for path, (answer, _) in BODILESS.items()})
     with RawUpstream(route=lambda head, path, body: answers.get(path)) as attacker, RawUpstream() as other:
         yield attacker, other
@@ -161,3 +164,24 @@ def test_a_close_delimited_answer_is_chunked_for_the_client(proxy):
     assert b"whole body, ended by the close" in body
     t.join(5)
     server.close()
+
+
+def test_an_http10_client_never_gets_chunks(proxy, upstreams):
+    # HTTP/1.0 has no chunked coding (RFC 9112 6.1): a 1.0 client asking to keep
+    # the connection alive would read the chunk framing as body and wait for a
+    # close that never came. The body goes out decoded, ended by the close.
+    attacker, _ = upstreams
+    with socket.create_connection(proxy_address(proxy), timeout=15) as s:
+        s.sendall(b"GET http://upstream.test:%d/chunked HTTP/1.0\r\nHost: upstream.test:%d\r\n"
+                  b"Connection: keep-alive\r\n\r\n" % (attacker.port, attacker.port))
+        s.settimeout(15)
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    head, body = data.split(b"\r\n\r\n", 1)
+    assert head.startswith(b"HTTP/1.0 200"), head
+    assert framing_fields(head) == [], head
+    assert body == b"hello world"

@@ -24,12 +24,12 @@ AnswerFraming frame_answer(const AnswerFramingFacts& facts) {
         out.keep_chunked = describes_a_get && chunked;
         return out;
     }
-    if (chunked)
-        out.body = AnswerBody::chunked;
-    else if (facts.content_length)
+    if (facts.content_length && !chunked)
         out.body = AnswerBody::length;
-    else // close-delimited: framed for an HTTP/1.1 client, so its connection stays usable
-        out.body = facts.client_version == 11 ? AnswerBody::chunked : AnswerBody::close;
+    else if (facts.client_version == 11) // close-delimited too: the connection stays usable
+        out.body = AnswerBody::chunked;
+    else // an HTTP/1.0 client cannot read chunks (RFC 9112 6.1): up to the close
+        out.body = AnswerBody::close;
     return out;
 }
 

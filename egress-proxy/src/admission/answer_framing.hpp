@@ -30,7 +30,7 @@ enum class AnswerBody {
     none,    // bodiless: the head is the whole answer
     chunked, // the proxy frames the body in chunks
     length,  // Content-Length, as parsed
-    close,   // up to the end of the connection (an HTTP/1.0 client only)
+    close,   // up to the end of the connection (an HTTP/1.0 client: never chunks)
 };
 
 struct AnswerFraming {
