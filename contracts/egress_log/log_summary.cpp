@@ -3,6 +3,9 @@
 #include "osf/log_fields.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <utility>
 #include <vector>
 
 namespace osf::egress_log {
@@ -38,7 +41,27 @@ std::string pad_left(std::string text, std::size_t width) {
 }
 
 std::string host_label(const std::string& host) {
-    return host.empty() ? "(no host)" : host;
+    return host.empty() ? "(no host)" : display_label(host);
+}
+
+bool bare_label_byte(unsigned char c) {
+    return c > 0x20 && c < 0x7f && c != '"' && c != '\\' && c != ';';
+}
+
+// The code point of the UTF-8 sequence at `text[i]`, and its length; an
+// invalid sequence is one byte (the log's strings are JSON, so valid, but the
+// summary may read any file).
+std::pair<std::uint32_t, std::size_t> decode_utf8(std::string_view text, std::size_t i) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const std::size_t length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+    if (length == 1 || i + length > text.size()) return {lead, 1};
+    std::uint32_t code = lead & (0x3f >> (length - 1));
+    for (std::size_t k = 1; k < length; ++k) {
+        const auto next = static_cast<unsigned char>(text[i + k]);
+        if ((next & 0xc0) != 0x80) return {lead, 1};
+        code = (code << 6) | (next & 0x3f);
+    }
+    return {code, length};
 }
 
 std::uint64_t total(const std::map<std::string, std::uint64_t>& by) {
@@ -58,8 +81,8 @@ void render_counts_by_host(std::string& out, const CountsByHost& table, const ch
     out += "\n";
     for (auto it : biggest_first(table, total))
         for (auto host : biggest_first(it->second, [](std::uint64_t n) { return n; }))
-            out += pad_left(std::to_string(host->second), 8) + "  " + it->first + "  " +
-                   host_label(host->first) + "\n";
+            out += pad_left(std::to_string(host->second), 8) + "  " + display_label(it->first) +
+                   "  " + host_label(host->first) + "\n";
 }
 
 json counts_by_host_json(const CountsByHost& table, const char* key) {
@@ -71,6 +94,39 @@ json counts_by_host_json(const CountsByHost& table, const char* key) {
 }
 
 } // namespace
+
+std::string display_label(std::string_view name) {
+    if (!name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+            return bare_label_byte(static_cast<unsigned char>(c));
+        }))
+        return std::string(name);
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out = "\"";
+    for (std::size_t i = 0; i < name.size();) {
+        const auto c = static_cast<unsigned char>(name[i]);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+            ++i;
+        } else if (c < 0x20 || c == 0x7f) {
+            out += "\\x";
+            out += hex[c >> 4];
+            out += hex[c & 0xf];
+            ++i;
+        } else if (c < 0x80) {
+            out += static_cast<char>(c);
+            ++i;
+        } else {
+            const auto [code, length] = decode_utf8(name, i);
+            char digits[16];
+            std::snprintf(digits, sizeof digits, "\\u{%x}", static_cast<unsigned>(code));
+            out += digits;
+            i += length;
+        }
+    }
+    out += '"';
+    return out;
+}
 
 LogSummary summarise_log(std::string_view text, const VerifyReport& verification) {
     namespace f = osf::log_field;
@@ -181,12 +237,12 @@ std::string render_text(const LogSummary& s) {
     else
         out += "\n";
     for (const auto& [server, m] : s.mcp) {
-        out += "  " + server + ":";
+        out += "  " + display_label(server) + ":";
         if (m.called.empty() && m.refused.empty()) out += " no tools/call";
         for (const auto& [tool, n] : m.called)
-            out += " " + tool + " called " + std::to_string(n) + ";";
+            out += " " + display_label(tool) + " called " + std::to_string(n) + ";";
         for (const auto& [tool, n] : m.refused)
-            out += " " + tool + " REFUSED " + std::to_string(n) + ";";
+            out += " " + display_label(tool) + " REFUSED " + std::to_string(n) + ";";
         if (m.tools_removed)
             out += " " + std::to_string(m.tools_removed) + " tool(s) hidden from tools/list";
         if (out.back() == ';') out.pop_back();

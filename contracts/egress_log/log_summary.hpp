@@ -43,7 +43,16 @@ struct LogSummary {
 // the verifier's.
 LogSummary summarise_log(std::string_view text, const VerifyReport& verification);
 
-// For a terminal: aligned tables, biggest first.
+// A name from the log (host, tool, server, reason, secret) as the text summary
+// shows it: bare when every byte is printable ASCII other than space, `"`, `\`
+// and `;`; otherwise quoted, with `"` and `\` escaped, ASCII control bytes as
+// `\xNN` and every non-ASCII character as `\u{X}`. The sandbox chooses hosts,
+// paths and tool names: a line break, a terminal escape, a bidirectional
+// override, a look-alike letter or a `;` in one must not draw a row or a tool
+// of its own on a reviewer's screen.
+std::string display_label(std::string_view name);
+
+// For a terminal: aligned tables, biggest first (names through display_label).
 std::string render_text(const LogSummary& summary);
 // For tools: the same facts (contracts/README.md documents the members).
 nlohmann::json render_json(const LogSummary& summary);

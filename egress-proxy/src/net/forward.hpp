@@ -158,10 +158,8 @@ relay_answer(ExchangeLeg<Client, Up>& leg,
     auto& res = rp.get();
     const auto idle = ex.ctx.config.limits().idle_timeout;
     ForwardResult result;
-    // A close-delimited upstream answer is framed (chunked) for an HTTP/1.1 client,
-    // so that the client connection stays usable.
-    if (!bodiless && !rp.chunked() && !rp.content_length() && ex.client_version == 11)
-        res.chunked(true);
+    // The head carries the framing apply_answer_framing wrote (a close-delimited
+    // answer is chunked for an HTTP/1.1 client, so its connection stays usable).
     const bool close_delimited = !bodiless && !res.chunked() && !res.has_content_length();
     res.keep_alive(client_keep && !close_delimited);
     MessageFramer framer(res, bodiless);
@@ -233,11 +231,18 @@ boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - sent_at).count());
     auto& res = rp.get();
     ex.rec.status = res.result_int();
-    if (res.count(http::field::transfer_encoding) > 1) {
-        // Beast's parser and its header read two fields differently (the parser the
-        // last coding, the header the first): the body's end would be ambiguous.
-        co_await fail(leg.client, ex, ErrorKind::upstream_protocol,
-                      "the answer has more than one Transfer-Encoding field");
+    // The answer goes to the sandbox with one framing, the proxy's: framing the
+    // client could read otherwise (a coding besides chunked, two fields, a body
+    // on a bodiless status) is refused or dropped here, for every kind of answer.
+    const auto parsed_length = rp.content_length();
+    const auto content_length =
+        parsed_length ? std::optional<std::uint64_t>(*parsed_length) : std::nullopt;
+    const auto framing = admission::frame_answer(
+        {static_cast<int>(res.result_int()), leg.out.head,
+         static_cast<std::size_t>(res.count(http::field::transfer_encoding)),
+         res[http::field::transfer_encoding], content_length, ex.client_version});
+    if (framing.refused()) {
+        co_await fail(leg.client, ex, ErrorKind::upstream_protocol, framing.refusal);
         co_return result;
     }
     if (res.result() == http::status::switching_protocols && !leg.out.websocket) {
@@ -263,7 +268,8 @@ boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
     const bool client_keep = ex.client_keep && !ctx.draining.load();
     strip_hop_by_hop(res.base(), false);
     res.version(ex.client_version);
-    const bool bodiless = leg.out.head || res.result_int() == 204 || res.result_int() == 304;
+    apply_answer_framing(res.base(), framing, content_length);
+    const bool bodiless = framing.body == admission::AnswerBody::none;
 
     // 4. MCP answers are judged by their head before anything reaches the sandbox.
     if (mcp) {

@@ -64,6 +64,29 @@ bool has_hop_by_hop(const http::fields& fields) {
 }
 } // namespace
 
+void apply_answer_framing(http::response_header<>& head, const admission::AnswerFraming& framing,
+                          std::optional<std::uint64_t> content_length) {
+    using admission::AnswerBody;
+    head.erase(http::field::transfer_encoding);
+    head.erase(http::field::content_length);
+    switch (framing.body) {
+    case AnswerBody::none:
+        if (framing.keep_chunked)
+            head.set(http::field::transfer_encoding, "chunked");
+        else if (framing.keep_content_length && content_length)
+            head.set(http::field::content_length, std::to_string(*content_length));
+        break;
+    case AnswerBody::chunked:
+        head.set(http::field::transfer_encoding, "chunked");
+        break;
+    case AnswerBody::length:
+        head.set(http::field::content_length, std::to_string(content_length.value_or(0)));
+        break;
+    case AnswerBody::close:
+        break;
+    }
+}
+
 void strip_hop_by_hop(http::fields& fields, bool keep_upgrade) {
     // Nothing to do (fields a Connection header names go only when there is one);
     // keep_upgrade always writes its own Connection header below.

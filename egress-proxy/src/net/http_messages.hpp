@@ -2,9 +2,13 @@
 // answers it gives itself.
 #pragma once
 
+#include "admission/answer_framing.hpp"
+
 #include <boost/beast/http/fields.hpp>
 #include <boost/beast/http/message.hpp>
+#include <cstdint>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,6 +19,13 @@ namespace osf::net {
 // framing field ("Transfer_Encoding"). With `keep_upgrade` the WebSocket
 // handshake headers stay.
 void strip_hop_by_hop(boost::beast::http::fields& fields, bool keep_upgrade);
+
+// Writes the framing admission::frame_answer decided into an answer head: exactly
+// one of `Transfer-Encoding: chunked` and `Content-Length` (`content_length`, as
+// parsed), or neither; whatever framing fields the upstream wrote are gone.
+void apply_answer_framing(boost::beast::http::response_header<>& head,
+                          const admission::AnswerFraming& framing,
+                          std::optional<std::uint64_t> content_length);
 
 // The text body of a refusal: "egress-proxy refused <host>: <detail>\n".
 std::string refusal_body(std::string_view host, std::string_view detail);
