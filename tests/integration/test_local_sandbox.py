@@ -658,6 +658,15 @@ def test_an_ordinary_user_runs_sandboxes_with_state_in_xdg_state_home(upstream, 
                         f"https://allowed.test:{upstream.port}/as-a-user")
         assert res.returncode == 0, res.stderr
         assert res.stdout.split() == ["65534", "1", "200"], res.stdout
+        # copy out: tar confined by bwrap in its own user namespace, as this user too
+        res = as_nobody("exec", sandbox_id, "--", "sh", "-c",
+                        "mkdir d && echo hi > d/f && chmod 4755 d/f && ln -s /etc/passwd d/l")
+        assert res.returncode == 0, res.stderr
+        res = as_nobody("copy", f"{sandbox_id}:d", os.path.join(home, "out"))
+        assert res.returncode == 0 and res.stderr == "copy: skipped symlink d/l -> /etc/passwd\n", res.stderr
+        assert os.listdir(os.path.join(home, "out")) == ["f"]
+        mode = os.stat(os.path.join(home, "out", "f")).st_mode
+        assert mode & 0o7000 == 0 and mode & 0o100, oct(mode)
         assert as_nobody("destroy", sandbox_id).returncode == 0
     finally:
         shutil.rmtree(home, ignore_errors=True)
