@@ -667,6 +667,11 @@ def test_an_ordinary_user_runs_sandboxes_with_state_in_xdg_state_home(upstream, 
         assert os.listdir(os.path.join(home, "out")) == ["f"]
         mode = os.stat(os.path.join(home, "out", "f")).st_mode
         assert mode & 0o7000 == 0 and mode & 0o100, oct(mode)
+        res = as_nobody("snapshot", sandbox_id)  # cp -a under bwrap, as this user
+        assert res.returncode == 0, res.stderr
+        snapshot = os.path.join(home, "state", "osf-sandbox-local", "snapshots", res.stdout.strip())
+        assert os.readlink(os.path.join(snapshot, "workspace", "d", "l")) == "/etc/passwd"
+        assert os.stat(os.path.join(snapshot, "workspace", "d", "f")).st_mode & 0o7000 == 0
         assert as_nobody("destroy", sandbox_id).returncode == 0
     finally:
         shutil.rmtree(home, ignore_errors=True)

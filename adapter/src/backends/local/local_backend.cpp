@@ -14,6 +14,7 @@
 #include "backends/local/template_choice.hpp"
 #include "backends/local/unix_socket.hpp"
 #include "backends/local/user_namespaces.hpp"
+#include "backends/local/workspace_copy.hpp"
 #include "commands/command_errors.hpp"
 #include "commands/exec_timeout.hpp"
 #include "manifests/exec_stop.hpp"
@@ -508,8 +509,7 @@ std::string LocalBackend::snapshot(const std::string& id, const std::string& sta
     if (fs::exists(dir)) throw CommandFailed("snapshot " + name + " already exists");
     make_private_dirs(dir);
     try {
-        run_host({"cp", "-a", paths.workspace, dir + "/workspace"});
-        strip_privilege_bits(dir + "/workspace");
+        copy_workspace(paths.workspace, dir + "/workspace");
         write_snapshot_meta(dir + "/snapshot.json", {id, meta->base});
     } catch (...) {
         remove_tree(dir);
