@@ -11,12 +11,14 @@ import shutil
 import stat
 import subprocess
 import tarfile
+import signal
 import tempfile
+import time
 
 import pytest
 
 from osftest import TestCA as UpstreamCA  # aliased: pytest would collect a Test* class
-from test_local_sandbox import local_state
+from test_local_sandbox import local_bin, local_state
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 
@@ -119,9 +121,10 @@ def test_a_snapshot_keeps_no_setuid_file(local, sandbox):
 # --- a sandbox whose tar sends a hand-made archive ---------------------------------------------
 
 def tiny_root():
-    """sh, cat, test and a `tar` that sends /workspace/evil.tar whatever it is asked."""
+    """sh, cat, test, sleep and a `tar` that sends /workspace/evil.tar whatever it is asked
+    (and then waits while /workspace/slow exists)."""
     root = tempfile.mkdtemp(prefix="oslc-root-", dir="/tmp")
-    for program in ("/bin/sh", "/bin/cat", "/usr/bin/test"):
+    for program in ("/bin/sh", "/bin/cat", "/usr/bin/test", "/bin/sleep"):
         real = os.path.realpath(program)
         target = os.path.join(root, program.lstrip("/"))
         os.makedirs(os.path.dirname(target), exist_ok=True)
@@ -133,7 +136,7 @@ def tiny_root():
                 os.makedirs(os.path.dirname(library), exist_ok=True)
                 shutil.copy2(os.path.realpath(match.group(1)), library)
     with open(os.path.join(root, "bin", "tar"), "w") as f:
-        f.write("#!/bin/sh\nexec cat /workspace/evil.tar\n")
+        f.write("#!/bin/sh\ncat /workspace/evil.tar\n[ -e /workspace/slow ] && exec sleep 60\nexit 0\n")
     os.chmod(os.path.join(root, "bin", "tar"), 0o755)
     return root
 
@@ -200,6 +203,25 @@ def test_a_hand_made_archive_from_the_sandbox_is_confined(local, tmp_path):
         assert (out / "sub" / "run.sh").stat().st_mode & 0o7000 == 0
         assert (out / "sub").stat().st_mode & 0o7000 == 0
         assert not [n for n in os.listdir(local.dir(sandbox_id)) if n.startswith("copy-")]
+
+        # Ctrl-C while the sandbox is still sending: 130, nothing copied, staging removed.
+        open(os.path.join(workspace, "slow"), "w").close()
+        stopped = tmp_path / "stopped"
+        copy = subprocess.Popen([local_bin(), "copy", f"{sandbox_id}:d", str(stopped)], env=local.env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 60
+            while not [n for n in os.listdir(local.dir(sandbox_id)) if n.startswith("copy-")]:
+                assert copy.poll() is None and time.monotonic() < deadline, "no staging directory"
+                time.sleep(0.05)
+            copy.send_signal(signal.SIGINT)
+            assert copy.wait(timeout=60) == 130, copy.stderr.read()
+        finally:
+            if copy.poll() is None:
+                copy.kill()
+                copy.wait()
+        assert not [n for n in os.listdir(local.dir(sandbox_id)) if n.startswith("copy-")]
+        assert os.listdir(stopped) == []
         assert local.run("destroy", sandbox_id).returncode == 0
     finally:
         shutil.rmtree(root, ignore_errors=True)
