@@ -64,21 +64,9 @@ public:
         write_end_ = Fd(pipe[1]);
         // Only the staging directory is writable; no capabilities (no mknod,
         // no chown); no network. --no-same-permissions: the umask applies.
-        std::vector<std::string> argv{"bwrap",
-                                      "--ro-bind",
-                                      "/",
-                                      "/",
-                                      "--bind",
-                                      stage,
-                                      stage,
-                                      "--dev",
-                                      "/dev",
-                                      "--proc",
-                                      "/proc",
-                                      "--unshare-all",
-                                      "--die-with-parent",
-                                      "--cap-drop",
-                                      "ALL"};
+        std::vector<std::string> argv{"bwrap", "--ro-bind", "/", "/", "--bind", stage, stage};
+        argv.insert(argv.end(), {"--dev", "/dev", "--proc", "/proc", "--unshare-all",
+                                 "--die-with-parent", "--cap-drop", "ALL"});
         if (user_namespace) argv.insert(argv.end(), {"--unshare-user", "--disable-userns"});
         argv.insert(argv.end(), {"--", "tar", "xf", "-", "--no-same-owner", "--no-same-permissions",
                                  "-C", stage});
