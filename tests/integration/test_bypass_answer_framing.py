@@ -70,6 +70,10 @@ def proxy(tmp_path_factory):
         yield p
 
 
+def ask(s, host, port, path, method=b"GET"):
+    s.sendall(b"%s http://%s:%d%s HTTP/1.1\r\nHost: %s:%d\r\n\r\n" % (method, host, port, path, host, port))
+
+
 def framing_fields(head):
     return [line for line in head.split(b"\r\n")[1:]
             if line.split(b":")[0].strip().lower() in (b"transfer-encoding", b"content-length")]
@@ -80,8 +84,7 @@ def test_an_answer_with_a_transfer_coding_other_than_chunked_is_refused(proxy, u
     attacker, other = upstreams
     cursor = LogCursor(proxy)
     with socket.create_connection(proxy_address(proxy), timeout=15) as s:
-        s.sendall(b"GET http://upstream.test:%d%s HTTP/1.1\r\nHost: upstream.test:%d\r\n\r\n"
-                  % (attacker.port, path, attacker.port))
+        ask(s, b"upstream.test", attacker.port, path)
         status, head, body = read_response(s)
         assert status == 502, head
         assert b"PWNED" not in body
@@ -89,8 +92,7 @@ def test_an_answer_with_a_transfer_coding_other_than_chunked_is_refused(proxy, u
         assert line["outcome"] == "error" and line["error"] == "upstream-protocol"
         # The proxy closes after a 502 of its own, or the next answer is the other host's.
         try:
-            s.sendall(b"GET http://other.test:%d/next HTTP/1.1\r\nHost: other.test:%d\r\n\r\n"
-                      % (other.port, other.port))
+            ask(s, b"other.test", other.port, b"/next")
             status, head, body = read_response(s, timeout=5)
         except OSError:
             status, body = 0, b""
@@ -103,8 +105,7 @@ def test_an_answer_with_ambiguous_framing_is_a_502_and_nothing_of_it_reaches_the
     attacker, _ = upstreams
     cursor = LogCursor(proxy)
     with socket.create_connection(proxy_address(proxy), timeout=15) as s:
-        s.sendall(b"GET http://upstream.test:%d%s HTTP/1.1\r\nHost: upstream.test:%d\r\n\r\n"
-                  % (attacker.port, path, attacker.port))
+        ask(s, b"upstream.test", attacker.port, path)
         status, head, body = read_response(s)
     assert status == 502 and b"PWNED" not in body and b"X-Fake" not in head, head + body
     assert cursor.wait(lambda l: l["path"] == path.decode())[0]["outcome"] == "error"
@@ -116,8 +117,7 @@ def test_a_bodiless_answer_goes_out_as_its_head_alone_and_the_next_answer_is_the
     attacker, other = upstreams
     method = BODILESS[path][1]
     with socket.create_connection(proxy_address(proxy), timeout=15) as s:
-        s.sendall(b"%s http://upstream.test:%d%s HTTP/1.1\r\nHost: upstream.test:%d\r\n\r\n"
-                  % (method, attacker.port, path, attacker.port))
+        ask(s, b"upstream.test", attacker.port, path, method)
         s.settimeout(15)
         data = b""
         while b"\r\n\r\n" not in data:
@@ -128,8 +128,7 @@ def test_a_bodiless_answer_goes_out_as_its_head_alone_and_the_next_answer_is_the
         if path.startswith(b"/204"):
             assert framing_fields(head) == [], head
         assert rest == b""  # nothing after the head
-        s.sendall(b"GET http://other.test:%d/next HTTP/1.1\r\nHost: other.test:%d\r\n\r\n"
-                  % (other.port, other.port))
+        ask(s, b"other.test", other.port, b"/next")
         status, head, body = read_response(s)
         assert status == 200 and body == b"ok /next", head + body
 
@@ -152,7 +151,7 @@ def test_a_close_delimited_answer_is_chunked_for_the_client(proxy):
     t = threading.Thread(target=serve, daemon=True)
     t.start()
     with socket.create_connection(proxy_address(proxy), timeout=15) as s:
-        s.sendall(b"GET http://upstream.test:%d/close HTTP/1.1\r\nHost: upstream.test:%d\r\n\r\n" % (port, port))
+        ask(s, b"upstream.test", port, b"/close")
         s.settimeout(15)
         data = b""
         while not data.endswith(b"0\r\n\r\n"):

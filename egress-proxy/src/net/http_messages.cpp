@@ -67,6 +67,14 @@ bool has_hop_by_hop(const http::fields& fields) {
 void apply_answer_framing(http::response_header<>& head, const admission::AnswerFraming& framing,
                           std::optional<std::uint64_t> content_length) {
     using admission::AnswerBody;
+    // Most answers already carry exactly the framing decided (one Content-Length
+    // the parser read, or one `chunked`, and no other framing field): left as they are.
+    const auto codings = head.count(http::field::transfer_encoding);
+    const auto lengths = head.count(http::field::content_length);
+    if ((framing.body == AnswerBody::length && codings == 0 && lengths == 1) ||
+        (framing.body == AnswerBody::chunked && codings == 1 && lengths == 0 &&
+         text::iequals(head[http::field::transfer_encoding], "chunked")))
+        return;
     head.erase(http::field::transfer_encoding);
     head.erase(http::field::content_length);
     switch (framing.body) {

@@ -150,29 +150,20 @@ private:
         if (!source && errno == EACCES && ::chmod(from.c_str(), 0600) == 0) // ours, unreadable
             source = Fd(::open(from.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
         if (!source) return failed("copy: cannot read the staged " + printable_name(local));
-        // O_NONBLOCK: a FIFO in the destination does not hang the copy (refused below).
-        Fd target(::openat(into, name.c_str(),
-                           O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-                           0600));
-        if (!target) return failed(local, errno);
-        struct stat info {};
-        if (::fstat(target.get(), &info) != 0 || !S_ISREG(info.st_mode))
+        OpenedTarget opened = open_target_at(into, name, 0600);
+        if (opened.not_regular)
             return failed("copy: not writing " + printable_name(local) +
                           ": it exists and is not a regular file");
-        ::fcntl(target.get(), F_SETFL, 0);
+        if (!opened.fd) return failed(local, errno);
+        const Fd target = std::move(opened.fd);
         std::array<char, 65536> buffer{};
         while (true) {
             const ssize_t got = ::read(source.get(), buffer.data(), buffer.size());
             if (got < 0 && errno == EINTR) continue;
             if (got < 0) return failed(local, errno);
             if (got == 0) break;
-            for (ssize_t done = 0; done < got;) {
-                const ssize_t put = ::write(target.get(), buffer.data() + done,
-                                            static_cast<std::size_t>(got - done));
-                if (put < 0 && errno == EINTR) continue;
-                if (put < 0) return failed(local, errno);
-                done += put;
-            }
+            if (!write_all(target.get(), buffer.data(), static_cast<std::size_t>(got)))
+                return failed(local, errno);
         }
         ::fchmod(target.get(), copied_mode(mode) & ~umask_);
     }
@@ -208,6 +199,23 @@ CopyOutOutcome copy_out_tree(const CopyOutTree& copy, std::ostream& warnings) {
     installer.directory(stage.path(), destination.get(), copy.shown, copy.destination);
     outcome.complete = outcome.complete && installer.complete();
     return outcome;
+}
+
+OpenedTarget open_target_at(int dir, const std::string& name, mode_t mode) {
+    OpenedTarget opened;
+    // O_NONBLOCK: a FIFO does not hang the open (refused below).
+    opened.fd =
+        Fd(::openat(dir, name.c_str(),
+                    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode));
+    if (!opened.fd) return opened;
+    struct stat info {};
+    if (::fstat(opened.fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
+        opened.fd = Fd();
+        opened.not_regular = true;
+        return opened;
+    }
+    ::fcntl(opened.fd.get(), F_SETFL, 0);
+    return opened;
 }
 
 void strip_privilege_bits(const std::string& dir) {

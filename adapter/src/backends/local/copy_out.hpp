@@ -5,6 +5,8 @@
 // following a link, never carrying setuid/setgid/sticky bits.
 #pragma once
 
+#include "backends/local/unix_socket.hpp"
+
 #include <functional>
 #include <ostream>
 #include <string>
@@ -31,6 +33,16 @@ struct CopyOutOutcome {
 // staging directory or no tar can be had; commands::Interrupted on a signal.
 // The staging directory is removed on every way out.
 CopyOutOutcome copy_out_tree(const CopyOutTree& copy, std::ostream& warnings);
+
+// Opens the file `name` in the directory `dir` for writing (created with
+// `mode`, truncated), never following a symlink and never hanging on a FIFO
+// there. `not_regular`: the name exists and is not a regular file (fd invalid);
+// otherwise an invalid fd leaves the reason in errno.
+struct OpenedTarget {
+    Fd fd;
+    bool not_regular = false;
+};
+OpenedTarget open_target_at(int dir, const std::string& name, mode_t mode);
 
 // Clears setuid, setgid and sticky bits below `dir`, never following a link
 // (for copies of a workspace, which the sandbox wrote).

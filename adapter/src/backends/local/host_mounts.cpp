@@ -65,14 +65,19 @@ std::string self_executable() {
     return path.string();
 }
 
-} // namespace
-
+// Asks the kernel directly: can this process create a user namespace?
 bool can_create_user_namespace() {
     const pid_t child = ::fork();
     if (child == 0) ::_exit(::unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
     int status = 0;
     if (child < 0 || ::waitpid(child, &status, 0) != child) return false;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+} // namespace
+
+bool bwrap_gets_user_namespace() {
+    return ::geteuid() != 0 || can_create_user_namespace();
 }
 
 SandboxMounts read_host_mounts(const SandboxPaths& paths, const manifests::SandboxRequest& request,
@@ -95,7 +100,7 @@ SandboxMounts read_host_mounts(const SandboxPaths& paths, const manifests::Sandb
     mounts.control_fd = control_fd;
     // Root needs no user namespace for the others; where the kernel refuses
     // one (a chroot), root goes on without it. Anyone else cannot.
-    mounts.user_namespace = ::geteuid() != 0 || can_create_user_namespace();
+    mounts.user_namespace = bwrap_gets_user_namespace();
     if (!mounts.host_template) find_loaded_libraries(mounts.host_loader, mounts.host_library_dirs);
     mounts.environment = sandbox_environment(request);
     if (request.spec.user) {

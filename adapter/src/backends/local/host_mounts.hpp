@@ -12,9 +12,9 @@
 
 namespace osf::backends::local {
 
-// Asks the kernel directly: can this process create a user namespace? (It
-// refuses inside a chroot, even to root.)
-bool can_create_user_namespace();
+// Whether bwrap gets a user namespace of its own: always for an ordinary user;
+// for root when the kernel grants one (it refuses inside a chroot, even to root).
+bool bwrap_gets_user_namespace();
 
 // `root`: "/" for the host template or a root file system directory;
 // `control_fd`: the agent's end of the supervisor's channel.

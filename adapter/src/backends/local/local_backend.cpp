@@ -3,6 +3,7 @@
 #include "backends/local/cgroup_limits.hpp"
 #include "backends/local/child_process.hpp"
 #include "backends/local/copy_out.hpp"
+#include "backends/local/copy_out_policy.hpp"
 #include "backends/local/exec_protocol.hpp"
 #include "backends/local/host_mounts.hpp"
 #include "backends/local/host_program.hpp"
@@ -116,21 +117,19 @@ Fd open_copy_target(const std::string& local, const std::string& name) {
     Fd file;
     if (fs::is_directory(local)) {
         Fd dir = open_or_fail(local, O_RDONLY | O_DIRECTORY);
-        file =
-            Fd(::openat(dir.get(), name.c_str(),
-                        O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644));
+        OpenedTarget opened = open_target_at(dir.get(), name, 0644);
         const std::string target = (local.ends_with('/') ? local : local + "/") + name;
-        if (!file) throw CommandFailed("copy: cannot open " + target + ": " + std::strerror(errno));
-        struct stat info {};
-        if (::fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode))
+        if (opened.not_regular)
             throw CommandFailed("copy: " + target + " exists and is not a regular file");
-        ::fcntl(file.get(), F_SETFL, 0);
+        if (!opened.fd)
+            throw CommandFailed("copy: cannot open " + target + ": " + std::strerror(errno));
+        file = std::move(opened.fd);
     } else {
         file = open_or_fail(local, O_WRONLY | O_CREAT | O_TRUNC);
     }
     struct stat info {};
     if (::fstat(file.get(), &info) == 0 && S_ISREG(info.st_mode) && (info.st_mode & 07000) != 0)
-        ::fchmod(file.get(), info.st_mode & 0777);
+        ::fchmod(file.get(), copied_mode(info.st_mode));
     return file;
 }
 
@@ -478,7 +477,7 @@ void LocalBackend::copy(const backend::CopyRequest& request) {
         tree.staging_parent = existing(request.id).dir;
         tree.shown = base_name(inside);
         tree.destination = local;
-        tree.user_namespace = ::geteuid() != 0 || can_create_user_namespace();
+        tree.user_namespace = bwrap_gets_user_namespace();
         tree.produce = [&](int out) {
             return run_to_end(request.id, {"tar", "cf", "-", "-C", inside, "."}, null_in.get(), out,
                               2);
