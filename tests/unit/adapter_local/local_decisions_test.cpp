@@ -4,6 +4,7 @@
 #include "backends/local/bwrap_command.hpp"
 #include "backends/local/cgroup_limits.hpp"
 #include "backends/local/exec_protocol.hpp"
+#include "process/wait.hpp"
 #include "backends/local/local_layout.hpp"
 #include "backends/local/sandbox_environment.hpp"
 #include "backends/local/template_choice.hpp"
@@ -171,7 +172,9 @@ TEST_CASE("templates: host, a root directory, a local image, a snapshot; the res
 }
 
 TEST_CASE("user namespaces: root always; a clear reason where users cannot") {
-    CHECK_FALSE(user_namespace_problem(true, {"0", "0"}));
+    CHECK_FALSE(user_namespace_problem(true, {"1", "15000"}));
+    CHECK(user_namespace_problem(true, {"0", "15000"})->find("host id of their own") !=
+          std::string::npos);
     CHECK_FALSE(user_namespace_problem(false, {std::nullopt, "15000"}));
     CHECK_FALSE(user_namespace_problem(false, {"1\n", "15000"}));
     CHECK(user_namespace_problem(false, {"0\n", "15000"})->find("unprivileged_userns_clone=0") !=
@@ -266,8 +269,8 @@ TEST_CASE("exec protocol: requests and answers round-trip; anything else is refu
     CHECK_FALSE(decode_exit("exit 7"));
     CHECK_FALSE(decode_exit("exit 300\n"));
     CHECK_FALSE(decode_exit(""));
-    CHECK(exit_code_of(7 << 8) == 7);
-    CHECK(exit_code_of(SIGKILL) == 137);
+    CHECK(osf::process::exit_code_of(7 << 8) == 7);
+    CHECK(osf::process::exit_code_of(SIGKILL) == 137);
 }
 
 TEST_CASE("state root: the variable, root's, XDG's or HOME's") {

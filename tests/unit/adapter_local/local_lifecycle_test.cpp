@@ -1,5 +1,5 @@
 // A local sandbox's life from its stored state: list's status, what gc
-// removes, the supervisor's wait before the expiry; exec's marker; extend's
+// removes, the supervisor's wait before the expiry; extend's
 // arithmetic shared with sandbox-kubernetes.
 #include "backends/local/cgroup_limits.hpp"
 #include "backends/local/exec_protocol.hpp"
@@ -63,17 +63,6 @@ TEST_CASE("the supervisor waits until the expiry, then not at all") {
     CHECK(time_to_expiry(meta_with(5000, 0), at(5000)) == 0ms);
     CHECK(time_to_expiry(meta_with(5000, 0), at(7000)) == 0ms);
     CHECK_FALSE(time_to_expiry(meta_with(0, 0), at(7000)));
-}
-
-TEST_CASE("exec's marker is found only as a whole variable") {
-    using namespace std::string_literals;
-    const std::string marked = "PATH=/bin\0OSF_EXEC_ID=0123456789ab\0HOME=/workspace\0"s;
-    CHECK(environ_has_marker(marked, "0123456789ab"));
-    CHECK(environ_has_marker("OSF_EXEC_ID=0123456789ab"s, "0123456789ab"));
-    CHECK_FALSE(environ_has_marker(marked, "0123456789"));
-    CHECK_FALSE(environ_has_marker("X_OSF_EXEC_ID=0123456789ab\0"s, "0123456789ab"));
-    CHECK_FALSE(environ_has_marker("OSF_EXEC_ID=0123456789abc\0"s, "0123456789ab"));
-    CHECK_FALSE(environ_has_marker(""s, "0123456789ab")); // a zombie's environ
 }
 
 TEST_CASE("extend from stored times: later by the duration, from now once past, within the max") {

@@ -1,5 +1,6 @@
 #include "backends/local/bwrap_command.hpp"
 
+#include "manifests/package_cache.hpp"
 #include "manifests/sandbox_objects.hpp"
 
 #include <algorithm>
@@ -14,8 +15,8 @@ constexpr std::array<std::string_view, 7> kHostRootEntries = {"usr",   "bin",   
                                                               "lib32", "lib64", "libx32"};
 
 // Entries of a root file system directory that the sandbox gets fresh instead.
-constexpr std::array<std::string_view, 7> kReplacedRootEntries = {"proc", "dev",       "sys", "tmp",
-                                                                  "run",  "workspace", "etc"};
+constexpr std::array<std::string_view, 8> kReplacedRootEntries = {
+    "proc", "dev", "sys", "tmp", "run", "workspace", "etc", "cache"};
 
 constexpr std::array<std::string_view, 15> kHiddenEtcEntries = {"shadow",
                                                                 "shadow-",
@@ -80,14 +81,12 @@ const std::vector<std::string>& etc_masked_directories() {
 }
 
 std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
-    std::vector<std::string> args = {"bwrap", "--die-with-parent", "--new-session"};
-    if (mounts.user_namespace) add(args, {"--unshare-user"});
-    add(args, {"--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
-               "--unshare-cgroup-try"});
-    if (mounts.user_namespace) add(args, {"--disable-userns"});
-    if (mounts.user_namespace && mounts.uid && mounts.gid)
-        add(args, {"--uid", std::to_string(*mounts.uid), "--gid", std::to_string(*mounts.gid)});
-    add(args, {"--cap-drop", "ALL", "--hostname", "osf-sandbox-" + mounts.id, "--clearenv"});
+    std::vector<std::string> args = {"bwrap", "--die-with-parent", "--new-session",
+                                     "--unshare-user", "--unshare-ipc", "--unshare-pid",
+                                     "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+                                     "--disable-userns", "--uid", std::to_string(mounts.uid),
+                                     "--gid", std::to_string(mounts.gid), "--cap-drop", "ALL",
+                                     "--hostname", "osf-sandbox-" + mounts.id, "--clearenv"};
     for (const auto& [name, value] : mounts.environment)
         add(args, {"--setenv", name, value});
 
@@ -118,26 +117,28 @@ std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
     }
     add(args, {"--dir", manifests::kCaDir, "--ro-bind", mounts.ca_file, manifests::kCaPath});
 
-    add(args, {"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run", "--dir",
-               "/run/osf", "--ro-bind", mounts.egress_socket, kEgressSocketPath, "--ro-bind",
-               mounts.agent_binary, kAgentPath});
+    add(args, {"--proc", "/proc", "--dev", "/dev", "--size", std::to_string(mounts.shm_bytes),
+               "--tmpfs", "/dev/shm", "--size", std::to_string(mounts.tmp_bytes), "--tmpfs", "/tmp",
+               "--tmpfs", "/run", "--dir", "/run/osf", "--ro-bind", mounts.egress_socket,
+               kEgressSocketPath, "--ro-bind", mounts.agent_binary, kAgentPath});
+    add(args, {"--bind", mounts.cache, manifests::kCacheDir});
     add(args, {"--bind", mounts.workspace, manifests::kWorkspaceDir, "--chdir",
                manifests::kWorkspaceDir});
-    args.push_back("--");
+    std::vector<std::string> command;
     if (!mounts.host_template && !mounts.host_loader.empty()) {
         // The root's own libraries may not fit the agent (or be missing):
         // the host's run it; the commands it starts use the root's.
-        std::vector<std::string> loader_binds = {"--ro-bind", mounts.host_loader, "/run/osf/ld.so"};
+        add(args, {"--ro-bind", mounts.host_loader, "/run/osf/ld.so"});
         std::string library_path;
         for (std::size_t i = 0; i < mounts.host_library_dirs.size(); ++i) {
             const std::string target = "/run/osf/lib/" + std::to_string(i);
-            loader_binds.insert(loader_binds.end(),
-                                {"--ro-bind", mounts.host_library_dirs[i], target});
+            add(args, {"--ro-bind", mounts.host_library_dirs[i], target});
             library_path += (i ? ":" : "") + target;
         }
-        args.insert(args.end() - 1, loader_binds.begin(), loader_binds.end());
-        add(args, {"/run/osf/ld.so", "--library-path", library_path});
+        command = {"/run/osf/ld.so", "--library-path", library_path};
     }
+    add(args, {"--remount-ro", "/run", "--remount-ro", "/dev", "--remount-ro", "/", "--"});
+    args.insert(args.end(), command.begin(), command.end());
     add(args, {kAgentPath, "__agent", std::to_string(mounts.control_fd)});
     return args;
 }

@@ -11,6 +11,9 @@
 
 namespace osf::backends::local {
 
+// The agent's end of the supervisor's channel, by number in the agent.
+inline constexpr int kAgentControlFd = 3;
+
 // One entry of a host directory (its top level, or /etc), as listed by the caller.
 struct HostEntry {
     enum class Kind { Directory, File, Symlink, Other };
@@ -30,7 +33,10 @@ struct SandboxMounts {
     std::vector<HostEntry> etc_entries;  // the entries of <root_source>/etc
     // Those of etc_masked_directories() that exist as directories there.
     std::vector<std::string> etc_masks_present;
+    // What bwrap binds, as the sandbox's host id can reach it (a root-run
+    // supervisor stages them first: mount_staging.hpp).
     std::string workspace;     // bound read-write at /workspace
+    std::string cache;         // bound read-write at /cache
     std::string ca_file;       // bound at /etc/osf/egress-ca.crt
     std::string egress_socket; // bound at /run/osf/egress.sock
     std::string agent_binary;  // bound at /run/osf/sandbox-local
@@ -38,13 +44,12 @@ struct SandboxMounts {
     // and the directories of the libraries it uses, bound under /run/osf.
     std::string host_loader;
     std::vector<std::string> host_library_dirs;
-    int control_fd = -1; // the agent's end of the supervisor's channel
-    // A user namespace of its own. Off only for root in a chroot, where the
-    // kernel refuses to create one; root then runs without capabilities.
-    bool user_namespace = true;
-    // The spec's `user`: the IDs the sandbox's processes have inside their
-    // user namespace (the caller's own outside).
-    std::optional<std::int64_t> uid, gid;
+    int control_fd = kAgentControlFd; // the agent's end of the supervisor's channel
+    // The IDs the sandbox's processes have inside their user namespace: root,
+    // or the spec's `user`. Outside they are the sandbox's host id.
+    std::int64_t uid = 0, gid = 0;
+    long long tmp_bytes = 0; // sizes of /tmp and /dev/shm
+    long long shm_bytes = 0;
     Environment environment;
 };
 
@@ -66,7 +71,9 @@ bool etc_entry_shown(const HostEntry& entry);
 const std::vector<std::string>& etc_masked_directories();
 
 // bwrap's arguments, starting with "bwrap" itself and ending with the agent's
-// command line.
+// command line. Everything but /workspace, /cache, /tmp, /dev/shm (and their
+// own files' permissions inside) is read-only: the root, /etc, /run and /dev
+// are remounted read-only once they are made.
 std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts);
 
 } // namespace osf::backends::local

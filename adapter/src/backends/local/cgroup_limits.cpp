@@ -6,12 +6,6 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
 
 namespace osf::backends::local {
 
@@ -75,57 +69,30 @@ missing_controllers(const std::string& subtree_control,
     return missing;
 }
 
-CgroupPlace make_sandbox_cgroup(const std::string& id,
-                                const std::vector<std::pair<std::string, std::string>>& values) {
-    CgroupPlace place;
-    struct statfs fs {};
-    if (::statfs("/sys/fs/cgroup", &fs) != 0 ||
-        static_cast<unsigned long>(fs.f_type) != CGROUP2_SUPER_MAGIC) {
-        place.reason = "/sys/fs/cgroup is not cgroup v2";
-        return place;
+std::vector<CgroupV1Value> cgroup_v1_values(const osf::Spec& spec) {
+    std::vector<CgroupV1Value> values;
+    constexpr long long period = 100000;
+    if (spec.cpu) {
+        long long quota = cpu_millicores(*spec.cpu) * period / 1000;
+        if (quota < 1000) quota = 1000;
+        values.push_back({"cpu", "cpu.cfs_period_us", std::to_string(period)});
+        values.push_back({"cpu", "cpu.cfs_quota_us", std::to_string(quota)});
     }
-    std::ifstream self("/proc/self/cgroup");
-    std::string line, own;
-    while (std::getline(self, line))
-        if (line.starts_with("0::")) own = line.substr(3);
-    const std::string parent = "/sys/fs/cgroup" + (own == "/" ? std::string() : own);
-    std::ifstream control(parent + "/cgroup.subtree_control");
-    const std::string enabled((std::istreambuf_iterator<char>(control)),
-                              std::istreambuf_iterator<char>());
-    if (const auto missing = missing_controllers(enabled, values); !missing.empty()) {
-        std::string names;
-        for (const auto& name : missing)
-            names += (names.empty() ? "" : ", ") + name;
-        std::string given = enabled;
-        while (!given.empty() && given.back() == '\n')
-            given.pop_back();
-        place.reason = "cgroup v2 at " + parent + " does not give its children " + names +
-                       " (cgroup.subtree_control: \"" + given + "\")";
-        return place;
+    if (spec.memory) {
+        const std::string bytes = std::to_string(memory_bytes(*spec.memory));
+        values.push_back({"memory", "memory.limit_in_bytes", bytes});
+        values.push_back({"memory", "memory.memsw.limit_in_bytes", bytes, true});
     }
-    const std::string dir = parent + "/osf-sandbox-" + id;
-    if (::mkdir(dir.c_str(), 0755) != 0) {
-        place.reason = "cannot create " + dir + ": " + std::strerror(errno);
-        return place;
-    }
-    place.directory = dir;
-    return place;
+    values.push_back({"pids", "pids.max", std::to_string(kSandboxPidsMax)});
+    return values;
 }
 
-std::optional<std::string>
-apply_cgroup(const std::string& directory,
-             const std::vector<std::pair<std::string, std::string>>& values, int pid) {
-    for (const auto& [file, value] : values) {
-        std::ofstream out(directory + "/" + file);
-        out << value << "\n";
-        out.flush();
-        if (!out) return "cannot write " + directory + "/" + file;
-    }
-    std::ofstream procs(directory + "/cgroup.procs");
-    procs << pid << "\n";
-    procs.flush();
-    if (!procs) return "cannot move the sandbox into " + directory;
-    return std::nullopt;
+TmpfsSizes tmpfs_sizes(const osf::Spec& spec) {
+    constexpr long long kDefaultTmp = 1LL << 30;
+    constexpr long long kDefaultShm = 64LL << 20;
+    if (!spec.memory) return {kDefaultTmp, kDefaultShm};
+    const long long memory = memory_bytes(*spec.memory);
+    return {memory, std::min(memory, kDefaultShm)};
 }
 
 } // namespace osf::backends::local

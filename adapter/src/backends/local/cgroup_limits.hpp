@@ -1,4 +1,6 @@
-// CPU, memory and process limits for a local sandbox through cgroup v2.
+// CPU, memory and process limits for a local sandbox: the values a spec
+// asks for, as cgroup v2 and cgroup v1 files. Pure; cgroup_placement writes
+// them.
 #pragma once
 
 #include "osf/spec.hpp"
@@ -29,19 +31,25 @@ std::vector<std::string>
 missing_controllers(const std::string& subtree_control,
                     const std::vector<std::pair<std::string, std::string>>& values);
 
-// A new cgroup below the caller's own one (unified hierarchy), or nullopt
-// with the reason when cgroup v2 is not mounted there, does not give the
-// controllers `values` need, or is not writable.
-struct CgroupPlace {
-    std::optional<std::string> directory;
-    std::string reason;
+// The same limits on cgroup v1: {controller, file, value}. cpu.cfs_quota_us
+// with its period; memory.limit_in_bytes, and memory.memsw.limit_in_bytes
+// (memory plus swap) to the same value where the kernel accounts swap, so
+// swap is no way around the limit; pids.max.
+struct CgroupV1Value {
+    std::string controller;
+    std::string file;
+    std::string value;
+    bool optional = false; // written only where the file exists
 };
-CgroupPlace make_sandbox_cgroup(const std::string& id,
-                                const std::vector<std::pair<std::string, std::string>>& values);
+std::vector<CgroupV1Value> cgroup_v1_values(const osf::Spec& spec);
 
-// Writes the values and moves `pid` in; returns the first problem, if any.
-std::optional<std::string>
-apply_cgroup(const std::string& directory,
-             const std::vector<std::pair<std::string, std::string>>& values, int pid);
+// The sizes of the sandbox's in-memory file systems (their pages count
+// against its memory): /tmp as large as the memory limit (1 GiB without one),
+// /dev/shm 64 MiB (or the memory limit when that is smaller).
+struct TmpfsSizes {
+    long long tmp;
+    long long shm;
+};
+TmpfsSizes tmpfs_sizes(const osf::Spec& spec);
 
 } // namespace osf::backends::local

@@ -43,22 +43,4 @@ std::optional<int> decode_exit(const std::string& text) {
     return code;
 }
 
-bool environ_has_marker(std::string_view environ_block, std::string_view marker) {
-    const std::string wanted =
-        std::string(manifests::kExecMarkerVariable) + "=" + std::string(marker);
-    while (!environ_block.empty()) {
-        const auto end = environ_block.find('\0');
-        if (environ_block.substr(0, end) == wanted) return true;
-        if (end == std::string_view::npos) break;
-        environ_block.remove_prefix(end + 1);
-    }
-    return false;
-}
-
-int exit_code_of(int wait_status) {
-    if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-    if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
-    return 1;
-}
-
 } // namespace osf::backends::local

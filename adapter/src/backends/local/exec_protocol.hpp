@@ -2,8 +2,10 @@
 // supervisor's control socket and sends one request with its stdin, stdout
 // and stderr attached (SCM_RIGHTS); the supervisor hands the request, the
 // descriptors and the connection itself to the agent inside the sandbox,
-// which runs the command and answers on the connection. Afterwards the client
-// may send kStopByte (its timeout, Ctrl-C or SIGTERM): the agent stops the
+// which forks a helper for it (exec_helper.hpp) that runs the command and
+// answers on the connection. The descriptors are pipes or a pty the client
+// owns (exec_client.hpp), never the client's own. Afterwards the client may
+// send kStopByte (its timeout, Ctrl-C or SIGTERM): the helper stops the
 // command and every process it started (TERM, a grace, KILL) and then
 // answers. Closing the connection kills them at once. Pure encoding here.
 #pragma once
@@ -29,16 +31,7 @@ std::optional<ExecMessage> decode_exec_message(const std::string& text);
 std::string encode_exit(int code);
 std::optional<int> decode_exit(const std::string& text);
 
-// The shell's convention from a waitpid status: the exit status, or 128 +
-// the signal that ended it.
-int exit_code_of(int wait_status);
-
 inline constexpr unsigned char kStopByte = 'S';
-
-// True when a process's /proc/<pid>/environ block (NUL-separated) holds
-// OSF_EXEC_ID=<marker>: the command's processes carry it, also those that
-// left its process group or session.
-bool environ_has_marker(std::string_view environ_block, std::string_view marker);
 
 // Exit codes when the command is not found or cannot be run, as a shell says.
 inline constexpr int kNotFound = 127;

@@ -1,5 +1,8 @@
 #include "backends/local/host_mounts.hpp"
 
+#include "backends/local/cgroup_limits.hpp"
+#include "backends/local/sandbox_environment.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -81,7 +84,7 @@ bool bwrap_gets_user_namespace() {
 }
 
 SandboxMounts read_host_mounts(const SandboxPaths& paths, const manifests::SandboxRequest& request,
-                               const std::string& root, int control_fd) {
+                               const std::string& root, const std::string& cache) {
     SandboxMounts mounts;
     mounts.id = request.id;
     mounts.root_source = root;
@@ -94,20 +97,47 @@ SandboxMounts read_host_mounts(const SandboxPaths& paths, const manifests::Sandb
         if (fs::is_directory(etc + relative)) mounts.etc_masks_present.push_back(masked);
     }
     mounts.workspace = paths.workspace;
-    mounts.ca_file = paths.ca();
+    mounts.cache = cache;
+    mounts.ca_file = paths.sandbox_ca;
     mounts.egress_socket = paths.egress_socket;
     mounts.agent_binary = self_executable();
-    mounts.control_fd = control_fd;
-    // Root needs no user namespace for the others; where the kernel refuses
-    // one (a chroot), root goes on without it. Anyone else cannot.
-    mounts.user_namespace = bwrap_gets_user_namespace();
     if (!mounts.host_template) find_loaded_libraries(mounts.host_loader, mounts.host_library_dirs);
     mounts.environment = sandbox_environment(request);
     if (request.spec.user) {
         mounts.uid = request.spec.user->uid;
         mounts.gid = request.spec.user->gid;
     }
+    const TmpfsSizes sizes = tmpfs_sizes(request.spec);
+    mounts.tmp_bytes = sizes.tmp;
+    mounts.shm_bytes = sizes.shm;
     return mounts;
+}
+
+std::vector<StagedBind> stage_sources(SandboxMounts& mounts) {
+    std::vector<StagedBind> binds;
+    auto stage = [&](std::string& source, const std::string& name, bool directory) {
+        const std::string target = staged_path(name);
+        binds.push_back({source, target, directory});
+        source = target;
+    };
+    stage(mounts.workspace, "workspace", true);
+    stage(mounts.cache, "cache", true);
+    stage(mounts.ca_file, "egress-ca.crt", false);
+    stage(mounts.egress_socket, "egress.sock", false);
+    stage(mounts.agent_binary, "sandbox-local", false);
+    if (!mounts.host_template) {
+        // Entry by entry, so that the root directory's own mode (a 0700
+        // directory of root's) does not matter.
+        const std::string real_root = mounts.root_source;
+        mounts.root_source = staged_path("root");
+        binds.push_back({"", mounts.root_source, true});
+        for (const auto& entry : mounts.root_entries)
+            if (entry.kind == HostEntry::Kind::Directory || entry.kind == HostEntry::Kind::File)
+                binds.push_back({(real_root == "/" ? "" : real_root) + "/" + entry.name,
+                                 mounts.root_source + "/" + entry.name,
+                                 entry.kind == HostEntry::Kind::Directory});
+    }
+    return binds;
 }
 
 } // namespace osf::backends::local

@@ -6,6 +6,7 @@
 
 #include "backends/local/bwrap_command.hpp"
 #include "backends/local/local_layout.hpp"
+#include "backends/local/mount_staging.hpp"
 #include "manifests/sandbox_request.hpp"
 
 #include <string>
@@ -17,8 +18,13 @@ namespace osf::backends::local {
 bool bwrap_gets_user_namespace();
 
 // `root`: "/" for the host template or a root file system directory;
-// `control_fd`: the agent's end of the supervisor's channel.
+// `cache`: the directory bound at /cache. Sources as on the host.
 SandboxMounts read_host_mounts(const SandboxPaths& paths, const manifests::SandboxRequest& request,
-                               const std::string& root, int control_fd);
+                               const std::string& root, const std::string& cache);
+
+// For a sandbox that runs as a host id of its own (`staged`): the binds its
+// bwrap process makes first (mount_staging.hpp), and `mounts` changed to bind
+// from there. Pure.
+std::vector<StagedBind> stage_sources(SandboxMounts& mounts);
 
 } // namespace osf::backends::local

@@ -1,5 +1,6 @@
-// Running host programs (tar, buildah, egress-proxy log) from the CLI, outside
-// any sandbox: posix_spawnp with chosen standard streams, waiting, capturing.
+// Running host programs (tar, buildah, cp, egress-proxy log) from the CLI,
+// outside any sandbox, through process::spawn: each gets the standard streams
+// named here and no other descriptor of the CLI's.
 #pragma once
 
 #include <string>
@@ -24,7 +25,8 @@ struct CapturedRun {
 };
 
 // Runs argv to its end and reads one of its outputs. For stdout_text, stdin
-// and stderr are the CLI's own; for stderr_text, stdin and stdout are /dev/null.
+// is /dev/null and stderr the CLI's own; for stderr_text, stdin and stdout
+// are /dev/null.
 CapturedRun run_capturing(const std::vector<std::string>& argv, Captured which);
 
 } // namespace osf::backends::local

@@ -1,26 +1,33 @@
 #include "backends/local/local_backend.hpp"
 
 #include "backends/local/cgroup_limits.hpp"
-#include "backends/local/child_process.hpp"
+#include "backends/local/cgroup_placement.hpp"
 #include "backends/local/copy_out.hpp"
 #include "backends/local/copy_out_policy.hpp"
+#include "backends/local/exec_client.hpp"
 #include "backends/local/exec_protocol.hpp"
+#include "backends/local/host_ids.hpp"
 #include "backends/local/host_mounts.hpp"
 #include "backends/local/host_program.hpp"
 #include "backends/local/local_lifecycle.hpp"
 #include "backends/local/local_log_access.hpp"
+#include "backends/local/package_cache_dir.hpp"
 #include "backends/local/proxy_binary.hpp"
 #include "backends/local/sandbox_environment.hpp"
 #include "backends/local/sandbox_store.hpp"
+#include "backends/local/seccomp_policy.hpp"
+#include "backends/local/spec_support.hpp"
 #include "backends/local/template_choice.hpp"
 #include "backends/local/unix_socket.hpp"
 #include "backends/local/user_namespaces.hpp"
 #include "backends/local/workspace_copy.hpp"
+#include "backends/local/workspace_volume.hpp"
 #include "commands/command_errors.hpp"
 #include "commands/exec_timeout.hpp"
 #include "manifests/exec_stop.hpp"
 #include "manifests/lifetime.hpp"
 #include "manifests/names.hpp"
+#include "process/spawn.hpp"
 
 #include <array>
 #include <cerrno>
@@ -30,6 +37,9 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <grp.h>
+#include <pwd.h>
 #include <iostream>
 #include <ostream>
 #include <poll.h>
@@ -125,7 +135,7 @@ Fd open_copy_target(const std::string& local, const std::string& name) {
             throw CommandFailed("copy: cannot open " + target + ": " + std::strerror(errno));
         file = std::move(opened.fd);
     } else {
-        file = open_or_fail(local, O_WRONLY | O_CREAT | O_TRUNC);
+        file = open_or_fail(local, O_WRONLY | O_CREAT);
     }
     struct stat info {};
     if (::fstat(file.get(), &info) == 0 && S_ISREG(info.st_mode) && (info.st_mode & 07000) != 0)
@@ -156,7 +166,7 @@ LocalBackend::resolve_template(const manifests::SandboxRequest& request) {
             return fs::exists(snapshot_dir(root(), name) + "/snapshot.json");
         },
         [](const std::string& image) {
-            return find_in_path("buildah", "/usr/local/bin:/usr/bin:/bin") != "" &&
+            return process::find_in_path("buildah", "/usr/local/bin:/usr/bin:/bin") != "" &&
                    run_host_quietly({"buildah", "inspect", "--type", "image", image}) == 0;
         }};
     ResolvedTemplate resolved;
@@ -188,14 +198,22 @@ nlohmann::json LocalBackend::describe(const manifests::SandboxRequest& request) 
     std::string sandbox_root = resolved.meta.root;
     if (resolved.choice.kind == TemplateChoice::Kind::Image)
         sandbox_root = "(buildah mount of " + resolved.choice.image + ")";
-    // The descriptor number is the agent's end of the supervisor's channel.
-    const SandboxMounts mounts = read_host_mounts(paths, request, sandbox_root, 3);
+    SandboxMounts mounts = read_host_mounts(paths, request, sandbox_root,
+                                            package_cache_path(root(), paths, request.spec));
+    const bool root_caller = ::geteuid() == 0;
+    nlohmann::json staged = nlohmann::json::array();
+    if (root_caller)
+        for (const auto& bind : stage_sources(mounts))
+            staged.push_back({{"source", bind.source}, {"target", bind.target}});
     nlohmann::json proxy_variables = nlohmann::json::array();
     for (const auto& [name, value] : proxy_environment(request, options_.getenv))
         proxy_variables.push_back(name); // names only: values may be secrets
     nlohmann::json limits = nlohmann::json::object();
     for (const auto& [file, value] : cgroup_values(request.spec))
         limits[file] = value;
+    nlohmann::json refused = nlohmann::json::array();
+    for (const auto& rule : sandbox_syscall_rules({0, 0}))
+        if (rule.when.empty()) refused.push_back(rule.name);
     std::string proxy = "egress-proxy";
     try {
         proxy = find_proxy_binary(options_.getenv);
@@ -207,49 +225,90 @@ nlohmann::json LocalBackend::describe(const manifests::SandboxRequest& request) 
             {"base", resolved.meta.base},
             {"root", sandbox_root},
             {"snapshotWorkspace", resolved.snapshot_workspace},
+            {"hostId", root_caller ? "a free id from " + std::to_string(kHostIdFirst) + " to " +
+                                         std::to_string(kHostIdFirst + kHostIdCount - 1) +
+                                         ", chosen at create"
+                                   : "the caller's own (" + std::to_string(::geteuid()) + ")"},
+            {"workspaceBytes", workspace_bound(request.spec)},
             {"proxy",
              {{"argv",
                {proxy, "--spec", paths.spec, "--listen", "127.0.0.1:0", "--admin-listen",
-                "127.0.0.1:0", "--state-dir", paths.proxy_state}},
+                "127.0.0.1:0", "--state-dir", paths.proxy_state, "--peer-listeners",
+                listeners_dir(root())}},
               {"variables", proxy_variables}}},
-            {"sandbox", {{"argv", bwrap_arguments(mounts)}}},
-            {"cgroup", limits}};
+            {"sandbox", {{"argv", bwrap_arguments(mounts)}, {"staged", staged}}},
+            {"cgroup", limits},
+            {"refusedSyscalls", refused}};
 }
 
 void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream& progress) {
     const auto path = options_.getenv("PATH");
-    if (find_in_path("bwrap", path ? *path : "/usr/bin:/bin").empty())
+    if (process::find_in_path("bwrap", path ? *path : "/usr/bin:/bin").empty())
         throw CommandFailed("bwrap not found in PATH: install bubblewrap (apt-get install "
                             "bubblewrap)");
-    if (auto problem = user_namespace_problem(::geteuid() == 0,
+    const bool root_caller = ::geteuid() == 0;
+    if (auto problem = user_namespace_problem(root_caller,
                                               {read_sysctl("kernel/unprivileged_userns_clone"),
                                                read_sysctl("user/max_user_namespaces")}))
         throw CommandFailed(*problem);
+    if (root_caller && !bwrap_gets_user_namespace())
+        throw CommandFailed("the kernel refuses user namespaces here (a chroot?): sandbox-local "
+                            "runs each sandbox under a host id of its own in one; run it where "
+                            "/ is the mount namespace's root (pivot_root, not chroot)");
+    const CgroupPlacement cgroups = place_sandbox_cgroups(request.id, request.spec, false);
+    if (auto refusal = refused_spec_fields(
+            request.spec, {root_caller, cgroups.controllers, cgroups.reason}))
+        throw commands::UsageError(*refusal);
     auto [choice, meta, snapshot_workspace] = resolve_template(request);
+    meta.workspace_bytes = workspace_bound(request.spec);
 
     const SandboxPaths paths = sandbox_paths(root(), request.id);
     if (fs::exists(paths.dir)) throw CommandFailed("sandbox " + request.id + " already exists");
     make_private_dirs(root());
     make_private_dirs(sandboxes_dir(root()));
-    make_private_dirs(paths.dir);
     progress << "creating sandbox " << request.id << " in " << paths.dir << "\n";
     auto clean_up = [&] {
         progress << "removing sandbox " << request.id << "\n";
         try {
             stop_supervisor(paths);
             remove_buildah_container(meta.buildah_container);
+            unmount_workspace_volume(paths);
             remove_tree(paths.dir);
         } catch (const std::exception& e) {
             progress << options_.program << ": cleanup failed: " << e.what() << "\n";
         }
     };
+    {
+        // The host id is chosen and written down under one lock, so that two
+        // creates never pick the same.
+        Fd lock(::open(host_ids_lock(root()).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+        if (!lock || ::flock(lock.get(), LOCK_EX) != 0)
+            throw CommandFailed("cannot lock " + host_ids_lock(root()) + ": " + std::strerror(errno));
+        if (root_caller) meta.host_id = allocate_host_id();
+        make_private_dirs(paths.dir);
+        try {
+            write_meta(paths.meta, meta);
+        } catch (...) {
+            clean_up();
+            throw;
+        }
+    }
     try {
-        for (const auto& dir : {paths.workspace, paths.proxy_state, paths.run})
+        for (const auto& dir : {paths.workspace, paths.proxy_state, paths.run, paths.cache})
             make_private_dirs(dir);
         {
             std::ofstream spec(paths.spec, std::ios::binary);
             spec << request.spec_text;
         }
+        if (meta.host_id != 0) {
+            for (const auto& dir : {paths.workspace, paths.cache})
+                if (::chown(dir.c_str(), meta.host_id, meta.host_id) != 0)
+                    throw CommandFailed("cannot give " + dir + " to the sandbox's host id: " +
+                                        std::strerror(errno));
+        }
+        if (meta.workspace_bytes > 0)
+            create_workspace_volume(paths, meta.workspace_bytes,
+                                    meta.host_id != 0 ? meta.host_id : ::geteuid());
         if (choice.kind == TemplateChoice::Kind::Image) {
             // A working container of the image; its mount is the sandbox's root.
             meta.buildah_container = "osf-sandbox-" + request.id;
@@ -262,6 +321,11 @@ void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream
         if (!snapshot_workspace.empty()) {
             run_host({"cp", "-a", snapshot_workspace + "/.", paths.workspace});
             strip_privilege_bits(paths.workspace); // snapshots made before this kept them
+            // The snapshot's files belong to the host id of the sandbox it was made of.
+            if (meta.host_id != 0)
+                run_host({"chown", "-R", "-P", "-h", std::to_string(meta.host_id) + ":" +
+                                                         std::to_string(meta.host_id),
+                          paths.workspace});
         }
 
         start_supervisor(paths, progress);
@@ -269,6 +333,30 @@ void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream
         clean_up();
         throw;
     }
+}
+
+unsigned LocalBackend::allocate_host_id() {
+    std::set<unsigned> used;
+    for (const auto& id : stored_sandbox_ids(root()))
+        if (const auto meta = read_meta(sandbox_paths(root(), id).meta))
+            if (meta->host_id != 0) used.insert(meta->host_id);
+    std::vector<std::pair<unsigned long long, unsigned long long>> ranges;
+    for (const char* file : {"/etc/subuid", "/etc/subgid"}) {
+        std::ifstream in(file);
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const auto more = subordinate_ranges(text);
+        ranges.insert(ranges.end(), more.begin(), more.end());
+    }
+    const auto id = choose_host_id(used, [&ranges](unsigned candidate) {
+        if (::getpwuid(candidate) != nullptr || ::getgrgid(candidate) != nullptr) return true;
+        return std::any_of(ranges.begin(), ranges.end(), [candidate](const auto& range) {
+            return candidate >= range.first && candidate < range.second;
+        });
+    });
+    if (!id)
+        throw CommandFailed("no free host id for a new sandbox (" + std::to_string(kHostIdCount) +
+                            " in use from " + std::to_string(kHostIdFirst) + ")");
+    return *id;
 }
 
 void LocalBackend::start_supervisor(const SandboxPaths& paths, std::ostream& progress) {
@@ -282,31 +370,26 @@ void LocalBackend::start_supervisor(const SandboxPaths& paths, std::ostream& pro
     Fd lock(::open(paths.lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
     if (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0)
         throw CommandFailed("cannot lock " + paths.lock + ": " + std::strerror(errno));
-    const std::string status_fd = std::to_string(status_write.get());
-    const std::string lock_fd = std::to_string(lock.get());
-    std::vector<std::string> argv = {"sandbox-local", "__supervise", paths.dir, status_fd, lock_fd};
-    std::vector<char*> args;
-    for (auto& arg : argv)
-        args.push_back(arg.data());
-    args.push_back(nullptr);
-    const std::string log = paths.log;
-    const std::string self = options_.self_executable;
-    const pid_t supervisor = ::fork();
-    if (supervisor < 0) throw CommandFailed(std::string("fork: ") + std::strerror(errno));
-    if (supervisor == 0) {
-        ::setsid(); // no terminal: Ctrl-C after create does not reach it
-        const int in = ::open("/dev/null", O_RDONLY);
-        const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-        ::dup2(in, 0);
-        ::dup2(out, 1);
-        ::dup2(out, 2);
-        ::fcntl(status[1], F_SETFD, 0);
-        ::fcntl(lock.get(), F_SETFD, 0);
-        sigset_t none;
-        sigemptyset(&none);
-        ::sigprocmask(SIG_SETMASK, &none, nullptr);
-        ::execve(self.c_str(), args.data(), environ);
-        ::_exit(127);
+    constexpr int kStatusFd = 3, kLockFd = 4;
+    Fd null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    Fd log(::open(paths.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
+    if (!null || !log) throw CommandFailed("cannot open " + paths.log + ": " + std::strerror(errno));
+    process::SpawnSpec spec;
+    spec.argv = {options_.self_executable, "__supervise", paths.dir, std::to_string(kStatusFd),
+                 std::to_string(kLockFd)};
+    // Exactly these: whatever else the caller holds (a connection, a file)
+    // stays out of the supervisor and of everything it starts.
+    spec.fds = {{0, null.get()},
+                {1, log.get()},
+                {2, log.get()},
+                {kStatusFd, status_write.get()},
+                {kLockFd, lock.get()}};
+    spec.new_session = true; // no terminal: Ctrl-C after create does not reach it
+    pid_t supervisor = -1;
+    try {
+        supervisor = process::spawn(spec);
+    } catch (const std::exception& e) {
+        throw CommandFailed(std::string("the supervisor: ") + e.what());
     }
     status_write = Fd();
     lock = Fd(); // the supervisor holds it now
@@ -375,45 +458,11 @@ backend::ExecResult LocalBackend::run_in_sandbox(const std::string& id,
     message.command = command;
     message.terminal = terminal;
     if (auto term = options_.getenv("TERM")) message.term = *term;
-    send_with_fds(connection.get(), encode_exec_message(message), {in, out, err});
-
-    // At the timeout, on Ctrl-C or SIGTERM the agent stops the command (TERM,
-    // a grace, KILL) and answers; should it not, the connection is closed,
-    // which kills the command at once.
-    using Clock = std::chrono::steady_clock;
-    const auto started = Clock::now();
-    std::optional<Clock::time_point> stop_sent;
-    bool timed_out = false;
-    int signal = 0;
-    std::string answer;
-    while (true) {
-        if (!stop_sent) {
-            signal = options_.pending_signal ? options_.pending_signal() : 0;
-            timed_out = signal == 0 && timeout && Clock::now() >= started + *timeout;
-            if (signal != 0 || timed_out) {
-                write_all(connection.get(), &kStopByte, 1);
-                stop_sent = Clock::now();
-            }
-        } else if (Clock::now() >
-                   *stop_sent + manifests::kExecTerminateGrace + std::chrono::seconds(30)) {
-            break;
-        }
-        pollfd poll_answer{connection.get(), POLLIN, 0};
-        if (::poll(&poll_answer, 1, 200) < 0) {
-            if (errno == EINTR) continue;
-            break;
-        }
-        if (poll_answer.revents == 0) continue;
-        std::array<char, 64> buffer{};
-        const ssize_t got = ::read(connection.get(), buffer.data(), buffer.size());
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) break;
-        answer.append(buffer.data(), static_cast<std::size_t>(got));
-        if (answer.find('\n') != std::string::npos) break;
-    }
-    if (signal != 0) throw commands::Interrupted(signal);
-    if (timed_out) return {commands::kExitExecTimeout, true};
-    if (const auto code = decode_exit(answer)) return {*code, false};
+    const ExecOutcome outcome =
+        run_exec(connection.get(), message, {in, out, err}, timeout, options_.pending_signal);
+    if (outcome.signal != 0) throw commands::Interrupted(outcome.signal);
+    if (outcome.timed_out) return {commands::kExitExecTimeout, true};
+    if (outcome.exit_code) return {*outcome.exit_code, false};
     throw CommandFailed("sandbox " + id + " went away during exec");
 }
 
@@ -494,9 +543,21 @@ void LocalBackend::copy(const backend::CopyRequest& request) {
                                 local);
         return;
     }
-    Fd file = open_copy_target(local, base_name(inside));
-    if (run_to_end(request.id, {"cat", inside}, null_in.get(), file.get(), 2) != 0)
+    // The sandbox's bytes go to a file of the state directory first: the
+    // destination is written by the CLI alone, once the sandbox's side is
+    // done, and a failed copy leaves it as it was.
+    Fd staged(::open(existing(request.id).dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+    if (!staged) throw CommandFailed(std::string("copy: cannot stage the file: ") + std::strerror(errno));
+    if (run_to_end(request.id, {"cat", inside}, null_in.get(), staged.get(), 2) != 0)
         throw CommandFailed("copy: reading " + inside + " in sandbox " + request.id + " failed");
+    Fd file = open_copy_target(local, base_name(inside));
+    if (::ftruncate(file.get(), 0) != 0 || ::lseek(staged.get(), 0, SEEK_SET) != 0)
+        throw CommandFailed("copy: cannot write " + local + ": " + std::strerror(errno));
+    std::array<char, 65536> buffer{};
+    ssize_t got;
+    while ((got = ::read(staged.get(), buffer.data(), buffer.size())) > 0)
+        if (!write_all(file.get(), buffer.data(), static_cast<std::size_t>(got)))
+            throw CommandFailed("copy: cannot write " + local + ": " + std::strerror(errno));
 }
 
 std::string LocalBackend::snapshot(const std::string& id, const std::string& stamp) {
@@ -521,6 +582,14 @@ void LocalBackend::destroy(const std::string& id) {
     const SandboxPaths paths = existing(id);
     stop_supervisor(paths);
     if (const auto meta = read_meta(paths.meta)) remove_buildah_container(meta->buildah_container);
+    remove_sandbox(paths);
+}
+
+void LocalBackend::remove_sandbox(const SandboxPaths& paths) {
+    const std::string id = fs::path(paths.dir).filename().string();
+    std::error_code ignored;
+    fs::remove(listeners_dir(root()) + "/" + id, ignored);
+    unmount_workspace_volume(paths);
     remove_tree(paths.dir);
 }
 
@@ -603,7 +672,7 @@ bool LocalBackend::gc_remove(const std::string& id) {
     if (!gc_reason(meta, liveness_of(paths), epoch_seconds(options_.wall_clock()))) return false;
     kill_leftover_processes(paths);
     remove_buildah_container(meta.buildah_container);
-    remove_tree(paths.dir);
+    remove_sandbox(paths);
     return true;
 }
 
@@ -659,7 +728,7 @@ backend::StateChange LocalBackend::resume(const std::string& id, std::ostream& p
     if (meta->expires != 0 && epoch_seconds(now) >= meta->expires) {
         // As on Kubernetes, where the claim is deleted at its expiry.
         remove_buildah_container(meta->buildah_container);
-        remove_tree(paths.dir);
+        remove_sandbox(paths);
         throw CommandFailed("sandbox " + id + " expired at " +
                             manifests::rfc3339(wall_time(meta->expires)) +
                             " while suspended; removed");

@@ -55,7 +55,13 @@ private:
     // Starts the sandbox's supervisor and waits until it says ready; on a
     // failure or interruption it is stopped (the files stay) before the throw.
     void start_supervisor(const SandboxPaths& paths, std::ostream& progress);
-    // Runs a command in the sandbox with the given descriptors.
+    // A host id no other sandbox of the state root holds (called under its lock).
+    unsigned allocate_host_id();
+    // Everything of a sandbox that is gone: its listeners' file, its
+    // workspace's file system, its directory.
+    void remove_sandbox(const SandboxPaths& paths);
+    // Runs a command in the sandbox; the CLI copies between `in`, `out`,
+    // `err` and the command's pipes (exec_client.hpp).
     backend::ExecResult run_in_sandbox(const std::string& id,
                                        const std::vector<std::string>& command, int in, int out,
                                        int err, bool terminal,

@@ -35,6 +35,18 @@ std::string sandboxes_dir(const std::string& root) {
     return root + "/sandboxes";
 }
 
+std::string caches_dir(const std::string& root) {
+    return root + "/caches";
+}
+
+std::string listeners_dir(const std::string& root) {
+    return root + "/listeners";
+}
+
+std::string host_ids_lock(const std::string& root) {
+    return root + "/host-ids.lock";
+}
+
 std::string snapshots_dir(const std::string& root) {
     return root + "/snapshots";
 }
@@ -59,6 +71,10 @@ SandboxPaths sandbox_paths(const std::string& root, const std::string& id) {
     paths.pid = paths.dir + "/supervisor.pid";
     paths.ready = paths.dir + "/ready";
     paths.log = paths.dir + "/supervisor.log";
+    paths.sandbox_log = paths.dir + "/sandbox.log";
+    paths.sandbox_ca = paths.run + "/egress-ca.crt";
+    paths.cache = paths.dir + "/cache";
+    paths.workspace_image = paths.dir + "/workspace.img";
     return paths;
 }
 

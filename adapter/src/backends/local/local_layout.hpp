@@ -31,6 +31,10 @@ struct SandboxPaths {
     std::string pid;           // the supervisor's process ID
     std::string ready;         // exists while the sandbox is ready
     std::string log;           // the supervisor's own messages
+    std::string sandbox_log;   // what bwrap and the agent said while the sandbox started
+    std::string sandbox_ca;    // the proxy's CA, readable by the sandbox's host id (in run)
+    std::string cache;         // /cache when the spec names no shared cache
+    std::string workspace_image; // the file system of /workspace, with storage or persistence
 
     std::string ca() const { return proxy_state + "/ca.crt"; }
     std::string egress_log() const { return proxy_state + "/egress.jsonl"; }
@@ -40,6 +44,13 @@ struct SandboxPaths {
 SandboxPaths sandbox_paths(const std::string& root, const std::string& id);
 std::string sandboxes_dir(const std::string& root);
 std::string snapshots_dir(const std::string& root);
+// Shared package caches, one directory per `cache.claimName`.
+std::string caches_dir(const std::string& root);
+// One file per running proxy with its listening addresses: every proxy of the
+// machine's sandboxes refuses to connect to them (egress-proxy --peer-listeners).
+std::string listeners_dir(const std::string& root);
+// Held while a host id is chosen for a new sandbox.
+std::string host_ids_lock(const std::string& root);
 std::string snapshot_dir(const std::string& root, const std::string& name);
 
 } // namespace osf::backends::local

@@ -1,6 +1,6 @@
 #include "backends/local/proxy_binary.hpp"
 
-#include "backends/local/child_process.hpp"
+#include "process/spawn.hpp"
 
 #include <filesystem>
 #include <stdexcept>
@@ -22,7 +22,7 @@ std::string find_proxy_binary(const manifests::EnvLookup& getenv) {
     }
     const auto path = getenv("PATH");
     const std::string found =
-        find_in_path("egress-proxy", path ? *path : "/usr/local/bin:/usr/bin");
+        process::find_in_path("egress-proxy", path ? *path : "/usr/local/bin:/usr/bin");
     if (found.empty())
         throw std::runtime_error(
             "no egress-proxy found: set OSF_EGRESS_PROXY_BIN or put it in PATH");

@@ -2,214 +2,148 @@
 
 #include "backends/local/bwrap_command.hpp"
 #include "backends/local/byte_relay.hpp"
-#include "backends/local/child_process.hpp"
+#include "backends/local/exec_helper.hpp"
 #include "backends/local/exec_protocol.hpp"
+#include "backends/local/process_tree.hpp"
 #include "backends/local/sandbox_environment.hpp"
 #include "backends/local/unix_socket.hpp"
-#include "manifests/exec_stop.hpp"
-#include "manifests/sandbox_id.hpp"
-#include "manifests/sandbox_objects.hpp"
+#include "process/spawn.hpp"
 
-#include <algorithm>
-#include <array>
-#include <cerrno>
-#include <chrono>
+#include <boost/asio.hpp>
 #include <csignal>
-#include <cstdint>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <fcntl.h>
 #include <iostream>
-#include <poll.h>
-#include <random>
+#include <set>
 #include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace osf::backends::local {
 
 namespace {
 
-void accept_proxy_connections(Fd listener) {
-    while (true) {
-        Fd client(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
-        if (!client) {
-            if (errno == EINTR || errno == ECONNABORTED) continue;
-            return;
-        }
+namespace asio = boost::asio;
+using Tcp = asio::ip::tcp;
+using Local = asio::local::stream_protocol;
+
+// The agent: the sandbox's PID 2 (under bwrap's init), one event loop. It
+// relays the sandbox's connections to 127.0.0.1:8080 to the egress socket and
+// forks one helper per exec request (exec_helper.hpp). It is a child
+// subreaper too: a process that ends up its child without being a helper got
+// there because its helper died (killed despite the filter, or by the OOM
+// killer), so nothing can prove which exec it belongs to, and it is killed.
+class Agent {
+public:
+    explicit Agent(int control) : control_(io_, control), signals_(io_, SIGCHLD) {}
+
+    int run() {
         try {
-            relay_in_background(std::move(client), connect_unix(kEgressSocketPath));
+            listener_.emplace(io_, Tcp::endpoint(asio::ip::make_address("127.0.0.1"),
+                                                 static_cast<unsigned short>(kSandboxProxyPort)));
         } catch (const std::exception& e) {
-            std::cerr << "sandbox-local agent: " << e.what() << "\n"; // the client sees a reset
+            std::cerr << "sandbox-local agent: 127.0.0.1:" << kSandboxProxyPort << ": " << e.what()
+                      << "\n";
+            return 1;
         }
+        accept_connection();
+        wait_for_children();
+        send_with_fds(control_.native_handle(), "ready", {});
+        wait_for_request();
+        io_.run();
+        return status_;
     }
-}
 
-void write_text(int fd, const std::string& text) {
-    write_all(fd, text.data(), text.size());
-}
-
-// The processes whose environment carries the exec's marker.
-std::vector<pid_t> marked_processes(const std::string& marker) {
-    std::vector<pid_t> pids;
-    std::error_code error;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
-        const std::string name = entry.path().filename().string();
-        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-        std::ifstream file(entry.path() / "environ", std::ios::binary);
-        const std::string block((std::istreambuf_iterator<char>(file)),
-                                std::istreambuf_iterator<char>());
-        if (environ_has_marker(block, marker)) pids.push_back(std::stoi(name));
-    }
-    return pids;
-}
-
-// The command's process group and every process carrying its marker.
-void signal_command(pid_t group, const std::string& marker, int signal) {
-    ::kill(-group, signal);
-    for (const pid_t pid : marked_processes(marker))
-        ::kill(pid, signal);
-}
-
-// As sandbox-kubernetes stops an exec: TERM, up to the grace for everything
-// to go, then KILL. Reaps the command when it ends within the grace.
-void stop_command(pid_t pid, const std::string& marker, int& status, bool& reaped) {
-    signal_command(pid, marker, SIGTERM);
-    const auto deadline = std::chrono::steady_clock::now() + manifests::kExecTerminateGrace;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (!reaped && ::waitpid(pid, &status, WNOHANG) == pid) reaped = true;
-        if (reaped && marked_processes(marker).empty()) return;
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    signal_command(pid, marker, SIGKILL);
-}
-
-std::string new_marker() {
-    std::random_device device; // /dev/urandom
-    std::array<std::uint8_t, 6> bytes{};
-    for (auto& byte : bytes)
-        byte = static_cast<std::uint8_t>(device());
-    return manifests::sandbox_id_from_bytes(bytes);
-}
-
-// Runs one command with the client's descriptors and answers on `connection`.
-void run_command(ExecMessage message, Fd connection, Fd in, Fd out, Fd err) {
-    const char* path_variable = ::getenv("PATH");
-    const std::string program =
-        find_in_path(message.command[0], path_variable ? path_variable : "");
-    const int problem = program.empty() ? ENOENT : ::access(program.c_str(), X_OK) != 0 ? errno : 0;
-    if (problem != 0) {
-        write_text(err.get(), "sandbox-local: cannot run " + message.command[0] + ": " +
-                                  (program.empty() ? "not found" : std::strerror(problem)) + "\n");
-        write_text(connection.get(), encode_exit(problem == ENOENT ? kNotFound : kCannotRun));
-        return;
-    }
-    std::vector<std::string> env_strings;
-    for (char** var = environ; *var != nullptr; ++var)
-        if (!message.terminal || !std::string_view(*var).starts_with("TERM="))
-            env_strings.emplace_back(*var);
-    if (message.terminal && !message.term.empty()) env_strings.push_back("TERM=" + message.term);
-    const std::string marker = new_marker();
-    env_strings.push_back(std::string(manifests::kExecMarkerVariable) + "=" + marker);
-    std::vector<char*> argv, envp;
-    for (auto& arg : message.command)
-        argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    for (auto& var : env_strings)
-        envp.push_back(var.data());
-    envp.push_back(nullptr);
-    const std::string cannot_run = "sandbox-local: cannot run " + message.command[0] + "\n";
-
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        write_text(err.get(), std::string("sandbox-local: fork: ") + std::strerror(errno) + "\n");
-        write_text(connection.get(), encode_exit(kCannotRun));
-        return;
-    }
-    if (pid == 0) {
-        ::setsid(); // its own process group, so signals reach all of it
-        sigset_t none;
-        sigemptyset(&none);
-        ::sigprocmask(SIG_SETMASK, &none, nullptr);
-        for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD})
-            ::signal(sig, SIG_DFL);
-        ::dup2(in.get(), 0);
-        ::dup2(out.get(), 1);
-        ::dup2(err.get(), 2);
-        if (::chdir(manifests::kWorkspaceDir) != 0) ::_exit(kCannotRun);
-        ::execve(program.c_str(), argv.data(), envp.data());
-        [[maybe_unused]] auto ignored = ::write(2, cannot_run.data(), cannot_run.size());
-        ::_exit(kCannotRun);
-    }
-    in = Fd();
-    out = Fd();
-    err = Fd();
-    Fd process(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-    int status = 0;
-    bool reaped = false;
-    auto finish = [&](bool answer) {
-        while (!reaped && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
-        if (answer) write_text(connection.get(), encode_exit(exit_code_of(status)));
-    };
-    while (true) {
-        std::array<pollfd, 2> polls{{{process.get(), POLLIN, 0}, {connection.get(), POLLIN, 0}}};
-        if (::poll(polls.data(), polls.size(), process ? -1 : 200) < 0 && errno != EINTR) break;
-        if (polls[1].revents != 0) {
-            std::array<unsigned char, 16> bytes{};
-            const ssize_t got = ::read(connection.get(), bytes.data(), bytes.size());
-            if (got <= 0) { // nobody waits for it any more
-                signal_command(pid, marker, SIGKILL);
-                finish(false);
-                return;
+private:
+    void accept_connection() {
+        listener_->async_accept([this](boost::system::error_code error, Tcp::socket client) {
+            if (error == asio::error::operation_aborted) return;
+            if (!error && !relays_.full()) {
+                Local::socket egress(io_);
+                boost::system::error_code connect_error;
+                egress.connect(Local::endpoint(kEgressSocketPath), connect_error);
+                if (!connect_error) relay(std::move(client), std::move(egress), relays_);
             }
-            if (std::find(bytes.begin(), bytes.begin() + got, kStopByte) != bytes.begin() + got) {
-                stop_command(pid, marker, status, reaped);
-                finish(true);
-                return;
-            }
-        }
-        if (::waitpid(pid, &status, WNOHANG) == pid) {
-            reaped = true;
-            finish(true);
-            return;
-        }
+            accept_connection(); // a refused client sees its connection closed
+        });
     }
-}
+
+    void wait_for_request() {
+        control_.async_wait(asio::posix::stream_descriptor::wait_read,
+                            [this](boost::system::error_code error) {
+                                if (error) return stop(1);
+                                if (!take_request()) return stop(0);
+                                wait_for_request();
+                            });
+    }
+
+    // One exec request: its message, the connection and the command's three
+    // standard streams. False when the supervisor has gone.
+    bool take_request() {
+        std::string bytes;
+        std::vector<Fd> fds;
+        try {
+            if (!receive_with_fds(control_.native_handle(), bytes, fds)) return false;
+        } catch (const std::exception& e) {
+            std::cerr << "sandbox-local agent: " << e.what() << "\n";
+            return false;
+        }
+        const auto message = decode_exec_message(bytes);
+        if (!message || fds.size() != 4) return true; // closing the descriptors answers
+        process::SpawnSpec spec;
+        spec.fds = {{0, fds[1].get()}, {1, fds[2].get()}, {2, fds[3].get()}, {3, fds[0].get()}};
+        try {
+            helpers_.insert(process::spawn_function(
+                spec, [&message] { return run_exec_helper(*message, 3); }));
+        } catch (const std::exception& e) {
+            const std::string text = std::string("sandbox-local: ") + e.what() + "\n";
+            write_all(fds[3].get(), text.data(), text.size());
+            const std::string answer = encode_exit(kCannotRun);
+            write_all(fds[0].get(), answer.data(), answer.size());
+        }
+        return true;
+    }
+
+    void wait_for_children() {
+        signals_.async_wait([this](boost::system::error_code error, int) {
+            if (error) return;
+            reap_and_kill_strays();
+            wait_for_children();
+        });
+    }
+
+    void reap_and_kill_strays() {
+        pid_t pid;
+        while ((pid = ::waitpid(-1, nullptr, WNOHANG)) > 0)
+            helpers_.erase(pid);
+        for (const pid_t child : children_of(::getpid()))
+            if (!helpers_.count(child)) {
+                ::kill(child, SIGKILL);
+                kill_descendants(child);
+            }
+    }
+
+    void stop(int status) {
+        status_ = status;
+        io_.stop();
+    }
+
+    asio::io_context io_;
+    asio::posix::stream_descriptor control_;
+    asio::signal_set signals_;
+    std::optional<Tcp::acceptor> listener_;
+    RelayCount relays_;
+    std::set<pid_t> helpers_;
+    int status_ = 0;
+};
 
 } // namespace
 
 int run_sandbox_agent(int control_fd) {
-    ::prctl(PR_SET_DUMPABLE, 0); // the sandbox's own processes cannot ptrace it
+    ::prctl(PR_SET_DUMPABLE, 0); // the sandbox's own processes cannot read its descriptors
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    ::fcntl(control_fd, F_SETFD, FD_CLOEXEC);
     ::signal(SIGPIPE, SIG_IGN);
-    Fd control(control_fd);
-    try {
-        std::thread(accept_proxy_connections, listen_tcp_loopback(kSandboxProxyPort)).detach();
-    } catch (const std::exception& e) {
-        std::cerr << "sandbox-local agent: " << e.what() << "\n";
-        return 1;
-    }
-    send_with_fds(control.get(), "ready", {});
-    while (true) {
-        std::string bytes;
-        std::vector<Fd> fds;
-        try {
-            if (!receive_with_fds(control.get(), bytes, fds)) return 0;
-        } catch (const std::exception& e) {
-            std::cerr << "sandbox-local agent: " << e.what() << "\n";
-            return 1;
-        }
-        auto message = decode_exec_message(bytes);
-        if (!message || fds.size() != 4) continue; // closing the descriptors answers
-        std::thread(run_command, std::move(*message), std::move(fds[0]), std::move(fds[1]),
-                    std::move(fds[2]), std::move(fds[3]))
-            .detach();
-    }
+    return Agent(control_fd).run();
 }
 
 } // namespace osf::backends::local

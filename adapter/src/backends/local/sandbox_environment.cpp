@@ -1,5 +1,6 @@
 #include "backends/local/sandbox_environment.hpp"
 
+#include "manifests/package_cache.hpp"
 #include "manifests/sandbox_objects.hpp"
 
 #include <set>
@@ -17,11 +18,14 @@ Environment sandbox_environment(const manifests::SandboxRequest& request) {
     for (const char* name : manifests::kCaVariables)
         ours.emplace_back(name, manifests::kCaPath);
 
-    const Environment base = {
+    Environment base = {
         {"PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
         {"HOME", manifests::kWorkspaceDir},
         {"LANG", "C.UTF-8"},
     };
+    // /cache and the package managers' variables, as on Kubernetes.
+    for (const auto& [name, value] : manifests::kCacheVariables)
+        base.emplace_back(std::string(name), std::string(value));
     std::set<std::string> overridden;
     for (const auto& [name, value] : ours)
         overridden.insert(name);

@@ -67,7 +67,9 @@ void write_meta(const std::string& path, const SandboxMeta& meta) {
                       {"buildahContainer", meta.buildah_container},
                       {"created", meta.created},
                       {"expires", meta.expires},
-                      {"suspendedAt", meta.suspended_at}});
+                      {"suspendedAt", meta.suspended_at},
+                      {"hostId", meta.host_id},
+                      {"workspaceBytes", meta.workspace_bytes}});
 }
 
 std::optional<SandboxMeta> read_meta(const std::string& path) {
@@ -82,6 +84,8 @@ std::optional<SandboxMeta> read_meta(const std::string& path) {
     meta.created = json->value("created", 0LL);
     meta.expires = json->value("expires", 0LL);
     meta.suspended_at = json->value("suspendedAt", 0LL);
+    meta.host_id = json->value("hostId", 0U);
+    meta.workspace_bytes = json->value("workspaceBytes", 0LL);
     return meta;
 }
 

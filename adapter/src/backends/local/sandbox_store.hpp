@@ -20,6 +20,10 @@ struct SandboxMeta {
     long long created = 0;         // seconds since the epoch
     long long expires = 0;         // seconds since the epoch; 0: never (older state)
     long long suspended_at = 0;    // seconds since the epoch while suspended; else 0
+    // The host uid and gid the sandbox runs as (host_ids.hpp); 0: the caller's own.
+    unsigned host_id = 0;
+    // The size of the file system /workspace is (storage, persistence); 0: unbounded.
+    long long workspace_bytes = 0;
 };
 
 void write_meta(const std::string& path, const SandboxMeta& meta);

@@ -3,19 +3,24 @@
 #include "backends/local/bwrap_command.hpp"
 #include "backends/local/byte_relay.hpp"
 #include "backends/local/cgroup_limits.hpp"
-#include "backends/local/child_process.hpp"
+#include "backends/local/cgroup_placement.hpp"
 #include "backends/local/host_mounts.hpp"
 #include "backends/local/local_layout.hpp"
 #include "backends/local/local_lifecycle.hpp"
+#include "backends/local/mount_staging.hpp"
+#include "backends/local/package_cache_dir.hpp"
 #include "backends/local/proxy_binary.hpp"
 #include "backends/local/sandbox_environment.hpp"
 #include "backends/local/sandbox_store.hpp"
 #include "backends/local/unix_socket.hpp"
 #include "backends/local/user_namespaces.hpp"
+#include "backends/local/workspace_volume.hpp"
 #include "manifests/secret_plan.hpp"
+#include "process/spawn.hpp"
 
 #include <algorithm>
 #include <array>
+#include <boost/asio.hpp>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -27,9 +32,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <poll.h>
-#include <sched.h>
 #include <sstream>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -42,7 +47,9 @@ extern char** environ;
 namespace osf::backends::local {
 
 namespace fs = std::filesystem;
+namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
+using Local = asio::local::stream_protocol;
 
 namespace {
 
@@ -50,6 +57,10 @@ class StartFailed : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
+
+// What bwrap and the agent may say while the sandbox starts (their errors);
+// after it started, nothing they write reaches a file of the host.
+constexpr std::size_t kSandboxLogLimit = 64 * 1024;
 
 std::optional<std::string> env_lookup(const std::string& name) {
     const char* value = std::getenv(name.c_str());
@@ -71,12 +82,28 @@ std::string last_line(const std::string& path) {
     return newline == std::string::npos ? text : text.substr(newline + 1);
 }
 
+void write_file(const std::string& path, const std::string& text, mode_t mode) {
+    const std::string temporary = path + ".new";
+    {
+        std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+        file << text;
+        if (!file.flush()) throw StartFailed("cannot write " + temporary);
+    }
+    ::chmod(temporary.c_str(), mode);
+    fs::rename(temporary, path);
+}
+
+int port_of(const std::string& address) {
+    return std::stoi(address.substr(address.rfind(':') + 1));
+}
+
 class Supervisor {
 public:
     Supervisor(std::string dir, int status_fd, int lock_fd)
-        : paths_(sandbox_paths(fs::path(dir).parent_path().parent_path().string(),
-                               fs::path(dir).filename().string())),
-          status_(status_fd), lock_(lock_fd) {}
+        : root_(fs::path(dir).parent_path().parent_path().string()),
+          paths_(sandbox_paths(root_, fs::path(dir).filename().string())), status_(status_fd),
+          lock_(lock_fd), signal_stream_(io_), egress_(io_), control_(io_), agent_stream_(io_),
+          expiry_timer_(io_) {}
 
     int run() {
         try {
@@ -128,30 +155,65 @@ private:
         deadline_ = Clock::now() + std::chrono::seconds(request_.settings.start_timeout_seconds);
     }
 
+    // Two descriptors per relayed connection, kMaxRelayedConnections of them.
+    static void raise_descriptor_limit() {
+        rlimit limit{};
+        if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+        const rlim_t wanted = 2 * kMaxRelayedConnections + 256;
+        if (limit.rlim_cur >= wanted) return;
+        limit.rlim_cur = std::min(limit.rlim_max, wanted);
+        ::setrlimit(RLIMIT_NOFILE, &limit);
+    }
+
     void block_signals() {
         sigset_t set;
         sigemptyset(&set);
         for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGCHLD})
             sigaddset(&set, sig);
         ::sigprocmask(SIG_BLOCK, &set, nullptr);
-        signals_ = Fd(::signalfd(-1, &set, SFD_CLOEXEC));
+        signals_ = Fd(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
         ::signal(SIGPIPE, SIG_IGN);
+    }
+
+    // A SIGTERM or SIGINT while the sandbox starts: create gave up.
+    void check_stop_signal() {
+        signalfd_siginfo info{};
+        while (::read(signals_.get(), &info, sizeof(info)) == sizeof(info))
+            if (info.ssi_signo == SIGTERM || info.ssi_signo == SIGINT)
+                throw StartFailed("stopped by signal " + std::to_string(info.ssi_signo));
+    }
+
+    process::SpawnSpec output_to(const std::string& path) const {
+        process::SpawnSpec spec;
+        Fd null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+        Fd out(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
+        if (!null || !out) throw StartFailed("cannot open " + path + ": " + std::strerror(errno));
+        spec.fds = {{0, null.get()}, {1, out.get()}, {2, out.get()}};
+        keep_open_.push_back(std::move(null));
+        keep_open_.push_back(std::move(out));
+        return spec;
     }
 
     void start_proxy() {
         const std::string binary = find_proxy_binary(env_lookup);
-        ChildSpec child;
-        child.argv = {binary,        "--spec",      paths_.spec,
-                      "--listen",    "127.0.0.1:0", "--admin-listen",
-                      "127.0.0.1:0", "--state-dir", paths_.proxy_state};
-        child.envp = to_envp(proxy_environment(request_, env_lookup));
-        child.output_path = paths_.proxy_output;
+        process::SpawnSpec spec = output_to(paths_.proxy_output);
+        spec.argv = {binary,        "--spec",      paths_.spec,
+                     "--listen",    "127.0.0.1:0", "--admin-listen",
+                     "127.0.0.1:0", "--state-dir", paths_.proxy_state};
+        spec.env = to_envp(proxy_environment(request_, env_lookup));
+        spec.die_with_parent = true;
         // A resumed sandbox's state directory still names the last run's ports.
         const std::string listen_file = paths_.proxy_state + "/listen.json";
         std::error_code error;
         fs::remove(listen_file, error);
-        proxy_pid_ = start_child(child);
+        try {
+            proxy_pid_ = process::spawn(spec);
+        } catch (const std::exception& e) {
+            throw StartFailed(std::string("the egress proxy: ") + e.what());
+        }
+        keep_open_.clear();
         while (true) {
+            check_stop_signal();
             int status = 0;
             if (::waitpid(proxy_pid_, &status, WNOHANG) == proxy_pid_) {
                 proxy_pid_ = -1;
@@ -160,7 +222,11 @@ private:
             const auto listen = nlohmann::json::parse(read_file(listen_file), nullptr, false);
             if (listen.is_object() && listen.contains("proxy")) {
                 const std::string address = listen["proxy"].get<std::string>();
-                proxy_port_ = std::stoi(address.substr(address.rfind(':') + 1));
+                proxy_port_ = port_of(address);
+                std::string listeners = address + "\n";
+                if (listen.contains("admin") && listen["admin"].is_string())
+                    listeners += listen["admin"].get<std::string>() + "\n";
+                publish_listeners(listeners);
                 keep_log_key();
                 return;
             }
@@ -169,6 +235,13 @@ private:
                                   std::to_string(request_.settings.start_timeout_seconds) + " s");
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
+    }
+
+    // Every proxy of this machine's sandboxes refuses its peers' listeners.
+    void publish_listeners(const std::string& listeners) {
+        const std::string dir = listeners_dir(root_);
+        make_private_dirs(dir);
+        write_file(dir + "/" + id(), listeners, 0600);
     }
 
     // The key the proxy published, copied out of its state directory before
@@ -180,13 +253,36 @@ private:
         if (pem.find("-----BEGIN PUBLIC KEY-----") == std::string::npos)
             throw StartFailed("the egress proxy published no egress log key in " +
                               paths_.published_log_key());
-        const std::string temporary = paths_.log_key + ".new";
-        {
-            std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-            file << pem;
-            if (!file.flush()) throw StartFailed("cannot write " + temporary);
+        write_file(paths_.log_key, pem, 0644);
+        // The CA certificate, readable by the sandbox's host id.
+        write_file(paths_.sandbox_ca, read_file(paths_.ca()), 0644);
+    }
+
+    bool own_host_id() const { return meta_.host_id != 0; }
+
+    void listen() {
+        egress_fd_ = listen_unix(paths_.egress_socket);
+        control_fd_ = listen_unix(paths_.control);
+        ::chmod(paths_.control.c_str(), 0600);
+        ::chmod(paths_.egress_socket.c_str(), 0600);
+        if (own_host_id() && ::chown(paths_.egress_socket.c_str(), meta_.host_id, meta_.host_id) != 0)
+            throw StartFailed("cannot give " + paths_.egress_socket + " to the sandbox's host id: " +
+                              std::strerror(errno));
+    }
+
+    void place_in_cgroups() {
+        placement_ = place_sandbox_cgroups(id(), request_.spec, true);
+        if (const auto missing = unenforced_limits(request_.spec, placement_); !missing.empty()) {
+            std::string names;
+            for (const auto& name : missing)
+                names += (names.empty() ? "" : ", ") + name;
+            throw StartFailed("the spec's " + names + " limit cannot be applied: " +
+                              placement_.reason);
         }
-        fs::rename(temporary, paths_.log_key);
+        if (std::find(placement_.controllers.begin(), placement_.controllers.end(), "pids") ==
+            placement_.controllers.end())
+            report("warning: no pids cgroup here (" + placement_.reason +
+                   "); the sandbox's processes are bounded by RLIMIT_NPROC instead");
     }
 
     void start_sandbox() {
@@ -196,154 +292,232 @@ private:
         agent_ = Fd(pair[0]);
         Fd agent_end(pair[1]);
 
-        const SandboxMounts mounts =
-            read_host_mounts(paths_, request_, meta_.root, agent_end.get());
-        if (!mounts.user_namespace && request_.spec.user)
-            throw StartFailed("the spec's user needs a user namespace, which the kernel refuses "
-                              "here (a chroot?)");
-        if (!mounts.user_namespace)
-            report("warning: the kernel refuses a user namespace here (a chroot?): the sandbox "
-                   "runs as root without capabilities, in its own mount, PID, IPC, UTS and "
-                   "network namespaces");
+        const std::string cache = package_cache_dir(root_, paths_, request_.spec);
+        SandboxMounts mounts = read_host_mounts(paths_, request_, meta_.root, cache);
+        std::vector<StagedBind> binds;
+        if (own_host_id()) binds = stage_sources(mounts);
 
-        ChildSpec child;
-        child.argv = bwrap_arguments(mounts);
-        child.envp = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"};
-        child.output_path = paths_.dir + "/sandbox.log";
-        child.keep_fds = {agent_end.get()};
-        sandbox_pid_ = start_child(child);
-        agent_end = Fd();
-
-        const auto limits = cgroup_values(request_.spec);
-        const auto place = make_sandbox_cgroup(id(), limits);
-        if (place.directory) {
-            cgroup_ = *place.directory;
-            if (auto problem = apply_cgroup(cgroup_, limits, sandbox_pid_))
-                report("warning: " + *problem + "; cpu, memory and process limits are not applied");
-        } else {
-            report("warning: cgroup v2 cannot limit this sandbox (" + place.reason +
-                   "); cpu, memory and process limits are not applied");
+        process::Pipe output = process::make_pipe();
+        Fd null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+        process::SpawnSpec spec;
+        spec.argv = bwrap_arguments(mounts);
+        spec.env = std::vector<std::string>{
+            "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"};
+        spec.fds = {{0, null.get()},
+                    {1, output.write.get()},
+                    {2, output.write.get()},
+                    {kAgentControlFd, agent_end.get()}};
+        spec.die_with_parent = true;
+        spec.new_session_keyring = true;
+        spec.join_cgroups = placement_.procs_files;
+        if (std::find(placement_.controllers.begin(), placement_.controllers.end(), "pids") ==
+            placement_.controllers.end())
+            spec.limits = {{RLIMIT_NPROC, kSandboxPidsMax, kSandboxPidsMax}};
+        if (own_host_id()) {
+            spec.credentials = process::Credentials{meta_.host_id, meta_.host_id};
+            spec.prepare = [&binds] { return stage_binds(binds); };
         }
+        try {
+            sandbox_pid_ = process::spawn(spec);
+        } catch (const std::exception& e) {
+            throw StartFailed(std::string("bwrap: ") + e.what());
+        }
+        agent_end = Fd();
+        output.write = Fd();
+        wait_until_ready(std::move(output.read));
+    }
 
-        // The agent says "ready" once it listens on 127.0.0.1:8080.
+    // The agent says "ready" once it listens on 127.0.0.1:8080. Until then
+    // bwrap's and the agent's output goes to sandbox.log (bounded); after,
+    // its pipe is closed.
+    void wait_until_ready(Fd output) {
+        Fd log(::open(paths_.sandbox_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+        std::size_t logged = 0;
+        bool output_open = true;
+        auto sandbox_said = [&] { return last_line(paths_.sandbox_log); };
         while (true) {
+            check_stop_signal();
             const auto left =
                 std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now());
             if (left.count() <= 0)
                 throw StartFailed("the sandbox did not start within " +
                                   std::to_string(request_.settings.start_timeout_seconds) + " s");
-            pollfd poll_agent{agent_.get(), POLLIN, 0};
-            ::poll(&poll_agent, 1, static_cast<int>(std::min<long long>(left.count(), 100)));
+            std::array<pollfd, 2> polls{
+                {{agent_.get(), POLLIN, 0}, {output_open ? output.get() : -1, POLLIN, 0}}};
+            ::poll(polls.data(), polls.size(), static_cast<int>(std::min<long long>(left.count(), 100)));
+            if (polls[1].revents != 0) {
+                std::array<char, 4096> buffer{};
+                const ssize_t got = ::read(output.get(), buffer.data(), buffer.size());
+                if (got <= 0) {
+                    output_open = false;
+                } else if (logged < kSandboxLogLimit && log) {
+                    const auto size = std::min<std::size_t>(static_cast<std::size_t>(got),
+                                                            kSandboxLogLimit - logged);
+                    write_all(log.get(), buffer.data(), size);
+                    logged += size;
+                }
+            }
             int status = 0;
             if (::waitpid(sandbox_pid_, &status, WNOHANG) == sandbox_pid_) {
                 sandbox_pid_ = -1;
-                throw StartFailed(describe_bwrap_failure(last_line(paths_.dir + "/sandbox.log")));
+                drain(output, log);
+                throw StartFailed(describe_bwrap_failure(sandbox_said()));
             }
-            if (poll_agent.revents & POLLIN) {
+            if (polls[0].revents & POLLIN) {
                 std::string bytes;
                 std::vector<Fd> fds;
                 if (receive_with_fds(agent_.get(), bytes, fds) && bytes == "ready") return;
-                throw StartFailed("the sandbox's agent failed: " +
-                                  last_line(paths_.dir + "/sandbox.log"));
+                drain(output, log);
+                throw StartFailed("the sandbox's agent failed: " + sandbox_said());
             }
-            if (poll_agent.revents & (POLLHUP | POLLERR))
-                throw StartFailed("the sandbox's agent failed: " +
-                                  last_line(paths_.dir + "/sandbox.log"));
+            if (polls[0].revents & (POLLHUP | POLLERR)) {
+                drain(output, log);
+                throw StartFailed("the sandbox's agent failed: " + sandbox_said());
+            }
         }
+    }
+
+    static void drain(const Fd& output, const Fd& log) {
+        process::set_nonblocking(output.get(), true);
+        std::array<char, 4096> buffer{};
+        ssize_t got;
+        while (log && (got = ::read(output.get(), buffer.data(), buffer.size())) > 0)
+            write_all(log.get(), buffer.data(), static_cast<std::size_t>(got));
     }
 
     void start() {
         take_lock();
         read_request();
         block_signals();
+        raise_descriptor_limit();
+        if (meta_.workspace_bytes > 0) mount_workspace_volume(paths_);
         start_proxy();
-        egress_ = listen_unix(paths_.egress_socket);
-        control_ = listen_unix(paths_.control);
-        ::chmod(paths_.control.c_str(), 0600);
+        listen();
+        place_in_cgroups();
         start_sandbox();
         std::ofstream(paths_.ready) << "";
     }
 
+    // ---- serving: one event loop ------------------------------------------
+
+    void serve() {
+        signal_stream_.assign(::dup(signals_.get()));
+        egress_.assign(Local(), egress_fd_.release());
+        control_.assign(Local(), control_fd_.release());
+        agent_stream_.assign(::dup(agent_.get()));
+        wait_for_signal();
+        accept_egress();
+        accept_control();
+        watch_agent();
+        arm_expiry();
+        io_.run();
+    }
+
+    void finish() { io_.stop(); }
+
+    void wait_for_signal() {
+        signal_stream_.async_wait(asio::posix::stream_descriptor::wait_read,
+                                  [this](boost::system::error_code error) {
+                                      if (error) return finish();
+                                      signalfd_siginfo info{};
+                                      while (::read(signals_.get(), &info, sizeof(info)) ==
+                                             sizeof(info)) {
+                                          if (info.ssi_signo == SIGHUP) {
+                                              reread_expiry();
+                                          } else if (info.ssi_signo != SIGCHLD) {
+                                              std::cerr << "stopping: signal " << info.ssi_signo
+                                                        << std::endl;
+                                              return finish();
+                                          }
+                                      }
+                                      if (child_ended()) return finish();
+                                      wait_for_signal();
+                                  });
+    }
+
+    void accept_egress() {
+        egress_.async_accept([this](boost::system::error_code error, Local::socket client) {
+            if (error == asio::error::operation_aborted) return;
+            if (!error && !relays_.full()) {
+                asio::ip::tcp::socket proxy(io_);
+                boost::system::error_code connect_error;
+                proxy.connect({asio::ip::make_address("127.0.0.1"),
+                               static_cast<unsigned short>(proxy_port_)},
+                              connect_error);
+                if (!connect_error)
+                    relay(std::move(client), std::move(proxy), relays_);
+                else
+                    std::cerr << "egress proxy: " << connect_error.message() << std::endl;
+            }
+            accept_egress();
+        });
+    }
+
+    void accept_control() {
+        control_.async_accept([this](boost::system::error_code error, Local::socket connection) {
+            if (error == asio::error::operation_aborted) return;
+            if (!error) forward_exec(std::make_shared<Local::socket>(std::move(connection)));
+            accept_control();
+        });
+    }
+
     // Hands one exec request, its descriptors and the connection to the agent.
-    void forward_exec(Fd connection) {
-        timeval timeout{5, 0};
-        ::setsockopt(connection.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-        std::string bytes;
-        std::vector<Fd> fds;
-        try {
-            if (!receive_with_fds(connection.get(), bytes, fds) || fds.size() != 3) return;
-            send_with_fds(agent_.get(), bytes,
-                          {connection.get(), fds[0].get(), fds[1].get(), fds[2].get()});
-        } catch (const std::exception& e) {
-            std::cerr << "exec request: " << e.what() << std::endl;
-        }
+    void forward_exec(std::shared_ptr<Local::socket> connection) {
+        auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::seconds(5));
+        timer->async_wait([connection](boost::system::error_code error) {
+            if (!error) connection->close();
+        });
+        connection->async_wait(
+            Local::socket::wait_read, [this, connection, timer](boost::system::error_code error) {
+                timer->cancel();
+                if (error) return;
+                std::string bytes;
+                std::vector<Fd> fds;
+                try {
+                    if (!receive_with_fds(connection->native_handle(), bytes, fds) ||
+                        fds.size() != 3)
+                        return;
+                    send_with_fds(agent_.get(), bytes,
+                                  {connection->native_handle(), fds[0].get(), fds[1].get(),
+                                   fds[2].get()});
+                } catch (const std::exception& e) {
+                    std::cerr << "exec request: " << e.what() << std::endl;
+                }
+            });
+    }
+
+    void watch_agent() {
+        agent_stream_.async_wait(asio::posix::stream_descriptor::wait_read,
+                                 [this](boost::system::error_code error) {
+                                     if (error == asio::error::operation_aborted) return;
+                                     std::cerr << "stopping: the sandbox's agent went away"
+                                               << std::endl;
+                                     finish();
+                                 });
     }
 
     // The wait before the expiry, at most a minute so that a change of the
-    // machine's clock counts; -1 without an expiry.
-    int poll_timeout_ms() const {
+    // machine's clock counts.
+    void arm_expiry() {
         const auto left = time_to_expiry(meta_, std::chrono::system_clock::now());
-        if (!left) return -1;
-        return static_cast<int>(std::min<long long>(left->count(), 60'000));
-    }
-
-    bool expiry_reached() const {
-        const auto left = time_to_expiry(meta_, std::chrono::system_clock::now());
-        return left && left->count() == 0;
+        if (!left) return;
+        if (left->count() == 0) {
+            std::cerr << "stopping: the sandbox expired" << std::endl;
+            expired_ = true;
+            return finish();
+        }
+        expiry_timer_.expires_after(std::min<std::chrono::milliseconds>(*left, std::chrono::minutes(1)));
+        expiry_timer_.async_wait([this](boost::system::error_code error) {
+            if (!error) arm_expiry();
+        });
     }
 
     // `extend` wrote a new expiry and sent SIGHUP.
     void reread_expiry() {
         if (const auto meta = read_meta(paths_.meta)) meta_.expires = meta->expires;
         std::cerr << "expiry now " << meta_.expires << std::endl;
-    }
-
-    void serve() {
-        while (true) {
-            if (expiry_reached()) {
-                std::cerr << "stopping: the sandbox expired" << std::endl;
-                expired_ = true;
-                return;
-            }
-            std::array<pollfd, 4> polls{{{signals_.get(), POLLIN, 0},
-                                         {egress_.get(), POLLIN, 0},
-                                         {control_.get(), POLLIN, 0},
-                                         {agent_.get(), POLLIN, 0}}};
-            if (::poll(polls.data(), polls.size(), poll_timeout_ms()) < 0) {
-                if (errno == EINTR) continue;
-                return;
-            }
-            if (polls[0].revents & POLLIN) {
-                signalfd_siginfo info{};
-                if (::read(signals_.get(), &info, sizeof(info)) == sizeof(info)) {
-                    if (info.ssi_signo == SIGHUP) {
-                        reread_expiry();
-                    } else if (info.ssi_signo != SIGCHLD) {
-                        std::cerr << "stopping: signal " << info.ssi_signo << std::endl;
-                        return;
-                    }
-                }
-                if (child_ended()) return;
-            }
-            if (polls[1].revents & POLLIN) {
-                Fd client(::accept4(egress_.get(), nullptr, nullptr, SOCK_CLOEXEC));
-                if (client) {
-                    try {
-                        relay_in_background(std::move(client), connect_tcp_loopback(proxy_port_));
-                    } catch (const std::exception& e) {
-                        std::cerr << e.what() << std::endl;
-                    }
-                }
-            }
-            if (polls[2].revents & POLLIN) {
-                Fd connection(::accept4(control_.get(), nullptr, nullptr, SOCK_CLOEXEC));
-                if (connection) forward_exec(std::move(connection));
-            }
-            if (polls[3].revents & (POLLHUP | POLLERR | POLLIN)) {
-                std::cerr << "stopping: the sandbox's agent went away" << std::endl;
-                return;
-            }
-        }
+        expiry_timer_.cancel();
+        arm_expiry();
     }
 
     // Reaps children; true when the proxy or the sandbox has ended.
@@ -388,7 +562,8 @@ private:
         }
         fs::remove(paths_.egress_socket, error);
         fs::remove(paths_.control, error);
-        if (!cgroup_.empty()) ::rmdir(cgroup_.c_str());
+        fs::remove(listeners_dir(root_) + "/" + id(), error);
+        remove_sandbox_cgroups(placement_.directories);
     }
 
     // As on Kubernetes, where the claim and everything it owns are deleted at
@@ -396,36 +571,48 @@ private:
     void remove_expired() {
         std::cerr << "removing the expired sandbox" << std::endl;
         if (!meta_.buildah_container.empty()) {
-            ChildSpec child;
-            child.argv = {"buildah", "rm", meta_.buildah_container};
+            process::SpawnSpec spec = output_to(paths_.log);
+            spec.argv = {"buildah", "rm", meta_.buildah_container};
             // The caller's variables: buildah's storage (CONTAINERS_STORAGE_CONF).
-            for (char** variable = environ; *variable != nullptr; ++variable)
-                child.envp.emplace_back(*variable);
-            const int pid = start_child(child);
-            ::waitpid(pid, nullptr, 0);
+            try {
+                ::waitpid(process::spawn(spec), nullptr, 0);
+            } catch (const std::exception& e) {
+                std::cerr << e.what() << std::endl;
+            }
         }
         try {
+            unmount_workspace_volume(paths_);
             remove_tree(paths_.dir);
         } catch (const std::exception& e) {
             std::cerr << e.what() << std::endl;
         }
     }
 
+    std::string root_;
     SandboxPaths paths_;
     Fd status_;
     Fd lock_;
     Fd signals_;
-    Fd egress_;
-    Fd control_;
+    Fd egress_fd_;
+    Fd control_fd_;
     Fd agent_;
+    mutable std::vector<Fd> keep_open_;
     manifests::SandboxRequest request_;
     SandboxMeta meta_;
+    CgroupPlacement placement_;
     Clock::time_point deadline_;
     int proxy_pid_ = -1;
     int proxy_port_ = 0;
     int sandbox_pid_ = -1;
-    std::string cgroup_;
     bool expired_ = false;
+
+    asio::io_context io_;
+    asio::posix::stream_descriptor signal_stream_;
+    Local::acceptor egress_;
+    Local::acceptor control_;
+    asio::posix::stream_descriptor agent_stream_;
+    asio::steady_timer expiry_timer_;
+    RelayCount relays_;
 };
 
 } // namespace

@@ -12,19 +12,22 @@ std::string trimmed(const std::optional<std::string>& value) {
     return text;
 }
 
-constexpr const char* kAdvice = "run as root, or allow them";
+constexpr const char* kAdvice = "allow them";
 
 } // namespace
 
 std::optional<std::string> user_namespace_problem(bool is_root, const NamespaceSysctls& sysctls) {
-    if (is_root) return std::nullopt;
+    // Root's sandboxes too: their bwrap runs as a host id of their own.
+    const std::string advice = is_root ? "root's sandboxes run bwrap as an unprivileged host id "
+                                          "of their own, which needs them; allow them"
+                                        : "allow them";
     if (trimmed(sysctls.unprivileged_userns_clone) == "0")
-        return std::string("unprivileged user namespaces are not allowed here "
-                           "(kernel.unprivileged_userns_clone=0): ") +
-               kAdvice + " (sysctl kernel.unprivileged_userns_clone=1)";
+        return "unprivileged user namespaces are not allowed here "
+               "(kernel.unprivileged_userns_clone=0): " +
+               advice + " (sysctl kernel.unprivileged_userns_clone=1)";
     if (trimmed(sysctls.max_user_namespaces) == "0")
-        return std::string("user namespaces are disabled here (user.max_user_namespaces=0): ") +
-               kAdvice + " (sysctl user.max_user_namespaces=15000)";
+        return "user namespaces are disabled here (user.max_user_namespaces=0): " + advice +
+               " (sysctl user.max_user_namespaces=15000)";
     return std::nullopt;
 }
 

@@ -13,8 +13,8 @@ struct NamespaceSysctls {
     std::optional<std::string> max_user_namespaces; // user.max_user_namespaces
 };
 
-// The one-line reason an ordinary user cannot run sandboxes here, or nullopt.
-// Root can always (bwrap needs no unprivileged user namespaces then).
+// The one-line reason sandboxes cannot run here, or nullopt. Root's too need
+// unprivileged user namespaces: their bwrap runs as the sandbox's host id.
 std::optional<std::string> user_namespace_problem(bool is_root, const NamespaceSysctls& sysctls);
 
 // create's message for bwrap's last line of output when it failed to start.
