@@ -390,11 +390,7 @@ def test_an_image_from_buildahs_storage_as_template(local, image_storage):
     assert buildah("inspect", "--type", "image", IMAGE).returncode == 0
 
 
-# --- cgroup v2 limits ----------------------------------------------------------------------------
-
-LIMITS_WARNING = re.compile(r"^sandbox-local: warning: cgroup v2 cannot limit this sandbox \((.+)\); "
-                            r"cpu, memory and process limits are not applied$")
-
+# --- cgroup limits: v2 where it gives the controllers, v1's controllers otherwise ----------------
 
 def own_cgroup_v2():
     """(directory, its cgroup.subtree_control) when /sys/fs/cgroup is cgroup v2, else None."""
@@ -408,7 +404,25 @@ def own_cgroup_v2():
         return directory, f.read().split()
 
 
-def test_cgroup_limits_where_cgroup_v2_gives_them_else_one_warning(local, upstream):
+def own_cgroup_v1(controller):
+    """The directory of this process's cgroup in the v1 hierarchy holding `controller`, or None."""
+    mounts = {}
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            before, after = line.split(" - ", 1)
+            fields = after.split()
+            if fields[0] == "cgroup":
+                for option in fields[2].split(","):
+                    mounts[option] = before.split()[4]
+    with open("/proc/self/cgroup") as f:
+        for line in f:
+            number, controllers, path = line.rstrip("\n").split(":", 2)
+            if controller in controllers.split(",") and controller in mounts:
+                return mounts[controller] + ("" if path == "/" else path)
+    return None
+
+
+def test_cgroup_limits_hold_on_v2_or_on_v1(local, upstream):
     path = os.path.join(local.state, "limits.json")
     with open(path, "w") as f:
         json.dump({**spec_for(upstream), "cpu": "500m", "memory": "256Mi"}, f)
@@ -416,34 +430,40 @@ def test_cgroup_limits_where_cgroup_v2_gives_them_else_one_warning(local, upstre
     assert res.returncode == 0, res.stderr
     sandbox_id = res.stdout.strip()
     place = own_cgroup_v2()
+    made = []
     try:
-        if place and {"cpu", "memory", "pids"} <= set(place[1]):
+        assert "warning" not in res.stderr, res.stderr
+        if place:
             cgroup = os.path.join(place[0], f"osf-sandbox-{sandbox_id}")
+            made.append(cgroup)
             values = {name: open(os.path.join(cgroup, name)).read().strip()
                       for name in ("cpu.max", "memory.max", "pids.max")}
             assert values == {"cpu.max": "50000 100000", "memory.max": str(256 << 20), "pids.max": "4096"}
-            # bwrap and so everything inside.
-            assert open(os.path.join(cgroup, "cgroup.procs")).read().split()
-            assert "warning" not in res.stderr, res.stderr
+            assert open(os.path.join(cgroup, "cgroup.procs")).read().split()  # bwrap and everything inside
         else:
-            # This machine's case (cgroup v1 or hybrid): one line, saying why.
-            reasons = [LIMITS_WARNING.match(l).group(1) for l in res.stderr.splitlines() if LIMITS_WARNING.match(l)]
-            assert len(reasons) == 1, res.stderr
-            if place:
-                assert reasons[0].startswith(f"cgroup v2 at {place[0]} does not give its children ")
-            else:
-                assert reasons[0] == "/sys/fs/cgroup is not cgroup v2"
+            # cgroup v1 (this machine's case): one cgroup per controller
+            expected = {"cpu": {"cpu.cfs_quota_us": "50000", "cpu.cfs_period_us": "100000"},
+                        "memory": {"memory.limit_in_bytes": str(256 << 20)},
+                        "pids": {"pids.max": "4096"}}
+            for controller, files in expected.items():
+                parent = own_cgroup_v1(controller)
+                assert parent, controller
+                cgroup = os.path.join(parent, f"osf-sandbox-{sandbox_id}")
+                made.append(cgroup)
+                for name, value in files.items():
+                    assert open(os.path.join(cgroup, name)).read().strip() == value, (cgroup, name)
+                assert open(os.path.join(cgroup, "cgroup.procs")).read().split(), cgroup
     finally:
         assert local.run("destroy", sandbox_id).returncode == 0
-    if place:
-        assert not os.path.exists(os.path.join(place[0], f"osf-sandbox-{sandbox_id}"))
+    for cgroup in made:
+        assert not os.path.exists(cgroup), cgroup
 
 
-def test_cgroup_v2_without_the_controllers_in_a_private_mount_namespace(local, upstream):
+def test_cgroup_v2_without_the_controllers_refuses_the_limit(local, upstream):
     """The v2 path on a hybrid host: /sys/fs/cgroup replaced, in a mount namespace of this
     test, by the unified hierarchy, which has no cpu, memory or pids controller here (v1
-    holds them). The supervisor finds cgroup v2, reads what its parent passes on, and says
-    in one line which controllers are missing."""
+    holds them). A limit the spec asks for and this place cannot enforce is refused before
+    anything starts (exit 2, naming the field), never dropped."""
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         pytest.skip("needs root and unshare for a private mount namespace")
     if own_cgroup_v2():
@@ -451,25 +471,31 @@ def test_cgroup_v2_without_the_controllers_in_a_private_mount_namespace(local, u
     path = os.path.join(local.state, "limits-v2.json")
     with open(path, "w") as f:
         json.dump({**spec_for(upstream), "memory": "256Mi"}, f)
+    before = sorted(os.listdir(os.path.join(local.state, "sandboxes")))
     res = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
                           'mount -t cgroup2 none /sys/fs/cgroup || exit 99; exec "$@"', "sh",
                           local_bin(), "create", path],
                          capture_output=True, text=True, env=local.env, timeout=120)
     if res.returncode == 99:
         pytest.skip(f"cannot mount cgroup2 here: {res.stderr.strip()}")
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.startswith("sandbox-local: memory: this machine gives sandbox-local no memory "
+                                 "cgroup to enforce the limit (cgroup v2 at /sys/fs/cgroup does not "
+                                 "give its children memory"), res.stderr
+    assert sorted(os.listdir(os.path.join(local.state, "sandboxes"))) == before
+    # Without limits in the spec the same place runs it, processes bounded by RLIMIT_NPROC.
+    with open(path, "w") as f:
+        json.dump(spec_for(upstream), f)
+    res = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                          'mount -t cgroup2 none /sys/fs/cgroup && exec "$@"', "sh",
+                          local_bin(), "create", path],
+                         capture_output=True, text=True, env=local.env, timeout=120)
     assert res.returncode == 0, res.stderr
     sandbox_id = res.stdout.strip()
     try:
-        # What the unified hierarchy gives, read the way the supervisor saw it: through a
-        # cgroup2 mount of its own (this machine's /sys may not show it at /sys/fs/cgroup/unified).
-        given = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                                "mount -t cgroup2 none /sys/fs/cgroup && cat /sys/fs/cgroup/cgroup.subtree_control"],
-                               capture_output=True, text=True, timeout=60, check=True).stdout.strip()
-        warnings = [LIMITS_WARNING.match(l).group(1) for l in res.stderr.splitlines() if LIMITS_WARNING.match(l)]
-        assert len(warnings) == 1, res.stderr
-        assert warnings[0].startswith("cgroup v2 at /sys/fs/cgroup") and \
-            f'does not give its children ' in warnings[0] and f'(cgroup.subtree_control: "{given}")' in warnings[0]
-        assert local.sh(sandbox_id, "echo runs").stdout == "runs\n"  # started without limits
+        assert "RLIMIT_NPROC" in res.stderr, res.stderr
+        limits = local.sh(sandbox_id, "grep '^Max processes' /proc/self/limits").stdout.split()
+        assert limits[2:4] == ["4096", "4096"], limits
     finally:
         assert local.run("destroy", sandbox_id).returncode == 0
 

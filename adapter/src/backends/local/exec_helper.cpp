@@ -89,6 +89,13 @@ private:
             spec.limits = {{RLIMIT_NOFILE, std::min(kOpenFilesSoft, hard), hard}};
             const bool terminal = message_.terminal;
             spec.before_exec = [&filter, terminal]() -> int {
+                // The agent and the helpers run with a low OOM score (the
+                // supervisor's); a command is the kernel's first choice.
+                const int oom = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+                if (oom >= 0) {
+                    [[maybe_unused]] auto written = ::write(oom, "0", 1);
+                    ::close(oom);
+                }
                 // The exec's pty (the CLI's) becomes its controlling terminal;
                 // the filter refuses that to everything after it.
                 if (terminal && ::ioctl(0, TIOCSCTTY, 0) != 0) return errno;

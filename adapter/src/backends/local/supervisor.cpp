@@ -315,7 +315,17 @@ private:
             spec.limits = {{RLIMIT_NPROC, kSandboxPidsMax, kSandboxPidsMax}};
         if (own_host_id()) {
             spec.credentials = process::Credentials{meta_.host_id, meta_.host_id};
-            spec.prepare = [&binds] { return stage_binds(binds); };
+            spec.prepare = [&binds] {
+                // bwrap, its init, the agent and the exec helpers are the last
+                // the kernel kills when the sandbox runs out of memory; each
+                // command goes back to 0 (exec_helper.cpp).
+                const int fd = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+                if (fd >= 0) {
+                    [[maybe_unused]] auto written = ::write(fd, "-900", 4);
+                    ::close(fd);
+                }
+                return stage_binds(binds);
+            };
         }
         try {
             sandbox_pid_ = process::spawn(spec);
