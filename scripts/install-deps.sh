@@ -8,11 +8,15 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libboost1.81-dev libboost-url1.81-dev libssl-dev libjemalloc-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev catch2
+  # sandbox-local: the system call filter of a sandbox's commands
+  libseccomp-dev
   clang clang-format libclang-rt-14-dev
   # tests: real clients and servers
   curl openssl ca-certificates python3 python3-pytest python3-websockets
   python3-yaml python3-cryptography nodejs jq iproute2 util-linux
   bubblewrap buildah
+  # sandbox-local: a bounded /workspace (storage) is an ext4 image mounted by loop
+  e2fsprogs mount
   # the sandbox-base image test makes its Debian base without a registry; the
   # packaging test (scripts/package-test.sh) its Debian 11 and 12 roots
   debootstrap

@@ -42,6 +42,15 @@ port=$(cat "$demo/origin.port")
 export OSF_SANDBOX_HOST_ALIASES="api.demo.test=127.0.0.1,other.demo.test=127.0.0.1"
 export OSF_UPSTREAM_CA_BUNDLE="$demo/origin-ca.crt"
 export OSF_SECRET_DEMO_TOKEN="demo-real-secret-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
+# The example's egress entry pinned to the origin's port: an alias to 127.0.0.1
+# with no port would let the sandbox reach every port of this machine's loopback.
+/usr/bin/python3 - "$spec" "$demo/spec.json" "$port" <<'PY'
+import json, sys
+spec = json.load(open(sys.argv[1]))
+spec["egress"] = [f"{host}:{sys.argv[3]}" if ":" not in host else host for host in spec["egress"]]
+json.dump(spec, open(sys.argv[2], "w"), indent=2)
+PY
+spec=$demo/spec.json
 id=$("$bin" create "$spec")
 cleanup() { "$bin" destroy "$id" 2>/dev/null || true; kill "$origin" 2>/dev/null || true; }
 if [ "$keep" = 0 ]; then trap cleanup EXIT; fi
