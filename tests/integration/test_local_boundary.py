@@ -608,6 +608,27 @@ def test_the_system_call_filter_refuses_with_eperm(runner, sandbox):
     assert runner.sh(sandbox, "ip -o addr | wc -l").stdout.strip() != "0"
 
 
+MEMORY_OF_OTHERS = r"""
+import os
+me = os.getpid()
+for pid in sorted(int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != me):
+    try:
+        os.open(f"/proc/{pid}/mem", os.O_RDWR)
+        print(pid, "OPEN")
+    except OSError:
+        pass
+"""
+
+
+def test_no_process_inside_is_open_to_a_commands_memory_writes(runner, sandbox):
+    """Every process of the sandbox that is not the command's own (the agent, the exec
+    helpers) is out of reach of /proc/<pid>/mem: none runs outside the system call filter
+    where a command could write its code."""
+    res = runner.python(sandbox, MEMORY_OF_OTHERS)
+    assert res.returncode == 0 and res.stdout == "", (res.stdout, res.stderr)
+    assert runner.sh(sandbox, "cat /proc/1/comm").stdout == "sandbox-local\n"
+
+
 def test_the_callers_session_keyring_is_not_inside(runner):
     if runner.mode != "root":
         pytest.skip("adds a key to root's session keyring")

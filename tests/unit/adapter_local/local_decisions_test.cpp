@@ -118,6 +118,7 @@ TEST_CASE("bwrap: every namespace, no capabilities, only the system directories"
     CHECK(args.front() == "bwrap");
     for (const char* flag :
          {"--die-with-parent", "--new-session", "--unshare-user", "--unshare-ipc", "--unshare-pid",
+          "--as-pid-1",
           "--unshare-net", "--unshare-uts", "--disable-userns", "--clearenv"})
         CHECK(std::find(args.begin(), args.end(), flag) != args.end());
     CHECK(has_sequence(args, {"--cap-drop", "ALL"}));

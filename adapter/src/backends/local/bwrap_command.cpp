@@ -84,6 +84,10 @@ std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
     std::vector<std::string> args = {"bwrap", "--die-with-parent", "--new-session",
                                      "--unshare-user", "--unshare-ipc", "--unshare-pid",
                                      "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+                                     // No bwrap process inside: the agent (not dumpable) is
+                                     // PID 1, so no process there is outside the system call
+                                     // filter and open to the commands' /proc/<pid>/mem.
+                                     "--as-pid-1",
                                      "--disable-userns", "--uid", std::to_string(mounts.uid),
                                      "--gid", std::to_string(mounts.gid), "--cap-drop", "ALL",
                                      "--hostname", "osf-sandbox-" + mounts.id, "--clearenv"};

@@ -26,11 +26,11 @@ namespace asio = boost::asio;
 using Tcp = asio::ip::tcp;
 using Local = asio::local::stream_protocol;
 
-// The agent: the sandbox's PID 2 (under bwrap's init), one event loop. It
+// The agent: the sandbox's PID 1 (bwrap --as-pid-1), one event loop. It
 // relays the sandbox's connections to 127.0.0.1:8080 to the egress socket and
-// forks one helper per exec request (exec_helper.hpp). It is a child
-// subreaper too: a process that ends up its child without being a helper got
-// there because its helper died (killed despite the filter, or by the OOM
+// forks one helper per exec request (exec_helper.hpp). As PID 1 it is every
+// orphan's parent: a process that ends up its child without being a helper
+// got there because its helper died (killed despite the filter, or by the OOM
 // killer), so nothing can prove which exec it belongs to, and it is killed.
 class Agent {
 public:
