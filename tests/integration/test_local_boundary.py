@@ -928,3 +928,24 @@ def test_persistence_keeps_the_workspace_and_refuses_what_has_no_meaning_here(ru
     res = runner.run("create", runner.spec_file(spec, "persist2.json"))
     assert res.returncode == 2 and "storageClassName" in res.stderr, res.stderr
     assert (sorted(os.listdir(sandboxes)) if os.path.isdir(sandboxes) else []) == before
+
+
+def test_gc_after_a_killed_supervisor_leaves_no_cgroup_or_mount(runner):
+    if runner.mode != "root":
+        pytest.skip("cgroups and a bounded /workspace are root's here")
+    sandbox_id = runner.create({"template": "host", "memory": "128Mi", "storage": "32Mi"}, name="killed.json")
+    with open(os.path.join(runner.dir(sandbox_id), "cgroups")) as f:
+        cgroups = f.read().split()
+    assert cgroups and all(os.path.isdir(c) for c in cgroups), cgroups
+    workspace = os.path.join(runner.dir(sandbox_id), "workspace")
+    assert os.path.ismount(workspace)
+    os.kill(runner.supervisor_pid(sandbox_id), signal.SIGKILL)
+    deadline = time.time() + 20
+    while time.time() < deadline and "Stopped" not in runner.run("list", "-o", "wide").stdout:
+        time.sleep(0.2)
+    res = runner.run("gc")
+    assert res.returncode == 0 and f"{sandbox_id} supervisor gone" in res.stdout, res.stdout + res.stderr
+    assert not any(os.path.exists(c) for c in cgroups), cgroups
+    with open("/proc/self/mountinfo") as f:
+        assert workspace not in f.read()
+    assert not os.path.exists(runner.dir(sandbox_id))

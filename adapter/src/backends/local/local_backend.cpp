@@ -589,6 +589,13 @@ void LocalBackend::remove_sandbox(const SandboxPaths& paths) {
     const std::string id = fs::path(paths.dir).filename().string();
     std::error_code ignored;
     fs::remove(listeners_dir(root()) + "/" + id, ignored);
+    // What a killed supervisor could not remove (empty by now: nothing of it runs).
+    std::ifstream cgroups(paths.cgroups);
+    std::vector<std::string> directories;
+    for (std::string line; std::getline(cgroups, line);)
+        if (line.starts_with("/sys/fs/cgroup/") && line.find("/osf-sandbox-" + id) != std::string::npos)
+            directories.push_back(line);
+    remove_sandbox_cgroups(directories);
     unmount_workspace_volume(paths);
     remove_tree(paths.dir);
 }

@@ -75,6 +75,7 @@ SandboxPaths sandbox_paths(const std::string& root, const std::string& id) {
     paths.sandbox_ca = paths.run + "/egress-ca.crt";
     paths.cache = paths.dir + "/cache";
     paths.workspace_image = paths.dir + "/workspace.img";
+    paths.cgroups = paths.dir + "/cgroups";
     return paths;
 }
 

@@ -35,6 +35,7 @@ struct SandboxPaths {
     std::string sandbox_ca;    // the proxy's CA, readable by the sandbox's host id (in run)
     std::string cache;         // /cache when the spec names no shared cache
     std::string workspace_image; // the file system of /workspace, with storage or persistence
+    std::string cgroups;       // the cgroups the supervisor made, one per line
 
     std::string ca() const { return proxy_state + "/ca.crt"; }
     std::string egress_log() const { return proxy_state + "/egress.jsonl"; }

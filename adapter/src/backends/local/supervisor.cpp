@@ -272,6 +272,11 @@ private:
 
     void place_in_cgroups() {
         placement_ = place_sandbox_cgroups(id(), request_.spec, true);
+        // For gc, should this supervisor be killed before it removes them.
+        std::string listed;
+        for (const auto& dir : placement_.directories)
+            listed += dir + "\n";
+        write_file(paths_.cgroups, listed, 0600);
         if (const auto missing = unenforced_limits(request_.spec, placement_); !missing.empty()) {
             std::string names;
             for (const auto& name : missing)
