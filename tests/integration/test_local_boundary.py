@@ -629,6 +629,12 @@ def test_no_process_inside_is_open_to_a_commands_memory_writes(runner, sandbox):
     assert runner.sh(sandbox, "cat /proc/1/comm").stdout == "sandbox-local\n"
 
 
+def test_no_core_dump_reaches_the_hosts_core_pattern(runner, sandbox):
+    res = runner.sh(sandbox, "ulimit -c; ulimit -c unlimited 2>/dev/null && echo RAISED; "
+                             "sh -c 'kill -SEGV $$'; echo crashed=$?")
+    assert res.stdout.split() == ["0", "crashed=139"], (res.stdout, res.stderr)
+
+
 def test_the_callers_session_keyring_is_not_inside(runner):
     if runner.mode != "root":
         pytest.skip("adds a key to root's session keyring")

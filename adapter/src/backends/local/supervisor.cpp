@@ -315,9 +315,12 @@ private:
         spec.die_with_parent = true;
         spec.new_session_keyring = true;
         spec.join_cgroups = placement_.procs_files;
+        // No core dumps: the host's core_pattern may pipe them to a program that
+        // runs on the host, with what the crashing process chose to hold.
+        spec.limits = {{RLIMIT_CORE, 0, 0}};
         if (std::find(placement_.controllers.begin(), placement_.controllers.end(), "pids") ==
             placement_.controllers.end())
-            spec.limits = {{RLIMIT_NPROC, kSandboxPidsMax, kSandboxPidsMax}};
+            spec.limits.push_back({RLIMIT_NPROC, kSandboxPidsMax, kSandboxPidsMax});
         if (own_host_id()) {
             spec.credentials = process::Credentials{meta_.host_id, meta_.host_id};
             spec.prepare = [&binds] {
