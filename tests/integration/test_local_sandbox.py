@@ -19,6 +19,7 @@ import pytest
 
 from osftest import TestCA as UpstreamCA  # aliased: pytest would collect a Test* class
 from osftest import Upstream, build_dir, proxy_bin
+from osftest.tiny_root import make_tiny_root
 
 SECRET = "sk-live-real-value-0123456789"
 PLACEHOLDER = "osf-secret-placeholder-API_TOKEN"
@@ -589,17 +590,7 @@ def test_sigkilled_supervisor_takes_the_sandbox_with_it_and_gc_cleans(local, ups
 @pytest.fixture(scope="module")
 def rootfs():
     """A tiny root file system: dash and cat with their libraries, an /etc marker."""
-    root = tempfile.mkdtemp(prefix="osl-root-", dir="/tmp")
-    for program, target in (("/bin/sh", "bin/sh"), ("/bin/cat", "bin/cat")):
-        real = os.path.realpath(program)
-        os.makedirs(os.path.join(root, os.path.dirname(target)), exist_ok=True)
-        shutil.copy2(real, os.path.join(root, target))
-        for line in subprocess.run(["ldd", real], capture_output=True, text=True).stdout.splitlines():
-            match = re.search(r"(/\S+) \(0x", line)
-            if match:
-                library = match.group(1)
-                os.makedirs(os.path.join(root, os.path.dirname(library.lstrip("/"))), exist_ok=True)
-                shutil.copy2(os.path.realpath(library), os.path.join(root, library.lstrip("/")))
+    root = make_tiny_root(["/bin/sh", "/bin/cat"])
     os.makedirs(os.path.join(root, "etc"))
     with open(os.path.join(root, "etc", "marker"), "w") as f:
         f.write("tiny root\n")
