@@ -70,9 +70,8 @@ def main():
                                 check=True).stdout.strip()
     execs = timed([local, "exec", sandbox_id, "--", "true"], env=env, rounds=args.rounds)
     subprocess.run([local, "destroy", sandbox_id], env=env, capture_output=True, check=True)
-    os.rmdir(os.path.join(state, "sandboxes"))
-    os.remove(spec)
-    os.rmdir(state)
+    assert not os.listdir(os.path.join(state, "sandboxes")), "a sandbox was left behind"
+    shutil.rmtree(state)
 
     create, destroy = statistics.median(creates), statistics.median(destroys)
     rows = [("`true` directly (baseline)", direct),

@@ -17,10 +17,11 @@ namespace {
 
 // Runs `probe` in a child under the filter; its exit status.
 int under_filter(int (*probe)()) {
-    const SeccompFilter filter(sandbox_syscall_rules({1, 1}));
+    const SeccompProgram filter = SeccompFilter(sandbox_syscall_rules()).program();
+    const SeccompProgram protection = SeccompFilter(protection_rules({1, 1})).program();
     const pid_t pid = ::fork();
     if (pid == 0) {
-        if (filter.load() != 0) ::_exit(100);
+        if (filter.load() != 0 || protection.load() != 0) ::_exit(100);
         ::_exit(probe());
     }
     int status = 0;
@@ -62,8 +63,14 @@ TEST_CASE("seccomp filter: refused calls fail with EPERM, allowed ones work") {
 }
 
 TEST_CASE("seccomp filter: its readable form names the refused calls") {
-    const SeccompFilter filter(sandbox_syscall_rules({1, 1}));
+    const SeccompFilter filter(sandbox_syscall_rules());
     const std::string text = filter.describe();
     for (const char* name : {"keyctl", "io_uring_setup", "ptrace", "socket", "ioctl"})
         CHECK(text.find(name) != std::string::npos);
+}
+
+TEST_CASE("seccomp filter: the compiled program fits the kernel's limit") {
+    const SeccompProgram program = SeccompFilter(sandbox_syscall_rules()).program();
+    CHECK(program.code.size() > 100);
+    CHECK(program.code.size() <= BPF_MAXINSNS);
 }

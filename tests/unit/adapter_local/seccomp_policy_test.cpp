@@ -12,7 +12,12 @@ using namespace osf::backends::local;
 namespace {
 
 const std::vector<SyscallRule>& rules() {
-    static const auto all = sandbox_syscall_rules({7, 2});
+    static const auto all = [] {
+        auto rules = sandbox_syscall_rules();
+        const auto protection = protection_rules({7, 2});
+        rules.insert(rules.end(), protection.begin(), protection.end());
+        return rules;
+    }();
     return all;
 }
 

@@ -52,8 +52,8 @@ std::vector<std::string> command_environment(const ExecMessage& message) {
 
 class Exec {
 public:
-    Exec(const ExecMessage& message, int connection)
-        : message_(message), connection_(connection), self_(::getpid()) {}
+    Exec(const ExecMessage& message, int connection, const SeccompProgram& filter)
+        : message_(message), connection_(connection), filter_(filter), self_(::getpid()) {}
 
     int run() {
         const char* path = ::getenv("PATH");
@@ -75,7 +75,9 @@ public:
 private:
     bool start(const std::string& program) {
         try {
-            const SeccompFilter filter(sandbox_syscall_rules({self_, ::getppid()}));
+            const SeccompProgram protection =
+                SeccompFilter(protection_rules({self_, ::getppid()})).program();
+            const SeccompProgram& filter = filter_;
             process::SpawnSpec spec;
             spec.argv = message_.command;
             spec.argv[0] = program;
@@ -88,7 +90,7 @@ private:
             const rlim_t hard = std::min(open_files.rlim_max, kOpenFilesHard);
             spec.limits = {{RLIMIT_NOFILE, std::min(kOpenFilesSoft, hard), hard}};
             const bool terminal = message_.terminal;
-            spec.before_exec = [&filter, terminal]() -> int {
+            spec.before_exec = [&filter, &protection, terminal]() -> int {
                 // The agent and the helpers run with a low OOM score (the
                 // supervisor's); a command is the kernel's first choice.
                 const int oom = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
@@ -99,7 +101,8 @@ private:
                 // The exec's pty (the CLI's) becomes its controlling terminal;
                 // the filter refuses that to everything after it.
                 if (terminal && ::ioctl(0, TIOCSCTTY, 0) != 0) return errno;
-                return filter.load();
+                if (const int error = filter.load(); error != 0) return error;
+                return protection.load();
             };
             command_ = process::spawn(spec);
             return true;
@@ -201,6 +204,7 @@ private:
 
     const ExecMessage& message_;
     int connection_;
+    const SeccompProgram& filter_;
     pid_t self_;
     pid_t command_ = -1;
     int command_status_ = 0;
@@ -210,11 +214,11 @@ private:
 
 } // namespace
 
-int run_exec_helper(const ExecMessage& message, int connection) {
+int run_exec_helper(const ExecMessage& message, int connection, const SeccompProgram& filter) {
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
     ::prctl(PR_SET_DUMPABLE, 0);
     ::signal(SIGPIPE, SIG_IGN);
-    return Exec(message, connection).run();
+    return Exec(message, connection, filter).run();
 }
 
 } // namespace osf::backends::local

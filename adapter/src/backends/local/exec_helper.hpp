@@ -9,12 +9,14 @@
 #pragma once
 
 #include "backends/local/exec_protocol.hpp"
+#include "backends/local/seccomp_filter.hpp"
 
 namespace osf::backends::local {
 
 // Runs in the forked helper, whose descriptors 0-2 are the command's stdin,
-// stdout and stderr and `connection` the exec's connection. Returns the
-// helper's exit status.
-int run_exec_helper(const ExecMessage& message, int connection);
+// stdout and stderr and `connection` the exec's connection; `filter` is the
+// agent's compiled sandbox_syscall_rules, to which the helper adds the rules
+// that protect itself and the agent. Returns the helper's exit status.
+int run_exec_helper(const ExecMessage& message, int connection, const SeccompProgram& filter);
 
 } // namespace osf::backends::local

@@ -6,6 +6,7 @@
 #include "backends/local/exec_protocol.hpp"
 #include "backends/local/process_tree.hpp"
 #include "backends/local/sandbox_environment.hpp"
+#include "backends/local/seccomp_filter.hpp"
 #include "backends/local/unix_socket.hpp"
 #include "process/spawn.hpp"
 
@@ -37,6 +38,13 @@ public:
     explicit Agent(int control) : control_(io_, control), signals_(io_, SIGCHLD) {}
 
     int run() {
+        try {
+            // Compiled once: every exec's command loads it as it is.
+            filter_ = SeccompFilter(sandbox_syscall_rules()).program();
+        } catch (const std::exception& e) {
+            std::cerr << "sandbox-local agent: " << e.what() << "\n";
+            return 1;
+        }
         try {
             listener_.emplace(io_, Tcp::endpoint(asio::ip::make_address("127.0.0.1"),
                                                  static_cast<unsigned short>(kSandboxProxyPort)));
@@ -93,7 +101,7 @@ private:
         spec.fds = {{0, fds[1].get()}, {1, fds[2].get()}, {2, fds[3].get()}, {3, fds[0].get()}};
         try {
             helpers_.insert(process::spawn_function(
-                spec, [&message] { return run_exec_helper(*message, 3); }));
+                spec, [this, &message] { return run_exec_helper(*message, 3, filter_); }));
         } catch (const std::exception& e) {
             const std::string text = std::string("sandbox-local: ") + e.what() + "\n";
             write_all(fds[3].get(), text.data(), text.size());
@@ -133,6 +141,7 @@ private:
     std::optional<Tcp::acceptor> listener_;
     RelayCount relays_;
     std::set<pid_t> helpers_;
+    SeccompProgram filter_;
     int status_ = 0;
 };
 

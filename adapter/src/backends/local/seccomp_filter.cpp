@@ -4,7 +4,10 @@
 #include <cstring>
 #include <seccomp.h>
 #include <stdexcept>
+#include <linux/seccomp.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace osf::backends::local {
@@ -51,9 +54,32 @@ SeccompFilter::~SeccompFilter() {
     seccomp_release(static_cast<scmp_filter_ctx>(context_));
 }
 
-int SeccompFilter::load() const {
-    const int result = seccomp_load(static_cast<scmp_filter_ctx>(context_));
-    return result < 0 ? -result : 0;
+SeccompProgram SeccompFilter::program() const {
+    const int fd = ::memfd_create("seccomp-bpf", MFD_CLOEXEC);
+    if (fd < 0) throw std::runtime_error(std::string("seccomp: memfd: ") + std::strerror(errno));
+    std::string bytes;
+    const int exported = seccomp_export_bpf(static_cast<scmp_filter_ctx>(context_), fd);
+    if (exported == 0) {
+        ::lseek(fd, 0, SEEK_SET);
+        char buffer[4096];
+        ssize_t got;
+        while ((got = ::read(fd, buffer, sizeof(buffer))) > 0)
+            bytes.append(buffer, static_cast<std::size_t>(got));
+    }
+    ::close(fd);
+    check(exported, "exporting the filter");
+    SeccompProgram program;
+    program.code.resize(bytes.size() / sizeof(sock_filter));
+    std::memcpy(program.code.data(), bytes.data(), program.code.size() * sizeof(sock_filter));
+    return program;
+}
+
+int SeccompProgram::load() const {
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
+    const sock_fprog program{static_cast<unsigned short>(code.size()),
+                             const_cast<sock_filter*>(code.data())};
+    if (::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) != 0) return errno;
+    return 0;
 }
 
 std::string SeccompFilter::describe() const {

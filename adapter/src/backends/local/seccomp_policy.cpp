@@ -22,7 +22,7 @@ void refuse_all(std::vector<SyscallRule>& rules, std::initializer_list<const cha
 
 } // namespace
 
-std::vector<SyscallRule> sandbox_syscall_rules(const ProtectedProcesses& protect) {
+std::vector<SyscallRule> sandbox_syscall_rules() {
     std::vector<SyscallRule> rules;
     refuse_all(rules,
                {"unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "move_mount",
@@ -74,6 +74,12 @@ std::vector<SyscallRule> sandbox_syscall_rules(const ProtectedProcesses& protect
     for (const std::int64_t request : {0x5412 /*TIOCSTI*/, 0x541C /*TIOCLINUX*/, 0x540E /*TIOCSCTTY*/})
         rules.push_back({"ioctl", {equals(1, request)}, EPERM, "terminal injection and takeover"});
 
+    rules.push_back({"kill", {equals(0, -1)}, EPERM, "every process at once, helpers included"});
+    return rules;
+}
+
+std::vector<SyscallRule> protection_rules(const ProtectedProcesses& protect) {
+    std::vector<SyscallRule> rules;
     // The exec helper and the agent: a command cannot signal them, limit them
     // or open a pidfd for them (their memory is out of reach: ptrace is refused
     // and they are not dumpable).
@@ -84,7 +90,6 @@ std::vector<SyscallRule> sandbox_syscall_rules(const ProtectedProcesses& protect
                                  "pidfd_open", "prlimit64"})
             rules.push_back({name, {equals(0, pid)}, EPERM, "the exec's helper and the agent"});
     }
-    rules.push_back({"kill", {equals(0, -1)}, EPERM, "every process at once, helpers included"});
     return rules;
 }
 

@@ -36,7 +36,10 @@ struct ProtectedProcesses {
     int agent;
 };
 
-std::vector<SyscallRule> sandbox_syscall_rules(const ProtectedProcesses& protect);
+// The same for every command of every sandbox (built once, by the agent).
+std::vector<SyscallRule> sandbox_syscall_rules();
+// Those that name the exec's own helper and the agent (built per exec).
+std::vector<SyscallRule> protection_rules(const ProtectedProcesses& protect);
 
 // Address families a socket may have: Unix, IPv4, IPv6; netlink only for routes
 // (NETLINK_ROUTE: addresses and links, what `ip` and getifaddrs read).
