@@ -143,7 +143,7 @@ public:
         change.by = std::string(text_of(line, "by"));
         if (const auto it = line.find("entries"); it != line.end() && it->is_array())
             for (const auto& entry : *it)
-                if (entry.is_string() && change.entries.size() < limits_.table_rows)
+                if (entry.is_string() && change.entries.size() < limits_.names_per_line)
                     change.entries.push_back(entry.get<std::string>());
         model_.policy.push_back(std::move(change));
     }
@@ -326,7 +326,8 @@ void Aggregator::choose_shown_lines(const std::vector<std::string_view>& lines) 
             shown.tool = facts.tool;
             if (facts.secrets)
                 for (const auto& name : *facts.secrets)
-                    if (name.is_string()) shown.secrets.push_back(name.get<std::string>());
+                    if (name.is_string() && shown.secrets.size() < limits_.names_per_line)
+                        shown.secrets.push_back(name.get<std::string>());
         } else {
             if (line.is_object()) {
                 const auto kind = line.find(log_evidence_field::kind);

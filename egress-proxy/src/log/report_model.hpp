@@ -27,7 +27,8 @@ struct ReportLimits {
     std::size_t ranges_per_row = 8;     // line ranges a row names (the first ones)
     std::size_t timeline_lanes = 12;    // hosts with a lane of their own; the rest share one
     std::size_t timeline_buckets = 120; // time buckets across the timeline
-    std::size_t policy_changes = 100;   // listed and marked
+    std::size_t policy_changes = 50;    // listed and marked
+    std::size_t names_per_line = 10;    // entries of a policy change, secrets of a shown line
     std::size_t other_kinds = 20;       // kinds of line the report does not know
     std::size_t shown_lines = 500;      // log lines reproduced at the end for the rows' links
     std::size_t lines_per_range = 5;    // of each range named by a row, at most

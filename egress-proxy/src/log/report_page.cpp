@@ -17,7 +17,8 @@ namespace {
 // these many characters as shown (the log cuts hosts and tools at 1024
 // bytes; a file the report reads may hold anything).
 constexpr std::size_t name_chars = 512;
-constexpr std::size_t field_chars = 160;
+constexpr std::size_t field_chars = 96;
+constexpr std::size_t entry_chars = 256; // of a policy change
 
 constexpr std::string_view style_sheet = R"(
 body{font-family:sans-serif;margin:0;color:#1b1b1b;background:#fff;font-size:14px}
@@ -217,7 +218,7 @@ std::string render_policy(const ReportModel& m) {
         std::string entries;
         for (const auto& e : c.entries)
             entries += (entries.empty() ? "" : "<br>") + std::string("<code>") +
-                       escape_text(shown_name(e, name_chars)) + "</code>";
+                       escape_text(shown_name(e, entry_chars)) + "</code>";
         body += "<tr>" + cell("P" + std::to_string(p + 1)) +
                 cell(escape_text(shown_name(c.time, 64))) +
                 (c.change.empty() ? cell("<em>(not named)</em>") : name_cell(c.change)) +

@@ -41,9 +41,9 @@ std::string text_at(double x, double y, const char* anchor, const std::string& e
 std::string bucket_title(const TimeBuckets& b, std::size_t i, const TimelineBucket& bucket) {
     const std::int64_t from = b.start_ms + static_cast<std::int64_t>(i) * b.width_ms;
     return format_date_time(from) + " + " + describe_width(b.width_ms) + ": " +
-           std::to_string(bucket.total()) + " requests, " + std::to_string(bucket.allowed) +
-           " allowed, " + std::to_string(bucket.refused) + " refused, " +
-           std::to_string(bucket.errors) + " failed";
+           std::to_string(bucket.total()) + (bucket.total() == 1 ? " request, " : " requests, ") +
+           std::to_string(bucket.allowed) + " allowed, " + std::to_string(bucket.refused) +
+           " refused, " + std::to_string(bucket.errors) + " failed";
 }
 
 std::string lane_label(const TimelineLane& lane, std::size_t hosts_in_other_lane) {
@@ -72,9 +72,8 @@ std::string render_timeline_svg(const ReportModel& model) {
     const double gap = slot > 4 ? 1 : 0;
     const double span_ms = static_cast<double>(b.width_ms) * static_cast<double>(b.count);
 
-    std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" +
-                      px(width) + "\" height=\"" + px(height) + "\" viewBox=\"0 0 " + px(width) +
-                      " " + px(height) +
+    std::string svg = "<svg role=\"img\" width=\"" + px(width) + "\" height=\"" + px(height) +
+                      "\" viewBox=\"0 0 " + px(width) + " " + px(height) +
                       "\" font-family=\"sans-serif\" font-size=\"12\" aria-labelledby=\"timeline-"
                       "title\"><title id=\"timeline-title\">Requests per host over time, " +
                       describe_width(b.width_ms) + " per bar</title>\n";
@@ -87,8 +86,8 @@ std::string render_timeline_svg(const ReportModel& model) {
         const std::string label = lane_label(lane, timeline.hosts_in_other_lane);
         svg += "<g><title>" +
                escape_text(lane.other_hosts ? label : shown_host(lane.host, title_chars)) + ": " +
-               std::to_string(lane.requests) + " requests, " + std::to_string(lane.refused) +
-               " refused</title>" +
+               std::to_string(lane.requests) + (lane.requests == 1 ? " request, " : " requests, ") +
+               std::to_string(lane.refused) + " refused</title>" +
                text_at(plot_x - 8, base - 4, "end", escape_text(label),
                        lane.other_hosts ? " font-style=\"italic\"" : "") +
                "</g>";
