@@ -218,7 +218,8 @@ LogCommands::LogCommands(CLI::App& app, std::string& state_dir) : state_dir_(sta
         ->capture_default_str();
     report_->add_option("--pubkey", pubkey_, "The published key (log-key.pub, PEM)");
     report_->add_option("-o,--output", output_, "The page to write (- for standard output)")
-        ->required();
+        ->required()
+        ->type_name("FILE");
 
     checkpoint_ = log_->add_subcommand(
         "checkpoint", "Ask the running proxy to sign its log now; prints the checkpoint line");
