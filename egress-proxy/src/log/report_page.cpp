@@ -33,11 +33,13 @@ h2{margin:28px 0 8px;font-size:18px;border-bottom:1px solid #ccc}
 .verdict pre{white-space:pre-wrap;background:rgba(255,255,255,.85);color:#1b1b1b;padding:8px;margin:0}
 .key{margin:8px 0 0;overflow-wrap:anywhere}
 table{border-collapse:collapse;margin:4px 0 8px;max-width:100%}
-th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
-th{background:#f0f0f0}
+th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}
+th{background:#f0f0f0;white-space:nowrap}
+td.name{overflow-wrap:anywhere;min-width:10em}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.refused,span.refused{color:#c62828;font-weight:bold}
-td.lines{font-size:12px;max-width:260px}
+td.lines{font-size:12px;min-width:7em;max-width:16em}
+td.t{white-space:nowrap}
 tr.more td{font-style:italic;color:#555}
 tr:target{background:#fff4ce}
 code,pre{font-family:monospace;overflow-wrap:anywhere}
@@ -71,11 +73,11 @@ std::string number_cell(std::uint64_t n, bool refused = false) {
 }
 
 std::string name_cell(std::string_view name) {
-    return cell("<code>" + escape_text(shown_name(name, name_chars)) + "</code>");
+    return cell("<code>" + escape_text(shown_name(name, name_chars)) + "</code>", "name");
 }
 
 std::string host_cell(std::string_view host) {
-    return host.empty() ? cell("<em>(no host)</em>") : name_cell(host);
+    return host.empty() ? cell("<em>(no host)</em>", "name") : name_cell(host);
 }
 
 // The lines a row counts, each range a link to its first line when that is shown below.
@@ -143,10 +145,13 @@ std::string verdict_line(const egress_log::VerifyReport& v) {
     return out;
 }
 
+// Green only when every line is signed by the given key; a log without its
+// final checkpoint is green too (a running sandbox's copy, a saved one): the
+// verdict says so in words.
 std::string verdict_class(const egress_log::VerifyReport& v) {
     if (!v.ok) return "bad";
-    const bool whole = v.last_checkpoint == v.lines && v.ends_final && !v.torn_tail_bytes;
-    return v.trusted_key && whole ? "ok" : "warn";
+    const bool all_signed = v.last_checkpoint == v.lines && !v.torn_tail_bytes;
+    return v.trusted_key && all_signed ? "ok" : "warn";
 }
 
 std::string render_verdict(const ReportModel& m) {
@@ -314,12 +319,12 @@ std::string render_shown_lines(const ReportModel& m) {
                     " not shown</td></tr>\n";
         previous = l.number;
         body += "<tr id=\"L" + std::to_string(l.number) + "\">" + cell(std::to_string(l.number)) +
-                cell(escape_text(shown_name(l.time, 64)));
+                cell(escape_text(shown_name(l.time, 64)), "t");
         if (!l.request) {
             body += cell(l.kind.empty() ? "<em>(not a JSON object)</em>"
                                         : "<em>kind</em> " + field(l.kind)) +
-                    "<td colspan=\"2\"><code>" + escape_text(visible_line(l.raw, max_raw_bytes)) +
-                    "</code></td></tr>\n";
+                    "<td colspan=\"2\" class=\"name\"><code>" +
+                    escape_text(visible_line(l.raw, max_raw_bytes)) + "</code></td></tr>\n";
             continue;
         }
         const bool refused = l.outcome == to_string(osf::Outcome::refused);
@@ -338,8 +343,8 @@ std::string render_shown_lines(const ReportModel& m) {
             for (const auto& s : l.secrets)
                 details += " " + field(s);
         }
-        body += cell(outcome, refused ? "refused" : nullptr) + cell(request) + cell(details) +
-                "</tr>\n";
+        body += cell(outcome, refused ? "refused" : nullptr) + cell(request, "name") +
+                cell(details, "name") + "</tr>\n";
     }
     return section("lines", "Log lines", body + "</table>\n");
 }

@@ -13,7 +13,7 @@ namespace {
 // Geometry (px): labels left of the plot, the busiest bucket's count right of it.
 constexpr double width = 1000, plot_x = 240, plot_width = 680;
 constexpr double top = 26, lane_height = 30, bar_height = 20, axis_height = 34;
-constexpr std::size_t label_chars = 30; // of a host beside its lane; the <title> has more
+constexpr std::size_t label_chars = 18; // of a host beside its lane; the <title> has more
 constexpr std::size_t title_chars = 256;
 
 constexpr const char* allowed_colour = "#4a78b5";

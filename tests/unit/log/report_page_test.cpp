@@ -116,6 +116,8 @@ TEST_CASE("the verdict heads the page in the words of verify") {
     bad.lines = 9;
     el::VerifyReport self_named = verified(2);
     self_named.trusted_key = false;
+    el::VerifyReport running = verified(2);
+    running.ends_final = false;
     el::VerifyReport unsigned_tail = verified(2);
     unsigned_tail.last_checkpoint = 1;
     unsigned_tail.ends_final = false;
@@ -125,6 +127,8 @@ TEST_CASE("the verdict heads the page in the words of verify") {
         {self_named, "VERIFIED", "warn",
          "signed through line 2 of 2 by the key the log's own start line names (not checked "
          "against a published key); ended by the proxy's final checkpoint"},
+        {running, "VERIFIED", "ok",
+         "signed through line 2 of 2 by the given key; not ended by a final checkpoint"},
         {unsigned_tail, "VERIFIED", "warn",
          "signed through line 1 of 2 by the given key; 1 unsigned line after it; not ended by a "
          "final checkpoint"},
