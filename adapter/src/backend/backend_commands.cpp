@@ -208,6 +208,7 @@ void setup_egress_log(CLI::App& app, BackendContext& context) {
                 context.backend.egress_log(id, context.out, options->follow);
                 return 0;
             }
+            if (!options->report.empty()) commands::check_report_file(options->report);
             const auto access = context.backend.egress_log_access(id);
             const auto copy = commands::take_log_copy(*access, context.err, context.program);
             if (!options->report.empty())

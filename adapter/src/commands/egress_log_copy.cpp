@@ -7,8 +7,10 @@
 #include "log/report_page.hpp"
 
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <ostream>
+#include <unistd.h>
 
 namespace osf::commands {
 
@@ -46,6 +48,17 @@ int report_log_copy(const LogCopy& copy, const std::string& id, bool summary, bo
         (report.ok ? out : err) << egress_log::describe(report, "egress log of " + id);
     }
     return report.ok ? 0 : kExitFailure;
+}
+
+void check_report_file(const std::string& path) {
+    if (path == "-") return;
+    namespace fs = std::filesystem;
+    const fs::path file(path);
+    const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    std::error_code ec;
+    if (fs::is_directory(file, ec) || !fs::is_directory(dir, ec) ||
+        ::access(dir.c_str(), W_OK) != 0)
+        throw UsageError("cannot write " + path);
 }
 
 int write_log_report(const LogCopy& copy, const std::string& id, const std::string& path,

@@ -2,6 +2,7 @@
 // time buckets per host, and kinds of line it does not know skipped safely.
 #include "egress_log/log_summary.hpp"
 #include "log/report_model.hpp"
+#include "report_test_lines.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -11,25 +12,10 @@
 namespace l = osf::log;
 namespace el = osf::egress_log;
 using nlohmann::json;
+using report_test::log_of;
+using report_test::request;
 
 namespace {
-
-json request(const std::string& host, const std::string& outcome = "allowed",
-             const std::string& time = "2026-11-29T18:00:00.000Z") {
-    json line = {{"time", time},  {"host", host}, {"method", "GET"},
-                 {"path", "/"},   {"port", 443},  {"outcome", outcome},
-                 {"status", 200}, {"bytesUp", 1}, {"bytesDown", 10}};
-    if (outcome == "refused") line["refusedBy"] = "host-not-allowed";
-    if (outcome == "error") line["error"] = "upstream-tls";
-    return line;
-}
-
-std::string log_of(const std::vector<json>& lines) {
-    std::string text;
-    for (const auto& line : lines)
-        text += line.dump() + "\n";
-    return text;
-}
 
 std::vector<std::pair<std::size_t, std::size_t>> ranges(const l::LineRefs& refs) {
     std::vector<std::pair<std::size_t, std::size_t>> out;

@@ -5,6 +5,7 @@
 #include "egress_log/log_verifier.hpp"
 #include "log/report_escaping.hpp"
 #include "log/report_page.hpp"
+#include "report_test_lines.hpp"
 
 #include <catch2/catch.hpp>
 #include <cctype>
@@ -17,30 +18,10 @@
 namespace l = osf::log;
 namespace el = osf::egress_log;
 using nlohmann::json;
+using report_test::log_of;
+using report_test::request;
 
 namespace {
-
-json request(const std::string& host, const std::string& outcome = "allowed") {
-    json line = {{"time", "2026-11-29T18:00:00.000Z"},
-                 {"host", host},
-                 {"method", "GET"},
-                 {"path", "/"},
-                 {"port", 443},
-                 {"outcome", outcome},
-                 {"status", outcome == "refused" ? 403 : 200},
-                 {"bytesUp", 0},
-                 {"bytesDown", 0}};
-    if (outcome == "refused") line["refusedBy"] = "host-not-allowed";
-    if (outcome == "error") line["error"] = "upstream-tls";
-    return line;
-}
-
-std::string log_of(const std::vector<json>& lines) {
-    std::string text;
-    for (const auto& line : lines)
-        text += line.dump() + "\n";
-    return text;
-}
 
 std::size_t occurrences(const std::string& text, const std::string& part) {
     std::size_t n = 0;
