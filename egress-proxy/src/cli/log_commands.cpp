@@ -30,7 +30,19 @@ std::optional<std::string> read_whole(const std::string& path) {
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) return std::nullopt;
-    return std::string(std::istreambuf_iterator<char>(in), {});
+    // A regular file is read in one piece of its size, so that a large log is
+    // not held twice while a string grows; anything else (a pipe) as a stream.
+    std::string text;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec)) {
+        text.resize(static_cast<std::size_t>(std::filesystem::file_size(path, ec)));
+        in.read(text.data(), static_cast<std::streamsize>(text.size()));
+        text.resize(static_cast<std::size_t>(in.gcount()));
+        in.clear();
+    }
+    // The rest: all of a pipe, or lines written since the size was taken.
+    text.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return text;
 }
 
 int print_file(const std::filesystem::path& path) {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <array>
-#include <functional>
+#include <deque>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -169,53 +169,62 @@ private:
     std::uint32_t host_id(std::string_view host) {
         if (const auto it = host_ids_.find(host); it != host_ids_.end()) return it->second;
         const auto id = static_cast<std::uint32_t>(hosts_.size());
-        host_ids_.emplace(std::string(host), id);
         hosts_.push_back(HostRow{std::string(host), {}, {}});
+        host_ids_.emplace(hosts_.back().host, id);
         return id;
     }
 
+    // Rows are counted without their names; only the rows a table keeps get them.
+    struct Counted {
+        std::uint64_t count = 0;
+        LineRefs lines;
+    };
     using CountKey = std::pair<std::string, std::uint32_t>; // name, host
-    void count(std::map<CountKey, CountRow>& table, std::string_view name, std::uint32_t host,
+    void count(std::map<CountKey, Counted>& table, std::string_view name, std::uint32_t host,
                std::uint64_t n, std::size_t line) {
         auto& row = table[CountKey(std::string(name), host)];
         row.count += n;
         row.lines.add(line, limits_.ranges_per_row);
     }
 
-    ToolRow& tool_row(std::string_view server, std::string_view tool) {
-        auto& row = tools_[{std::string(server), std::string(tool)}];
-        if (row.server.empty()) {
-            row.server = std::string(server);
-            row.tool = std::string(tool);
-        }
-        return row;
+    struct ToolCounts {
+        std::uint64_t called = 0, refused = 0, hidden = 0;
+        LineRefs lines;
+    };
+    using ToolKey = std::pair<std::string, std::string>; // server, tool
+    ToolCounts& tool_row(std::string_view server, std::string_view tool) {
+        return tools_[ToolKey(std::string(server), std::string(tool))];
     }
 
-    template <class Row, class Count>
-    ReportTable<Row> biggest_first(std::vector<Row> rows, Count count) const {
-        std::stable_sort(rows.begin(), rows.end(),
-                         [&](const Row& a, const Row& b) { return count(a) > count(b); });
+    // The table of the `items` with the biggest counts (ties in the items'
+    // order), made into rows by `make`; the rest counted.
+    template <class Row, class Item, class Count, class Make>
+    ReportTable<Row> biggest_first(std::vector<Item> items, Count count, Make make) const {
+        std::stable_sort(items.begin(), items.end(),
+                         [&](const Item& a, const Item& b) { return count(a) > count(b); });
         ReportTable<Row> table;
-        if (rows.size() > limits_.table_rows) {
-            table.rows_left_out = rows.size() - limits_.table_rows;
-            for (auto it = rows.begin() + static_cast<std::ptrdiff_t>(limits_.table_rows);
-                 it != rows.end(); ++it)
-                table.count_left_out += count(*it);
-            rows.resize(limits_.table_rows);
-        }
-        table.rows = std::move(rows);
+        const std::size_t kept = std::min(items.size(), limits_.table_rows);
+        table.rows_left_out = items.size() - kept;
+        for (std::size_t i = kept; i < items.size(); ++i)
+            table.count_left_out += count(items[i]);
+        table.rows.reserve(kept);
+        for (std::size_t i = 0; i < kept; ++i)
+            table.rows.push_back(make(items[i]));
         return table;
     }
 
-    ReportTable<CountRow> count_table(std::map<CountKey, CountRow>& table) const {
-        std::vector<CountRow> rows;
-        rows.reserve(table.size());
-        for (auto& [key, row] : table) {
-            row.name = key.first;
-            row.host = hosts_[key.second].host;
-            rows.push_back(std::move(row));
-        }
-        return biggest_first(std::move(rows), [](const CountRow& r) { return r.count; });
+    ReportTable<CountRow> count_table(std::map<CountKey, Counted>& table) {
+        using Entry = std::map<CountKey, Counted>::value_type*;
+        std::vector<Entry> entries;
+        entries.reserve(table.size());
+        for (auto& entry : table)
+            entries.push_back(&entry);
+        return biggest_first<CountRow>(
+            std::move(entries), [](Entry e) { return e->second.count; },
+            [&](Entry e) {
+                return CountRow{e->first.first, hosts_[e->first.second].host, e->second.count,
+                                std::move(e->second.lines)};
+            });
     }
 
     void build_timeline();
@@ -223,16 +232,10 @@ private:
 
     const ReportLimits& limits_;
     ReportModel model_;
-    struct NameHash {
-        using is_transparent = void;
-        std::size_t operator()(std::string_view s) const {
-            return std::hash<std::string_view>{}(s);
-        }
-    };
-    std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> host_ids_;
-    std::vector<HostRow> hosts_; // by host id
-    std::map<CountKey, CountRow> refusals_, failures_, secrets_;
-    std::map<std::pair<std::string, std::string>, ToolRow> tools_;
+    std::deque<HostRow> hosts_; // by host id; a deque, so that host_ids_ may view the names
+    std::unordered_map<std::string_view, std::uint32_t> host_ids_;
+    std::map<CountKey, Counted> refusals_, failures_, secrets_;
+    std::map<ToolKey, ToolCounts> tools_;
     std::map<std::string, KindRow> other_kinds_;
     std::vector<Event> events_;
 };
@@ -349,13 +352,23 @@ ReportModel Aggregator::finish(std::string_view text, const egress_log::VerifyRe
     model_.refusals = count_table(refusals_);
     model_.failures = count_table(failures_);
     model_.secrets = count_table(secrets_);
-    model_.hosts =
-        biggest_first(std::move(hosts_), [](const HostRow& h) { return h.counts.requests; });
-    std::vector<ToolRow> tools;
-    for (auto& [_, row] : tools_)
-        tools.push_back(std::move(row));
-    model_.tools = biggest_first(std::move(tools),
-                                 [](const ToolRow& t) { return t.called + t.refused + t.hidden; });
+    std::vector<std::uint32_t> ids(hosts_.size());
+    for (std::uint32_t i = 0; i < ids.size(); ++i)
+        ids[i] = i;
+    model_.hosts = biggest_first<HostRow>(
+        std::move(ids), [&](std::uint32_t id) { return hosts_[id].counts.requests; },
+        [&](std::uint32_t id) { return std::move(hosts_[id]); });
+    using Tool = std::map<ToolKey, ToolCounts>::value_type*;
+    std::vector<Tool> tools;
+    for (auto& entry : tools_)
+        tools.push_back(&entry);
+    model_.tools = biggest_first<ToolRow>(
+        std::move(tools),
+        [](Tool t) { return t->second.called + t->second.refused + t->second.hidden; },
+        [](Tool t) {
+            return ToolRow{t->first.first,    t->first.second,  t->second.called,
+                           t->second.refused, t->second.hidden, std::move(t->second.lines)};
+        });
     for (auto& [_, row] : other_kinds_)
         model_.other_kinds.push_back(std::move(row));
     choose_shown_lines(egress_log::whole_lines(text));
