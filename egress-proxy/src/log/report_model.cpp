@@ -162,8 +162,8 @@ public:
 
     void unreadable(std::size_t number) { model_.unreadable.add(number, limits_.ranges_per_row); }
 
-    ReportModel finish(std::string_view text, const egress_log::VerifyReport& verification,
-                       std::string_view source);
+    ReportModel finish(const std::vector<std::string_view>& lines,
+                       const egress_log::VerifyReport& verification, std::string_view source);
 
 private:
     std::uint32_t host_id(std::string_view host) {
@@ -343,7 +343,8 @@ void Aggregator::choose_shown_lines(const std::vector<std::string_view>& lines) 
     }
 }
 
-ReportModel Aggregator::finish(std::string_view text, const egress_log::VerifyReport& verification,
+ReportModel Aggregator::finish(const std::vector<std::string_view>& lines,
+                               const egress_log::VerifyReport& verification,
                                std::string_view source) {
     model_.source = std::string(source);
     model_.verification = verification;
@@ -371,7 +372,7 @@ ReportModel Aggregator::finish(std::string_view text, const egress_log::VerifyRe
         });
     for (auto& [_, row] : other_kinds_)
         model_.other_kinds.push_back(std::move(row));
-    choose_shown_lines(egress_log::whole_lines(text));
+    choose_shown_lines(lines);
     return std::move(model_);
 }
 
@@ -413,7 +414,7 @@ ReportModel build_report(std::string_view text, const egress_log::VerifyReport& 
         else
             aggregator.unknown_kind(name, number);
     }
-    return aggregator.finish(text, verification, source);
+    return aggregator.finish(lines, verification, source);
 }
 
 std::string signing_key(const ReportModel& model) {
