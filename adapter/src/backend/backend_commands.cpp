@@ -182,7 +182,8 @@ void setup_list(CLI::App& app, BackendContext& context) {
 void setup_egress_log(CLI::App& app, BackendContext& context) {
     auto options = std::make_shared<commands::EgressLogOptions>();
     CLI::App* sub = app.add_subcommand(
-        "egress-log", "Print the sandbox's egress log (JSON lines), verify or summarise it");
+        "egress-log",
+        "Print the sandbox's egress log (JSON lines), verify, summarise or report on it");
     sub->add_option("id", options->id, "The sandbox ID (12 hex digits)")->required();
     auto* follow = sub->add_flag("-f,--follow", options->follow, context.texts.egress_log_follow);
     auto* verify = sub->add_flag("--verify", options->verify, context.texts.egress_log_verify);
@@ -190,18 +191,29 @@ void setup_egress_log(CLI::App& app, BackendContext& context) {
                                   "Hosts, refusals, secrets, MCP tools, time range, and "
                                   "whether the chain verified (exit 1 when it did not)");
     auto* json = sub->add_flag("--json", options->json, "With --summary: one JSON object");
-    follow->excludes(verify)->excludes(summary);
-    verify->excludes(summary);
+    auto* report = sub->add_option("--report", options->report,
+                                   "Write a self-contained HTML page for a reviewer to FILE (- "
+                                   "for standard output): the verdict of --verify, a timeline of "
+                                   "requests per host, the tables of --summary linked to the log "
+                                   "lines they count (exit 1 when the log does not verify)");
+    report->type_name("FILE");
+    follow->excludes(verify)->excludes(summary)->excludes(report);
+    verify->excludes(summary)->excludes(report);
+    summary->excludes(report);
     json->needs(summary);
     sub->callback([&context, options] {
         guarded(context, [&] {
             const std::string id = commands::parse_sandbox_id(options->id);
-            if (!options->verify && !options->summary) {
+            if (!options->verify && !options->summary && options->report.empty()) {
                 context.backend.egress_log(id, context.out, options->follow);
                 return 0;
             }
+            if (!options->report.empty()) commands::check_report_file(options->report);
             const auto access = context.backend.egress_log_access(id);
             const auto copy = commands::take_log_copy(*access, context.err, context.program);
+            if (!options->report.empty())
+                return commands::write_log_report(copy, id, options->report, context.out,
+                                                  context.err);
             return commands::report_log_copy(copy, id, options->summary, options->json, context.out,
                                              context.err);
         });

@@ -47,4 +47,16 @@ LogCopy take_log_copy(EgressLogAccess& access, std::ostream& err, const std::str
 int report_log_copy(const LogCopy& copy, const std::string& id, bool summary, bool json,
                     std::ostream& out, std::ostream& err);
 
+// egress-log --report FILE, before anything is asked of the proxy: UsageError
+// unless FILE is "-" or a file that can be written in an existing directory.
+void check_report_file(const std::string& path);
+
+// egress-log --report FILE of sandbox `id`'s copy: the reviewer's HTML page
+// (egress-proxy/src/log/report_page.hpp) written to `path` (- for `out`);
+// when the copy does not verify, verify's words on `err` as well. Returns the
+// exit code (0 verified, 1 not); UsageError (exit 2) when `path` cannot be
+// written.
+int write_log_report(const LogCopy& copy, const std::string& id, const std::string& path,
+                     std::ostream& out, std::ostream& err);
+
 } // namespace osf::commands

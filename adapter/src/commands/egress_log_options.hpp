@@ -11,6 +11,7 @@ struct EgressLogOptions {
     bool verify = false;
     bool summary = false;
     bool json = false;
+    std::string report; // --report FILE: the HTML report (- for standard output)
 };
 
 } // namespace osf::commands

@@ -4,6 +4,7 @@
 #include "egress_log/log_chain.hpp"
 #include "egress_log/log_summary.hpp"
 #include "egress_log/log_verifier.hpp"
+#include "log/report_page.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -29,7 +30,19 @@ std::optional<std::string> read_whole(const std::string& path) {
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) return std::nullopt;
-    return std::string(std::istreambuf_iterator<char>(in), {});
+    // A regular file is read in one piece of its size, so that a large log is
+    // not held twice while a string grows; anything else (a pipe) as a stream.
+    std::string text;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec)) {
+        text.resize(static_cast<std::size_t>(std::filesystem::file_size(path, ec)));
+        in.read(text.data(), static_cast<std::streamsize>(text.size()));
+        text.resize(static_cast<std::size_t>(in.gcount()));
+        in.clear();
+    }
+    // The rest: all of a pipe, or lines written since the size was taken.
+    text.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return text;
 }
 
 int print_file(const std::filesystem::path& path) {
@@ -68,6 +81,31 @@ int follow_file(const std::filesystem::path& path) {
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     return exit_ok;
+}
+
+// The page, or a one-line error on stderr.
+bool write_whole(const std::string& path, const std::string& text) {
+    if (path == "-") {
+        std::cout << text;
+        std::cout.flush();
+        return static_cast<bool>(std::cout);
+    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (out) return true;
+    std::cerr << "egress-proxy: cannot write " << path << "\n";
+    return false;
+}
+
+// log report's log: FILE, else --state-dir's egress.jsonl (or --state-dir
+// itself when it names a file).
+std::string report_source(const std::string& file, const std::string& state_dir) {
+    if (!file.empty()) return file;
+    std::error_code ec;
+    if (std::filesystem::is_directory(state_dir, ec))
+        return (std::filesystem::path(state_dir) / "egress.jsonl").string();
+    return state_dir;
 }
 
 // The key to trust: --pubkey FILE (PEM), or nothing. Exits 2 through nullopt+message.
@@ -180,6 +218,21 @@ LogCommands::LogCommands(CLI::App& app, std::string& state_dir) : state_dir_(sta
     summary_->add_option("--pubkey", pubkey_, "The published key (log-key.pub, PEM)");
     summary_->add_flag("--json", json_, "One JSON object instead of text");
 
+    report_ = log_->add_subcommand(
+        "report", "One self-contained HTML page for a reviewer: the verdict, a timeline of "
+                  "requests per host, the summary's tables linked to the lines they count");
+    report_->add_option("file", file_,
+                        "The log (- for standard input); without it, the state "
+                        "directory's egress.jsonl");
+    report_
+        ->add_option("--state-dir", state_dir_,
+                     "The proxy's state directory (its egress.jsonl is read), or a log file")
+        ->capture_default_str();
+    report_->add_option("--pubkey", pubkey_, "The published key (log-key.pub, PEM)");
+    report_->add_option("-o,--output", output_, "The page to write (- for standard output)")
+        ->required()
+        ->type_name("FILE");
+
     checkpoint_ = log_->add_subcommand(
         "checkpoint", "Ask the running proxy to sign its log now; prints the checkpoint line");
     checkpoint_->add_option("--state-dir", state_dir_, "The proxy's state directory")
@@ -193,7 +246,7 @@ std::optional<int> LogCommands::run() const {
     if (!log_->parsed()) return std::nullopt;
     const std::filesystem::path state_dir(state_dir_);
     if (checkpoint_->parsed()) return request_checkpoint(state_dir, timeout_seconds_);
-    if (!verify_->parsed() && !summary_->parsed())
+    if (!verify_->parsed() && !summary_->parsed() && !report_->parsed())
         return follow_ ? follow_file(state_dir / "egress.jsonl")
                        : print_file(state_dir / "egress.jsonl");
 
@@ -202,13 +255,19 @@ std::optional<int> LogCommands::run() const {
         std::cerr << "egress-proxy: " << trusted.problem << "\n";
         return exit_usage;
     }
-    const auto text = read_whole(file_);
+    const std::string file = report_->parsed() ? report_source(file_, state_dir_) : file_;
+    const auto text = read_whole(file);
     if (!text) {
-        std::cerr << "egress-proxy: cannot read " << file_ << "\n";
+        std::cerr << "egress-proxy: cannot read " << file << "\n";
         return exit_usage;
     }
     const auto report = egress_log::verify_log(*text, trusted.key);
-    const std::string name = file_ == "-" ? "(stdin)" : file_;
+    const std::string name = file == "-" ? "(stdin)" : file;
+    if (report_->parsed()) {
+        if (!write_whole(output_, log::render_report(*text, report, name))) return exit_usage;
+        if (!report.ok) std::cerr << egress_log::describe(report, name);
+        return report.ok ? exit_ok : exit_failure;
+    }
     if (verify_->parsed()) {
         (report.ok ? std::cout : std::cerr) << egress_log::describe(report, name);
         if (!report.ok) return exit_failure;

@@ -1,7 +1,7 @@
 // egress-proxy's `log` subcommands: print or follow the log, verify its chain
-// and checkpoints, summarise it for a reviewer, ask the running proxy for a
-// checkpoint. The checks themselves are contracts/egress_log (pure); this is
-// the file and process handling around them.
+// and checkpoints, summarise it for a reviewer (as text, JSON or an HTML
+// report), ask the running proxy for a checkpoint. The checks themselves are contracts/egress_log
+// (pure); this is the file and process handling around them.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -24,10 +24,12 @@ private:
     CLI::App* log_ = nullptr;
     CLI::App* verify_ = nullptr;
     CLI::App* summary_ = nullptr;
+    CLI::App* report_ = nullptr;
     CLI::App* checkpoint_ = nullptr;
     bool follow_ = false;
     std::string file_;
     std::string pubkey_;
+    std::string output_;
     bool json_ = false;
     bool require_final_ = false;
     int timeout_seconds_ = 10;

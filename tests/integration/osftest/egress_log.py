@@ -113,3 +113,46 @@ def summary_as_expected(summary: dict) -> dict:
         "mcp": {m["server"]: {"called": m["called"], "refused": m["refused"], "toolsRemoved": m["toolsRemoved"]}
                 for m in summary["mcp"]},
     }
+
+
+def display_label(name: str) -> str:
+    """A name from the log as `log summary` and the HTML report show it (written again from
+    contracts/egress_log/log_summary.hpp): bare when every character is printable ASCII other
+    than space, `"`, `\\` and `;`, else quoted with `"` and `\\` escaped, control characters as
+    `\\xNN` and every non-ASCII character as `\\u{X}`."""
+    if name and all(0x20 < ord(c) < 0x7f and c not in '"\\;' for c in name):
+        return name
+    out = []
+    for c in name:
+        o = ord(c)
+        if c in '"\\':
+            out.append("\\" + c)
+        elif o < 0x20 or o == 0x7f:
+            out.append(f"\\x{o:02x}")
+        elif o < 0x80:
+            out.append(c)
+        else:
+            out.append(f"\\u{{{o:x}}}")
+    return '"' + "".join(out) + '"'
+
+
+def shown_name(name: str, max_chars: int = 512) -> str:
+    """display_label() as the HTML report shows it: cut after `max_chars` characters (never
+    inside an escape), then "… (N bytes)"."""
+    shown = display_label(name)
+    if len(shown) <= max_chars:
+        return shown
+    units, i = [], 0
+    while i < len(shown):  # one escape or one character per unit
+        if shown[i] == "\\" and i + 1 < len(shown):
+            end = {"x": i + 4, "u": shown.find("}", i) + 1}.get(shown[i + 1], i + 2)
+        else:
+            end = i + 1
+        units.append(shown[i:end])
+        i = end
+    kept = ""
+    for unit in units:
+        if len(kept) + len(unit) > max_chars:
+            break
+        kept += unit
+    return kept + f"\u2026 ({len(name.encode())} bytes)"
