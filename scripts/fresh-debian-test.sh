@@ -6,7 +6,8 @@
 #      network settings (proxy, release-file validity), and the /etc/hosts the Debian
 #      installer writes (localhost only);
 #   3. clones this repository's HEAD into it (/root/osf-sandbox; committed work only);
-#   4. in the root (as root, in its own mount and PID namespaces: /proc, /sys, /dev and a
+#   4. in the root (as root, in its own mount and PID namespaces: /proc, /sys with the
+#      machine's cgroup hierarchies, /dev and a
 #      fresh /run, the root made "/" with pivot_root, so it is no chroot), runs
 #        ./scripts/install-deps.sh            (timed alone; test.sh repeats it as a no-op)
 #        ./scripts/test.sh                    every CTest test once: OSF_SKIP_ASAN=1, OSF_FUZZ_SECONDS=0
@@ -19,6 +20,7 @@
 #   sudo ./scripts/fresh-debian-test.sh [WORKDIR]     (default build/fresh-debian)
 #   OSF_FRESH_FULL=1     test.sh with its fuzz and ASan passes too (as in the README, ~2x longer)
 #   OSF_FRESH_KEEP=1     keep WORKDIR/root afterwards (it is removed on success otherwise)
+#   OSF_BROWSER_TESTS=1  passed in: install-deps.sh adds Chromium, the report's rendering tests run
 # Exit: 0 when both commands passed, 1 when one failed, 2 on bad usage or a machine
 # that cannot build the root (not root, no debootstrap). Timings: WORKDIR/timings.txt.
 set -euo pipefail
@@ -116,6 +118,8 @@ shift
 mount --bind "$root" "$root"
 mount -t proc proc "$root/proc"
 mount -t sysfs sysfs "$root/sys"
+# The cgroup hierarchies systemd mounts on an installed machine (a new sysfs has none).
+mount --rbind /sys/fs/cgroup "$root/sys/fs/cgroup"
 mount --rbind /dev "$root/dev"
 mount -t tmpfs -o mode=0755 tmpfs "$root/run"
 mkdir -p "$root/.old-root"
@@ -131,7 +135,7 @@ test_env=(OSF_SKIP_ASAN=1 OSF_FUZZ_SECONDS=0)
 [ -z "${OSF_FRESH_FULL:-}" ] || test_env=()
 in_root() {
   unshare --mount --pid --fork --kill-child --propagation private \
-    /bin/bash "$work/enter-root.sh" "$root" CI="${CI:-}" "$@"
+    /bin/bash "$work/enter-root.sh" "$root" CI="${CI:-}" OSF_BROWSER_TESTS="${OSF_BROWSER_TESTS:-}" "$@"
 }
 
 failed=0

@@ -152,6 +152,16 @@ NON_WEBSOCKET_UPGRADES = [
     "Upgrade: H2C\r\nConnection: upgrade",
     "Upgrade: TLS/1.2\r\nConnection: Upgrade",
     "Upgrade: foo/1, h2c\r\nConnection: Upgrade",
+    # Issue 26, class 3: a list naming websocket too is not a WebSocket handshake (the
+    # upstream may pick h2c), nor is websocket with h2c's HTTP2-Settings beside it.
+    "Upgrade: h2c, websocket\r\nConnection: Upgrade, HTTP2-Settings\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n"
+    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13",
+    "Upgrade: websocket, h2c\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+    "Sec-WebSocket-Version: 13",
+    "Upgrade: websocket\r\nUpgrade: h2c\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+    "Sec-WebSocket-Version: 13",
+    "Upgrade: websocket\r\nConnection: Upgrade\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n"
+    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13",
 ]
 
 

@@ -208,7 +208,7 @@ def test_every_path_on_an_mcp_only_host_is_mcp(proxy, server, path):
                            statuses=(200,), reasons=("mcp-tool",))
 
 
-@pytest.mark.parametrize("path", ["/MCP", "/mcp/", "//mcp", "/./mcp", "/x/../mcp", "/%6dcp", "/%6Dcp", "/mcp?x=1",
+@pytest.mark.parametrize("path", ["/MCP", "/mcp/", "/./mcp", "/x/../mcp", "/%6dcp", "/%6Dcp", "/mcp?x=1",
                                   "/%2e/mcp", "/mcp/sub", "/mcp;x=1"])
 def test_spellings_of_the_mcp_path_on_a_mixed_host_are_mcp(proxy, server, path):
     assert_never_forwarded(proxy, server, lambda: post(proxy, server, MIXED, path, json.dumps(call("delete_everything"))),

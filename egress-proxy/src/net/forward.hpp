@@ -252,6 +252,13 @@ boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
                       "the upstream switched protocols without being asked to");
         co_return result;
     }
+    if (res.result() == http::status::switching_protocols && !is_websocket_switch(res)) {
+        // Asked for websocket alone; h2c or any other protocol would carry frames the
+        // proxy never reads. (Its name is upstream text: not quoted.)
+        co_await fail(leg.client, ex, ErrorKind::upstream_protocol,
+                      "the upstream switched to a protocol other than websocket");
+        co_return result;
+    }
     // An echoed secret never reaches the sandbox: every form the proxy wrote is
     // put back to its placeholder, or the answer is refused.
     if (!ctx.config.secrets.mask_answer_head(res.base(), leg.out.echo_forms)) {

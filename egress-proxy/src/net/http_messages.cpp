@@ -129,6 +129,7 @@ void strip_hop_by_hop(http::fields& fields, bool keep_upgrade) {
     fields.erase(http::field::proxy_authenticate);
     fields.erase(http::field::te);
     fields.erase(http::field::trailer);
+    fields.erase(http::field::http2_settings); // only for an h2c upgrade, never forwarded
     if (keep_upgrade) {
         fields.set(http::field::connection, "Upgrade");
     } else {
@@ -155,6 +156,37 @@ bool asks_for_upgrade(const http::fields& fields) {
         }
     }
     return false;
+}
+
+namespace {
+
+bool upgrade_is_exactly_websocket(const http::fields& fields) {
+    if (fields.count(http::field::upgrade) != 1 || fields.count(http::field::http2_settings) != 0)
+        return false;
+    for (const auto& f : fields)
+        if (f.name() == http::field::unknown && beast_iequals(f.name_string(), "HTTP2_Settings"))
+            return false;
+    return lower(trim(fields[http::field::upgrade])) == "websocket";
+}
+
+} // namespace
+
+bool is_websocket_request(const http::fields& fields) {
+    if (!upgrade_is_exactly_websocket(fields)) return false;
+    for (auto it = fields.find(http::field::connection);
+         it != fields.end() && it->name() == http::field::connection; ++it) {
+        std::string_view value = it->value();
+        while (!value.empty()) {
+            const auto comma = value.find(',');
+            if (lower(trim(value.substr(0, comma))) == "upgrade") return true;
+            value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
+        }
+    }
+    return false;
+}
+
+bool is_websocket_switch(const http::fields& fields) {
+    return upgrade_is_exactly_websocket(fields);
 }
 
 std::string refusal_body(std::string_view host, std::string_view detail) {

@@ -34,6 +34,16 @@ std::string refusal_body(std::string_view host, std::string_view detail);
 // token list), "upgrade" among the Connection tokens, or HTTP2-Settings (h2c).
 bool asks_for_upgrade(const boost::beast::http::fields& fields);
 
+// True when the fields name exactly one protocol to switch to, and it is
+// WebSocket: "upgrade" among the Connection tokens (requests only), one
+// Upgrade field whose whole value is "websocket" (any case), no HTTP2-Settings.
+// "Upgrade: h2c, websocket" is not: the upstream may pick h2c, whose frames the
+// proxy never reads. A request asking for anything else goes up as a plain
+// request (Upgrade and HTTP2-Settings dropped); a 101 naming anything else is
+// refused.
+bool is_websocket_request(const boost::beast::http::fields& fields);
+bool is_websocket_switch(const boost::beast::http::fields& fields);
+
 // Beast adds the trailer fields of a chunked body to the message it parses the
 // body into (after the head was checked). Once a whole body has been read that
 // way: puts back `checked`, the head as it was before the read, and says

@@ -16,7 +16,6 @@
 #include "net/worker.hpp"
 
 #include <boost/beast/core/string.hpp>
-#include <boost/beast/websocket/rfc6455.hpp>
 #include <optional>
 #include <string>
 
@@ -197,7 +196,7 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
     const bool has_body = facts.has_body();
     OutgoingRequest out;
     out.head = req.method() == http::verb::head;
-    out.websocket = beast::websocket::is_upgrade(req);
+    out.websocket = is_websocket_request(req);
     const bool expect_continue = beast::iequals(req[http::field::expect], "100-continue");
     req.erase(http::field::expect);
     strip_hop_by_hop(req.base(), out.websocket);

@@ -136,13 +136,23 @@ std::string without_trailing_dots(std::string_view path) {
     return out;
 }
 
+// "//host/mcp" read as a network-path reference: the path after the authority.
+std::string without_authority(std::string_view path) {
+    std::size_t start = 0;
+    while (start < path.size() && (path[start] == '/' || path[start] == '\\')) ++start;
+    if (start < 2) return std::string(path);
+    const auto slash = path.find_first_of("/\\", start);
+    return slash == std::string_view::npos ? std::string("/") : std::string(path.substr(slash));
+}
+
 } // namespace
 
 // Under every reading (see the header): taking a request for MCP traffic by
 // mistake fails closed, the reverse fails open.
 bool path_is_under(std::string_view path, std::string_view prefix) {
     path = path.substr(0, path.find_first_of("?#"));
-    for (const std::string& written : {std::string(path), without_segment_parameters(path)}) {
+    for (const std::string& written : {std::string(path), without_segment_parameters(path),
+                                       without_authority(path)}) {
         if (normalized_is_under(written, prefix)) return true;
         const std::string decoded = fully_decoded(written);
         if (normalized_is_under(decoded, prefix) ||
@@ -155,6 +165,11 @@ bool path_is_under(std::string_view path, std::string_view prefix) {
 }
 
 std::string_view ambiguous_path(std::string_view path) {
+    // "//x/mcp" is a network-path reference (RFC 3986 4.2): WHATWG's URL with a
+    // base, Node's and Python's parsers read "x" as a host and route on "/mcp";
+    // an empty segment anywhere ("/.//x/mcp" resolves to "//x/mcp") is the same.
+    if (path.find("//") != std::string_view::npos)
+        return "an empty path segment ('//': URL parsers may read what follows as a host)";
     for (std::size_t i = 0; i < path.size(); ++i) {
         const auto c = static_cast<unsigned char>(path[i]);
         if (c == '#') return "a fragment ('#') in the request target";

@@ -21,13 +21,15 @@ std::string normalize_path(std::string_view path);
 // Every reading an origin server may route on is tried, and a match in any
 // of them counts: the path as written; with ";parameters" dropped; fully
 // percent-decoded with '\\' taken as '/'; and that with trailing dots and
-// spaces of each segment dropped (as Windows servers do: "/mcp." is "/mcp").
+// spaces of each segment dropped (as Windows servers do: "/mcp." is "/mcp");
+// and "//host/mcp" as a network-path reference (the path after "host").
 bool path_is_under(std::string_view path, std::string_view prefix);
 
 // Why a request path (the target up to '?') has no single reading that every
 // origin server routes on, or empty when it has one: an encoded '/', '\\',
 // '%' (decoded twice by some servers) or control character (NUL...), a raw
-// '\\', a '#' or a control character. Such a path is refused on a host with
+// '\\', a '#', a control character, or an empty segment ("//x/mcp" is host x's
+// "/mcp" to WHATWG, Node and Python URL parsers). Such a path is refused on a host with
 // an MCP endpoint, where guessing wrong would let MCP traffic pass unread.
 std::string_view ambiguous_path(std::string_view path);
 

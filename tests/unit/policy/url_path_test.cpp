@@ -63,7 +63,7 @@ TEST_CASE("spellings of an MCP path", "[path]") {
         {"/mcp..", false, true},       {"/mcp%20", false, true},     {"/mcp;x=1", false, true},
         {"/mcp;/x", false, true},      {"/mcp%3b/", false, true},    {"/%6dcp", false, true},
         {"/m%63p/", false, true},      {"/x/../mcp", false, true},   {"/x/%2e%2e/mcp", false, true},
-        {"/./mcp", false, true},       {"//mcp", false, true},       {"/mcp/x", false, true},
+        {"/./mcp", false, true},       {"//mcp", true, true},       {"/mcp/x", false, true},
         {"/mcp%2f", true, true},       {"/mcp%2F", true, true},      {"/x/..%2fmcp", true, true},
         {"/x%2f..%2fmcp", true, true}, {"/mcp%5c", true, true},      {"/mcp%5C", true, true},
         {"/mcp%00", true, true},       {"/mcp%0a", true, false},     {"/mcp%252f", true, false},
@@ -71,6 +71,15 @@ TEST_CASE("spellings of an MCP path", "[path]") {
         {"/mcp%", true, false},        {"/mcp%zz", true, false},     {"/mcpx", false, false},
         {"/other", false, false},      {"/other/mcp", false, false}, {"/mc%70x", false, false},
         {"/a%20b/c", false, false},    {"/x.y/z", false, false},
+        // Issue 26, class 2: network-path references and empty segments, read by
+        // WHATWG (Node's `new URL(target, base)`) and Python's urlsplit as host "x"
+        // with path "/mcp" (tests/integration/test_bypass_mcp_targets.py checks the
+        // readings against the real parsers).
+        {"//x/mcp", true, true},       {"//other.test/mcp", true, true},
+        {"///mcp", true, true},        {"////x/mcp", true, true},    {"/.//x/mcp", true, false},
+        {"//x/./mcp", true, true},     {"//x:80/mcp", true, true},   {"//@x/mcp", true, true},
+        {"//x/MCP/", true, true},      {"//x", true, false},         {"/a//b", true, false},
+        {"//x/other", true, false},
     };
     for (const auto& c : cases) {
         INFO(c.path);

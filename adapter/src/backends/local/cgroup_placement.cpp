@@ -129,12 +129,16 @@ CgroupPlacement place_v1(const std::string& id, const osf::Spec& spec, bool crea
     CgroupPlacement place;
     place.version = 1;
     const auto hierarchies = v1_hierarchies();
+    if (hierarchies.empty()) {
+        place.reason = "no cgroup hierarchy is mounted at /sys/fs/cgroup";
+        return place;
+    }
     std::map<std::string, std::string> dirs; // controller -> the sandbox's directory
+    std::string unmounted;                   // the controllers the spec needs that v1 lacks
     for (const auto& controller : needed_controllers(spec)) {
         const auto found = hierarchies.find(controller);
         if (found == hierarchies.end()) {
-            if (place.reason.empty())
-                place.reason = "cgroup v1 has no " + controller + " controller mounted here";
+            unmounted += (unmounted.empty() ? "" : ", ") + controller;
             continue;
         }
         const std::string parent =
@@ -147,6 +151,8 @@ CgroupPlacement place_v1(const std::string& id, const osf::Spec& spec, bool crea
         place.controllers.push_back(controller);
         dirs[controller] = parent + "/osf-sandbox-" + id;
     }
+    if (!unmounted.empty() && place.reason.empty())
+        place.reason = "cgroup v1 here mounts no " + unmounted + " controller";
     if (!create) return place;
     std::vector<std::string> made_for;
     for (const auto& [controller, dir] : dirs) {
