@@ -80,6 +80,7 @@ enum class ErrorKind : std::uint8_t {
     client_tls,        // an allowed CONNECT whose client TLS handshake failed
     no_request,        // an allowed CONNECT that carried no request
     aborted,           // the exchange was cut short inside the proxy (shutdown, exception)
+    upstream_limit,    // the answer's head, a chunk-size line or its trailers over a ceiling
 };
 
 // The names as written in the log (and the X-Osf-Refused-By header). A switch
@@ -150,6 +151,8 @@ constexpr std::string_view to_string(ErrorKind e) noexcept {
         return "no-request";
     case ErrorKind::aborted:
         return "aborted";
+    case ErrorKind::upstream_limit:
+        return "upstream-limit";
     }
     return {};
 }
@@ -172,7 +175,7 @@ inline constexpr std::array<RefusalReason, 12> all_refusal_reasons = {
     RefusalReason::mcp_upgrade,
     RefusalReason::secret_cleartext,
     RefusalReason::secret_echo};
-inline constexpr std::array<ErrorKind, 11> all_error_kinds = {ErrorKind::dns,
+inline constexpr std::array<ErrorKind, 12> all_error_kinds = {ErrorKind::dns,
                                                               ErrorKind::upstream_connect,
                                                               ErrorKind::upstream_tls,
                                                               ErrorKind::upstream_reset,
@@ -182,7 +185,8 @@ inline constexpr std::array<ErrorKind, 11> all_error_kinds = {ErrorKind::dns,
                                                               ErrorKind::client_timeout,
                                                               ErrorKind::client_tls,
                                                               ErrorKind::no_request,
-                                                              ErrorKind::aborted};
+                                                              ErrorKind::aborted,
+                                                              ErrorKind::upstream_limit};
 
 namespace detail {
 template <class Enum, std::size_t N>

@@ -45,15 +45,25 @@ http::response<http::string_body> answer(const http::request<http::string_body>&
     return res;
 }
 
+// GET /healthz, /readyz and /metrics need no body and a small head.
+constexpr std::uint32_t kAdminHeadBytes = 8 * 1024;
+constexpr std::uint64_t kAdminBodyBytes = 4 * 1024;
+constexpr std::size_t kAdminReadBytes = 16 * 1024;
+
 asio::awaitable<void> serve(tcp::socket socket, const AdminHandlers& handlers) {
     beast::tcp_stream stream(std::move(socket));
-    beast::flat_buffer buffer;
+    // Bounded as the proxy's own connections are: a chunk-size line or trailer
+    // section that never ends fills the buffer and ends the connection.
+    beast::flat_buffer buffer{kAdminReadBytes};
     for (;;) {
-        http::request<http::string_body> req;
+        http::request_parser<http::string_body> parser;
+        parser.header_limit(kAdminHeadBytes);
+        parser.body_limit(kAdminBodyBytes);
         stream.expires_after(std::chrono::seconds(30));
         auto [ec, n] =
-            co_await http::async_read(stream, buffer, req, asio::as_tuple(asio::use_awaitable));
-        if (ec) break; // closed, timed out or garbage: nothing to answer
+            co_await http::async_read(stream, buffer, parser, asio::as_tuple(asio::use_awaitable));
+        if (ec) break; // closed, timed out, over a limit or garbage: nothing to answer
+        auto req = parser.release();
         auto res = answer(req, handlers);
         auto [wec, wn] =
             co_await http::async_write(stream, res, asio::as_tuple(asio::use_awaitable));

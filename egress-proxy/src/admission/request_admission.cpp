@@ -139,6 +139,10 @@ private:
         if (request_.unframed_coding())
             return refuse(http::status::bad_request, RefusalReason::bad_request,
                           "a Transfer-Encoding that does not end in chunked");
+        // RFC 9110 9.3.8: a TRACE request has no content (and Beast would not frame one).
+        if (request_.trace && request_.has_body())
+            return refuse(http::status::bad_request, RefusalReason::bad_request,
+                          "a TRACE request with a body");
 
         // The Host header must name the same destination (no domain fronting).
         if (request_.host_fields == 0 || request_.host_field.empty()) {
@@ -166,6 +170,14 @@ private:
             plan_.mcp = found == policy_.mcp_servers.end() ? nullptr : &found->second;
             // MCP traffic is read message by message: an upgrade (WebSocket, h2c, any
             // token) would carry tool calls in frames the proxy never reads.
+            // The message is read as the upstream will read it, or not at all: a
+            // coding on top of chunked, or a second Content-Encoding, would be.
+            if (request_.other_transfer_coding)
+                return refuse(http::status::bad_request, RefusalReason::bad_request,
+                              "a transfer coding other than chunked on an MCP message");
+            if (request_.content_encoding_fields > 1)
+                return refuse(http::status::bad_request, RefusalReason::bad_request,
+                              "more than one Content-Encoding field on an MCP message");
             if (request_.asks_for_upgrade)
                 return refuse(http::status::forbidden, RefusalReason::mcp_upgrade,
                               "an MCP endpoint is not upgraded to another protocol "

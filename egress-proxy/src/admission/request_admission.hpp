@@ -39,7 +39,11 @@ struct RequestFacts {
     bool chunked = false;           // the body is chunked (the last coding)
     std::optional<std::uint64_t> content_length;
     bool asks_for_upgrade = false; // any protocol upgrade (see asks_for_upgrade)
-    std::optional<Tunnel> tunnel;  // absent: the proxy-facing connection
+    bool trace = false;            // the method is TRACE (which has no content)
+    // A Transfer-Encoding that is not exactly one "chunked" ("gzip, chunked").
+    bool other_transfer_coding = false;
+    std::size_t content_encoding_fields = 0;
+    std::optional<Tunnel> tunnel; // absent: the proxy-facing connection
     // Whether the head (hop-by-hop fields removed) holds a secret placeholder;
     // asked only where secrets are substituted. Null: it holds none.
     std::function<bool()> carries_placeholder;

@@ -33,6 +33,12 @@ struct Limits {
     std::chrono::seconds idle_timeout{300};  // keep-alive wait and any stalled body transfer
     std::chrono::seconds upstream_timeout{
         30}; // DNS + connect + TLS handshake, and the response head
+
+    // The most a connection's read buffer (client or upstream) ever holds: a
+    // head and one read past it. A chunk-size line (with its extensions) or a
+    // trailer section must fit in it too, which Beast's header_limit does not
+    // cover; past it the read fails (http::error::buffer_overflow).
+    std::size_t read_buffer_bytes() const { return max_header_bytes + 64 * 1024; }
 };
 
 struct ProxyOptions {
@@ -70,8 +76,8 @@ using Getenv = std::function<std::optional<std::string>(const std::string&)>;
 
 // Checks the options (the one place they are validated beyond their syntax),
 // reads the spec file, OSF_SANDBOX_HOST_ALIASES, OSF_UPSTREAM_CA_BUNDLE (when
-// --upstream-ca is not given) and the secrets, and builds the policies from them. Returns the configuration, or
-// one line naming the problem (never a secret value).
+// --upstream-ca is not given) and the secrets, and builds the policies from them. Returns the
+// configuration, or one line naming the problem (never a secret value).
 std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const Getenv& getenv,
                                                    const secrets::SourceEnvironment& sources);
 

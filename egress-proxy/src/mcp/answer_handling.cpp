@@ -23,8 +23,8 @@ AnswerDecision decide_answer(const ServerPolicy& policy, const AnswerFacts& answ
     // JSON or an event stream the proxy would read differently from the client
     // (another charset, a malformed parameter): unreadable, whatever the status.
     if (type.type != MediaType::Other && !type.readable_parameters)
-        return refuse("the MCP server answered with content type \"" + type.essence +
-                      "\" with parameters the proxy does not read");
+        return refuse("the MCP server answered JSON or an event stream with content type "
+                      "parameters the proxy does not read");
     if (type.type == MediaType::EventStream) return {AnswerHandling::FilterSse, {}};
     if (type.type == MediaType::Json) {
         // Checked before a string body would reserve what the length says.
@@ -32,10 +32,13 @@ AnswerDecision decide_answer(const ServerPolicy& policy, const AnswerFacts& answ
             return refuse("the MCP server's answer is over the size limit");
         return {AnswerHandling::FilterJson, {}};
     }
+    // The details never quote the answer's own text: it may hold a substituted
+    // value in a form mask_answer_head does not know (upper-cased, say).
     // 202 "Accepted" and error answers (4xx, 5xx) carry no tool list: they pass.
     const bool success = answer.status >= 200 && answer.status < 300;
     if (success && answer.status != 202)
-        return refuse("the MCP server answered with content type \"" + type.essence + "\"");
+        return refuse("the MCP server answered with a content type other than JSON or an "
+                      "event stream");
     return {AnswerHandling::Relay, {}};
 }
 

@@ -22,10 +22,15 @@ std::optional<std::string> legacy_substitute_body(const RequestVerdict& verdict,
     } else {
         answers.push_back(root);
     }
+    // An id the registry cannot hold: the proxy answers the POST itself instead.
+    for (auto answer : answers) {
+        auto id = tape->member(answer, "id");
+        if (!id || !SessionRegistry::recordable(session_id, canonical_json(tape->span(*id))))
+            return std::nullopt;
+    }
     std::vector<std::string> pings;
     for (auto answer : answers) {
         auto id = tape->member(answer, "id");
-        if (!id) return std::nullopt;
         registry.expect_refusal(session_id, canonical_json(tape->span(*id)),
                                 std::string(tape->span(answer)));
         pings.push_back(R"({"jsonrpc":"2.0","id":)" + std::string(tape->span(*id)) +

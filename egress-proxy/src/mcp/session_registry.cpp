@@ -6,39 +6,92 @@
 
 namespace osf::mcp {
 
-SessionRegistry::SessionRegistry(std::size_t max_sessions, std::size_t max_pending_per_session)
+SessionRegistry::SessionRegistry(std::size_t max_sessions, std::size_t max_pending_per_session,
+                                 std::size_t max_bytes, std::chrono::seconds max_idle, Clock now)
     : max_sessions_(std::max<std::size_t>(1, max_sessions)),
-      max_pending_per_session_(std::max<std::size_t>(1, max_pending_per_session)) {}
+      max_pending_per_session_(std::max<std::size_t>(1, max_pending_per_session)),
+      max_bytes_(max_bytes), max_idle_(max_idle), now_(std::move(now)) {}
+
+bool SessionRegistry::recordable(std::string_view session_id, std::string_view request_id) {
+    return session_id.size() <= kMaxIdBytes && request_id.size() <= kMaxIdBytes;
+}
+
+void SessionRegistry::erase_locked(Sessions::iterator it) {
+    bytes_ -= it->second.bytes;
+    by_age_.erase(it->second.created);
+    sessions_.erase(it);
+}
+
+void SessionRegistry::trim_locked(const std::string* keep) {
+    const auto now = now_();
+    // Idle sessions, looked for at most once a second (a walk over all of them).
+    if (now - last_sweep_ >= std::chrono::seconds(1)) {
+        last_sweep_ = now;
+        for (auto it = sessions_.begin(); it != sessions_.end();) {
+            auto next = std::next(it);
+            if (now - it->second.touched >= max_idle_ && (!keep || it->first != *keep))
+                erase_locked(it);
+            it = next;
+        }
+    }
+    for (auto oldest = by_age_.begin(); bytes_ > max_bytes_ && oldest != by_age_.end();) {
+        auto next = std::next(oldest);
+        if (!keep || oldest->second != *keep) erase_locked(sessions_.find(oldest->second));
+        oldest = next;
+    }
+}
 
 SessionRegistry::Session& SessionRegistry::session_locked(std::string_view session_id) {
     auto it = sessions_.find(session_id);
     if (it == sessions_.end()) {
-        if (sessions_.size() >= max_sessions_) {
-            auto oldest = by_age_.begin();
-            sessions_.erase(oldest->second);
-            by_age_.erase(oldest);
-        }
+        if (sessions_.size() >= max_sessions_)
+            erase_locked(sessions_.find(by_age_.begin()->second));
         Session session;
         session.created = next_sequence_++;
+        session.bytes = session_id.size();
+        bytes_ += session.bytes;
         by_age_.emplace(session.created, std::string(session_id));
         it = sessions_.emplace(std::string(session_id), std::move(session)).first;
     }
+    it->second.touched = now_();
     return it->second;
 }
 
 void SessionRegistry::expect_tools_list(std::string_view session_id, std::string_view request_id) {
+    if (!recordable(session_id, request_id)) return;
     std::lock_guard lock(mutex_);
-    auto& pending = session_locked(session_id).pending_ids;
-    if (pending.size() >= max_pending_per_session_) pending.pop_front();
+    auto& session = session_locked(session_id);
+    auto& pending = session.pending_ids;
+    if (pending.size() >= max_pending_per_session_) {
+        session.bytes -= pending.front().size();
+        bytes_ -= pending.front().size();
+        pending.pop_front();
+    }
     pending.emplace_back(request_id);
+    session.bytes += request_id.size();
+    bytes_ += request_id.size();
+    const std::string keep(session_id);
+    trim_locked(&keep);
 }
 
 void SessionRegistry::expect_refusal(std::string_view session_id, std::string_view request_id,
                                      std::string answer) {
+    if (!recordable(session_id, request_id)) return;
     std::lock_guard lock(mutex_);
-    auto& refusals = session_locked(session_id).refusals;
-    if (refusals.size() >= max_pending_per_session_) refusals.pop_front();
+    auto& session = session_locked(session_id);
+    auto& refusals = session.refusals;
+    if (refusals.size() >= max_pending_per_session_) {
+        const auto size = refusals.front().first.size() + refusals.front().second.size();
+        session.bytes -= size;
+        bytes_ -= size;
+        refusals.pop_front();
+    }
+    const auto size = request_id.size() + answer.size();
     refusals.emplace_back(std::string(request_id), std::move(answer));
+    session.bytes += size;
+    bytes_ += size;
+    const std::string keep(session_id);
+    trim_locked(&keep);
 }
 
 std::optional<std::string> SessionRegistry::take_refusal(std::string_view session_id,
@@ -49,6 +102,9 @@ std::optional<std::string> SessionRegistry::take_refusal(std::string_view sessio
     auto& refusals = it->second.refusals;
     for (auto r = refusals.begin(); r != refusals.end(); ++r) {
         if (r->first == request_id) {
+            const auto size = r->first.size() + r->second.size();
+            it->second.bytes -= size;
+            bytes_ -= size;
             std::string answer = std::move(r->second);
             refusals.erase(r);
             return answer;
@@ -70,7 +126,10 @@ bool SessionRegistry::take_tools_list(std::string_view session_id, std::string_v
     auto& pending = it->second.pending_ids;
     auto id = std::find(pending.begin(), pending.end(), request_id);
     if (id == pending.end()) return false;
+    it->second.bytes -= id->size();
+    bytes_ -= id->size();
     pending.erase(id);
+    it->second.touched = now_();
     return true;
 }
 
@@ -78,13 +137,17 @@ void SessionRegistry::forget(std::string_view session_id) {
     std::lock_guard lock(mutex_);
     auto it = sessions_.find(session_id);
     if (it == sessions_.end()) return;
-    by_age_.erase(it->second.created);
-    sessions_.erase(it);
+    erase_locked(it);
 }
 
 std::size_t SessionRegistry::session_count() const {
     std::lock_guard lock(mutex_);
     return sessions_.size();
+}
+
+std::size_t SessionRegistry::bytes() const {
+    std::lock_guard lock(mutex_);
+    return bytes_;
 }
 
 namespace {

@@ -47,6 +47,22 @@ inline bool is_malformed_message(const boost::beast::error_code& ec) {
            ec != http::error::need_more && ec != http::error::need_buffer;
 }
 
+// A read that met a ceiling: the connection's read buffer (a chunk-size line or
+// trailer section that does not fit, Limits::read_buffer_bytes) or a head limit.
+inline bool is_over_ceiling(const boost::beast::error_code& ec) {
+    namespace http = boost::beast::http;
+    return ec == http::error::buffer_overflow || ec == http::error::header_limit;
+}
+
+// How a failed read of the upstream's answer (head or body) is logged, on every
+// path (plain, MCP JSON, MCP event stream): one mapping, so they cannot drift.
+inline ErrorKind answer_read_error(const boost::beast::error_code& ec) {
+    if (ec == boost::beast::error::timeout) return ErrorKind::upstream_timeout;
+    if (is_over_ceiling(ec)) return ErrorKind::upstream_limit;
+    if (is_malformed_message(ec)) return ErrorKind::upstream_protocol;
+    return ErrorKind::upstream_reset;
+}
+
 // Parses into `p` what has already arrived, without waiting: bytes in `buffer`
 // and what the stream can hand out without a wait (read_arrived). A burst of
 // events or chunks then goes out as one write, and unlike another read it

@@ -89,7 +89,7 @@ asio::awaitable<void> answer_bad_request(ProxyRuntime& ctx, Stream& stream,
         const auto target = req.target();
         ex.rec.path = std::string(target.substr(0, target.find('?')));
     }
-    const bool too_big = ec == http::error::header_limit;
+    const bool too_big = is_over_ceiling(ec);
     co_await refuse(stream, ex,
                     too_big ? http::status::request_header_fields_too_large
                             : http::status::bad_request,
@@ -262,7 +262,7 @@ asio::awaitable<void> run_client_session(ProxyRuntime& ctx, Worker& worker, tcp:
     ctx.metrics.connections_total.fetch_add(1, std::memory_order_relaxed);
     beast::tcp_stream stream(std::move(socket));
     ClientRegistration registration(worker, conn.id, &stream.socket());
-    beast::flat_buffer buffer;
+    beast::flat_buffer buffer{ctx.config.limits().read_buffer_bytes()};
     ClientSession<beast::tcp_stream> session{ctx,          worker,  stream, buffer,
                                              registration, nullptr, conn};
     co_await serve_requests(session);

@@ -57,6 +57,14 @@ boost::asio::awaitable<bool> send_request(ExchangeLeg<Client, Up>& leg, ForwardR
             co_await relay_body(leg.up, leg.client, leg.client_buffer, *out.streamed, framer, chunk,
                                 false, ex.ctx.config.limits().idle_timeout, ex.rec.bytes_up);
         hec = ec;
+        if (ec && client_side && is_over_ceiling(ec)) {
+            ex.client_keep = false;
+            co_await refuse(leg.client, ex, http::status::payload_too_large, RefusalReason::limit,
+                            "a chunk-size line or trailer section over " +
+                                std::to_string(ex.ctx.config.limits().read_buffer_bytes()) +
+                                " bytes");
+            co_return false;
+        }
         if (ec && client_side && is_malformed_message(ec)) {
             // A body that is not valid HTTP framing (bad chunk size...): the
             // upstream connection is dropped unfinished, the sandbox gets a 400.
@@ -106,9 +114,7 @@ boost::asio::awaitable<bool> read_answer_head(
                 result.retry = true;
                 co_return false;
             }
-            co_await fail(leg.client, ex,
-                          ec == boost::beast::error::timeout ? ErrorKind::upstream_timeout
-                                                             : ErrorKind::upstream_reset,
+            co_await fail(leg.client, ex, answer_read_error(ec),
                           "reading the response: " + ec.message());
             co_return false;
         }
@@ -176,7 +182,7 @@ relay_answer(ExchangeLeg<Client, Up>& leg,
         boost::beast::error_code pec;
         prefilled = prefill_body(leg.up, leg.conn.buffer, rp, chunk, pec);
         if (pec) {
-            co_await fail(leg.client, ex, ErrorKind::upstream_reset,
+            co_await fail(leg.client, ex, answer_read_error(pec),
                           "reading the response: " + pec.message());
             co_return result;
         }
@@ -196,10 +202,7 @@ relay_answer(ExchangeLeg<Client, Up>& leg,
         co_await relay_body(leg.client, leg.up, leg.conn.buffer, rp, framer, chunk, prefilled, idle,
                             ex.rec.bytes_down, log_allowed);
     if (ec) {
-        ex.finish_error(upstream_side
-                            ? (ec == boost::beast::error::timeout ? ErrorKind::upstream_timeout
-                                                                  : ErrorKind::upstream_reset)
-                            : ErrorKind::client_closed,
+        ex.finish_error(upstream_side ? answer_read_error(ec) : ErrorKind::client_closed,
                         ex.rec.status);
         co_return result;
     }
@@ -264,7 +267,8 @@ boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
     if (!ctx.config.secrets.mask_answer_head(res.base(), leg.out.echo_forms)) {
         ex.client_keep = false;
         co_await refuse(leg.client, ex, http::status::bad_gateway, RefusalReason::secret_echo,
-                        "the answer names a secret in a header field name");
+                        "the answer names a secret in a header field name, or holds one "
+                        "where its placeholder would not fit");
         co_return result;
     }
     if (res.result() == http::status::switching_protocols) {

@@ -82,7 +82,7 @@ relay_mcp_event_stream(ExchangeLeg<Client, Up> leg,
         ec = co_await send(text, false);
     }
     if (ec) {
-        ex.finish_error(upstream_side ? ErrorKind::upstream_reset : ErrorKind::client_closed,
+        ex.finish_error(upstream_side ? answer_read_error(ec) : ErrorKind::client_closed,
                         ex.rec.status);
         co_return result;
     }
@@ -117,7 +117,7 @@ relay_mcp_json(ExchangeLeg<Client, Up> leg,
         co_return result;
     }
     if (ec) {
-        co_await fail(leg.client, ex, ErrorKind::upstream_reset,
+        co_await fail(leg.client, ex, answer_read_error(ec),
                       "reading the response: " + ec.message());
         co_return result;
     }

@@ -14,7 +14,9 @@
 #include "net/local_reply.hpp"
 #include "net/proxy_runtime.hpp"
 #include "net/worker.hpp"
+#include "text/ascii.hpp"
 
+#include <algorithm>
 #include <boost/beast/core/string.hpp>
 #include <optional>
 #include <string>
@@ -41,6 +43,12 @@ admission::RequestFacts request_facts(const RequestHead& head, const TunnelTarge
     facts.chunked = head.chunked();
     if (head.content_length()) facts.content_length = *head.content_length();
     facts.asks_for_upgrade = asks_for_upgrade(req);
+    facts.trace = req.method() == http::verb::trace;
+    facts.other_transfer_coding =
+        facts.transfer_encoding &&
+        (req.count(http::field::transfer_encoding) != 1 ||
+         !beast::iequals(text::trim(req[http::field::transfer_encoding]), "chunked"));
+    facts.content_encoding_fields = req.count(http::field::content_encoding);
     if (tunnel)
         facts.tunnel =
             admission::Tunnel{tunnel->host, tunnel->port, tunnel->tls, tunnel->sni_problem};
@@ -81,6 +89,13 @@ read_mcp_request(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
                                       RefusalReason::mcp_unreadable,
                                       "the MCP message is over the size limit");
         }
+        if (ec && is_over_ceiling(ec)) {
+            ex.client_keep = false;
+            co_return co_await refuse(
+                s.stream, ex, http::status::payload_too_large, RefusalReason::limit,
+                "a chunk-size line or trailer section over " +
+                    std::to_string(ctx.config.limits().read_buffer_bytes()) + " bytes");
+        }
         if (ec && is_malformed_message(ec)) {
             ex.client_keep = false;
             co_return co_await refuse(s.stream, ex, http::status::bad_request,
@@ -106,6 +121,21 @@ read_mcp_request(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
             ex.rec.tool += tool;
         }
         const auto session = mcp::session_id_from_url(target);
+        // The legacy transport's registry holds ids of a bounded size; a request
+        // whose ids it could not hold is refused rather than forwarded unrecorded.
+        const bool unrecordable =
+            session && verdict.action == mcp::RequestVerdict::Action::Forward &&
+            std::any_of(verdict.tools_list_ids.begin(), verdict.tools_list_ids.end(),
+                        [&](const std::string& id) {
+                            return !mcp::SessionRegistry::recordable(*session, id);
+                        });
+        if (unrecordable || (session && !mcp::SessionRegistry::recordable(*session, {}))) {
+            ex.client_keep = false;
+            co_return co_await refuse(
+                s.stream, ex, http::status::payload_too_large, RefusalReason::limit,
+                "a sessionId or request id over " +
+                    std::to_string(mcp::SessionRegistry::kMaxIdBytes) + " bytes");
+        }
         std::optional<std::string> substitute;
         if (verdict.action == mcp::RequestVerdict::Action::ReplyJsonRpc && session)
             substitute = mcp::legacy_substitute_body(verdict, *ctx.mcp_sessions, *session);
@@ -215,8 +245,18 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
     // One Content-Length, as parsed: equal duplicates ("5, 5") reach the upstream as one.
     if (head.content_length())
         req.set(http::field::content_length, std::to_string(*head.content_length()));
-    if (plan.substitute_secrets)
-        ex.rec.secrets = ctx.config.secrets.substitute(req.base(), &out.echo_forms);
+    if (plan.substitute_secrets) {
+        // Placeholders are short and values may be long: the head that goes up is
+        // bounded too (twice --max-header-bytes), and no field outgrows Beast's.
+        auto substituted = ctx.config.secrets.substitute_within(
+            req.base(), 2 * ctx.config.limits().max_header_bytes, &out.echo_forms);
+        if (!substituted.too_large.empty()) {
+            ex.client_keep = false; // its body, if any, is left unread
+            co_return co_await refuse(s.stream, ex, http::status::request_header_fields_too_large,
+                                      RefusalReason::limit, substituted.too_large);
+        }
+        ex.rec.secrets = std::move(substituted.names);
+    }
     req.target(plan.target);
     if (plan.host_field) req.set(http::field::host, *plan.host_field);
     req.version(11);

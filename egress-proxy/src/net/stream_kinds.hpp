@@ -5,6 +5,7 @@
 
 #include "net/tls_stream.hpp"
 
+#include <algorithm>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/buffer.hpp>
@@ -23,6 +24,9 @@ namespace osf::net {
 // never waits). Plain TCP has nothing more: what arrived is in `buffer`.
 inline std::size_t read_arrived(TlsStream& stream, boost::beast::flat_buffer& buffer,
                                 std::size_t reserve) {
+    // Never past the buffer's ceiling (prepare would throw): the next read reports it.
+    reserve = std::min(reserve, buffer.max_size() - buffer.size());
+    if (reserve == 0) return 0;
     auto space = buffer.prepare(reserve);
     clear_tls_errors();
     const int n = SSL_read(stream.native_handle(), space.data(), static_cast<int>(space.size()));

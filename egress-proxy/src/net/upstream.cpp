@@ -204,6 +204,7 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyRuntime& ctx, UpstreamPool
 
     auto connection = std::make_unique<UpstreamConnection>();
     connection->key = key;
+    connection->buffer.max_size(ctx.config.limits().read_buffer_bytes());
     const auto executor = co_await asio::this_coro::executor;
     beast::tcp_stream stream(executor);
     stream.expires_at(deadline);

@@ -24,6 +24,21 @@ void replace_all(http::fields& headers,
         headers.insert(name, value);
 }
 
+// Why `fields` cannot become a head of at most `max_head_bytes`, or empty.
+std::string too_large(const std::vector<std::pair<std::string, std::string>>& fields,
+                      std::size_t max_head_bytes) {
+    std::size_t total = 0;
+    for (const auto& [name, value] : fields) {
+        if (value.size() > SecretStore::kMaxFieldValue)
+            return "a header field over 64 KiB once secrets are substituted";
+        total += name.size() + value.size() + 4; // ": " and CRLF
+    }
+    if (total > max_head_bytes)
+        return "a head over " + std::to_string(max_head_bytes) +
+               " bytes once secrets are substituted";
+    return {};
+}
+
 void sort_unique(std::vector<std::string>& names) {
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
@@ -61,8 +76,15 @@ bool SecretStore::has_placeholder(const http::fields& headers) const {
 
 std::vector<std::string> SecretStore::substitute(http::fields& headers,
                                                  std::vector<EchoForm>* produced) const {
-    std::vector<std::string> used;
-    if (secrets_.empty()) return used;
+    return substitute_within(headers, static_cast<std::size_t>(-1), produced).names;
+}
+
+SecretStore::Substituted SecretStore::substitute_within(http::fields& headers,
+                                                        std::size_t max_head_bytes,
+                                                        std::vector<EchoForm>* produced) const {
+    Substituted result;
+    auto& used = result.names;
+    if (secrets_.empty()) return result;
 
     std::vector<std::pair<std::string, std::string>> rebuilt;
     bool changed = false;
@@ -81,9 +103,17 @@ std::vector<std::string> SecretStore::substitute(http::fields& headers,
         }
         rebuilt.emplace_back(std::string(field.name_string()), std::move(value));
     }
-    if (changed) replace_all(headers, rebuilt);
+    if (changed) {
+        result.too_large = too_large(rebuilt, max_head_bytes);
+        if (!result.too_large.empty()) {
+            if (produced) produced->clear();
+            used.clear();
+            return result;
+        }
+        replace_all(headers, rebuilt);
+    }
     sort_unique(used);
-    return used;
+    return result;
 }
 
 std::string SecretStore::redact(std::string_view text) const {
@@ -143,6 +173,7 @@ bool SecretStore::mask_answer_head(http::response_header<>& head,
                              framing ? std::string(field.value())
                                      : mask_forms(field.value(), forms, found));
     }
+    if (!too_large(rebuilt, static_cast<std::size_t>(-1)).empty()) return false;
     replace_all(head, rebuilt);
     return true;
 }

@@ -48,6 +48,17 @@ public:
     std::vector<std::string> substitute(boost::beast::http::fields& headers,
                                         std::vector<EchoForm>* produced = nullptr) const;
 
+    // substitute() within bounds: when the substituted head would be over
+    // `max_head_bytes` (names, values and their framing), or one value over
+    // what a field can hold (kMaxFieldValue), `headers` are left as they were
+    // and `too_large` says which; the request must then be refused.
+    struct Substituted {
+        std::vector<std::string> names;
+        std::string too_large; // empty: substituted (or nothing to do)
+    };
+    Substituted substitute_within(boost::beast::http::fields& headers, std::size_t max_head_bytes,
+                                  std::vector<EchoForm>* produced = nullptr) const;
+
     // True when a header value holds a declared placeholder: substitute()
     // would write a real value.
     bool has_placeholder(const boost::beast::http::fields& headers) const;
@@ -69,13 +80,18 @@ public:
     // value, its percent-encoding, and the `produced` forms of this
     // exchange) is put back to what the sandbox sent, in the status line's
     // reason phrase and in field values (framing fields aside). False when
-    // a field name holds one: a name cannot be rewritten, the answer must
-    // be refused.
+    // a field name holds one (a name cannot be rewritten) or a masked value
+    // would be over what a field can hold (a placeholder can be longer than
+    // its value): the answer must be refused.
     bool mask_answer_head(boost::beast::http::response_header<>& head,
                           const std::vector<EchoForm>& produced) const;
 
     bool empty() const { return secrets_.empty(); }
     const std::vector<Secret>& secrets() const { return secrets_; }
+
+    // Beast keeps a field's name and value lengths in 16 bits (with their
+    // framing): a longer value makes fields::insert throw.
+    static constexpr std::size_t kMaxFieldValue = 65533;
 
 private:
     std::vector<Secret> secrets_;

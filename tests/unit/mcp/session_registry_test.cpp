@@ -61,3 +61,42 @@ TEST_CASE("the registry can be used from several threads") {
         thread.join();
     CHECK(registry.session_count() == 4);
 }
+
+// Issue 26, class 1: bounded by bytes and time, not only by count.
+TEST_CASE("the registry holds no id over its size and forgets past its byte ceiling") {
+    SessionRegistry registry(4096, 256, 64 * 1024);
+    CHECK_FALSE(SessionRegistry::recordable(std::string(513, 's'), "1"));
+    CHECK_FALSE(SessionRegistry::recordable("s", std::string(513, '1')));
+    CHECK(SessionRegistry::recordable(std::string(512, 's'), std::string(512, '1')));
+    registry.expect_tools_list(std::string(100000, 's'), "1");
+    registry.expect_refusal("s", std::string(100000, '1'), "answer");
+    CHECK(registry.session_count() == 0);
+    CHECK(registry.bytes() == 0);
+
+    // 1,000 sessions of 1 KiB of refusal text each: the oldest go, the newest stay.
+    for (int i = 0; i < 1000; ++i)
+        registry.expect_refusal("session-" + std::to_string(i), "1", std::string(1024, 'x'));
+    CHECK(registry.bytes() <= 64 * 1024);
+    CHECK(registry.session_count() < 70);
+    CHECK(registry.take_refusal("session-999", "1"));
+    CHECK_FALSE(registry.take_refusal("session-0", "1"));
+    // What is taken or forgotten is no longer counted.
+    for (int i = 0; i < 1000; ++i)
+        registry.forget("session-" + std::to_string(i));
+    CHECK(registry.bytes() == 0);
+}
+
+TEST_CASE("a session nothing touches for max_idle is forgotten") {
+    auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+    SessionRegistry registry(4096, 256, 8 << 20, std::chrono::seconds(60), [&] { return now; });
+    registry.expect_refusal("never-streamed", "1", "answer");
+    registry.expect_tools_list("active", "1");
+    now += std::chrono::seconds(45);
+    CHECK(registry.take_tools_list("active", "1")); // touched
+    registry.expect_tools_list("active", "2");
+    now += std::chrono::seconds(30);
+    registry.expect_tools_list("active", "3"); // the sweep: never-streamed is 75 s idle
+    CHECK(registry.session_count() == 1);
+    CHECK_FALSE(registry.take_refusal("never-streamed", "1"));
+    CHECK(registry.take_tools_list("active", "2"));
+}
