@@ -444,16 +444,28 @@ TEST_CASE("create: a named SandboxTemplate's pod template is copied") {
           "corp/py:3");
 }
 
+TEST_CASE("create: a spec ConfigMap without a uid makes no Secret; exit 1, cleaned up") {
+    TestContext t;
+    healthy_cluster(t);
+    t.kubectl.on(kCreateSpecConfig, ok(R"({"kind":"ConfigMap","metadata":{"name":"x"}})"));
+    CHECK(run(t, {"create", write_spec(kSpec)}) == 1);
+    CHECK_THAT(t.err.str(), Catch::Contains("kubectl create failed: the ConfigMap osf-sandbox-" +
+                                            kId + "-spec has no uid"));
+    CHECK(t.kubectl.find({"create", "secret"}).empty());
+    CHECK(cleaned_up(t));
+}
+
 TEST_CASE("create honours OSF_SANDBOX_NAMESPACE and OSF_EGRESS_PROXY_IMAGE") {
     TestContext t;
     healthy_cluster(t);
     t.env["OSF_SANDBOX_NAMESPACE"] = "agents";
     t.env["OSF_EGRESS_PROXY_IMAGE"] = "registry.local/egress-proxy:dev";
     t.kubectl.on({"get", "pods", "osf-sandbox-" + kId + "-egress"}, ok(ready_pod().dump()));
+    t.kubectl.on({"create", "--namespace", "agents", "-o", "json"}, ok(spec_config().dump()));
     REQUIRE(run(t, {"create", write_spec(R"({"template": "alpine:3"})")}) == 0);
     const auto creates = t.kubectl.find({"create", "--namespace", "agents", "-f", "-"});
     REQUIRE(creates.size() == 2);
-    CHECK(json::parse(creates[0].input)["items"][1]["spec"]["containers"][0]["image"] ==
+    CHECK(json::parse(creates[0].input)["items"][0]["spec"]["containers"][0]["image"] ==
           "registry.local/egress-proxy:dev");
 }
 
