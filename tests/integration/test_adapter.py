@@ -345,9 +345,9 @@ def test_dry_run_prints_a_valid_list_and_touches_no_cluster(cluster, tmp_path, s
     listing = json.loads(result.stdout)
     assert listing["apiVersion"] == "v1" and listing["kind"] == "List"
     kinds = [item["kind"] for item in listing["items"]]
-    assert kinds == ["Secret", "ConfigMap", "Pod", "Service", "NetworkPolicy", "ConfigMap", "SandboxTemplate",
+    assert kinds == ["ConfigMap", "Secret", "Pod", "Service", "NetworkPolicy", "ConfigMap", "SandboxTemplate",
                      "SandboxWarmPool", "SandboxClaim"]
-    secret = listing["items"][0]
+    secret = listing["items"][1]
     assert secret["stringData"] == {"env.LINEAR_TOKEN": "osf-secret-placeholder-LINEAR_TOKEN",
                                     "file.npm": "osf-secret-placeholder-npm"}
     assert listing["items"][5]["data"] == {"egress-ca.crt": ""}

@@ -66,13 +66,19 @@ def test_create_gives_the_claim_a_lifecycle_and_everything_an_owner(cluster, tmp
     uid = claim["metadata"]["uid"]
     owned = [o for o in labelled(kube, sandbox_id) if o["kind"] not in ("SandboxClaim", "Sandbox")]
     kinds = sorted(o["kind"] for o in owned)
-    # the sandbox pod is the Sandbox's (agent-sandbox's own chain); everything create made is the claim's
+    # the sandbox pod is the Sandbox's (agent-sandbox's own chain); the Secret is the spec ConfigMap's
+    # from its creation (nothing reads it to patch it); everything else create made is the claim's
     assert kinds == sorted(["ConfigMap", "ConfigMap", "NetworkPolicy", "Pod", "Pod", "Secret", "SandboxTemplate",
                             "SandboxWarmPool", "Service"])
+    spec_config = kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-spec")
     for obj in owned:
         refs = obj["metadata"].get("ownerReferences") or []
         if obj["kind"] == "Pod" and obj["metadata"]["name"] == f"osf-sandbox-{sandbox_id}":
             assert refs[0]["kind"] == "Sandbox"
+            continue
+        if obj["kind"] == "Secret":
+            assert refs == [{"apiVersion": "v1", "kind": "ConfigMap", "name": f"osf-sandbox-{sandbox_id}-spec",
+                             "uid": spec_config["metadata"]["uid"]}]
             continue
         assert refs == [{"apiVersion": "extensions.agents.x-k8s.io/v1beta1", "kind": "SandboxClaim",
                          "name": f"osf-sandbox-{sandbox_id}", "uid": uid}], obj["metadata"]["name"]
@@ -227,6 +233,77 @@ def test_gc_and_destroy_racing_both_end_cleanly(cluster, tmp_path):
     assert destroy.returncode == 0 or destroy_err == f"sandbox-kubernetes: no sandbox {sandbox_id}\n", destroy_err
     assert gc_out in ("", f"{sandbox_id} sandbox pod osf-sandbox-{sandbox_id} Succeeded\n")
     kube.wait_for(lambda: gone(kube, sandbox_id), what="nothing left")
+
+
+# -- no read of a Secret -------------------------------------------------------------------------
+
+SECRET_READS = [{"verb": verb, "resource": "secrets", "namespace": "*", "name": "*"}
+                for verb in ("get", "list", "watch")]
+SECRET_READ_LINE = re.compile(r"kube-api INFO kube-api\.api: GET /api/v1/namespaces/[^/ ]+/secrets[/ ]")
+
+
+def test_no_command_reads_a_secret_and_none_is_left(cluster, tmp_path):
+    """With every get, list and watch of a Secret refused (403, as RBAC without a read verb on
+    secrets refuses them), create with secrets, destroy, and gc of a failed sandbox and of what a
+    killed create left all work; the server saw no read of a Secret, and no Secret is left."""
+    kube = cluster
+    log_path = os.path.join(kube.state_dir, "server.log")
+    seen = []  # the server's request lines while the adapter ran
+    offset = [0]
+
+    def record(keep=True):
+        with open(log_path, errors="replace") as f:
+            f.seek(offset[0])
+            lines = f.read().splitlines()
+            offset[0] = f.tell()
+        if keep:
+            seen.extend(lines)
+
+    kube.configure(forbid=SECRET_READS)
+    assert "Forbidden" in kube.kubectl("get", "secrets").stderr, "the server does not refuse reads of Secrets"
+    record(keep=False)
+    spec = {"template": "alpine:3", "secrets": {"T": "ref:env/T"}}
+    env = {"OSF_SECRET_T": "t0ken-value"}
+    destroyed, _ = create(kube, tmp_path, spec, env=env)
+    failed, _ = create(kube, tmp_path, spec, env=env)
+    adapter(kube, "destroy", destroyed, check=0)
+    kube.set_pod_state(f"osf-sandbox-{failed}-egress", "terminated", exitCode=2)
+    kube.wait_for(lambda: kube.kubectl_json("get", "pod", f"osf-sandbox-{failed}-egress")["status"]["phase"]
+                  == "Failed", what="the egress pod to fail")
+    # A create killed once its Secret exists: its egress pod never gets ready, then SIGKILL.
+    kube.configure(podRules=[{"image": "*egress-proxy*", "behavior": "ContainerCreating"}])
+    full_env = kube.env()
+    full_env.update(env)
+    killed = subprocess.Popen([ADAPTER, "create", write_spec(tmp_path, spec, "killed.json")], env=full_env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        def egress_pods():
+            out = kube.kubectl("get", "pods", "-l", "osf.sandbox.role=egress", "-o", "json", check=True).stdout
+            return [p["metadata"]["labels"]["osf.sandbox.id"] for p in json.loads(out)["items"]
+                    if p["status"].get("phase") == "Pending"]
+        kube.wait_for(lambda: egress_pods(), timeout=60, what="the killed create's egress pod")
+    finally:
+        os.killpg(killed.pid, signal.SIGKILL)
+        killed.communicate(timeout=30)
+    left = egress_pods()[0]
+    record()
+    kube.configure(podRules=[], forbid=[])
+    assert kube.kubectl("get", "secret", f"osf-sandbox-{left}-secrets").returncode == 0, "the kill came too early"
+    kube.configure(forbid=SECRET_READS)
+    record(keep=False)  # this test's own read
+    time.sleep(2)
+    lines = adapter(kube, "gc", env={"OSF_SANDBOX_GC_GRACE": "1s"}, check=0).stdout.splitlines()
+    assert f"{failed} egress pod osf-sandbox-{failed}-egress Failed" in lines
+    assert any(line.startswith(left + " no SandboxClaim") for line in lines), lines
+    record()
+    assert [line for line in seen if SECRET_READ_LINE.match(line)] == []
+    deletes = [line for line in seen if re.search(r"DELETE /api/v1/namespaces/[^/ ]+/secrets/", line)]
+    assert len(deletes) >= 3, "destroy and gc did not delete the Secrets by name"
+
+    kube.configure(forbid=[])
+    for sandbox_id in (destroyed, failed, left):
+        assert labelled(kube, sandbox_id) == [], sandbox_id
+        assert kube.kubectl("get", "secret", f"osf-sandbox-{sandbox_id}-secrets").returncode != 0
 
 
 # -- exec bounded in time ------------------------------------------------------------------------

@@ -51,6 +51,8 @@ KINDS = {
 }
 # kubectl delete: list (with -l), delete, then the wait: get, and list + watch on the name.
 DELETE_VERBS = {"delete", "get", "list", "watch"}
+# The verbs that read an object: no Role of the chart has one on Secrets.
+READ_VERBS = {"get", "list", "watch"}
 # kubectl exec and cp: get the pod, then pods/exec (WebSocket: get; SPDY: create).
 EXEC_NEEDS = {("", "pods"): {"get"}, ("", "pods/exec"): {"get", "create"}}
 
@@ -169,6 +171,8 @@ def _patched_resources(text, consts, where, sources):
     over the objects manifests/owner_references.cpp lists for the claim to own."""
     out = []
     for expression in re.findall(r'args\s*=\s*\{\s*"patch"\s*,\s*([^,]+),', text):
+        if expression.strip() == '"--local"':
+            continue  # kubectl patch --local: no API call
         if expression.strip() == "object.resource":
             owned = _read_sources("manifests/owner_references.cpp")
             assert owned, "manifests/owner_references.cpp is missing"
@@ -189,10 +193,10 @@ def needed_permissions():
         need.setdefault(key, set()).update(verbs)
 
     wrapper_verbs = {"get": {"get"}, "list": {"list"}, "delete_by_label": DELETE_VERBS,
-                     "delete_named": DELETE_VERBS}
+                     "delete_named": DELETE_VERBS, "delete_without_waiting": {"delete"}}
     # The wrapper's methods this reader knows; a new one must be taught here.
     known = {"Kubectl", "ns", "runner", "get", "list", "create", "delete_by_label", "delete_named",
-             "exec_output", "run_checked"}
+             "delete_without_waiting", "exec_output", "run_checked"}
     wrapper = _read_sources("kubectl/kubectl.hpp")
     assert wrapper, "adapter/src/kubectl/kubectl.hpp is missing"
     for text in wrapper.values():
@@ -210,7 +214,8 @@ def needed_permissions():
     for path, text in sources.items():
         where = os.path.relpath(path, ADAPTER_SRC)
         # The Kubectl wrapper's methods, called on any Kubectl object.
-        for method, arg in re.findall(r"\w\.(get|list|delete_by_label|delete_named)\(\s*([^,()]+),", text):
+        for method, arg in re.findall(
+                r"\w\.(get|list|delete_by_label|delete_named|delete_without_waiting)\(\s*([^,()]+),", text):
             for key in _resources(arg, consts, where, text, sources):
                 add(key, wrapper_verbs[method])
         if re.search(r"\w\.exec_output\(", text):
@@ -229,7 +234,7 @@ def needed_permissions():
                 add(RESOURCES[words[0]], {"create"})
             elif first == "create":
                 pass  # `create -f -`: the objects piped in, counted where they are built
-            elif first == "label" and "--local" in words:
+            elif first in ("label", "patch") and "--local" in words:
                 pass  # edits its input; no API call
             elif first == "get" and words[:1] == ["namespace"]:
                 pass  # list's check that its namespace exists: cluster-scoped, outside the Role; refused is fine
@@ -384,6 +389,26 @@ def test_role_matches_the_kubectl_calls_in_the_adapter():
               if v - needed.get(k, set())}
     assert not missing, f"the adapter calls kubectl for permissions the Role lacks: {missing}"
     assert not unused, f"the Role grants permissions no adapter call needs: {unused}"
+
+
+def test_no_role_of_the_chart_can_read_a_secret(helm):
+    """Neither the adapter's Role nor gc's grants get, list or watch on Secrets (nor a wildcard):
+    whoever runs the adapter cannot read a sandbox's real credentials. Both still delete them,
+    and the adapter creates them."""
+    _, by_kind = render(helm, "gc.enabled=true", "gc.image=registry.example/adapter:1")
+    roles = by_kind["Role"]
+    assert len(roles) == 2
+    for role in roles:
+        for rule in role["rules"]:
+            if "" in rule["apiGroups"] or "*" in rule["apiGroups"]:
+                if "secrets" in rule["resources"] or "*" in rule["resources"]:
+                    assert not READ_VERBS & set(rule["verbs"]) and "*" not in rule["verbs"], \
+                        (role["metadata"]["name"], rule)
+    adapter_role, gc_role = sorted(roles, key=lambda r: r["metadata"]["name"].endswith("-gc"))
+    assert granted(adapter_role)[("", "secrets")] == {"create", "delete"}
+    assert granted(gc_role)[("", "secrets")] == {"delete"}
+    assert not READ_VERBS & set(permissions()[("", "secrets")])
+    assert not READ_VERBS & needed_permissions()[("", "secrets")], "an adapter call reads Secrets"
 
 
 def test_readme_documents_every_permission():
@@ -618,7 +643,8 @@ def _forbid_all_but(kube, role):
 def test_the_adapter_needs_nothing_beyond_the_role(helm, tmp_path):
     """Against the test API server authorizing only what the rendered Role
     grants, every adapter command works: create (with env and file secrets),
-    list, exec, copy both ways, egress-log, snapshot, destroy."""
+    list, exec, copy both ways, egress-log, snapshot, destroy; and gc with only
+    the gc CronJob's Role. Neither Role can read a Secret."""
     import sys
     from osftest import adapter_bin
     binary = adapter_bin()
@@ -668,9 +694,26 @@ def test_the_adapter_needs_nothing_beyond_the_role(helm, tmp_path):
         snapshot = adapter("snapshot", sandbox).strip()
         assert snapshot.startswith(f"osf-snapshot-{sandbox}-")
         adapter("destroy", sandbox)
+        kube.configure(forbid=[])
         left = kube.kubectl("get", "pods,configmaps,secrets,services", "-l", f"osf.sandbox.id={sandbox}",
                             "-o", "name", check=True).stdout
         assert left.strip() == "", f"destroy left {left}"
+
+        # gc with nothing but the gc CronJob's Role removes a failed sandbox, its Secret too.
+        kube.configure(forbid=_forbid_all_but(kube, role))
+        failed = adapter("create", str(spec)).strip()
+        kube.set_pod_state(f"osf-sandbox-{failed}-egress", "terminated", exitCode=2)
+        kube.configure(forbid=[])
+        kube.wait_for(lambda: kube.kubectl_json("get", "pod", f"osf-sandbox-{failed}-egress")["status"]["phase"]
+                      == "Failed", what="the egress pod to fail")
+        _, with_gc = render(helm, "gc.enabled=true", "gc.image=registry.example/adapter:1", namespace="default")
+        gc_role = next(r for r in with_gc["Role"] if r["metadata"]["name"].endswith("-gc"))
+        kube.configure(forbid=_forbid_all_but(kube, granted(gc_role)))
+        assert f"{failed} egress pod" in adapter("gc")
+        kube.configure(forbid=[])
+        left = kube.kubectl("get", "pods,configmaps,secrets,services", "-l", f"osf.sandbox.id={failed}",
+                            "-o", "name", check=True).stdout
+        assert left.strip() == "", f"gc left {left}"
 
 
 def test_hardened_specs_meet_restricted(tmp_path):
@@ -731,6 +774,11 @@ def test_gc_cronjob_is_optional_and_its_role_is_exactly_what_gc_calls(helm):
     needed = {}
     for r in consts["kSandboxResources"].split(",") + [consts["kSandboxes"]]:
         needed.setdefault(RESOURCES[r], set()).update(DELETE_VERBS)  # list + the delete and its wait
+    # remove_sandbox deletes the Secret by name without kubectl's wait: delete alone, no read.
+    lookup = next(iter(_read_sources("backends/kubernetes/sandbox_lookup.cpp").values()))
+    assert re.search(r"kube\.delete_without_waiting\(manifests::kSecrets,", lookup)
+    assert "secrets" not in consts["kSandboxResources"].split(",")
+    needed[RESOURCES[consts["kSecrets"]]] = {"delete"}
     assert granted(roles[gc_name]) == needed
     with open(os.path.join(CHART, "files", "gc-permissions.yaml")) as f:
         reasons = yaml.safe_load(f)["verbs"]

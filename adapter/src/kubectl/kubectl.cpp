@@ -53,6 +53,13 @@ void Kubectl::delete_named(const std::string& resource, const std::string& name)
     run_checked(call);
 }
 
+void Kubectl::delete_without_waiting(const std::string& resource, const std::string& name) {
+    KubectlCall call;
+    call.args = {"delete",      resource, name, "--namespace", ns_, "--ignore-not-found",
+                 "--wait=false"};
+    run_checked(call);
+}
+
 std::string Kubectl::exec_output(const std::string& pod, const std::string& container,
                                  const std::vector<std::string>& command) {
     KubectlCall call;

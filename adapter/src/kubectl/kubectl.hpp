@@ -26,6 +26,9 @@ public:
     void create(const nlohmann::json& objects);
     void delete_by_label(const std::string& resources, const std::string& selector);
     void delete_named(const std::string& resource, const std::string& name);
+    // Deletes without kubectl's wait for the object to go, which reads it (get,
+    // then list and watch on its name): for Secrets, which the adapter never reads.
+    void delete_without_waiting(const std::string& resource, const std::string& name);
     // Runs a command in a container and returns its stdout.
     std::string exec_output(const std::string& pod, const std::string& container,
                             const std::vector<std::string>& command);

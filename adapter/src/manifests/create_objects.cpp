@@ -18,8 +18,7 @@ json kube_list(const json& items) {
 json egress_side_objects(const SandboxRequest& request) {
     json pod = egress_pod(request);
     pod["spec"] = with_pod_deadline(pod["spec"], request.lifetime);
-    return json::array(
-        {spec_config_map(request), pod, egress_service(request), egress_network_policy(request)});
+    return json::array({pod, egress_service(request), egress_network_policy(request)});
 }
 
 json sandbox_side_objects(const SandboxRequest& request, const json& base_pod_template,
@@ -46,6 +45,7 @@ json sandbox_pod_probe(const SandboxRequest& request, const json& base_pod_templ
 
 json dry_run_list(const SandboxRequest& request, const json& base_pod_template) {
     json items = json::array();
+    items.push_back(spec_config_map(request));
     if (!request.secrets.empty()) items.push_back(egress_secret_preview(request));
     for (auto& item : egress_side_objects(request))
         items.push_back(item);

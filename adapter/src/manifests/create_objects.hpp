@@ -13,9 +13,10 @@ namespace osf::manifests {
 // A Kubernetes List of `items` (what kubectl create -f - and apply accept).
 nlohmann::json kube_list(const nlohmann::json& items);
 
-// Made first: the spec ConfigMap, the egress pod (activeDeadlineSeconds: the
-// maximum lifetime), its Service and its NetworkPolicy. (The Secret is made by
-// kubectl from the variables and files.)
+// Made first, alone: the spec ConfigMap (spec_config_map), then the Secret
+// owned by it (made by kubectl from the variables and files), then these: the
+// egress pod (activeDeadlineSeconds: the maximum lifetime), its Service and
+// its NetworkPolicy.
 nlohmann::json egress_side_objects(const SandboxRequest& request);
 
 // Made once the proxy runs: the CA ConfigMap, SandboxTemplate, SandboxWarmPool

@@ -29,7 +29,9 @@ inline constexpr int kProxyUid = 65532;
 // directory (the egress log grows there; past the limit the pod is evicted).
 inline constexpr const char* kProxyStateSizeLimit = "1Gi";
 
-// The Secret as --dry-run shows it: every value replaced by its placeholder text.
+// The Secret as --dry-run shows it: every value replaced by its placeholder
+// text, and without its owner reference (the spec ConfigMap's uid exists only
+// once create made it).
 nlohmann::json egress_secret_preview(const SandboxRequest& request);
 // The spec file, unchanged, for the proxy's --spec.
 nlohmann::json spec_config_map(const SandboxRequest& request);

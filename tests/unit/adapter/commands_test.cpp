@@ -93,6 +93,14 @@ json list_of(std::vector<json> items) {
 }
 
 const std::vector<std::string> kExecCa = {"exec", "osf-sandbox-" + kId + "-egress"};
+// The spec ConfigMap, made alone first: the Secret is created owned by it.
+const std::vector<std::string> kCreateSpecConfig = {"create", "--namespace", "default", "-o",
+                                                    "json"};
+
+json spec_config() {
+    return {{"kind", "ConfigMap"},
+            {"metadata", {{"name", "osf-sandbox-" + kId + "-spec"}, {"uid", "spec-uid-1"}}}};
+}
 
 // A cluster in which everything starts.
 void healthy_cluster(TestContext& t) {
@@ -102,17 +110,24 @@ void healthy_cluster(TestContext& t) {
     t.kubectl.on(kGetSandboxPod, ok(ready_pod().dump()));
     t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
     t.kubectl.on(kExecCa, ok(kPem + kLogKeyPem));
+    t.kubectl.on(kCreateSpecConfig, ok(spec_config().dump()));
 }
 
+// The Secret by its name, without kubectl's wait (which would read it), then
+// everything else by label.
 bool cleaned_up(const TestContext& t) {
     return !t.kubectl
+                .find({"delete", "secrets", "osf-sandbox-" + kId + "-secrets", "--namespace",
+                       "default", "--ignore-not-found", "--wait=false"})
+                .empty() &&
+           !t.kubectl
                 .find(
                     {"delete",
                      "sandboxclaims.extensions.agents.x-k8s.io,sandboxwarmpools.extensions.agents."
                      "x-k8s.io,"
                      "sandboxes.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io,pods,"
                      "services,"
-                     "networkpolicies.networking.k8s.io,configmaps,secrets,persistentvolumeclaims",
+                     "networkpolicies.networking.k8s.io,configmaps,persistentvolumeclaims",
                      "--namespace", "default", "-l", "osf.sandbox.id=" + kId, "--ignore-not-found"})
                 .empty();
 }
@@ -182,7 +197,7 @@ TEST_CASE("create --dry-run prints a List, touches no cluster, shows no secret v
     const json list = json::parse(t.out.str());
     CHECK(list["kind"] == "List");
     CHECK(list["items"].size() == 9);
-    CHECK(list["items"][0]["metadata"]["name"] == "osf-sandbox-" + kId + "-secrets");
+    CHECK(list["items"][1]["metadata"]["name"] == "osf-sandbox-" + kId + "-secrets");
     CHECK(t.out.str().find("sekrit-value") == std::string::npos);
 }
 
@@ -197,8 +212,15 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
     CHECK(t.kubectl.pipelines[0][0].args == std::vector<std::string>{"create", "--namespace",
                                                                      "default", "--dry-run=server",
                                                                      "-o", "name", "-f", "-"});
-    // The Secret: a three-stage pipeline; the value travels on fd 3, never in args.
-    const auto& secret = t.kubectl.pipelines[1];
+    // The spec ConfigMap alone, its uid read from what kubectl made.
+    REQUIRE(t.kubectl.pipelines.size() >= 3);
+    CHECK(t.kubectl.pipelines[1][0].args ==
+          std::vector<std::string>{"create", "--namespace", "default", "-o", "json", "-f", "-"});
+    CHECK(json::parse(t.kubectl.pipelines[1][0].input)["metadata"]["name"] ==
+          "osf-sandbox-" + kId + "-spec");
+    // The Secret: a three-stage pipeline; the value travels on fd 3, never in args. It is
+    // made labelled and owned by the spec ConfigMap: nothing has to read it to patch it.
+    const auto& secret = t.kubectl.pipelines[2];
     REQUIRE(secret.size() == 3);
     CHECK(secret[0].args ==
           std::vector<std::string>{"create", "secret", "generic", "osf-sandbox-" + kId + "-secrets",
@@ -207,9 +229,12 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
                                    "--from-file=file.npm=/secrets/npm"});
     CHECK(secret[0].extra_inputs == std::vector<std::string>{"sekrit-value"});
     CHECK(secret[1].args ==
-          std::vector<std::string>{"label", "--local", "-f", "-", "-o", "json",
-                                   "osf.sandbox.id=" + kId,
-                                   "app.kubernetes.io/managed-by=sandbox-kubernetes"});
+          std::vector<std::string>{
+              "patch", "--local", "-f", "-", "--type", "merge", "-p",
+              R"({"metadata":{"labels":{"app.kubernetes.io/managed-by":"sandbox-kubernetes",)"
+              R"("osf.sandbox.id":"0123456789ab"},"ownerReferences":[{"apiVersion":"v1",)"
+              R"("kind":"ConfigMap","name":"osf-sandbox-0123456789ab-spec","uid":"spec-uid-1"}]}})",
+              "-o", "json"});
     CHECK(secret[2].args ==
           std::vector<std::string>{"create", "--namespace", "default", "-f", "-"});
     for (const auto& call : t.kubectl.calls) {
@@ -222,8 +247,8 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
     REQUIRE(creates.size() == 3); // secret, egress side, sandbox side
     const json egress_side = json::parse(creates[1].input);
     CHECK(egress_side["kind"] == "List");
-    CHECK(egress_side["items"].size() == 4);
-    CHECK(egress_side["items"][1]["metadata"]["name"] == "osf-sandbox-" + kId + "-egress");
+    CHECK(egress_side["items"].size() == 3);
+    CHECK(egress_side["items"][0]["metadata"]["name"] == "osf-sandbox-" + kId + "-egress");
 
     const auto ca = t.kubectl.find(kExecCa);
     REQUIRE(ca.size() == 1);
@@ -238,19 +263,24 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
     // The default lifetime (8h from 19:00) ends the claim; the pods' backstop is the maximum.
     CHECK(sandbox_side["items"][3]["spec"]["lifecycle"] ==
           json{{"shutdownTime", "2026-11-30T03:00:00Z"}, {"shutdownPolicy", "Delete"}});
-    CHECK(egress_side["items"][1]["spec"]["activeDeadlineSeconds"] == 7 * 24 * 3600);
+    CHECK(egress_side["items"][0]["spec"]["activeDeadlineSeconds"] == 7 * 24 * 3600);
     CHECK(sandbox_side["items"][1]["spec"]["podTemplate"]["spec"]["activeDeadlineSeconds"] ==
           7 * 24 * 3600);
-    // Then everything made before the claim is given the claim as owner, in order.
+    // Then everything made before the claim but the Secret is given the claim as owner, in order.
     const auto patches = t.kubectl.find({"patch"});
-    REQUIRE(patches.size() == 8);
+    REQUIRE(patches.size() == 8); // the Secret's local patch, then the 7 owner patches
+    CHECK(patches[0].args[1] == "--local");
     CHECK(
-        patches[0].args ==
+        patches[1].args ==
         std::vector<std::string>{
-            "patch", "secrets", "osf-sandbox-" + kId + "-secrets", "--namespace", "default",
+            "patch", "configmaps", "osf-sandbox-" + kId + "-spec", "--namespace", "default",
             "--type", "merge", "-p",
             R"({"metadata":{"ownerReferences":[{"apiVersion":"extensions.agents.x-k8s.io/v1beta1","kind":"SandboxClaim","name":"osf-sandbox-0123456789ab","uid":"claim-uid-1"}]}})"});
     CHECK(patches[7].args[1] == "sandboxwarmpools.extensions.agents.x-k8s.io");
+    CHECK(t.kubectl.find({"patch", "secrets"}).empty());
+    // Nothing reads a Secret.
+    for (const auto& call : t.kubectl.calls)
+        if (call.args[0] == "get") CHECK(call.args[1].find("secret") == std::string::npos);
     // Waiting for Ready comes after.
     std::size_t last_patch = 0, last_claim_get = 0;
     for (std::size_t i = 0; i < t.kubectl.calls.size(); ++i) {
@@ -284,7 +314,8 @@ TEST_CASE("create: a claim gone before its parts are owned (expired) fails and c
     t.kubectl.on(kGetClaim, ok(""));
     CHECK(run(t, {"create", write_spec(kSpec)}) == 1);
     CHECK_THAT(t.err.str(), Catch::Contains("disappeared (its lifetime ended, or it was deleted)"));
-    CHECK(t.kubectl.find({"patch"}).empty());
+    CHECK(t.kubectl.find({"patch"}).size() == 1); // only the Secret's local one, before it is made
+    CHECK(t.kubectl.find({"patch", "--local"}).size() == 1);
     CHECK(cleaned_up(t));
 }
 
@@ -413,16 +444,28 @@ TEST_CASE("create: a named SandboxTemplate's pod template is copied") {
           "corp/py:3");
 }
 
+TEST_CASE("create: a spec ConfigMap without a uid makes no Secret; exit 1, cleaned up") {
+    TestContext t;
+    healthy_cluster(t);
+    t.kubectl.on(kCreateSpecConfig, ok(R"({"kind":"ConfigMap","metadata":{"name":"x"}})"));
+    CHECK(run(t, {"create", write_spec(kSpec)}) == 1);
+    CHECK_THAT(t.err.str(), Catch::Contains("kubectl create failed: the ConfigMap osf-sandbox-" +
+                                            kId + "-spec has no uid"));
+    CHECK(t.kubectl.find({"create", "secret"}).empty());
+    CHECK(cleaned_up(t));
+}
+
 TEST_CASE("create honours OSF_SANDBOX_NAMESPACE and OSF_EGRESS_PROXY_IMAGE") {
     TestContext t;
     healthy_cluster(t);
     t.env["OSF_SANDBOX_NAMESPACE"] = "agents";
     t.env["OSF_EGRESS_PROXY_IMAGE"] = "registry.local/egress-proxy:dev";
     t.kubectl.on({"get", "pods", "osf-sandbox-" + kId + "-egress"}, ok(ready_pod().dump()));
+    t.kubectl.on({"create", "--namespace", "agents", "-o", "json"}, ok(spec_config().dump()));
     REQUIRE(run(t, {"create", write_spec(R"({"template": "alpine:3"})")}) == 0);
     const auto creates = t.kubectl.find({"create", "--namespace", "agents", "-f", "-"});
     REQUIRE(creates.size() == 2);
-    CHECK(json::parse(creates[0].input)["items"][1]["spec"]["containers"][0]["image"] ==
+    CHECK(json::parse(creates[0].input)["items"][0]["spec"]["containers"][0]["image"] ==
           "registry.local/egress-proxy:dev");
 }
 

@@ -107,8 +107,7 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
               "get",
               "sandboxclaims.extensions.agents.x-k8s.io,sandboxwarmpools.extensions.agents.x-k8s."
               "io,sandboxes.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io,pods,"
-              "services,networkpolicies.networking.k8s.io,configmaps,secrets,"
-              "persistentvolumeclaims",
+              "services,networkpolicies.networking.k8s.io,configmaps,persistentvolumeclaims",
               "--namespace", "default", "-l", "app.kubernetes.io/managed-by=sandbox-kubernetes",
               "-o", "json"});
 
@@ -117,9 +116,15 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
     CHECK(run(t, {"gc"}) == 0);
     CHECK(t.out.str() == kId + " expired at 2026-11-29T18:30:00Z\n");
     const auto deletes = t.kubectl.find({"delete"});
-    REQUIRE(deletes.size() == 2); // by label, then the Sandbox by name
-    CHECK(deletes[0].args[5] == "osf.sandbox.id=" + kId);
-    CHECK(deletes[0].args.back() == "--ignore-not-found");
+    REQUIRE(deletes.size() == 3); // the Secret by name, the rest by label, the Sandbox by name
+    CHECK(deletes[0].args ==
+          std::vector<std::string>{"delete", "secrets", "osf-sandbox-" + kId + "-secrets",
+                                   "--namespace", "default", "--ignore-not-found", "--wait=false"});
+    CHECK(deletes[1].args[5] == "osf.sandbox.id=" + kId);
+    CHECK(deletes[1].args.back() == "--ignore-not-found");
+    // gc learns what exists from every kind but Secrets, which it never reads.
+    for (const auto& call : t.kubectl.calls)
+        if (call.args[0] == "get") CHECK(call.args[1].find("secret") == std::string::npos);
 
     TestContext failing; // one removal failing: reported, the others go on, exit 1
     failing.kubectl.on({"get"}, ok(both));

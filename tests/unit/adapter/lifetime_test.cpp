@@ -144,14 +144,33 @@ TEST_CASE("ownership: the claim's reference, the patch, and what create made bef
     for (const auto& object : claim_owned_objects(request))
         names.push_back(object.resource + "/" + object.name);
     const std::string p = "osf-sandbox-0123456789ab";
-    CHECK(names ==
-          std::vector<std::string>{
-              "secrets/" + p + "-secrets", "configmaps/" + p + "-spec", "pods/" + p + "-egress",
-              "services/" + p + "-egress", "networkpolicies.networking.k8s.io/" + p + "-egress",
-              "configmaps/" + p + "-ca", "sandboxtemplates.extensions.agents.x-k8s.io/" + p,
-              "sandboxwarmpools.extensions.agents.x-k8s.io/" + p});
+    // Not the Secret: it is made owned by the spec ConfigMap (patching it would read it).
+    CHECK(names == std::vector<std::string>{"configmaps/" + p + "-spec", "pods/" + p + "-egress",
+                                            "services/" + p + "-egress",
+                                            "networkpolicies.networking.k8s.io/" + p + "-egress",
+                                            "configmaps/" + p + "-ca",
+                                            "sandboxtemplates.extensions.agents.x-k8s.io/" + p,
+                                            "sandboxwarmpools.extensions.agents.x-k8s.io/" + p});
     request.secrets = {};
-    CHECK(claim_owned_objects(request).size() == 7); // no Secret without secrets
+    CHECK(claim_owned_objects(request).size() == 7);
+}
+
+TEST_CASE("ownership: the Secret is made labelled and owned by the spec ConfigMap") {
+    const json config_map = {
+        {"kind", "ConfigMap"},
+        {"metadata", {{"name", "osf-sandbox-0123456789ab-spec"}, {"uid", "u-1"}, {"labels", {}}}}};
+    const json owner = config_map_owner_reference(config_map);
+    CHECK(owner == json{{"apiVersion", "v1"},
+                        {"kind", "ConfigMap"},
+                        {"name", "osf-sandbox-0123456789ab-spec"},
+                        {"uid", "u-1"}});
+    CHECK(secret_metadata_patch("0123456789ab", owner) ==
+          json{{"metadata",
+                {{"labels",
+                  {{"osf.sandbox.id", "0123456789ab"},
+                   {"app.kubernetes.io/managed-by", "sandbox-kubernetes"}}},
+                 {"ownerReferences", json::array({owner})}}}});
+    CHECK(config_map_owner_reference(json::object())["uid"] == "");
 }
 
 TEST_CASE("gc_plan: expired, failed or ended pods, parts without a claim after the grace") {

@@ -310,7 +310,7 @@ TEST_CASE("dry-run List: every object in creation order, CA empty") {
     std::vector<std::string> kinds;
     for (const auto& item : list["items"])
         kinds.push_back(item["kind"]);
-    CHECK(kinds == std::vector<std::string>{"Secret", "ConfigMap", "Pod", "Service",
+    CHECK(kinds == std::vector<std::string>{"ConfigMap", "Secret", "Pod", "Service",
                                             "NetworkPolicy", "ConfigMap", "SandboxTemplate",
                                             "SandboxWarmPool", "SandboxClaim"});
     CHECK(list["items"][5]["data"]["egress-ca.crt"] == "");

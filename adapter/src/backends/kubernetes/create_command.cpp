@@ -26,7 +26,9 @@ void start(CommandContext& context, kubectl::Kubectl& kube,
            const manifests::SandboxRequest& request, const json& base_pod_template) {
     const std::string& id = request.id;
     StartWaiter waiter(context, kube, std::chrono::seconds(request.settings.start_timeout_seconds));
-    if (!request.secrets.empty()) create_egress_secret(kube, request, context.getenv);
+    // The spec ConfigMap first, then the Secret owned by it (secret_creation.hpp).
+    const json secret_owner = create_secret_owner(kube, request);
+    if (!request.secrets.empty()) create_egress_secret(kube, request, context.getenv, secret_owner);
     check_interrupted(context);
     kube.create(manifests::kube_list(manifests::egress_side_objects(request)));
     waiter.wait_pod_ready(manifests::egress_name(id), "egress proxy");

@@ -24,6 +24,9 @@ std::string find_sandbox_pod(kubectl::Kubectl& kube, const std::string& id) {
 }
 
 void remove_sandbox(kubectl::Kubectl& kube, const std::string& id) {
+    // The real values go first; if this is stopped midway, what is left still
+    // carries the label by which destroy and gc find the sandbox.
+    kube.delete_without_waiting(manifests::kSecrets, manifests::secret_name(id));
     kube.delete_by_label(manifests::kSandboxResources, manifests::id_selector(id));
     kube.delete_named(manifests::kSandboxes, manifests::sandbox_name(id));
 }

@@ -17,8 +17,9 @@ nlohmann::json first_or_no_sandbox(const nlohmann::json& items, const std::strin
 // when there is no claim.
 std::string find_sandbox_pod(kubectl::Kubectl& kube, const std::string& id);
 
-// Deletes every object labelled with the ID (and the Sandbox named after the
-// claim, in case the controller did not label it).
+// Deletes the sandbox's Secret by its name (never read, so whether it exists
+// is not known: not-found is fine), every other object labelled with the ID,
+// and the Sandbox named after the claim, in case the controller did not label it.
 void remove_sandbox(kubectl::Kubectl& kube, const std::string& id);
 
 } // namespace osf::commands

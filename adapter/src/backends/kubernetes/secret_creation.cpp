@@ -1,15 +1,36 @@
 #include "backends/kubernetes/secret_creation.hpp"
 
 #include "kubectl/kubectl_error.hpp"
-#include "manifests/labels.hpp"
+#include "manifests/egress_objects.hpp"
 #include "manifests/names.hpp"
+#include "manifests/owner_references.hpp"
 
 namespace osf::commands {
 
 using kubectl::KubectlCall;
 
+nlohmann::json create_secret_owner(kubectl::Kubectl& kube,
+                                   const manifests::SandboxRequest& request) {
+    KubectlCall call;
+    call.args = {"create", "--namespace", kube.ns(), "-o", "json", "-f", "-"};
+    call.input = manifests::spec_config_map(request).dump();
+    const auto result = kube.run_checked(call);
+    nlohmann::json made;
+    try {
+        made = nlohmann::json::parse(result.out);
+    } catch (const nlohmann::json::exception&) {
+        throw kubectl::KubectlError("kubectl create failed: output is not JSON");
+    }
+    const auto owner = manifests::config_map_owner_reference(made);
+    if (owner.value("uid", "").empty())
+        throw kubectl::KubectlError("kubectl create failed: the ConfigMap " +
+                                    manifests::spec_config_name(request.id) + " has no uid");
+    return owner;
+}
+
 std::vector<KubectlCall> secret_creation_calls(const manifests::SandboxRequest& request,
-                                               const manifests::EnvLookup& getenv) {
+                                               const manifests::EnvLookup& getenv,
+                                               const nlohmann::json& owner) {
     const std::string& ns = request.settings.ns;
     KubectlCall make;
     make.args = {"create",      "secret", "generic",          manifests::secret_name(request.id),
@@ -27,23 +48,19 @@ std::vector<KubectlCall> secret_creation_calls(const manifests::SandboxRequest& 
         make.args.push_back("--from-file=" + std::string(manifests::kFileKeyPrefix) + name + "=" +
                             request.settings.secrets_dir + "/" + name);
 
-    KubectlCall label;
-    label.args = {"label",
-                  "--local",
-                  "-f",
-                  "-",
-                  "-o",
-                  "json",
-                  std::string(manifests::kSandboxIdLabel) + "=" + request.id,
-                  manifests::managed_selector()};
+    KubectlCall patch;
+    patch.args = {
+        "patch",  "--local", "-f", "-",
+        "--type", "merge",   "-p", manifests::secret_metadata_patch(request.id, owner).dump(),
+        "-o",     "json"};
     KubectlCall create;
     create.args = {"create", "--namespace", ns, "-f", "-"};
-    return {make, label, create};
+    return {make, patch, create};
 }
 
 void create_egress_secret(kubectl::Kubectl& kube, const manifests::SandboxRequest& request,
-                          const manifests::EnvLookup& getenv) {
-    const auto calls = secret_creation_calls(request, getenv);
+                          const manifests::EnvLookup& getenv, const nlohmann::json& owner) {
+    const auto calls = secret_creation_calls(request, getenv, owner);
     const auto results = kube.runner().run_pipeline(calls);
     for (std::size_t i = 0; i < calls.size(); ++i)
         kubectl::check(calls[i].args, results[i]);

@@ -3,23 +3,35 @@
 //   kubectl create secret generic ... --dry-run=client -o json
 //       --from-file=env.<NAME>=/dev/fd/3 (values on extra pipes)
 //       --from-file=file.<name>=<OSF_SECRETS_DIR>/<name> (kubectl reads the file)
-//   | kubectl label --local -f - -o json <labels>
+//   | kubectl patch --local -f - --type merge -p <labels, owner> -o json
 //   | kubectl create -f -
+// The Secret is born owned by the spec ConfigMap, made just before it: at no
+// moment does a Secret exist that Kubernetes would not remove with an owner,
+// and nothing ever has to read the Secret to patch it (kubectl patch reads the
+// object first), so the adapter needs no read verb on Secrets.
 #pragma once
 
 #include "kubectl/kubectl.hpp"
 #include "manifests/sandbox_request.hpp"
 
+#include <nlohmann/json.hpp>
 #include <vector>
 
 namespace osf::commands {
 
-// The three calls, with the values (from `getenv`) as extra inputs.
+// Makes the spec ConfigMap and returns the reference to it (with its uid)
+// that the Secret is created with.
+nlohmann::json create_secret_owner(kubectl::Kubectl& kube,
+                                   const manifests::SandboxRequest& request);
+
+// The three calls, with the values (from `getenv`) as extra inputs; `owner`
+// is create_secret_owner's reference.
 std::vector<kubectl::KubectlCall> secret_creation_calls(const manifests::SandboxRequest& request,
-                                                        const manifests::EnvLookup& getenv);
+                                                        const manifests::EnvLookup& getenv,
+                                                        const nlohmann::json& owner);
 
 // Runs them; throws KubectlError naming the stage that failed.
 void create_egress_secret(kubectl::Kubectl& kube, const manifests::SandboxRequest& request,
-                          const manifests::EnvLookup& getenv);
+                          const manifests::EnvLookup& getenv, const nlohmann::json& owner);
 
 } // namespace osf::commands
