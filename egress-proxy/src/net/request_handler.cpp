@@ -168,22 +168,15 @@ read_mcp_request(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
 }
 
 // Forwards on a pooled connection if one is idle; once more on a fresh one if
-// the pooled connection turns out closed before any answer. A request that is
-// safe to send twice (RFC 9110 9.2.2) and held whole may take a recently used
-// connection without a look at its socket first.
+// the pooled connection turns out closed before any answer.
 template <class Stream>
 asio::awaitable<bool> forward_on_upstream(ClientSession<Stream>& s, Exchange& ex,
                                           const admission::Plan& plan, OutgoingRequest& out,
                                           bool close_on_refusal) {
-    const auto method = out.buffered ? out.buffered->method() : http::verb::unknown;
-    const bool can_retry =
-        out.buffered &&
-        (method == http::verb::get || method == http::verb::head || method == http::verb::options ||
-         method == http::verb::trace || method == http::verb::put || method == http::verb::delete_);
     for (int attempt = 0; attempt < 2; ++attempt) {
-        auto up = co_await acquire_upstream(
-            s.ctx, s.worker.pool, plan.host, plan.port, plan.upstream_tls,
-            s.tunnel ? &s.tunnel->endpoints : nullptr, attempt == 0, can_retry);
+        auto up =
+            co_await acquire_upstream(s.ctx, s.worker.pool, plan.host, plan.port, plan.upstream_tls,
+                                      s.tunnel ? &s.tunnel->endpoints : nullptr, attempt == 0);
         if (!up.connection) {
             if (!up.refusal.allowed && up.refusal.refused_by) {
                 if (close_on_refusal) ex.client_keep = false;

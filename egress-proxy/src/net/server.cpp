@@ -17,6 +17,7 @@
 #include <fstream>
 #include <functional>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
 
@@ -63,6 +64,38 @@ struct ProxyServer::Impl {
 
     explicit Impl(const config::ProxyConfig& c) : config(c) {}
 
+    // Over --max-connections: a 503 in one non-blocking send (the request is not
+    // read), then the connection closes. Every refusal is counted in /metrics;
+    // the log gets one line a second at most, so a flood cannot grow it.
+    std::chrono::steady_clock::time_point last_over_limit_line{};
+
+    template <class Socket> void refuse_over_limit(Socket& socket) {
+        static constexpr std::string_view answer =
+            "HTTP/1.1 503 Service Unavailable\r\nServer: egress-proxy\r\n"
+            "X-Osf-Refused-By: limit\r\nConnection: close\r\n"
+            "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 51\r\n\r\n"
+            "egress-proxy: too many connections open; try later\n";
+        boost::system::error_code ec;
+        const auto remote = socket.remote_endpoint(ec);
+        socket.non_blocking(true, ec);
+        if (!ec) ::send(socket.native_handle(), answer.data(), answer.size(), MSG_NOSIGNAL);
+        socket.close(ec);
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_over_limit_line < std::chrono::seconds(1)) {
+            ctx->metrics.count_refusal(RefusalReason::limit);
+            return;
+        }
+        last_over_limit_line = now;
+        log::LogRecord rec;
+        rec.time = std::chrono::system_clock::now();
+        rec.connection = ctx->next_connection.fetch_add(1);
+        rec.client = remote.address().to_string() + ":" + std::to_string(remote.port());
+        rec.outcome = Outcome::refused;
+        rec.status = 503;
+        rec.refused_by = RefusalReason::limit;
+        ctx->write_log(rec); // counts the refusal too
+    }
+
     asio::awaitable<void> accept_loop() {
         for (;;) {
             auto& worker = *workers[next_worker++ % workers.size()];
@@ -79,9 +112,7 @@ struct ProxyServer::Impl {
             }
             if (static_cast<std::size_t>(ctx->metrics.open_connections.load()) >=
                 config.limits().max_connections) {
-                boost::system::error_code ignored;
-                socket.close(ignored); // over the connection limit: refuse at once
-                ctx->metrics.count_refusal(RefusalReason::limit);
+                refuse_over_limit(socket);
                 continue;
             }
             asio::co_spawn(worker.io, run_client_session(*ctx, worker, std::move(socket)),

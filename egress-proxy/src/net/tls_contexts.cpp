@@ -1,5 +1,6 @@
 #include "net/tls_contexts.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <openssl/ssl.h>
 #include <stdexcept>
@@ -21,6 +22,26 @@ int select_http11(SSL*, const unsigned char** out, unsigned char* outlen, const 
     }
     return SSL_TLSEXT_ERR_NOACK;
 }
+// A TLS 1.2 session resumed with a ticket keeps the session's server name:
+// SSL_get_servername then reports the first connection's SNI, not this one's,
+// and the SNI check is blind. A client that cannot do TLS 1.3 (no 0x0304 in
+// supported_versions) is given no ticket and none of its tickets is taken.
+bool offers_tls13(SSL* ssl) {
+    const unsigned char* ext = nullptr;
+    std::size_t length = 0;
+    if (SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_supported_versions, &ext, &length) != 1 ||
+        length < 1)
+        return false;
+    const std::size_t listed = std::min<std::size_t>(ext[0], length - 1);
+    for (std::size_t i = 1; i + 1 <= listed; i += 2)
+        if (ext[i] == 0x03 && ext[i + 1] == 0x04) return true;
+    return false;
+}
+
+int no_tls12_resumption(SSL* ssl, int*, void*) {
+    if (!offers_tls13(ssl)) SSL_set_options(ssl, SSL_OP_NO_TICKET);
+    return SSL_CLIENT_HELLO_SUCCESS;
+}
 } // namespace
 
 std::shared_ptr<ssl::context> make_leaf_context(const ca::Leaf& leaf, X509* ca_cert) {
@@ -33,6 +54,7 @@ std::shared_ptr<ssl::context> make_leaf_context(const ca::Leaf& leaf, X509* ca_c
     // No server-side session cache: resumption uses stateless tickets, and a
     // cache would keep a session per client connection in memory.
     SSL_CTX_set_session_cache_mode(native, SSL_SESS_CACHE_OFF);
+    SSL_CTX_set_client_hello_cb(native, no_tls12_resumption, nullptr);
     if (SSL_CTX_use_certificate(native, leaf.certificate.get()) != 1 ||
         SSL_CTX_use_PrivateKey(native, leaf.key.get()) != 1 ||
         SSL_CTX_add1_chain_cert(native, ca_cert) != 1)

@@ -46,7 +46,7 @@ std::string upstream_key(std::string_view host, std::uint16_t port, bool tls) {
     return key;
 }
 
-std::unique_ptr<UpstreamConnection> UpstreamPool::take(const std::string& key, bool can_retry) {
+std::unique_ptr<UpstreamConnection> UpstreamPool::take(const std::string& key) {
     auto it = idle_.find(key);
     if (it == idle_.end()) return nullptr;
     auto& queue = it->second;
@@ -55,9 +55,7 @@ std::unique_ptr<UpstreamConnection> UpstreamPool::take(const std::string& key, b
         auto connection = std::move(queue.back()); // most recently used: least likely closed
         queue.pop_back();
         const auto idle = now - connection->idle_since;
-        const bool usable = can_retry && idle < recently_used ? !connection->holds_unread()
-                                                              : connection->still_open();
-        if (idle < max_idle_age && usable) {
+        if (idle < max_idle_age && connection->still_open()) {
             if (queue.empty()) idle_.erase(it);
             connection->reused = true;
             return connection;
@@ -169,15 +167,13 @@ void prepare_tls(SSL* ssl, const std::string& host) {
 
 } // namespace
 
-asio::awaitable<UpstreamResult> acquire_upstream(ProxyRuntime& ctx, UpstreamPool& pool,
-                                                 const std::string& host, std::uint16_t port,
-                                                 bool tls,
-                                                 const std::vector<tcp::endpoint>* checked,
-                                                 bool allow_pooled, bool can_retry) {
+asio::awaitable<UpstreamResult>
+acquire_upstream(ProxyRuntime& ctx, UpstreamPool& pool, const std::string& host, std::uint16_t port,
+                 bool tls, const std::vector<tcp::endpoint>* checked, bool allow_pooled) {
     UpstreamResult out;
     const auto key = upstream_key(host, port, tls);
     if (allow_pooled) {
-        if (auto pooled = pool.take(key, can_retry)) {
+        if (auto pooled = pool.take(key)) {
             ctx.metrics.upstream_reused.fetch_add(1, std::memory_order_relaxed);
             out.connection = std::move(pooled);
             co_return out;

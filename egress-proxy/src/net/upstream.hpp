@@ -51,12 +51,11 @@ std::string upstream_key(std::string_view host, std::uint16_t port, bool tls);
 // Idle upstream connections of one worker thread (no locking: one thread uses it).
 class UpstreamPool {
 public:
-    // The most recently used idle connection to `key` that is still open. With
-    // `can_retry` (the request can be sent again on a fresh connection if this one
-    // turns out closed before any answer) a connection used within the last
-    // second is taken without looking at its socket: servers close idle
-    // connections after seconds, not milliseconds, and the retry covers the rest.
-    std::unique_ptr<UpstreamConnection> take(const std::string& key, bool can_retry = false);
+    // The most recently used idle connection to `key` that is still open and
+    // quiet: its socket is looked at every time (one non-blocking peek), since an
+    // upstream's unsolicited bytes after an answer, however soon, would otherwise
+    // be read as the answer to the next request.
+    std::unique_ptr<UpstreamConnection> take(const std::string& key);
     void put(std::unique_ptr<UpstreamConnection> connection);
     std::size_t size() const;
 
@@ -64,7 +63,6 @@ public:
         128; // 64 busy clients on one worker must not churn
     static constexpr std::chrono::seconds max_idle_age{
         50}; // under common server keep-alive limits (60 s)
-    static constexpr std::chrono::seconds recently_used{1};
 
 private:
     std::unordered_map<std::string, std::deque<std::unique_ptr<UpstreamConnection>>> idle_;
@@ -100,6 +98,6 @@ struct UpstreamResult {
 boost::asio::awaitable<UpstreamResult>
 acquire_upstream(ProxyRuntime& ctx, UpstreamPool& pool, const std::string& host, std::uint16_t port,
                  bool tls, const std::vector<boost::asio::ip::tcp::endpoint>* checked,
-                 bool allow_pooled = true, bool can_retry = false);
+                 bool allow_pooled = true);
 
 } // namespace osf::net
