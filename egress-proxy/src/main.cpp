@@ -54,6 +54,9 @@ int run(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--grace", grace, "Seconds to finish requests in flight after SIGTERM")
         ->capture_default_str();
+    app.add_option("--peer-listeners", options.peer_listeners,
+                   "Directory of files listing other proxies' ADDR:PORT listeners, never "
+                   "connected to (sandbox-local's other sandboxes)");
     app.add_option("--max-header-bytes", options.limits.max_header_bytes,
                    "Largest request or response head")
         ->capture_default_str();

@@ -331,6 +331,28 @@ def test_direct_tcp_to_the_hosts_loopback_fails(local, sandbox, upstream):
     assert upstream.connections == before
 
 
+def test_another_sandboxs_proxy_is_out_of_reach_through_an_alias(local, sandbox, upstream):
+    """allowed.test is aliased to 127.0.0.1 on purpose (its origin runs there), and egress
+    allows any port of it: the sandbox's proxy still never connects to another sandbox's
+    proxy or admin listener on the host's loopback (--peer-listeners)."""
+    other = local.create(spec_for(upstream), name="other.json")
+    try:
+        with open(os.path.join(local.state, "listeners", other)) as f:
+            ports = [line.rsplit(":", 1)[1] for line in f.read().split()]
+        assert len(ports) == 2, ports  # its proxy and its admin port
+        for port in ports:
+            out = local.sh(sandbox, f"curl -sS -o /dev/null -D - --max-time 20 "
+                                    f"http://allowed.test:{port}/metrics").stdout
+            assert out.startswith("HTTP/1.1 403"), (port, out)
+            assert "x-osf-refused-by: destination-address" in out.lower(), out
+        # And its own origin on the same loopback still answers.
+        out = local.sh(sandbox, f"curl -sS -o /dev/null -w '%{{http_code}}' --max-time 20 "
+                                f"https://allowed.test:{upstream.port}/").stdout
+        assert out == "200", out
+    finally:
+        assert local.run("destroy", other).returncode == 0
+
+
 def host_addresses():
     out = subprocess.run(["ip", "-o", "addr", "show"], capture_output=True, text=True).stdout
     addresses = []

@@ -1,5 +1,6 @@
 #include "net/proxy_runtime.hpp"
 
+#include "net/peer_listeners.hpp"
 #include "net/tls_contexts.hpp"
 
 namespace osf::net {
@@ -50,6 +51,15 @@ bool ProxyRuntime::is_own_endpoint(const boost::asio::ip::tcp::endpoint& to) con
         if (!ec) probe.bind({to.address(), 0}, ec);
         if (!ec) return true;
     }
+    return false;
+}
+
+bool ProxyRuntime::is_peer_listener(const boost::asio::ip::tcp::endpoint& to) const {
+    if (config.options.peer_listeners.empty()) return false;
+    for (const auto& peer : read_peer_listeners(config.options.peer_listeners))
+        if (peer.port() == to.port() &&
+            (peer.address() == to.address() || peer.address().is_unspecified()))
+            return true;
     return false;
 }
 

@@ -42,6 +42,8 @@ struct ProxyRuntime {
     void write_log(const log::LogRecord& record);
     // True when a connection to `to` would reach one of the proxy's own listeners.
     bool is_own_endpoint(const boost::asio::ip::tcp::endpoint& to) const;
+    // True when it would reach a listener --peer-listeners names.
+    bool is_peer_listener(const boost::asio::ip::tcp::endpoint& to) const;
 };
 
 } // namespace osf::net

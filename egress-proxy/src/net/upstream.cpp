@@ -144,6 +144,9 @@ asio::awaitable<ResolvedDestination> resolve_checked(ProxyRuntime& ctx, std::str
         if (ctx.is_own_endpoint({address, port}))
             decision = policy::Decision::refuse(RefusalReason::destination_address,
                                                 host + " is the egress proxy itself");
+        else if (ctx.is_peer_listener({address, port}))
+            decision = policy::Decision::refuse(RefusalReason::destination_address,
+                                                host + " is another sandbox's egress proxy");
         if (decision.allowed) {
             out.endpoints.emplace_back(address, port);
         } else if (!out.refusal.refused_by) {

@@ -197,9 +197,18 @@ private:
     void start_proxy() {
         const std::string binary = find_proxy_binary(env_lookup);
         process::SpawnSpec spec = output_to(paths_.proxy_output);
-        spec.argv = {binary,        "--spec",      paths_.spec,
-                     "--listen",    "127.0.0.1:0", "--admin-listen",
-                     "127.0.0.1:0", "--state-dir", paths_.proxy_state};
+        // Never a way to another sandbox's proxy (an alias to 127.0.0.1 is allowed).
+        spec.argv = {binary,
+                     "--spec",
+                     paths_.spec,
+                     "--listen",
+                     "127.0.0.1:0",
+                     "--admin-listen",
+                     "127.0.0.1:0",
+                     "--state-dir",
+                     paths_.proxy_state,
+                     "--peer-listeners",
+                     listeners_dir(root_)};
         spec.env = to_envp(proxy_environment(request_, env_lookup));
         spec.die_with_parent = true;
         // A resumed sandbox's state directory still names the last run's ports.
@@ -265,9 +274,10 @@ private:
         control_fd_ = listen_unix(paths_.control);
         ::chmod(paths_.control.c_str(), 0600);
         ::chmod(paths_.egress_socket.c_str(), 0600);
-        if (own_host_id() && ::chown(paths_.egress_socket.c_str(), meta_.host_id, meta_.host_id) != 0)
-            throw StartFailed("cannot give " + paths_.egress_socket + " to the sandbox's host id: " +
-                              std::strerror(errno));
+        if (own_host_id() &&
+            ::chown(paths_.egress_socket.c_str(), meta_.host_id, meta_.host_id) != 0)
+            throw StartFailed("cannot give " + paths_.egress_socket +
+                              " to the sandbox's host id: " + std::strerror(errno));
     }
 
     void place_in_cgroups() {
@@ -281,8 +291,8 @@ private:
             std::string names;
             for (const auto& name : missing)
                 names += (names.empty() ? "" : ", ") + name;
-            throw StartFailed("the spec's " + names + " limit cannot be applied: " +
-                              placement_.reason);
+            throw StartFailed("the spec's " + names +
+                              " limit cannot be applied: " + placement_.reason);
         }
         if (std::find(placement_.controllers.begin(), placement_.controllers.end(), "pids") ==
             placement_.controllers.end())
@@ -362,7 +372,8 @@ private:
                                   std::to_string(request_.settings.start_timeout_seconds) + " s");
             std::array<pollfd, 2> polls{
                 {{agent_.get(), POLLIN, 0}, {output_open ? output.get() : -1, POLLIN, 0}}};
-            ::poll(polls.data(), polls.size(), static_cast<int>(std::min<long long>(left.count(), 100)));
+            ::poll(polls.data(), polls.size(),
+                   static_cast<int>(std::min<long long>(left.count(), 100)));
             if (polls[1].revents != 0) {
                 std::array<char, 4096> buffer{};
                 const ssize_t got = ::read(output.get(), buffer.data(), buffer.size());
@@ -434,23 +445,21 @@ private:
     void finish() { io_.stop(); }
 
     void wait_for_signal() {
-        signal_stream_.async_wait(asio::posix::stream_descriptor::wait_read,
-                                  [this](boost::system::error_code error) {
-                                      if (error) return finish();
-                                      signalfd_siginfo info{};
-                                      while (::read(signals_.get(), &info, sizeof(info)) ==
-                                             sizeof(info)) {
-                                          if (info.ssi_signo == SIGHUP) {
-                                              reread_expiry();
-                                          } else if (info.ssi_signo != SIGCHLD) {
-                                              std::cerr << "stopping: signal " << info.ssi_signo
-                                                        << std::endl;
-                                              return finish();
-                                          }
-                                      }
-                                      if (child_ended()) return finish();
-                                      wait_for_signal();
-                                  });
+        signal_stream_.async_wait(
+            asio::posix::stream_descriptor::wait_read, [this](boost::system::error_code error) {
+                if (error) return finish();
+                signalfd_siginfo info{};
+                while (::read(signals_.get(), &info, sizeof(info)) == sizeof(info)) {
+                    if (info.ssi_signo == SIGHUP) {
+                        reread_expiry();
+                    } else if (info.ssi_signo != SIGCHLD) {
+                        std::cerr << "stopping: signal " << info.ssi_signo << std::endl;
+                        return finish();
+                    }
+                }
+                if (child_ended()) return finish();
+                wait_for_signal();
+            });
     }
 
     void accept_egress() {
@@ -459,9 +468,9 @@ private:
             if (!error && !relays_.full()) {
                 asio::ip::tcp::socket proxy(io_);
                 boost::system::error_code connect_error;
-                proxy.connect({asio::ip::make_address("127.0.0.1"),
-                               static_cast<unsigned short>(proxy_port_)},
-                              connect_error);
+                proxy.connect(
+                    {asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(proxy_port_)},
+                    connect_error);
                 if (!connect_error)
                     relay(std::move(client), std::move(proxy), relays_);
                 else
@@ -485,33 +494,31 @@ private:
         timer->async_wait([connection](boost::system::error_code error) {
             if (!error) connection->close();
         });
-        connection->async_wait(
-            Local::socket::wait_read, [this, connection, timer](boost::system::error_code error) {
-                timer->cancel();
-                if (error) return;
-                std::string bytes;
-                std::vector<Fd> fds;
-                try {
-                    if (!receive_with_fds(connection->native_handle(), bytes, fds) ||
-                        fds.size() != 3)
-                        return;
-                    send_with_fds(agent_.get(), bytes,
-                                  {connection->native_handle(), fds[0].get(), fds[1].get(),
-                                   fds[2].get()});
-                } catch (const std::exception& e) {
-                    std::cerr << "exec request: " << e.what() << std::endl;
-                }
-            });
+        connection->async_wait(Local::socket::wait_read, [this, connection,
+                                                          timer](boost::system::error_code error) {
+            timer->cancel();
+            if (error) return;
+            std::string bytes;
+            std::vector<Fd> fds;
+            try {
+                if (!receive_with_fds(connection->native_handle(), bytes, fds) || fds.size() != 3)
+                    return;
+                send_with_fds(
+                    agent_.get(), bytes,
+                    {connection->native_handle(), fds[0].get(), fds[1].get(), fds[2].get()});
+            } catch (const std::exception& e) {
+                std::cerr << "exec request: " << e.what() << std::endl;
+            }
+        });
     }
 
     void watch_agent() {
-        agent_stream_.async_wait(asio::posix::stream_descriptor::wait_read,
-                                 [this](boost::system::error_code error) {
-                                     if (error == asio::error::operation_aborted) return;
-                                     std::cerr << "stopping: the sandbox's agent went away"
-                                               << std::endl;
-                                     finish();
-                                 });
+        agent_stream_.async_wait(
+            asio::posix::stream_descriptor::wait_read, [this](boost::system::error_code error) {
+                if (error == asio::error::operation_aborted) return;
+                std::cerr << "stopping: the sandbox's agent went away" << std::endl;
+                finish();
+            });
     }
 
     // The wait before the expiry, at most a minute so that a change of the
@@ -524,7 +531,8 @@ private:
             expired_ = true;
             return finish();
         }
-        expiry_timer_.expires_after(std::min<std::chrono::milliseconds>(*left, std::chrono::minutes(1)));
+        expiry_timer_.expires_after(
+            std::min<std::chrono::milliseconds>(*left, std::chrono::minutes(1)));
         expiry_timer_.async_wait([this](boost::system::error_code error) {
             if (!error) arm_expiry();
         });
