@@ -6,12 +6,12 @@ stop as soon as the proxy ends the exchange; memory under many floods at once is
 test_memory_ceiling.py's."""
 import json
 import socket
-import threading
 import time
 
 import pytest
 
 from osftest import Proxy, TestCA
+from osftest.upstream import RawServer
 from test_bypass_smuggling import LogCursor, RawUpstream, open_tunnel, proxy_address, read_response, tls_server_context
 
 API, FLOOD, MCP = "api.ceil.test", "flood.ceil.test", "mcp.ceil.test"
@@ -21,29 +21,17 @@ PLACEHOLDER_BIG = "osf-secret-placeholder-BIG"
 FLOOD_BYTES = 8 * 1024 * 1024  # far past every ceiling (a head plus 64 KiB)
 
 
-class FloodUpstream:
+class FloodUpstream(RawServer):
     """An HTTP server whose answers never end their framing: a chunk-size line with
     endless extensions, or a trailer section that never ends, up to FLOOD_BYTES.
     `/mcp` answers as an MCP server's event stream would start. `/stall-json` sends a
     JSON head and part of its body, then nothing."""
 
     def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(64)
-        self.port = self.sock.getsockname()[1]
         self.sent = {}
-        threading.Thread(target=self._accept, daemon=True).start()
+        super().__init__()
 
-    def _accept(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def _serve(self, conn):
+    def serve(self, conn):
         with conn:
             conn.settimeout(30)
             data = b""
@@ -73,9 +61,6 @@ class FloodUpstream:
             except OSError:
                 pass
             self.sent[path] = sent
-
-    def stop(self):
-        self.sock.close()
 
 
 def api_route(head, path, body):
@@ -176,19 +161,23 @@ def test_an_answer_chunk_line_or_trailer_section_that_never_ends_is_an_error_of_
     assert flood.sent.get(path, FLOOD_BYTES) < FLOOD_BYTES, "the proxy read the whole flood"
 
 
-def test_the_admin_port_ends_a_request_that_never_ends(env):
-    proxy = env["proxy"]
+def admin_flood(proxy, limit=FLOOD_BYTES):
+    """A chunk-size line that never ends, sent to the admin port; the bytes it took."""
     host, port = proxy.admin.rsplit(":", 1)
+    sent = 0
     with socket.create_connection((host, int(port)), timeout=20) as s:
         s.sendall(b"POST /metrics HTTP/1.1\r\nHost: admin\r\nTransfer-Encoding: chunked\r\n\r\n1;")
-        sent = 0
         try:
-            while sent < FLOOD_BYTES:
+            while sent < limit:
                 s.sendall(b"e" * 4096)
                 sent += 4096
         except OSError:
             pass
-    assert sent < FLOOD_BYTES, "the admin port read the whole flood"
+    return sent
+
+
+def test_the_admin_port_ends_a_request_that_never_ends(env):
+    assert admin_flood(env["proxy"]) < FLOOD_BYTES, "the admin port read the whole flood"
 
 
 def test_a_head_that_grows_past_its_ceiling_by_substitution_is_refused(env):

@@ -4,35 +4,20 @@ connection that received bytes nobody asked for, and a connection over
 import os
 import socket
 import subprocess
-import threading
 import time
 
 import pytest
 
 from osftest import Proxy
+from osftest.upstream import RawServer
 from test_bypass_smuggling import ALIASES, LogCursor, proxy_address, read_response
 
 
-class LateSecondAnswer:
+class LateSecondAnswer(RawServer):
     """Answers each request with `200 ok <path>`; after `/double` it sends, 200 ms
     later and unasked, a second answer (`spoofed`) on the same connection."""
 
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.port = self.sock.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def _serve(self, conn):
+    def serve(self, conn):
         conn.settimeout(30)
         data = b""
         with conn:
@@ -52,9 +37,6 @@ class LateSecondAnswer:
                         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\nspoofed")
             except OSError:
                 return
-
-    def stop(self):
-        self.sock.close()
 
 
 @pytest.fixture(scope="module")

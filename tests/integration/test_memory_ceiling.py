@@ -12,7 +12,7 @@ import socket
 import threading
 import time
 
-from test_bypass_ceilings import FLOOD, MCP, chunked_head, env, flood_request  # noqa: F401 (fixture)
+from test_bypass_ceilings import FLOOD, MCP, admin_flood, chunked_head, env, flood_request  # noqa: F401 (fixture)
 from test_bypass_smuggling import proxy_address
 
 FLOOD_BYTES = 16 * 1024 * 1024
@@ -51,20 +51,6 @@ def answer_flood(env, path):
         return received
 
 
-def admin_flood(env):
-    host, port = env["proxy"].admin.rsplit(":", 1)
-    sent = 0
-    with socket.create_connection((host, int(port)), timeout=30) as s:
-        s.sendall(b"POST /metrics HTTP/1.1\r\nHost: admin\r\nTransfer-Encoding: chunked\r\n\r\n1;")
-        try:
-            while sent < FLOOD_BYTES:
-                s.sendall(b"e" * 4096)
-                sent += 4096
-        except OSError:
-            pass
-    return sent
-
-
 def floods(env):
     proxy = env["proxy"]
     plain = chunked_head(FLOOD, env["flood"].port, "/upload")
@@ -78,7 +64,7 @@ def floods(env):
         lambda: answer_flood(env, "/answer-chunk-line"),
         lambda: answer_flood(env, "/answer-trailers"),
         lambda: answer_flood(env, "/mcp-sse"),
-        lambda: admin_flood(env),
+        lambda: admin_flood(proxy, FLOOD_BYTES),
     ]
 
 

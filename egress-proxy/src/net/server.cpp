@@ -78,7 +78,15 @@ struct ProxyServer::Impl {
         boost::system::error_code ec;
         const auto remote = socket.remote_endpoint(ec);
         socket.non_blocking(true, ec);
-        if (!ec) ::send(socket.native_handle(), answer.data(), answer.size(), MSG_NOSIGNAL);
+        if (!ec) {
+            const int fd = socket.native_handle();
+            ::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL);
+            // What the client has sent already is read and dropped: closing with
+            // unread bytes would reset the connection, and the 503 with it.
+            char drain[16 * 1024];
+            for (int i = 0; i < 4 && ::recv(fd, drain, sizeof drain, MSG_DONTWAIT) > 0; ++i) {
+            }
+        }
         socket.close(ec);
         const auto now = std::chrono::steady_clock::now();
         if (now - last_over_limit_line < std::chrono::seconds(1)) {

@@ -184,3 +184,30 @@ class Upstream:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+class RawServer:
+    """A TCP server on 127.0.0.1 that hands each connection to `serve(conn)` on a
+    thread of its own (for upstreams that misbehave in ways no HTTP library will)."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.serve, args=(conn,), daemon=True).start()
+
+    def serve(self, conn):
+        raise NotImplementedError
+
+    def stop(self):
+        self.sock.close()
+
