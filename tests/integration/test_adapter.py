@@ -563,6 +563,10 @@ def test_exec_exit_codes_streams_and_workspace(cluster, sandbox):
     assert adapter(kube, "exec", sandbox.upper(), "--", "true", check=0).returncode == 0
     # Options after -- belong to the command.
     assert adapter(kube, "exec", sandbox, "--", "ls", "-a", "/workspace", check=0).stdout.startswith(".")
+    # Arguments arrive as given, whatever a shell would make of them.
+    words = ["a b", "it's", "", "$HOME", "`id`", "x\ny", "*", "%s"]
+    assert adapter(kube, "exec", sandbox, "--", "printf", "<%s>", *words, check=0).stdout == \
+        "".join(f"<{w}>" for w in words)
 
 
 def test_exec_errors(cluster, sandbox):
@@ -574,6 +578,40 @@ def test_exec_errors(cluster, sandbox):
     # The command runs under `env` (which marks it for exec --timeout): not found is 127, as in a shell.
     result = adapter(kube, "exec", sandbox, "--", "no-such-program-here", check=127)
     assert "no-such-program-here" in result.stderr
+
+
+def test_exec_returns_when_the_command_does_and_background_jobs_keep_running(cluster, sandbox):
+    kube = cluster
+    # kubectl alone ends only when every process holding the command's output has closed it: 30 s.
+    started = time.monotonic()
+    result = adapter(kube, "exec", sandbox, "--", "sh", "-c", "sleep 30 & echo started", timeout=60, check=0)
+    assert time.monotonic() - started < 15
+    assert result.stdout == "started\n"
+    # A background job writing after exec returned is not killed by a closed pipe: its output is dropped.
+    adapter(kube, "exec", sandbox, "--", "sh", "-c",
+            "(while [ ! -e /tmp/go-7321 ]; do sleep 0.1; done; echo late; echo late >&2; exec sleep 7321) & "
+            "echo started", timeout=60, check=0)
+    adapter(kube, "exec", sandbox, "--", "touch", "/tmp/go-7321", check=0)
+    deadline = time.monotonic() + 30
+    while adapter(kube, "exec", sandbox, "--", "pgrep", "-f", "^sleep 7321$", check=None).returncode != 0:
+        assert time.monotonic() < deadline, "the background job did not survive writing its output"
+        time.sleep(0.2)
+    adapter(kube, "exec", sandbox, "--", "pkill", "-f", "sleep 7321", check=0)
+
+
+def test_exec_exit_code_comes_from_the_command_not_from_its_output(cluster, sandbox):
+    kube = cluster
+    line = "command terminated with exit code 9"
+    # The command prints kubectl's words and succeeds: exit 0, and the line is the command's output.
+    result = adapter(kube, "exec", sandbox, "--", "sh", "-c", f"echo '{line}' >&2", check=0)
+    assert result.stderr == line + "\n"
+    result = adapter(kube, "exec", sandbox, "--", "sh", "-c", f"echo '{line}' >&2; exit 3", check=3)
+    assert result.stderr == line + "\n"
+    result = adapter(kube, "exec", sandbox, "--", "sh", "-c", "echo x >&2; exit 7", check=7)
+    assert result.stderr == "x\n"
+    # kubectl's line after a last stderr line without a newline is not passed on either.
+    result = adapter(kube, "exec", sandbox, "--", "sh", "-c", "printf 'no newline' >&2; exit 5", check=5)
+    assert result.stderr == "no newline"
 
 
 def test_copy_both_ways(cluster, sandbox, tmp_path):

@@ -1,13 +1,13 @@
 #include "commands/exec_stderr_filter.hpp"
 
 #include <algorithm>
-#include <charconv>
 
 namespace osf::commands {
 
 namespace {
 
 constexpr std::string_view kTerminated = "command terminated with exit code ";
+constexpr std::size_t kMaxCodeDigits = 3; // exit codes are 0..255
 constexpr std::string_view kKubectlPrefixes[] = {"error: ", "Error from server",
                                                  "Error: ", "Unable to connect"};
 
@@ -15,96 +15,105 @@ bool starts_with(std::string_view text, std::string_view prefix) {
     return text.substr(0, prefix.size()) == prefix;
 }
 
-// True when `line` (a whole line) may be one of kubectl's own.
-bool kubectl_like(std::string_view line) {
-    if (starts_with(line, kTerminated)) return true;
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+
+// True when `text` is, or may still grow into, "command terminated with exit
+// code N\n". kubectl prints it right after the command's last byte, also in
+// the middle of a line the command did not end.
+bool may_be_exit_line(std::string_view text) {
+    if (text.size() <= kTerminated.size()) return starts_with(kTerminated, text);
+    if (!starts_with(text, kTerminated)) return false;
+    std::string_view rest = text.substr(kTerminated.size());
+    if (rest.back() == '\n') rest.remove_suffix(1);
+    if (rest.empty() && text.back() == '\n') return false;
+    return rest.size() <= kMaxCodeDigits && std::all_of(rest.begin(), rest.end(), is_digit);
+}
+
+// True when `line` (starting a line, no newline before its end) is, or may
+// still grow into, one of kubectl's error lines.
+bool may_be_error_line(std::string_view line) {
+    for (auto prefix : kKubectlPrefixes)
+        if (starts_with(line, prefix) || starts_with(prefix, line)) return true;
+    return false;
+}
+
+bool is_error_line(std::string_view line) {
     for (auto prefix : kKubectlPrefixes)
         if (starts_with(line, prefix)) return true;
     return false;
 }
 
-// True when `text` could still grow into one of kubectl's lines.
-bool may_become_kubectl_like(std::string_view text) {
-    auto prefix_of = [&](std::string_view pattern) {
-        const std::size_t n = std::min(text.size(), pattern.size());
-        return text.substr(0, n) == pattern.substr(0, n);
-    };
-    if (prefix_of(kTerminated)) return true;
-    for (auto prefix : kKubectlPrefixes)
-        if (prefix_of(prefix)) return true;
-    return false;
-}
-
-std::string trim(std::string text) {
+std::string_view trim(std::string_view text) {
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
-        text.pop_back();
+        text.remove_suffix(1);
     return text;
 }
 
 } // namespace
 
-void ExecStderrFilter::release_held() {
-    if (!held_.empty()) forward_(held_);
-    held_.clear();
-}
-
-void ExecStderrFilter::complete_line(std::string line) {
-    release_held();
-    if (kubectl_like(line))
-        held_ = std::move(line);
-    else
-        forward_(line);
-}
-
 void ExecStderrFilter::feed(std::string_view chunk) {
-    while (!chunk.empty()) {
-        const auto newline = chunk.find('\n');
-        const std::string_view piece =
-            chunk.substr(0, newline == std::string_view::npos ? chunk.size() : newline + 1);
-        chunk.remove_prefix(piece.size());
-        if (mid_line_) {
-            // The start of this line was forwarded already: so is the rest.
-            forward_(piece);
-            if (piece.back() == '\n') mid_line_ = false;
-            continue;
-        }
-        partial_.append(piece);
-        if (partial_.back() == '\n') {
-            complete_line(std::move(partial_));
-            partial_.clear();
-        } else if (!may_become_kubectl_like(partial_)) {
-            // An unfinished line (a prompt, say) goes out now, not when it ends.
-            release_held();
-            forward_(partial_);
-            partial_.clear();
-            mid_line_ = true;
+    if (chunk.empty()) return;
+    std::string text = std::move(held_);
+    text.append(chunk);
+    // Only the last line may be held: its start, and whether that is a line's start.
+    std::size_t line = 0;
+    bool line_start = held_at_line_start_;
+    if (text.size() >= 2) {
+        const auto newline = text.rfind('\n', text.size() - 2);
+        if (newline != std::string::npos) {
+            line = newline + 1;
+            line_start = true;
         }
     }
+    // The earliest position from which the rest may be kubectl's last line.
+    std::size_t keep = text.size();
+    if (line_start && text.size() - line <= kMaxHeld &&
+        may_be_error_line(std::string_view(text).substr(line))) {
+        keep = line;
+    } else {
+        const std::size_t longest = kTerminated.size() + kMaxCodeDigits + 1;
+        for (std::size_t at = std::max(line, text.size() - std::min(text.size(), longest));
+             at < text.size(); ++at) {
+            if (may_be_exit_line(std::string_view(text).substr(at))) {
+                keep = at;
+                break;
+            }
+        }
+    }
+    if (keep > 0) {
+        forward_(std::string_view(text).substr(0, keep));
+        held_at_line_start_ = text[keep - 1] == '\n';
+    }
+    held_ = text.substr(keep);
 }
 
 ExecStderrFilter::Ending ExecStderrFilter::finish(int kubectl_exit_code) {
-    if (!partial_.empty()) {
-        complete_line(std::move(partial_));
-        partial_.clear();
-    }
     Ending ending;
-    const std::string line = trim(held_);
-    if (starts_with(line, kTerminated)) {
-        int code = 0;
-        const std::string_view digits = std::string_view(line).substr(kTerminated.size());
-        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), code);
-        if (ec == std::errc() && end == digits.data() + digits.size()) {
-            ending.command_exit_code = code;
-            held_.clear();
+    const std::string held = std::move(held_);
+    held_.clear();
+    if (kubectl_exit_code == 0) {
+        if (!held.empty()) forward_(held);
+        ending.command_exit_code = 0;
+        return ending;
+    }
+    // kubectl's line comes last, right after the command's last byte.
+    const std::string own_line = std::string(kTerminated) + std::to_string(kubectl_exit_code);
+    for (const std::string& ending_line : {own_line + "\n", own_line}) {
+        if (held.size() >= ending_line.size() &&
+            std::string_view(held).substr(held.size() - ending_line.size()) == ending_line) {
+            if (held.size() > ending_line.size())
+                forward_(std::string_view(held).substr(0, held.size() - ending_line.size()));
+            ending.command_exit_code = kubectl_exit_code;
             return ending;
         }
     }
-    if (kubectl_exit_code != 0 && !line.empty() && !starts_with(line, kTerminated)) {
-        ending.kubectl_error = line;
-        held_.clear();
+    if (held_at_line_start_ && is_error_line(held)) {
+        ending.kubectl_error = std::string(trim(held));
         return ending;
     }
-    release_held();
+    if (!held.empty()) forward_(held);
     return ending;
 }
 

@@ -221,7 +221,7 @@ TEST_CASE("exec --timeout: at the deadline kubectl is stopped, the command kille
     // The stop: a second exec in the sandbox container, with this exec's marker.
     const auto execs = t.kubectl.find({"exec"});
     REQUIRE(execs.size() == 2);
-    CHECK(execs[0].args[7] == "OSF_EXEC_ID=0123456789ab");
+    CHECK_THAT(execs[0].args.back(), Catch::Contains("'OSF_EXEC_ID=0123456789ab'"));
     const std::vector<std::string> stop_prefix = {
         "exec", "osf-sandbox-" + kId, "--namespace", "default", "--", "sh", "-c"};
     CHECK(std::equal(stop_prefix.begin(), stop_prefix.end(), execs[1].args.begin()));

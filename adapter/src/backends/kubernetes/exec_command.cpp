@@ -4,6 +4,7 @@
 #include "commands/command_errors.hpp"
 #include "commands/exec_stderr_filter.hpp"
 #include "kubectl/kubectl_error.hpp"
+#include "manifests/exec_relay.hpp"
 #include "manifests/exec_stop.hpp"
 #include "manifests/sandbox_id.hpp"
 #include "manifests/settings.hpp"
@@ -48,7 +49,11 @@ ExecOutcome exec_in_sandbox(CommandContext& context, const std::string& id,
     call.args = {"exec", "-i"};
     if (terminal) call.args.push_back("-t");
     call.args.insert(call.args.end(), {pod, "--namespace", settings.ns, "--"});
-    for (auto& arg : manifests::marked_command(marker, command))
+    // Without a terminal the command's output goes through a relay that stops
+    // when the command exits, not when what it left running closes it. A
+    // terminal is one the command and its leftovers share: nothing to relay.
+    for (auto& arg : terminal ? manifests::marked_command(marker, command)
+                              : manifests::relayed_command(marker, command))
         call.args.push_back(std::move(arg));
     call.inherit_stdin = true;
     call.inherit_stdout = true;
@@ -70,6 +75,7 @@ ExecOutcome exec_in_sandbox(CommandContext& context, const std::string& id,
         if (signal != 0) throw Interrupted(signal);
         return {kExitExecTimeout, true};
     }
+    // kubectl exits with the command's exit code: the code comes from there alone.
     const auto ending = filter.finish(result.exit_code);
     if (ending.command_exit_code) return {*ending.command_exit_code, false};
     if (!ending.kubectl_error.empty()) {
