@@ -46,7 +46,7 @@ struct ProxyOptions {
     std::string listen = "0.0.0.0:8080";
     std::string admin_listen = "127.0.0.1:9090";
     std::string state_dir = "/var/lib/egress-proxy";
-    std::string upstream_ca; // extra trust bundle for upstreams (OSF_UPSTREAM_CA_BUNDLE)
+    std::string upstream_ca;    // extra trust bundle for upstreams (OSF_UPSTREAM_CA_BUNDLE)
     std::string peer_listeners; // a directory of other proxies' listeners, never a destination
     bool log_stdout = false;
     unsigned threads = 1; // 0: one per CPU the process may use (usable_cpus)

@@ -139,7 +139,8 @@ std::string without_trailing_dots(std::string_view path) {
 // "//host/mcp" read as a network-path reference: the path after the authority.
 std::string without_authority(std::string_view path) {
     std::size_t start = 0;
-    while (start < path.size() && (path[start] == '/' || path[start] == '\\')) ++start;
+    while (start < path.size() && (path[start] == '/' || path[start] == '\\'))
+        ++start;
     if (start < 2) return std::string(path);
     const auto slash = path.find_first_of("/\\", start);
     return slash == std::string_view::npos ? std::string("/") : std::string(path.substr(slash));
@@ -151,8 +152,8 @@ std::string without_authority(std::string_view path) {
 // mistake fails closed, the reverse fails open.
 bool path_is_under(std::string_view path, std::string_view prefix) {
     path = path.substr(0, path.find_first_of("?#"));
-    for (const std::string& written : {std::string(path), without_segment_parameters(path),
-                                       without_authority(path)}) {
+    for (const std::string& written :
+         {std::string(path), without_segment_parameters(path), without_authority(path)}) {
         if (normalized_is_under(written, prefix)) return true;
         const std::string decoded = fully_decoded(written);
         if (normalized_is_under(decoded, prefix) ||

@@ -145,7 +145,8 @@ CgroupPlacement place_v1(const std::string& id, const osf::Spec& spec, bool crea
             found->second.mount + (found->second.own == "/" ? std::string() : found->second.own);
         if (::access(parent.c_str(), W_OK) != 0) {
             if (place.reason.empty())
-                place.reason = "cannot create a cgroup below " + parent + ": " + std::strerror(errno);
+                place.reason =
+                    "cannot create a cgroup below " + parent + ": " + std::strerror(errno);
             continue;
         }
         place.controllers.push_back(controller);
@@ -199,7 +200,8 @@ void remove_sandbox_cgroups(const std::vector<std::string>& directories) {
         ::rmdir(it->c_str());
 }
 
-std::vector<std::string> unenforced_limits(const osf::Spec& spec, const CgroupPlacement& placement) {
+std::vector<std::string> unenforced_limits(const osf::Spec& spec,
+                                           const CgroupPlacement& placement) {
     std::vector<std::string> missing;
     for (const auto& [asked, controller] :
          {std::pair{spec.cpu.has_value(), "cpu"}, std::pair{spec.memory.has_value(), "memory"}})
