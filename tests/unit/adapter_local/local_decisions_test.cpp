@@ -4,12 +4,12 @@
 #include "backends/local/bwrap_command.hpp"
 #include "backends/local/cgroup_limits.hpp"
 #include "backends/local/exec_protocol.hpp"
-#include "process/wait.hpp"
 #include "backends/local/local_layout.hpp"
 #include "backends/local/sandbox_environment.hpp"
 #include "backends/local/template_choice.hpp"
 #include "backends/local/user_namespaces.hpp"
 #include "commands/command_errors.hpp"
+#include "process/wait.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -118,8 +118,7 @@ TEST_CASE("bwrap: every namespace, no capabilities, only the system directories"
     CHECK(args.front() == "bwrap");
     for (const char* flag :
          {"--die-with-parent", "--new-session", "--unshare-user", "--unshare-ipc", "--unshare-pid",
-          "--as-pid-1",
-          "--unshare-net", "--unshare-uts", "--disable-userns", "--clearenv"})
+          "--as-pid-1", "--unshare-net", "--unshare-uts", "--disable-userns", "--clearenv"})
         CHECK(std::find(args.begin(), args.end(), flag) != args.end());
     CHECK(has_sequence(args, {"--cap-drop", "ALL"}));
     CHECK(has_sequence(args, {"--hostname", "osf-sandbox-0123456789ab"}));
@@ -243,13 +242,28 @@ TEST_CASE("bwrap: in a foreign root the agent runs with the host's loader and li
     mounts.host_library_dirs = {"/usr/lib/x86_64-linux-gnu", "/opt/lib"};
     mounts.control_fd = 4;
     const auto args = bwrap_arguments(mounts);
-    CHECK(has_sequence(args, {"--ro-bind", "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
-                              "/run/osf/ld.so", "--ro-bind", "/usr/lib/x86_64-linux-gnu",
-                              "/run/osf/lib/0", "--ro-bind", "/opt/lib", "/run/osf/lib/1",
-                              "--remount-ro", "/run", "--remount-ro", "/dev", "--remount-ro", "/",
-                              "--", "/run/osf/ld.so", "--library-path",
+    CHECK(has_sequence(args, {"--ro-bind",
+                              "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+                              "/run/osf/ld.so",
+                              "--ro-bind",
+                              "/usr/lib/x86_64-linux-gnu",
+                              "/run/osf/lib/0",
+                              "--ro-bind",
+                              "/opt/lib",
+                              "/run/osf/lib/1",
+                              "--remount-ro",
+                              "/run",
+                              "--remount-ro",
+                              "/dev",
+                              "--remount-ro",
+                              "/",
+                              "--",
+                              "/run/osf/ld.so",
+                              "--library-path",
                               "/run/osf/lib/0:/run/osf/lib/1",
-                              "/run/osf/sandbox-local", "__agent", "4"}));
+                              "/run/osf/sandbox-local",
+                              "__agent",
+                              "4"}));
 }
 
 TEST_CASE("cgroup values from cpu and memory") {

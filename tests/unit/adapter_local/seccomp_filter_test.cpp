@@ -38,7 +38,8 @@ TEST_CASE("seccomp filter: refused calls fail with EPERM, allowed ones work") {
           }) == 0);
     // bits above the int's 32 do not dodge the rule
     CHECK(under_filter([] {
-              const long fd = ::syscall(SYS_socket, 0x100000000L | 38 /*AF_ALG*/, SOCK_SEQPACKET, 0);
+              const long fd =
+                  ::syscall(SYS_socket, 0x100000000L | 38 /*AF_ALG*/, SOCK_SEQPACKET, 0);
               return fd < 0 && errno == EPERM ? 0 : 1;
           }) == 0);
     CHECK(under_filter([] {

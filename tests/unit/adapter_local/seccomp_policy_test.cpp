@@ -38,11 +38,26 @@ bool refused_when(const std::string& name, unsigned index, std::uint64_t value) 
 } // namespace
 
 TEST_CASE("seccomp: the classes refused outright") {
-    for (const char* name :
-         {"unshare", "setns", "mount", "pivot_root", "open_tree", "fsopen", "keyctl", "add_key",
-          "request_key", "bpf", "userfaultfd", "io_uring_setup", "io_uring_enter", "ptrace",
-          "process_vm_readv", "process_vm_writev", "perf_event_open", "kexec_load",
-          "init_module", "open_by_handle_at"})
+    for (const char* name : {"unshare",
+                             "setns",
+                             "mount",
+                             "pivot_root",
+                             "open_tree",
+                             "fsopen",
+                             "keyctl",
+                             "add_key",
+                             "request_key",
+                             "bpf",
+                             "userfaultfd",
+                             "io_uring_setup",
+                             "io_uring_enter",
+                             "ptrace",
+                             "process_vm_readv",
+                             "process_vm_writev",
+                             "perf_event_open",
+                             "kexec_load",
+                             "init_module",
+                             "open_by_handle_at"})
         CHECK(refused_always(name));
     for (const auto& rule : rules())
         CHECK_FALSE(rule.reason.empty());

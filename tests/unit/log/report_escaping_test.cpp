@@ -67,7 +67,9 @@ TEST_CASE("a whole line is made visible with the summary's escapes, without its 
     };
     const Row rows[] = {
         {R"({"kind":"start","x":"a\"b"})", R"({"kind":"start","x":"a\"b"})"},
-        {"{\"host\":\"\xe2\x80\xae" "evil\"}", "{\"host\":\"\\u{202e}evil\"}"},
+        {"{\"host\":\"\xe2\x80\xae"
+         "evil\"}",
+         "{\"host\":\"\\u{202e}evil\"}"},
         {"raw\x1b[31mred\x7f", "raw\\x1b[31mred\\x7f"},
         {"tab\there", "tab\\x09here"},
         {"bad\xff\xfe", "bad\\u{ff}\\u{fe}"},

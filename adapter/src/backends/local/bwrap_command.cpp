@@ -81,16 +81,15 @@ const std::vector<std::string>& etc_masked_directories() {
 }
 
 std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
-    std::vector<std::string> args = {"bwrap", "--die-with-parent", "--new-session",
-                                     "--unshare-user", "--unshare-ipc", "--unshare-pid",
-                                     "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-                                     // No bwrap process inside: the agent (not dumpable) is
-                                     // PID 1, so no process there is outside the system call
-                                     // filter and open to the commands' /proc/<pid>/mem.
-                                     "--as-pid-1",
-                                     "--disable-userns", "--uid", std::to_string(mounts.uid),
-                                     "--gid", std::to_string(mounts.gid), "--cap-drop", "ALL",
-                                     "--hostname", "osf-sandbox-" + mounts.id, "--clearenv"};
+    std::vector<std::string> args = {
+        "bwrap", "--die-with-parent", "--new-session", "--unshare-user", "--unshare-ipc",
+        "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+        // No bwrap process inside: the agent (not dumpable) is
+        // PID 1, so no process there is outside the system call
+        // filter and open to the commands' /proc/<pid>/mem.
+        "--as-pid-1", "--disable-userns", "--uid", std::to_string(mounts.uid), "--gid",
+        std::to_string(mounts.gid), "--cap-drop", "ALL", "--hostname", "osf-sandbox-" + mounts.id,
+        "--clearenv"};
     for (const auto& [name, value] : mounts.environment)
         add(args, {"--setenv", name, value});
 
@@ -121,10 +120,28 @@ std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
     }
     add(args, {"--dir", manifests::kCaDir, "--ro-bind", mounts.ca_file, manifests::kCaPath});
 
-    add(args, {"--proc", "/proc", "--dev", "/dev", "--size", std::to_string(mounts.shm_bytes),
-               "--tmpfs", "/dev/shm", "--size", std::to_string(mounts.tmp_bytes), "--tmpfs", "/tmp",
-               "--tmpfs", "/run", "--dir", "/run/osf", "--ro-bind", mounts.egress_socket,
-               kEgressSocketPath, "--ro-bind", mounts.agent_binary, kAgentPath});
+    add(args, {"--proc",
+               "/proc",
+               "--dev",
+               "/dev",
+               "--size",
+               std::to_string(mounts.shm_bytes),
+               "--tmpfs",
+               "/dev/shm",
+               "--size",
+               std::to_string(mounts.tmp_bytes),
+               "--tmpfs",
+               "/tmp",
+               "--tmpfs",
+               "/run",
+               "--dir",
+               "/run/osf",
+               "--ro-bind",
+               mounts.egress_socket,
+               kEgressSocketPath,
+               "--ro-bind",
+               mounts.agent_binary,
+               kAgentPath});
     add(args, {"--bind", mounts.cache, manifests::kCacheDir});
     add(args, {"--bind", mounts.workspace, manifests::kWorkspaceDir, "--chdir",
                manifests::kWorkspaceDir});

@@ -59,8 +59,9 @@ public:
         const char* path = ::getenv("PATH");
         const std::string program =
             process::find_in_path(message_.command[0], path ? path : "/usr/bin:/bin");
-        const int problem =
-            program.empty() ? ENOENT : ::access(program.c_str(), X_OK) != 0 ? errno : 0;
+        const int problem = program.empty()                        ? ENOENT
+                            : ::access(program.c_str(), X_OK) != 0 ? errno
+                                                                   : 0;
         if (problem != 0) {
             say(2, "sandbox-local: cannot run " + message_.command[0] + ": " +
                        (program.empty() ? "not found" : std::strerror(problem)) + "\n");
@@ -145,8 +146,7 @@ private:
         while (true) {
             std::array<pollfd, 2> polls{{{pidfd.get(), POLLIN, 0}, {connection_, POLLIN, 0}}};
             // Without a pidfd (Linux < 5.3): look again every 100 ms.
-            if (::poll(polls.data(), polls.size(), pidfd ? -1 : 100) < 0 && errno != EINTR)
-                break;
+            if (::poll(polls.data(), polls.size(), pidfd ? -1 : 100) < 0 && errno != EINTR) break;
             reap();
             if (command_ended_) {
                 answer(process::exit_code_of(command_status_));

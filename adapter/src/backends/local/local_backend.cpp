@@ -37,12 +37,12 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <grp.h>
-#include <pwd.h>
 #include <iostream>
 #include <ostream>
 #include <poll.h>
+#include <pwd.h>
+#include <set>
 #include <spawn.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -219,26 +219,26 @@ nlohmann::json LocalBackend::describe(const manifests::SandboxRequest& request) 
         proxy = find_proxy_binary(options_.getenv);
     } catch (const std::exception&) {
     }
-    return {{"id", request.id},
-            {"stateDirectory", paths.dir},
-            {"template", request.spec.template_name},
-            {"base", resolved.meta.base},
-            {"root", sandbox_root},
-            {"snapshotWorkspace", resolved.snapshot_workspace},
-            {"hostId", root_caller ? "a free id from " + std::to_string(kHostIdFirst) + " to " +
-                                         std::to_string(kHostIdFirst + kHostIdCount - 1) +
-                                         ", chosen at create"
-                                   : "the caller's own (" + std::to_string(::geteuid()) + ")"},
-            {"workspaceBytes", workspace_bound(request.spec)},
-            {"proxy",
-             {{"argv",
-               {proxy, "--spec", paths.spec, "--listen", "127.0.0.1:0", "--admin-listen",
-                "127.0.0.1:0", "--state-dir", paths.proxy_state, "--peer-listeners",
-                listeners_dir(root())}},
-              {"variables", proxy_variables}}},
-            {"sandbox", {{"argv", bwrap_arguments(mounts)}, {"staged", staged}}},
-            {"cgroup", limits},
-            {"refusedSyscalls", refused}};
+    return {
+        {"id", request.id},
+        {"stateDirectory", paths.dir},
+        {"template", request.spec.template_name},
+        {"base", resolved.meta.base},
+        {"root", sandbox_root},
+        {"snapshotWorkspace", resolved.snapshot_workspace},
+        {"hostId", root_caller
+                       ? "a free id from " + std::to_string(kHostIdFirst) + " to " +
+                             std::to_string(kHostIdFirst + kHostIdCount - 1) + ", chosen at create"
+                       : "the caller's own (" + std::to_string(::geteuid()) + ")"},
+        {"workspaceBytes", workspace_bound(request.spec)},
+        {"proxy",
+         {{"argv",
+           {proxy, "--spec", paths.spec, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+            "--state-dir", paths.proxy_state, "--peer-listeners", listeners_dir(root())}},
+          {"variables", proxy_variables}}},
+        {"sandbox", {{"argv", bwrap_arguments(mounts)}, {"staged", staged}}},
+        {"cgroup", limits},
+        {"refusedSyscalls", refused}};
 }
 
 void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream& progress) {
@@ -247,17 +247,17 @@ void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream
         throw CommandFailed("bwrap not found in PATH: install bubblewrap (apt-get install "
                             "bubblewrap)");
     const bool root_caller = ::geteuid() == 0;
-    if (auto problem = user_namespace_problem(root_caller,
-                                              {read_sysctl("kernel/unprivileged_userns_clone"),
-                                               read_sysctl("user/max_user_namespaces")}))
+    if (auto problem =
+            user_namespace_problem(root_caller, {read_sysctl("kernel/unprivileged_userns_clone"),
+                                                 read_sysctl("user/max_user_namespaces")}))
         throw CommandFailed(*problem);
     if (root_caller && !bwrap_gets_user_namespace())
         throw CommandFailed("the kernel refuses user namespaces here (a chroot?): sandbox-local "
                             "runs each sandbox under a host id of its own in one; run it where "
                             "/ is the mount namespace's root (pivot_root, not chroot)");
     const CgroupPlacement cgroups = place_sandbox_cgroups(request.id, request.spec, false);
-    if (auto refusal = refused_spec_fields(
-            request.spec, {root_caller, cgroups.controllers, cgroups.reason}))
+    if (auto refusal =
+            refused_spec_fields(request.spec, {root_caller, cgroups.controllers, cgroups.reason}))
         throw commands::UsageError(*refusal);
     auto [choice, meta, snapshot_workspace] = resolve_template(request);
     meta.workspace_bytes = workspace_bound(request.spec);
@@ -283,7 +283,8 @@ void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream
         // creates never pick the same.
         Fd lock(::open(host_ids_lock(root()).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
         if (!lock || ::flock(lock.get(), LOCK_EX) != 0)
-            throw CommandFailed("cannot lock " + host_ids_lock(root()) + ": " + std::strerror(errno));
+            throw CommandFailed("cannot lock " + host_ids_lock(root()) + ": " +
+                                std::strerror(errno));
         if (root_caller) meta.host_id = allocate_host_id();
         make_private_dirs(paths.dir);
         try {
@@ -303,8 +304,8 @@ void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream
         if (meta.host_id != 0) {
             for (const auto& dir : {paths.workspace, paths.cache})
                 if (::chown(dir.c_str(), meta.host_id, meta.host_id) != 0)
-                    throw CommandFailed("cannot give " + dir + " to the sandbox's host id: " +
-                                        std::strerror(errno));
+                    throw CommandFailed("cannot give " + dir +
+                                        " to the sandbox's host id: " + std::strerror(errno));
         }
         if (meta.workspace_bytes > 0)
             create_workspace_volume(paths, meta.workspace_bytes,
@@ -323,8 +324,8 @@ void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream
             strip_privilege_bits(paths.workspace); // snapshots made before this kept them
             // The snapshot's files belong to the host id of the sandbox it was made of.
             if (meta.host_id != 0)
-                run_host({"chown", "-R", "-P", "-h", std::to_string(meta.host_id) + ":" +
-                                                         std::to_string(meta.host_id),
+                run_host({"chown", "-R", "-P", "-h",
+                          std::to_string(meta.host_id) + ":" + std::to_string(meta.host_id),
                           paths.workspace});
         }
 
@@ -343,7 +344,8 @@ unsigned LocalBackend::allocate_host_id() {
     std::vector<std::pair<unsigned long long, unsigned long long>> ranges;
     for (const char* file : {"/etc/subuid", "/etc/subgid"}) {
         std::ifstream in(file);
-        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::string text((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
         const auto more = subordinate_ranges(text);
         ranges.insert(ranges.end(), more.begin(), more.end());
     }
@@ -373,7 +375,8 @@ void LocalBackend::start_supervisor(const SandboxPaths& paths, std::ostream& pro
     constexpr int kStatusFd = 3, kLockFd = 4;
     Fd null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
     Fd log(::open(paths.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
-    if (!null || !log) throw CommandFailed("cannot open " + paths.log + ": " + std::strerror(errno));
+    if (!null || !log)
+        throw CommandFailed("cannot open " + paths.log + ": " + std::strerror(errno));
     process::SpawnSpec spec;
     spec.argv = {options_.self_executable, "__supervise", paths.dir, std::to_string(kStatusFd),
                  std::to_string(kLockFd)};
@@ -547,7 +550,8 @@ void LocalBackend::copy(const backend::CopyRequest& request) {
     // destination is written by the CLI alone, once the sandbox's side is
     // done, and a failed copy leaves it as it was.
     Fd staged(::open(existing(request.id).dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
-    if (!staged) throw CommandFailed(std::string("copy: cannot stage the file: ") + std::strerror(errno));
+    if (!staged)
+        throw CommandFailed(std::string("copy: cannot stage the file: ") + std::strerror(errno));
     if (run_to_end(request.id, {"cat", inside}, null_in.get(), staged.get(), 2) != 0)
         throw CommandFailed("copy: reading " + inside + " in sandbox " + request.id + " failed");
     Fd file = open_copy_target(local, base_name(inside));
@@ -593,7 +597,8 @@ void LocalBackend::remove_sandbox(const SandboxPaths& paths) {
     std::ifstream cgroups(paths.cgroups);
     std::vector<std::string> directories;
     for (std::string line; std::getline(cgroups, line);)
-        if (line.starts_with("/sys/fs/cgroup/") && line.find("/osf-sandbox-" + id) != std::string::npos)
+        if (line.starts_with("/sys/fs/cgroup/") &&
+            line.find("/osf-sandbox-" + id) != std::string::npos)
             directories.push_back(line);
     remove_sandbox_cgroups(directories);
     unmount_workspace_volume(paths);

@@ -18,24 +18,24 @@ std::string state_root(const manifests::EnvLookup& getenv, bool is_root);
 // The files of one sandbox, all below <root>/sandboxes/<ID>.
 struct SandboxPaths {
     std::string dir;
-    std::string spec;          // the spec as given: the proxy's --spec
-    std::string meta;          // sandbox.json: template, creation time
-    std::string workspace;     // bound at /workspace
-    std::string proxy_state;   // the proxy's --state-dir: ca.crt, egress.jsonl
-    std::string proxy_output;  // the proxy's stdout and stderr
-    std::string log_key;       // the running proxy's egress log key, copied when it started
-    std::string run;           // sockets the sandbox may see (bound under /run/osf)
-    std::string egress_socket; // the proxy as a Unix socket, relayed by the supervisor
-    std::string control;       // exec requests to the supervisor (never inside)
-    std::string lock;          // held by the supervisor while it runs
-    std::string pid;           // the supervisor's process ID
-    std::string ready;         // exists while the sandbox is ready
-    std::string log;           // the supervisor's own messages
-    std::string sandbox_log;   // what bwrap and the agent said while the sandbox started
-    std::string sandbox_ca;    // the proxy's CA, readable by the sandbox's host id (in run)
-    std::string cache;         // /cache when the spec names no shared cache
+    std::string spec;            // the spec as given: the proxy's --spec
+    std::string meta;            // sandbox.json: template, creation time
+    std::string workspace;       // bound at /workspace
+    std::string proxy_state;     // the proxy's --state-dir: ca.crt, egress.jsonl
+    std::string proxy_output;    // the proxy's stdout and stderr
+    std::string log_key;         // the running proxy's egress log key, copied when it started
+    std::string run;             // sockets the sandbox may see (bound under /run/osf)
+    std::string egress_socket;   // the proxy as a Unix socket, relayed by the supervisor
+    std::string control;         // exec requests to the supervisor (never inside)
+    std::string lock;            // held by the supervisor while it runs
+    std::string pid;             // the supervisor's process ID
+    std::string ready;           // exists while the sandbox is ready
+    std::string log;             // the supervisor's own messages
+    std::string sandbox_log;     // what bwrap and the agent said while the sandbox started
+    std::string sandbox_ca;      // the proxy's CA, readable by the sandbox's host id (in run)
+    std::string cache;           // /cache when the spec names no shared cache
     std::string workspace_image; // the file system of /workspace, with storage or persistence
-    std::string cgroups;       // the cgroups the supervisor made, one per line
+    std::string cgroups;         // the cgroups the supervisor made, one per line
 
     std::string ca() const { return proxy_state + "/ca.crt"; }
     std::string egress_log() const { return proxy_state + "/egress.jsonl"; }

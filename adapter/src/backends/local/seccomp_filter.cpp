@@ -2,9 +2,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdexcept>
-#include <linux/seccomp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>

@@ -33,7 +33,9 @@ std::vector<SyscallRule> sandbox_syscall_rules() {
           std::uint64_t(CLONE_NEWUSER), std::uint64_t(CLONE_NEWPID), std::uint64_t(CLONE_NEWNET),
           std::uint64_t(CLONE_NEWCGROUP)})
         rules.push_back({"clone", {{0, flag, flag}}, EPERM, "clone into new namespaces"});
-    rules.push_back({"clone3", {}, ENOSYS,
+    rules.push_back({"clone3",
+                     {},
+                     ENOSYS,
                      "its flags are in memory the filter cannot read; the C library falls back "
                      "to clone"});
     refuse_all(rules, {"keyctl", "add_key", "request_key"},
@@ -48,10 +50,28 @@ std::vector<SyscallRule> sandbox_syscall_rules() {
                "other processes' memory and descriptors: the agent's and the exec helpers' "
                "among them");
     refuse_all(rules,
-               {"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-                "reboot", "swapon", "swapoff", "acct", "syslog", "iopl", "ioperm", "quotactl",
-                "quotactl_fd", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
-                "vhangup", "lookup_dcookie", "name_to_handle_at", "open_by_handle_at"},
+               {"kexec_load",
+                "kexec_file_load",
+                "init_module",
+                "finit_module",
+                "delete_module",
+                "reboot",
+                "swapon",
+                "swapoff",
+                "acct",
+                "syslog",
+                "iopl",
+                "ioperm",
+                "quotactl",
+                "quotactl_fd",
+                "settimeofday",
+                "clock_settime",
+                "clock_adjtime",
+                "adjtimex",
+                "vhangup",
+                "lookup_dcookie",
+                "name_to_handle_at",
+                "open_by_handle_at"},
                "the host kernel's and the machine's own settings");
 
     // Sockets: only the families the sandbox's one way out and local IPC use.
@@ -71,7 +91,8 @@ std::vector<SyscallRule> sandbox_syscall_rules() {
 
     // Terminals: no typing into a terminal (TIOCSTI, TIOCLINUX) and no taking
     // one over as a controlling terminal (TIOCSCTTY).
-    for (const std::int64_t request : {0x5412 /*TIOCSTI*/, 0x541C /*TIOCLINUX*/, 0x540E /*TIOCSCTTY*/})
+    for (const std::int64_t request :
+         {0x5412 /*TIOCSTI*/, 0x541C /*TIOCLINUX*/, 0x540E /*TIOCSCTTY*/})
         rules.push_back({"ioctl", {equals(1, request)}, EPERM, "terminal injection and takeover"});
 
     rules.push_back({"kill", {equals(0, -1)}, EPERM, "every process at once, helpers included"});
@@ -85,9 +106,10 @@ std::vector<SyscallRule> protection_rules(const ProtectedProcesses& protect) {
     // and they are not dumpable).
     for (const int pid : {protect.helper, protect.agent}) {
         for (const std::int64_t target : {std::int64_t(pid), -std::int64_t(pid)})
-            rules.push_back({"kill", {equals(0, target)}, EPERM, "the exec's helper and the agent"});
-        for (const char* name : {"tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
-                                 "pidfd_open", "prlimit64"})
+            rules.push_back(
+                {"kill", {equals(0, target)}, EPERM, "the exec's helper and the agent"});
+        for (const char* name :
+             {"tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open", "prlimit64"})
             rules.push_back({name, {equals(0, pid)}, EPERM, "the exec's helper and the agent"});
     }
     return rules;
