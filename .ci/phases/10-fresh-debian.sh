@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# A fresh Debian 12 root (debootstrap minbase): the README's test command (the Debug
-# build and every CTest test once, the report's Chromium tests among them, without the
-# fuzz and ASan passes, which run on this machine in the next phase) and its main-job
-# command. See scripts/fresh-debian-test.sh and docs/ci.md.
+# A fresh Debian 12 root (debootstrap minbase): the README's two commands as a new user
+# runs them, `./scripts/install-deps.sh`-and-`./scripts/test.sh` (the Debug build and every
+# CTest test, the libFuzzer targets 20 s each because CI is set, the ASan+UBSan pass) and
+# its main-job command. Chromium is installed there for the report's rendering tests.
+# See scripts/fresh-debian-test.sh and docs/ci.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+export CI="${CI:-1}"
 export OSF_BROWSER_TESTS="${OSF_BROWSER_TESTS:-1}"
+export OSF_FRESH_FULL=1
 ./scripts/fresh-debian-test.sh
