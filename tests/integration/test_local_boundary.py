@@ -32,7 +32,9 @@ from test_local_sandbox import local_bin
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 
-NOBODY = 65534
+# The ordinary user the "user" runs switch to: nobody, or OSF_TEST_USER (a user made with useradd).
+_TEST_USER = pwd.getpwnam(os.environ.get("OSF_TEST_USER", "nobody"))
+NOBODY, NOBODY_GID = _TEST_USER.pw_uid, _TEST_USER.pw_gid
 
 
 def reachable_by_others(path):
@@ -61,7 +63,7 @@ class Runner:
             self.state = os.path.join(home, "xdg", "osf-sandbox-local")
 
     def argv(self, *args):
-        prefix = [] if self.mode == "root" else ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
+        prefix = [] if self.mode == "root" else ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY_GID}",
                                                  "--clear-groups"]
         return [*prefix, local_bin(), *args]
 
@@ -104,7 +106,7 @@ class Runner:
         with open(path, "w") as f:
             f.write(text)
         if self.mode != "root":
-            os.chown(path, NOBODY, NOBODY)
+            os.chown(path, NOBODY, NOBODY_GID)
         return path
 
 
@@ -131,7 +133,7 @@ def runner_for(mode, ca):
     shutil.copy(ca.cert_path, ca_copy)
     os.chmod(ca_copy, 0o644)
     if mode == "user":
-        os.chown(home, NOBODY, NOBODY)
+        os.chown(home, NOBODY, NOBODY_GID)
     runner = Runner(mode, home, ca_copy)
     try:
         yield runner

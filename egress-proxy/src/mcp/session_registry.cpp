@@ -22,21 +22,20 @@ void SessionRegistry::erase_locked(Sessions::iterator it) {
     sessions_.erase(it);
 }
 
-void SessionRegistry::trim_locked(const std::string* keep) {
+void SessionRegistry::trim_locked(std::string_view keep) {
     const auto now = now_();
     // Idle sessions, looked for at most once a second (a walk over all of them).
     if (now - last_sweep_ >= std::chrono::seconds(1)) {
         last_sweep_ = now;
         for (auto it = sessions_.begin(); it != sessions_.end();) {
             auto next = std::next(it);
-            if (now - it->second.touched >= max_idle_ && (!keep || it->first != *keep))
-                erase_locked(it);
+            if (now - it->second.touched >= max_idle_ && it->first != keep) erase_locked(it);
             it = next;
         }
     }
     for (auto oldest = by_age_.begin(); bytes_ > max_bytes_ && oldest != by_age_.end();) {
         auto next = std::next(oldest);
-        if (!keep || oldest->second != *keep) erase_locked(sessions_.find(oldest->second));
+        if (oldest->second != keep) erase_locked(sessions_.find(oldest->second));
         oldest = next;
     }
 }
@@ -70,8 +69,7 @@ void SessionRegistry::expect_tools_list(std::string_view session_id, std::string
     pending.emplace_back(request_id);
     session.bytes += request_id.size();
     bytes_ += request_id.size();
-    const std::string keep(session_id);
-    trim_locked(&keep);
+    trim_locked(session_id);
 }
 
 void SessionRegistry::expect_refusal(std::string_view session_id, std::string_view request_id,
@@ -90,8 +88,7 @@ void SessionRegistry::expect_refusal(std::string_view session_id, std::string_vi
     refusals.emplace_back(std::string(request_id), std::move(answer));
     session.bytes += size;
     bytes_ += size;
-    const std::string keep(session_id);
-    trim_locked(&keep);
+    trim_locked(session_id);
 }
 
 std::optional<std::string> SessionRegistry::take_refusal(std::string_view session_id,

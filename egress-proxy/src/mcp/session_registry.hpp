@@ -72,7 +72,7 @@ private:
     Session& session_locked(std::string_view session_id);
     void erase_locked(Sessions::iterator it);
     // Forgets idle sessions, then the oldest ones while over max_bytes (never `keep`).
-    void trim_locked(const std::string* keep);
+    void trim_locked(std::string_view keep);
 
     const std::size_t max_sessions_;
     const std::size_t max_pending_per_session_;

@@ -3,7 +3,7 @@
 // name to 127.0.0.1 must not reach another sandbox's proxy or admin port
 // through its own proxy. `--peer-listeners DIR` names a directory of files,
 // one per peer, each holding "ADDR:PORT" lines; it is read at each new upstream
-// connection, since peers come and go.
+// connection to a loopback address, since peers come and go.
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>

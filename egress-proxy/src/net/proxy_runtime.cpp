@@ -55,7 +55,9 @@ bool ProxyRuntime::is_own_endpoint(const boost::asio::ip::tcp::endpoint& to) con
 }
 
 bool ProxyRuntime::is_peer_listener(const boost::asio::ip::tcp::endpoint& to) const {
-    if (config.options.peer_listeners.empty()) return false;
+    // Peers listen on the host's loopback (sandbox-local starts them so): other
+    // destinations need no look at the directory.
+    if (config.options.peer_listeners.empty() || !to.address().is_loopback()) return false;
     for (const auto& peer : read_peer_listeners(config.options.peer_listeners))
         if (peer.port() == to.port() &&
             (peer.address() == to.address() || peer.address().is_unspecified()))

@@ -42,7 +42,7 @@ struct ProxyRuntime {
     void write_log(const log::LogRecord& record);
     // True when a connection to `to` would reach one of the proxy's own listeners.
     bool is_own_endpoint(const boost::asio::ip::tcp::endpoint& to) const;
-    // True when it would reach a listener --peer-listeners names.
+    // True when it would reach a listener --peer-listeners names (on loopback).
     bool is_peer_listener(const boost::asio::ip::tcp::endpoint& to) const;
 };
 
