@@ -139,8 +139,12 @@ LogSummary summarise_log(std::string_view text, const VerifyReport& verification
             continue;
         }
         if (line.contains(osf::log_evidence_field::kind)) continue;
-        ++s.requests;
+        // A folded line stands for `count` requests (contracts/egress-log.schema.json).
+        const std::uint64_t n = std::max<std::uint64_t>(1, count_of(line, f::count));
+        s.requests += n;
         const std::string time = text_of(line, f::time);
+        const std::string since = text_of(line, f::since);
+        if (!since.empty() && (s.first_time.empty() || since < s.first_time)) s.first_time = since;
         if (!time.empty()) { // RFC 3339 UTC with a fixed width: text order is time order
             if (s.first_time.empty() || time < s.first_time) s.first_time = time;
             if (time > s.last_time) s.last_time = time;
@@ -148,25 +152,25 @@ LogSummary summarise_log(std::string_view text, const VerifyReport& verification
         const std::string host = text_of(line, f::host);
         const std::string outcome = text_of(line, f::outcome);
         auto& h = s.hosts[host];
-        ++h.requests;
+        h.requests += n;
         h.bytes_up += count_of(line, f::bytes_up);
         h.bytes_down += count_of(line, f::bytes_down);
         if (outcome == to_string(osf::Outcome::allowed)) {
-            ++h.allowed;
-            ++s.allowed;
+            h.allowed += n;
+            s.allowed += n;
         } else if (outcome == to_string(osf::Outcome::refused)) {
-            ++h.refused;
-            ++s.refused;
-            ++s.refusals[text_of(line, f::refused_by)][host];
+            h.refused += n;
+            s.refused += n;
+            s.refusals[text_of(line, f::refused_by)][host] += n;
         } else {
-            ++h.errors;
-            ++s.errors;
-            ++s.failures[text_of(line, f::error)][host];
+            h.errors += n;
+            s.errors += n;
+            s.failures[text_of(line, f::error)][host] += n;
         }
         if (const auto secrets = line.find(f::secrets);
             secrets != line.end() && secrets->is_array())
             for (const auto& name : *secrets)
-                if (name.is_string()) ++s.secrets[name.get<std::string>()][host];
+                if (name.is_string()) s.secrets[name.get<std::string>()][host] += n;
         const std::string server = text_of(line, f::mcp_server);
         if (!server.empty()) {
             auto& m = s.mcp[server];
@@ -174,9 +178,9 @@ LogSummary summarise_log(std::string_view text, const VerifyReport& verification
             const std::string tool = text_of(line, f::tool);
             if (!tool.empty()) {
                 if (outcome == to_string(osf::Outcome::refused))
-                    ++m.refused[tool];
+                    m.refused[tool] += n;
                 else
-                    ++m.called[tool];
+                    m.called[tool] += n;
             }
         }
     }

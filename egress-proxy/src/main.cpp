@@ -82,6 +82,10 @@ int run(int argc, char** argv) {
     app.add_option("--checkpoint-seconds", checkpoint_seconds,
                    "Sign the egress log this often while lines are unsigned (0: only by lines)")
         ->capture_default_str();
+    bool log_every_refusal = false;
+    app.add_flag("--log-every-refusal", log_every_refusal,
+                 "One egress log line per refused request even under a flood (default: past 10 "
+                 "of a kind or 60 of all kinds a minute, refusals are counted in folded lines)");
     app.add_option("--log-level", log_level, "Diagnostics on stderr: debug, info, warn, error")
         ->capture_default_str()
         ->check(CLI::IsMember({"debug", "info", "warn", "error"}));
@@ -107,6 +111,7 @@ int run(int argc, char** argv) {
     options.limits.idle_timeout = std::chrono::seconds(idle_timeout);
     options.limits.upstream_timeout = std::chrono::seconds(upstream_timeout);
     options.checkpoint_interval = std::chrono::seconds(checkpoint_seconds);
+    options.fold_refusals = !log_every_refusal;
     auto loaded = osf::config::load_config(std::move(options), env,
                                            osf::secrets::SourceEnvironment::from_process());
     if (auto* problem = std::get_if<std::string>(&loaded)) {

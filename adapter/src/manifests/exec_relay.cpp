@@ -2,6 +2,8 @@
 
 #include "manifests/exec_stop.hpp"
 
+#include <string_view>
+
 namespace osf::manifests {
 
 namespace {
@@ -59,11 +61,12 @@ rm -rf "$d"
 exit "$code")";
 
 std::string relay_script() {
-    std::string script = kRelayScript;
-    const std::string placeholder = "DRAIN";
-    script.replace(script.find(placeholder), placeholder.size(),
-                   std::to_string(kExecOutputDrain.count()));
-    return script;
+    // Built by concatenation: GCC 12 at -O2 warns (-Wrestrict) on replace() at find()'s result.
+    const std::string_view script = kRelayScript;
+    const std::string_view placeholder = "DRAIN";
+    const auto at = script.find(placeholder);
+    return std::string(script.substr(0, at)) + std::to_string(kExecOutputDrain.count()) +
+           std::string(script.substr(at + placeholder.size()));
 }
 
 } // namespace

@@ -30,14 +30,17 @@ inline constexpr std::string_view bytes_down = "bytesDown";
 inline constexpr std::string_view duration_ms = "durationMs";
 inline constexpr std::string_view mcp_events_dropped = "mcpEventsDropped";
 inline constexpr std::string_view tools_removed = "toolsRemoved";
+// A folded line (many refusals of one kind in a window): how many, since when.
+inline constexpr std::string_view count = "count";
+inline constexpr std::string_view since = "since";
 
 // Every field, in the order a line is best written and read.
-inline constexpr std::array<std::string_view, 21> all = {
-    time,         connection, client,     host,        port,
-    scheme,       method,     path,       outcome,     status,
-    refused_by,   error,      mcp_server, tool,        secrets,
-    upgrade,      bytes_up,   bytes_down, duration_ms, mcp_events_dropped,
-    tools_removed};
+inline constexpr std::array<std::string_view, 23> all = {
+    time,          connection, client,     host,        port,
+    scheme,        method,     path,       outcome,     status,
+    refused_by,    error,      mcp_server, tool,        secrets,
+    upgrade,       bytes_up,   bytes_down, duration_ms, mcp_events_dropped,
+    tools_removed, count,      since};
 
 } // namespace osf::log_field
 

@@ -50,6 +50,10 @@ std::string render_prometheus(const Metrics& m, const CacheFigures& cache) {
       << "# HELP egress_log_write_failures_total Egress log lines the kernel refused.\n"
       << "# TYPE egress_log_write_failures_total counter\n"
       << "egress_log_write_failures_total " << load(m.log_write_failures) << "\n"
+      << "# HELP egress_log_folded_requests_total Refused requests counted in a folded egress "
+         "log line instead of a line of their own.\n"
+      << "# TYPE egress_log_folded_requests_total counter\n"
+      << "egress_log_folded_requests_total " << load(m.log_lines_folded) << "\n"
       << "# HELP egress_upstream_latency_seconds Time from sending a request upstream to its "
          "response head.\n"
       << "# TYPE egress_upstream_latency_seconds histogram\n";

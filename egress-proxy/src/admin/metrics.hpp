@@ -26,6 +26,7 @@ struct Metrics {
     std::atomic<std::uint64_t> upstream_connects{0};
     std::atomic<std::uint64_t> upstream_reused{0};
     std::atomic<std::uint64_t> log_write_failures{0};
+    std::atomic<std::uint64_t> log_lines_folded{0}; // requests counted in a folded line
     std::array<std::atomic<std::uint64_t>, latency_buckets.size() + 1> latency_counts{};
     std::atomic<std::uint64_t> latency_sum_us{0};
 

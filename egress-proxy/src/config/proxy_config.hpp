@@ -55,6 +55,9 @@ struct ProxyOptions {
     // many seconds while lines are unsigned (0: only by lines).
     std::uint64_t checkpoint_lines = 1000;
     std::chrono::seconds checkpoint_interval{60};
+    // Under a flood of refusals, fold repeated ones into counted lines
+    // (log/refusal_folding.hpp); false: one line per request, whatever the rate.
+    bool fold_refusals = true;
     Limits limits;
 };
 

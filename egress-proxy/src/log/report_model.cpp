@@ -38,7 +38,7 @@ std::uint64_t count_of(const json& line, std::string_view name) {
 }
 
 // What a line says about requests, whatever its kind: a request line stands
-// for one request; a line folding repeated requests would set `count`.
+// for one request, a folded line (log/refusal_folding.hpp) for `count`.
 struct RequestFacts {
     std::string_view time, host, outcome, reason, server, tool;
     const json* secrets = nullptr;
@@ -58,6 +58,7 @@ RequestFacts request_facts(const json& line) {
     r.bytes_up = count_of(line, f::bytes_up);
     r.bytes_down = count_of(line, f::bytes_down);
     r.tools_removed = count_of(line, f::tools_removed);
+    r.count = std::max<std::uint64_t>(1, count_of(line, f::count));
     return r;
 }
 

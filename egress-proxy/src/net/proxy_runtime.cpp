@@ -33,6 +33,26 @@ void ProxyRuntime::write_log(const log::LogRecord& record) {
         metrics.count_refusal(record.refused_by.value_or(RefusalReason::bad_request));
         break;
     }
+    if (!config.options.fold_refusals || !log::RefusalFolder::foldable(record)) {
+        append(record);
+        return;
+    }
+    std::lock_guard lock(fold_mutex_);
+    for (const auto& folded : folder_.take_due(record.time))
+        append(folded);
+    if (folder_.admit(record))
+        append(record);
+    else
+        metrics.log_lines_folded.fetch_add(1, std::memory_order_relaxed);
+}
+
+void ProxyRuntime::write_folded(bool all) {
+    std::lock_guard lock(fold_mutex_);
+    for (const auto& folded : folder_.take_due(std::chrono::system_clock::now(), all))
+        append(folded);
+}
+
+void ProxyRuntime::append(const log::LogRecord& record) {
     if (!log->write(log::to_json_line(record)))
         metrics.log_write_failures.fetch_add(1, std::memory_order_relaxed);
 }

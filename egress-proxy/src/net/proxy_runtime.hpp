@@ -11,11 +11,13 @@
 #include "config/proxy_config.hpp"
 #include "log/egress_log_writer.hpp"
 #include "log/log_record.hpp"
+#include "log/refusal_folding.hpp"
 #include "mcp/session_registry.hpp"
 
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace osf::net {
@@ -38,12 +40,21 @@ struct ProxyRuntime {
     // first connection is accepted, read-only afterwards.
     std::vector<boost::asio::ip::tcp::endpoint> own_endpoints;
 
-    // Writes the line and counts the outcome.
+    // Writes the line (or counts it in a folded line to come) and counts the outcome.
     void write_log(const log::LogRecord& record);
+    // Writes the folded lines of a window that has ended (every pending one when
+    // `all`: before a checkpoint someone asked for, and at shutdown).
+    void write_folded(bool all);
     // True when a connection to `to` would reach one of the proxy's own listeners.
     bool is_own_endpoint(const boost::asio::ip::tcp::endpoint& to) const;
     // True when it would reach a listener --peer-listeners names (on loopback).
     bool is_peer_listener(const boost::asio::ip::tcp::endpoint& to) const;
+
+private:
+    void append(const log::LogRecord& record);
+
+    std::mutex fold_mutex_; // the folder, and the order of its lines among the others it sees
+    log::RefusalFolder folder_;
 };
 
 } // namespace osf::net

@@ -214,6 +214,7 @@ int ProxyServer::run() {
     std::function<void()> await_checkpoint_signal = [&] {
         checkpoint_signal.async_wait([&](const boost::system::error_code& ec, int) {
             if (ec) return;
+            im.ctx->write_folded(true);
             im.ctx->log->checkpoint();
             await_checkpoint_signal();
         });
@@ -227,11 +228,24 @@ int ProxyServer::run() {
         checkpoint_timer.expires_after(options.checkpoint_interval);
         checkpoint_timer.async_wait([&](const boost::system::error_code& ec) {
             if (ec) return;
+            im.ctx->write_folded(false);
             im.ctx->log->checkpoint();
             schedule_checkpoint();
         });
     };
     schedule_checkpoint();
+    // Folded lines of a window that ended go out within seconds, traffic or not.
+    asio::steady_timer fold_timer(im.main_io);
+    std::function<void()> schedule_fold = [&] {
+        if (!options.fold_refusals) return;
+        fold_timer.expires_after(std::chrono::seconds(5));
+        fold_timer.async_wait([&](const boost::system::error_code& ec) {
+            if (ec) return;
+            im.ctx->write_folded(false);
+            schedule_fold();
+        });
+    };
+    schedule_fold();
 
     im.ctx->own_endpoints = {im.acceptor->local_endpoint(), im.admin->local_endpoint()};
     const auto proxy_at = to_text(im.acceptor->local_endpoint());
@@ -277,6 +291,7 @@ int ProxyServer::run() {
 
     const auto left = im.ctx->metrics.open_connections.load();
     stop_workers();
+    im.ctx->write_folded(true);
     im.ctx->log->checkpoint(true); // the run's last line: the log ends here
     im.ctx->log->sync();
     if (left > 0) spdlog::warn("grace period over: {} connection(s) cut", left);

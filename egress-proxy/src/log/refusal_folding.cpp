@@ -1,0 +1,121 @@
+#include "log/refusal_folding.hpp"
+
+#include <algorithm>
+
+namespace osf::log {
+
+RefusalFolder::RefusalFolder(FoldingLimits limits) : limits_(limits) {}
+
+bool RefusalFolder::foldable(const LogRecord& r) {
+    if (r.count > 0) return false; // already a folded line
+    if (r.outcome == Outcome::refused) return r.bytes_up == 0;
+    if (r.outcome != Outcome::error || r.bytes_up != 0 || !r.upgrade.empty()) return false;
+    switch (r.error.value_or(ErrorKind::aborted)) {
+    case ErrorKind::client_closed:
+    case ErrorKind::client_timeout:
+    case ErrorKind::client_tls:
+    case ErrorKind::no_request:
+        return true;
+    default:
+        return false; // the proxy reached out to an upstream: each attempt is evidence
+    }
+}
+
+RefusalFolder::Kind RefusalFolder::kind_of(const LogRecord& r) {
+    const int reason = r.outcome == Outcome::refused
+                           ? static_cast<int>(r.refused_by.value_or(RefusalReason::bad_request))
+                           : static_cast<int>(r.error.value_or(ErrorKind::aborted));
+    return {static_cast<int>(r.outcome),
+            reason,
+            r.host,
+            r.port,
+            r.scheme,
+            r.method,
+            r.mcp_server,
+            r.tool,
+            r.secrets};
+}
+
+void RefusalFolder::fold_into(Tally& tally, const LogRecord& r) {
+    LogRecord& f = tally.folded;
+    if (f.count == 0) {
+        f = r;
+        f.path.clear(); // many paths: the whole lines before it show some
+        f.since = r.time;
+        f.bytes_down = 0;
+        f.duration_ms = 0;
+        f.mcp_events_dropped = -1;
+        f.tools_removed = -1;
+        tally.order = folded_kinds_++;
+    }
+    ++f.count;
+    f.time = std::max(f.time, r.time);
+    f.since = std::min(*f.since, r.time);
+    f.connection = r.connection;
+    f.client = r.client;
+    f.status = r.status;
+    f.bytes_down += r.bytes_down;
+    f.duration_ms = std::max(f.duration_ms, r.duration_ms);
+}
+
+bool RefusalFolder::admit(const LogRecord& r) {
+    if (!foldable(r)) return true;
+    if (!open_) {
+        open_ = true;
+        window_start_ = r.time;
+    }
+    Kind kind = kind_of(r);
+    auto it = tallies_.find(kind);
+    if (whole_ < limits_.whole_per_window &&
+        (it == tallies_.end() || it->second.whole < limits_.whole_per_kind)) {
+        if (it == tallies_.end()) it = tallies_.emplace(std::move(kind), Tally{}).first;
+        ++it->second.whole;
+        ++whole_;
+        return true;
+    }
+    const bool has_fold = it != tallies_.end() && it->second.folded.count > 0;
+    if (!has_fold && folded_kinds_ >= limits_.kinds_per_window) {
+        // Too many kinds this window: one line per outcome and reason holds the rest.
+        auto& [outcome, reason, host, port, scheme, method, server, tool, secrets] = kind;
+        host.clear();
+        port = 0;
+        method.clear();
+        server.clear();
+        tool.clear();
+        secrets.clear();
+        it = tallies_.find(kind);
+        if (it == tallies_.end()) it = tallies_.emplace(std::move(kind), Tally{}).first;
+        LogRecord rest = r;
+        rest.host.clear();
+        rest.port = 0;
+        rest.method.clear();
+        rest.mcp_server.clear();
+        rest.tool.clear();
+        rest.secrets.clear();
+        fold_into(it->second, rest);
+        return false;
+    }
+    if (it == tallies_.end()) it = tallies_.emplace(std::move(kind), Tally{}).first;
+    fold_into(it->second, r);
+    return false;
+}
+
+std::vector<LogRecord> RefusalFolder::take_due(time_point now, bool all) {
+    std::vector<LogRecord> due;
+    if (!open_ || (!all && now < window_start_ + limits_.window)) return due;
+    std::vector<Tally*> folded;
+    for (auto& [_, tally] : tallies_)
+        if (tally.folded.count > 0) folded.push_back(&tally);
+    std::sort(folded.begin(), folded.end(),
+              [](const Tally* a, const Tally* b) { return a->order < b->order; });
+    due.reserve(folded.size());
+    for (Tally* tally : folded)
+        due.push_back(std::move(tally->folded));
+    tallies_.clear();
+    open_ = false;
+    whole_ = 0;
+    folded_kinds_ = 0;
+    return due;
+}
+
+} // namespace osf::log

@@ -1,0 +1,168 @@
+// Folding a flood of refusals: the log stays bounded by window, and every
+// request is still counted (the sum of count over the lines written).
+#include "log/log_record.hpp"
+#include "log/refusal_folding.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+using namespace osf::log;
+using namespace std::chrono_literals;
+
+namespace {
+
+const RefusalFolder::time_point t0{std::chrono::milliseconds(1796064372000)};
+
+LogRecord refused(std::string host, std::chrono::milliseconds at = 0ms) {
+    LogRecord r;
+    r.time = t0 + at;
+    r.connection = 7;
+    r.client = "127.0.0.1:4000";
+    r.host = std::move(host);
+    r.port = 443;
+    r.method = "GET";
+    r.path = "/x";
+    r.outcome = Outcome::refused;
+    r.refused_by = RefusalReason::host_not_allowed;
+    r.status = 403;
+    r.bytes_down = 100;
+    return r;
+}
+
+// Feeds records as the proxy does; returns the whole and folded lines written.
+struct Feed {
+    RefusalFolder folder;
+    std::vector<LogRecord> written;
+    explicit Feed(FoldingLimits limits) : folder(limits) {}
+    void operator()(const LogRecord& r) {
+        for (auto& f : folder.take_due(r.time))
+            written.push_back(std::move(f));
+        if (folder.admit(r)) written.push_back(r);
+    }
+    void finish() {
+        for (auto& f : folder.take_due(t0, true))
+            written.push_back(std::move(f));
+    }
+    std::uint64_t requests() const {
+        std::uint64_t n = 0;
+        for (const auto& r : written)
+            n += r.count ? r.count : 1;
+        return n;
+    }
+};
+
+FoldingLimits small() {
+    FoldingLimits l;
+    l.window = 10s;
+    l.whole_per_kind = 3;
+    l.whole_per_window = 5;
+    l.kinds_per_window = 2;
+    return l;
+}
+
+} // namespace
+
+TEST_CASE("only requests that carried nothing out are foldable") {
+    CHECK(RefusalFolder::foldable(refused("a.example")));
+    LogRecord allowed = refused("a.example");
+    allowed.outcome = Outcome::allowed;
+    allowed.refused_by.reset();
+    CHECK_FALSE(RefusalFolder::foldable(allowed));
+    LogRecord left = allowed;
+    left.outcome = Outcome::error;
+    left.error = ErrorKind::client_closed;
+    CHECK(RefusalFolder::foldable(left));
+    left.bytes_up = 1; // part of a body went upstream: evidence of its own
+    CHECK_FALSE(RefusalFolder::foldable(left));
+    LogRecord upstream = allowed;
+    upstream.outcome = Outcome::error;
+    upstream.error = ErrorKind::upstream_connect;
+    CHECK_FALSE(RefusalFolder::foldable(upstream));
+    LogRecord upgrade = left;
+    upgrade.bytes_up = 0;
+    upgrade.upgrade = "websocket";
+    CHECK_FALSE(RefusalFolder::foldable(upgrade));
+}
+
+TEST_CASE("repeated refusals of one kind: the first whole, the rest in one counted line") {
+    Feed feed(small());
+    for (int i = 0; i < 100; ++i)
+        feed(refused("a.example", std::chrono::milliseconds(i)));
+    REQUIRE(feed.written.size() == 3);
+    feed.finish();
+    REQUIRE(feed.written.size() == 4);
+    const LogRecord& folded = feed.written.back();
+    CHECK(folded.count == 97);
+    CHECK(folded.host == "a.example");
+    CHECK(folded.path.empty());
+    CHECK(*folded.since == t0 + 3ms);
+    CHECK(folded.time == t0 + 99ms);
+    CHECK(folded.bytes_down == 9700);
+    CHECK(feed.requests() == 100);
+    const auto line = nlohmann::json::parse(to_json_line(folded));
+    CHECK(line["count"] == 97);
+    CHECK(line["since"] == "2026-11-30T18:46:12.003Z");
+    CHECK(line["refusedBy"] == "host-not-allowed");
+}
+
+TEST_CASE("a window that ends writes its folded lines and starts afresh") {
+    Feed feed(small());
+    for (int i = 0; i < 10; ++i)
+        feed(refused("a.example", std::chrono::milliseconds(i)));
+    CHECK(feed.written.size() == 3);
+    feed(refused("a.example", 10s)); // the next window: its folded line first, then whole again
+    REQUIRE(feed.written.size() == 5);
+    CHECK(feed.written[3].count == 7);
+    CHECK(feed.written[4].count == 0);
+    CHECK(feed.requests() == 11);
+    RefusalFolder folder(small());
+    CHECK(folder.take_due(t0 + 1h).empty()); // nothing seen, nothing due
+}
+
+TEST_CASE("a flood over many hosts stays bounded per window and loses no count") {
+    Feed feed(small());
+    for (int i = 0; i < 1000; ++i)
+        feed(refused("h" + std::to_string(i) + ".example", std::chrono::milliseconds(i)));
+    feed.finish();
+    // 5 whole (one per new host), 2 kinds folded of their own, one line for the rest.
+    REQUIRE(feed.written.size() == 5 + 2 + 1);
+    CHECK(feed.written[5].host == "h5.example");
+    CHECK(feed.written[6].host == "h6.example");
+    const LogRecord& rest = feed.written[7];
+    CHECK(rest.host.empty());
+    CHECK(rest.method.empty());
+    CHECK(rest.port == 0);
+    CHECK(rest.count == 1000 - 7);
+    CHECK(feed.requests() == 1000);
+}
+
+TEST_CASE("kinds differ by reason, tool and secrets; other lines pass untouched") {
+    Feed feed(small());
+    LogRecord tool = refused("mcp.example");
+    tool.refused_by = RefusalReason::mcp_tool;
+    tool.mcp_server = "docs";
+    tool.tool = "delete";
+    LogRecord other_tool = tool;
+    other_tool.tool = "drop";
+    for (int i = 0; i < 4; ++i) {
+        feed(tool);
+        feed(other_tool);
+    }
+    LogRecord allowed = refused("a.example");
+    allowed.outcome = Outcome::allowed;
+    allowed.refused_by.reset();
+    for (int i = 0; i < 20; ++i)
+        feed(allowed);
+    feed.finish();
+    std::map<std::string, std::uint64_t> refusals_by_tool;
+    std::size_t allowed_lines = 0;
+    for (const auto& r : feed.written) {
+        if (r.outcome == Outcome::allowed)
+            ++allowed_lines;
+        else
+            refusals_by_tool[r.tool] += r.count ? r.count : 1;
+    }
+    CHECK(allowed_lines == 20);
+    CHECK(refusals_by_tool == std::map<std::string, std::uint64_t>{{"delete", 4}, {"drop", 4}});
+}
