@@ -84,8 +84,8 @@ int run(int argc, char** argv) {
         ->capture_default_str();
     bool log_every_refusal = false;
     app.add_flag("--log-every-refusal", log_every_refusal,
-                 "One egress log line per refused request even under a flood (default: past 10 "
-                 "of a kind or 60 of all kinds a minute, refusals are counted in folded lines)");
+                 "One egress log line per refused request even under a flood (default: past 20 "
+                 "of a kind or 120 in all a minute, refusals are counted in folded lines)");
     app.add_option("--log-level", log_level, "Diagnostics on stderr: debug, info, warn, error")
         ->capture_default_str()
         ->check(CLI::IsMember({"debug", "info", "warn", "error"}));

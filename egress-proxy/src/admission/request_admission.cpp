@@ -131,7 +131,8 @@ private:
                           "a fragment ('#') in the request target");
         // Where an MCP endpoint lives, the path must have one reading every server
         // routes on, or MCP traffic could pass as plain egress.
-        if (policy_.destinations.has_mcp_endpoint(host, port))
+        const auto reading = policy_.destinations.read_request(host, port, plan_.path);
+        if (reading.mcp_endpoint)
             if (const auto why = policy::ambiguous_path(plan_.path); !why.empty())
                 return refuse(http::status::bad_request, RefusalReason::bad_request,
                               std::string(why) + " (a host with an MCP endpoint)");
@@ -164,7 +165,7 @@ private:
                           "more than one Host header");
 
         // What the proxy does there.
-        if (const auto* server = policy_.destinations.mcp_server_for(host, port, plan_.path)) {
+        if (const auto* server = reading.mcp_server) {
             logged_.mcp_server = server->name;
             const auto found = policy_.mcp_servers.find(server->name);
             plan_.mcp = found == policy_.mcp_servers.end() ? nullptr : &found->second;
@@ -183,7 +184,7 @@ private:
                               "an MCP endpoint is not upgraded to another protocol "
                               "(WebSocket, h2c)");
         }
-        plan_.substitute_secrets = policy_.destinations.substitutes_secrets(host, port);
+        plan_.substitute_secrets = reading.substitutes_secrets;
         // A real value goes only to an upstream whose TLS certificate was verified.
         if (plan_.substitute_secrets && !plan_.upstream_tls && request_.carries_placeholder &&
             request_.carries_placeholder())

@@ -1,5 +1,6 @@
 #include "net/client_session.hpp"
 
+#include "admission/connect_admission.hpp"
 #include "net/exchange.hpp"
 #include "net/local_reply.hpp"
 #include "net/request_handler.hpp"
@@ -149,24 +150,16 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
     ex.rec.scheme = "https";
     ex.client_keep = false;
     ex.client_version = head.get().version() == 10 ? 10 : 11;
-    const auto authority = std::string(head.get().target());
-    const auto hp = policy::split_host_port(authority, 443);
-    const auto host = hp ? policy::canonical_host(hp->host) : std::nullopt;
-    ex.rec.host = host ? *host : (hp ? hp->host : authority);
-    ex.rec.port = hp ? hp->port : 0;
-    if (!hp || !host) {
-        co_await refuse(stream, ex, http::status::forbidden, RefusalReason::bad_host,
-                        "not a valid host:port");
-        co_return;
-    }
-    const auto decision = ctx.config.policy.check_destination(*host, hp->port);
-    if (!decision.allowed) {
-        co_await refuse(stream, ex, http::status::forbidden, *decision.refused_by, decision.detail);
+    auto admitted = admission::admit_connect(ctx.config.policy, head.get().target());
+    ex.rec.host = std::move(admitted.logged.host);
+    ex.rec.port = admitted.logged.port;
+    if (const auto& refusal = admitted.refusal) {
+        co_await refuse(stream, ex, refusal->status, refusal->reason, refusal->detail);
         co_return;
     }
     TunnelTarget target;
-    target.host = *host;
-    target.port = hp->port;
+    target.host = std::move(admitted.host);
+    target.port = admitted.port;
     auto resolved = co_await resolve_checked(ctx, target.host, target.port,
                                              std::chrono::steady_clock::now() +
                                                  ctx.config.limits().upstream_timeout);

@@ -1,10 +1,11 @@
 // Forwarding one admitted request on an upstream connection and relaying the
 // answer: the request (whole or streamed), the answer head (1xx skipped), a
-// WebSocket's bytes after a 101, an MCP answer as decide_answer() says, or
+// WebSocket's bytes after a 101, an MCP answer as plan_answer() says, or
 // any other answer streamed through. The log line is written by the time the
 // client has the whole answer.
 #pragma once
 
+#include "admission/answer_plan.hpp"
 #include "mcp/answer_handling.hpp"
 #include "net/body_relay.hpp"
 #include "net/forwarding.hpp"
@@ -234,32 +235,31 @@ boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - sent_at).count());
     auto& res = rp.get();
     ex.rec.status = res.result_int();
-    // The answer goes to the sandbox with one framing, the proxy's: framing the
-    // client could read otherwise (a coding besides chunked, two fields, a body
-    // on a bodiless status) is refused or dropped here, for every kind of answer.
+    // What happens to the answer is decided from its head (admission/answer_plan.hpp).
     const auto parsed_length = rp.content_length();
     const auto content_length =
         parsed_length ? std::optional<std::uint64_t>(*parsed_length) : std::nullopt;
-    const auto framing = admission::frame_answer(
-        {static_cast<int>(res.result_int()), leg.out.head,
-         static_cast<std::size_t>(res.count(http::field::transfer_encoding)),
-         res[http::field::transfer_encoding], content_length, ex.client_version});
-    if (framing.refused()) {
-        co_await fail(leg.client, ex, ErrorKind::upstream_protocol, framing.refusal);
-        co_return result;
-    }
-    if (res.result() == http::status::switching_protocols && !leg.out.websocket) {
-        // Nothing asked for a new protocol (an MCP endpoint is never asked): whatever
-        // follows is not HTTP the proxy can read, and is never relayed.
-        co_await fail(leg.client, ex, ErrorKind::upstream_protocol,
-                      "the upstream switched protocols without being asked to");
-        co_return result;
-    }
-    if (res.result() == http::status::switching_protocols && !is_websocket_switch(res)) {
-        // Asked for websocket alone; h2c or any other protocol would carry frames the
-        // proxy never reads. (Its name is upstream text: not quoted.)
-        co_await fail(leg.client, ex, ErrorKind::upstream_protocol,
-                      "the upstream switched to a protocol other than websocket");
+    admission::AnswerPlanFacts facts;
+    facts.framing = {static_cast<int>(res.result_int()),
+                     leg.out.head,
+                     static_cast<std::size_t>(res.count(http::field::transfer_encoding)),
+                     res[http::field::transfer_encoding],
+                     content_length,
+                     ex.client_version};
+    facts.websocket_asked = leg.out.websocket;
+    facts.websocket_switch =
+        res.result() == http::status::switching_protocols && is_websocket_switch(res);
+    facts.mcp = mcp;
+    if (mcp)
+        facts.mcp_answer = {static_cast<int>(res.result_int()),
+                            leg.out.head,
+                            rp.chunked(),
+                            content_length,
+                            res[http::field::content_type],
+                            res[http::field::content_encoding]};
+    const auto plan = admission::plan_answer(facts);
+    if (plan.action == admission::AnswerAction::fail) {
+        co_await fail(leg.client, ex, plan.error, plan.detail);
         co_return result;
     }
     // An echoed secret never reaches the sandbox: every form the proxy wrote is
@@ -271,39 +271,29 @@ boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
                         "where its placeholder would not fit");
         co_return result;
     }
-    if (res.result() == http::status::switching_protocols) {
+    if (plan.action == admission::AnswerAction::websocket) {
         co_await relay_websocket(leg, res);
         co_return result; // neither side is reused
+    }
+    if (plan.action == admission::AnswerAction::refuse) {
+        ex.client_keep = false;
+        co_await refuse(leg.client, ex, http::status::bad_gateway, plan.reason, plan.detail);
+        co_return result;
     }
 
     const bool client_keep = ex.client_keep && !ctx.draining.load();
     strip_hop_by_hop(res.base(), false);
     res.version(ex.client_version);
-    apply_answer_framing(res.base(), framing, content_length);
-    const bool bodiless = framing.body == admission::AnswerBody::none;
-
-    // 4. MCP answers are judged by their head before anything reaches the sandbox.
-    if (mcp) {
-        const auto length = rp.content_length();
-        const auto decision = mcp::decide_answer(
-            *mcp,
-            mcp::AnswerFacts{static_cast<int>(res.result_int()), leg.out.head, rp.chunked(),
-                             length ? std::optional<std::uint64_t>(*length) : std::nullopt,
-                             res[http::field::content_type], res[http::field::content_encoding]});
-        switch (decision.handling) {
-        case mcp::AnswerHandling::Refuse:
-            ex.client_keep = false;
-            co_await refuse(leg.client, ex, http::status::bad_gateway,
-                            RefusalReason::mcp_unreadable, decision.detail);
-            co_return result;
-        case mcp::AnswerHandling::FilterSse:
-            co_return co_await relay_mcp_event_stream(leg, rp, *mcp, client_keep);
-        case mcp::AnswerHandling::FilterJson:
-            co_return co_await relay_mcp_json(leg, std::move(rp), *mcp, client_keep);
-        case mcp::AnswerHandling::Relay:
-            break; // an error, a 202 or an empty answer: no tool list in it
-        }
+    apply_answer_framing(res.base(), plan.framing, content_length);
+    switch (plan.action) {
+    case admission::AnswerAction::filter_sse:
+        co_return co_await relay_mcp_event_stream(leg, rp, *mcp, client_keep);
+    case admission::AnswerAction::filter_json:
+        co_return co_await relay_mcp_json(leg, std::move(rp), *mcp, client_keep);
+    default:
+        break;
     }
+    const bool bodiless = plan.framing.body == admission::AnswerBody::none;
     co_return co_await relay_answer(leg, rp, bodiless, client_keep);
 }
 

@@ -106,12 +106,16 @@ bool Policy::substitutes_secrets(std::string_view host, std::uint16_t port) cons
 const osf::McpServer* Policy::mcp_server_for(std::string_view host, std::uint16_t port,
                                              std::string_view path) const {
     auto canonical = canonical_host(host);
-    if (!canonical) return nullptr;
+    return canonical ? mcp_server_at(*canonical, port, path) : nullptr;
+}
+
+const osf::McpServer* Policy::mcp_server_at(const std::string& canonical, std::uint16_t port,
+                                            std::string_view path) const {
     const osf::McpServer* first = nullptr;
     const osf::McpServer* best = nullptr;
     std::size_t best_length = 0;
     for (const auto& server : mcp_) {
-        if (server.host != *canonical || server.port != port) continue;
+        if (server.host != canonical || server.port != port) continue;
         if (!first) first = &server;
         if (!path_is_under(path, server.path)) continue;
         std::string base = normalize_path(server.path);
@@ -123,17 +127,32 @@ const osf::McpServer* Policy::mcp_server_for(std::string_view host, std::uint16_
     }
     if (best) return best;
     // A host:port that is only an MCP host carries nothing but MCP traffic.
-    if (first && !in_egress(*canonical, port)) return first;
+    if (first && !in_egress(canonical, port)) return first;
     return nullptr;
 }
 
 bool Policy::has_mcp_endpoint(std::string_view host, std::uint16_t port) const {
     if (mcp_.empty()) return false; // most requests: nothing to canonicalise for
     auto canonical = canonical_host(host);
-    if (!canonical) return false;
+    return canonical && mcp_endpoint_at(*canonical, port);
+}
+
+bool Policy::mcp_endpoint_at(const std::string& canonical, std::uint16_t port) const {
     return std::any_of(mcp_.begin(), mcp_.end(), [&](const osf::McpServer& server) {
-        return server.host == *canonical && server.port == port;
+        return server.host == canonical && server.port == port;
     });
+}
+
+Policy::Reading Policy::read_request(std::string_view host, std::uint16_t port,
+                                     std::string_view path) const {
+    Reading reading;
+    const auto canonical = canonical_host(host);
+    if (!canonical) return reading;
+    reading.substitutes_secrets = in_egress(*canonical, port);
+    if (mcp_.empty()) return reading;
+    reading.mcp_endpoint = mcp_endpoint_at(*canonical, port);
+    if (reading.mcp_endpoint) reading.mcp_server = mcp_server_at(*canonical, port, path);
+    return reading;
 }
 
 std::vector<std::string> Policy::permitted_names() const {

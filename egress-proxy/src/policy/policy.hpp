@@ -68,12 +68,25 @@ public:
     // path must have one unambiguous reading (see ambiguous_path).
     bool has_mcp_endpoint(std::string_view host, std::uint16_t port) const;
 
+    // The three facts above for one admitted request, from one reading of its
+    // host (admission asks them of every request).
+    struct Reading {
+        bool mcp_endpoint = false;                  // has_mcp_endpoint
+        const osf::McpServer* mcp_server = nullptr; // mcp_server_for
+        bool substitutes_secrets = false;           // substitutes_secrets
+    };
+    Reading read_request(std::string_view host, std::uint16_t port, std::string_view path) const;
+
     // Names the CA may be constrained to: every egress and MCP host, wildcards
     // as their parent domain ("*.example.com" -> "example.com").
     std::vector<std::string> permitted_names() const;
 
 private:
+    // These take a host canonical_host() made.
     bool in_egress(std::string_view host, std::uint16_t port) const;
+    bool mcp_endpoint_at(const std::string& host, std::uint16_t port) const;
+    const osf::McpServer* mcp_server_at(const std::string& host, std::uint16_t port,
+                                        std::string_view path) const;
 
     std::vector<osf::EgressRule> egress_;
     std::vector<osf::McpServer> mcp_;

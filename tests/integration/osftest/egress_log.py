@@ -70,27 +70,30 @@ def expected_summary(text: str) -> dict:
     refusals, errors, secrets = Counter(), Counter(), Counter()
     called, refused, removed = defaultdict(Counter), defaultdict(Counter), Counter()
     for r in requests:
+        n = r.get("count", 1)  # a folded line stands for `count` requests
         h = hosts[r["host"]]
-        h["requests"] += 1
-        h[{"allowed": "allowed", "refused": "refused"}.get(r["outcome"], "errors")] += 1
+        h["requests"] += n
+        h[{"allowed": "allowed", "refused": "refused"}.get(r["outcome"], "errors")] += n
         h["bytesUp"] += r["bytesUp"]
         h["bytesDown"] += r["bytesDown"]
         if r["outcome"] == "refused":
-            refusals[(r["refusedBy"], r["host"])] += 1
+            refusals[(r["refusedBy"], r["host"])] += n
         elif r["outcome"] != "allowed":
-            errors[(r["error"], r["host"])] += 1
+            errors[(r["error"], r["host"])] += n
         for s in r.get("secrets", []):
-            secrets[(s, r["host"])] += 1
+            secrets[(s, r["host"])] += n
         if "mcpServer" in r:
             removed[r["mcpServer"]] += r.get("toolsRemoved", 0)
             if "tool" in r:
-                (refused if r["outcome"] == "refused" else called)[r["mcpServer"]][r["tool"]] += 1
-    times = sorted(r["time"] for r in requests)
+                (refused if r["outcome"] == "refused" else called)[r["mcpServer"]][r["tool"]] += n
+    times = sorted([r["time"] for r in requests] + [r["since"] for r in requests if "since" in r])
+    def total(pick):
+        return sum(r.get("count", 1) for r in requests if pick(r["outcome"]))
     return {
-        "requests": {"total": len(requests),
-                     "allowed": sum(r["outcome"] == "allowed" for r in requests),
-                     "refused": sum(r["outcome"] == "refused" for r in requests),
-                     "errors": sum(r["outcome"] not in ("allowed", "refused") for r in requests)},
+        "requests": {"total": total(lambda o: True),
+                     "allowed": total(lambda o: o == "allowed"),
+                     "refused": total(lambda o: o == "refused"),
+                     "errors": total(lambda o: o not in ("allowed", "refused"))},
         "time": {"first": times[0], "last": times[-1]} if times else {},
         "hosts": {host: {k: c[k] for k in ("requests", "allowed", "refused", "errors", "bytesUp", "bytesDown")}
                   for host, c in hosts.items()},

@@ -276,6 +276,11 @@ TEST_CASE("mcp_server_for recognises MCP traffic", "[policy]") {
     for (const auto& c : cases) {
         INFO(c.host << ":" << c.port << c.path);
         const osf::McpServer* server = policy.mcp_server_for(c.host, c.port, c.path);
+        // One reading of the request says the same as the three questions asked apart.
+        const auto reading = policy.read_request(c.host, c.port, c.path);
+        CHECK(reading.mcp_server == server);
+        CHECK(reading.mcp_endpoint == policy.has_mcp_endpoint(c.host, c.port));
+        CHECK(reading.substitutes_secrets == policy.substitutes_secrets(c.host, c.port));
         if (c.server) {
             REQUIRE(server != nullptr);
             CHECK(server->name == c.server);

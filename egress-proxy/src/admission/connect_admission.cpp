@@ -1,0 +1,32 @@
+#include "admission/connect_admission.hpp"
+
+#include "policy/host.hpp"
+
+namespace osf::admission {
+
+namespace http = boost::beast::http;
+
+ConnectAdmission admit_connect(const policy::Policy& destinations, std::string_view authority) {
+    ConnectAdmission a;
+    const auto hp = policy::split_host_port(authority, 443);
+    const auto host = hp ? policy::canonical_host(hp->host) : std::nullopt;
+    a.logged.host = host ? *host : (hp ? hp->host : std::string(authority));
+    a.logged.port = hp ? hp->port : 0;
+    // A CONNECT carries no body the proxy would leave unread, but its client
+    // connection ends with the refusal (the tunnel was the connection's purpose).
+    if (!hp || !host) {
+        a.refusal = Refusal{http::status::forbidden, RefusalReason::bad_host,
+                            "not a valid host:port", true};
+        return a;
+    }
+    const auto decision = destinations.check_destination(*host, hp->port);
+    if (!decision.allowed) {
+        a.refusal = Refusal{http::status::forbidden, *decision.refused_by, decision.detail, true};
+        return a;
+    }
+    a.host = *host;
+    a.port = hp->port;
+    return a;
+}
+
+} // namespace osf::admission
