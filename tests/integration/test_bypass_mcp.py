@@ -75,9 +75,11 @@ def proxy(tmp_path_factory, server):
     spec = {"template": "debian:12", "egress": [MIXED],
             "mcp": [{"name": "only", "url": f"http://{MCP_ONLY}:{server.port}/mcp", "tools": ["search"]},
                     {"name": "mixed", "url": f"http://{MIXED}:{server.port}/mcp", "tools": ["search"]}]}
+    # Each case reads its own refusal's line, many of one kind within a minute:
+    # every refusal is written whole (folding is test_log_flood's subject).
     with Proxy(spec, str(tmp_path_factory.mktemp("mcp")),
                aliases={MCP_ONLY: "127.0.0.1", MIXED: "127.0.0.1"},
-               args=["--max-mcp-message-bytes", str(LIMIT)]) as p:
+               args=["--max-mcp-message-bytes", str(LIMIT), "--log-every-refusal"]) as p:
         yield p
 
 

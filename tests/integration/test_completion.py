@@ -51,7 +51,7 @@ def test_local_completes_its_own_subcommands(words, expected):
 
 @pytest.mark.parametrize("words, expected", [
     (["egress-proxy", "--sp"], {"--spec"}),
-    (["egress-proxy", "--log-"], {"--log-stdout", "--log-level"}),
+    (["egress-proxy", "--log-"], {"--log-stdout", "--log-level", "--log-every-refusal"}),
     (["egress-proxy", "log", "-"], {"--help", "-h", "--state-dir", "--follow", "-f"}),
     # after an option that takes a value: nothing of ours, bash completes file names
     (["egress-proxy", "--spec", ""], set()),

@@ -42,7 +42,8 @@ def start_proxy(env, directory):
             "mcp": [{"name": "tools", "url": f"http://{MCP}:{env['mcp'].port}/mcp", "tools": ["search"]}]}
     return Proxy(spec, directory, upstream_ca=env["ca"].cert_path,
                  aliases={PLAIN: "127.0.0.1", SECURE: "127.0.0.1", MCP: "127.0.0.1"},
-                 args=["--threads", "2"])
+                 # one line per request, refusals included, is what the tests count
+                 args=["--threads", "2", "--log-every-refusal"])
 
 
 class Client(threading.Thread):

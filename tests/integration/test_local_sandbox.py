@@ -481,6 +481,10 @@ def test_exec_exit_codes_and_stdin(local, sandbox):
     assert res.returncode == 0 and res.stdout == "PIPED THROUGH\n"
     res = local.sh(sandbox, "echo out; echo err >&2")
     assert res.stdout == "out\n" and res.stderr == "err\n"
+    # The words after -- reach the command as written: no list reading of "[a,b]",
+    # no option of ours taken from them.
+    res = local.run("exec", sandbox, "--", "printf", "%s|", "[x]", "[a,b]", "--timeout", "-h", "--")
+    assert res.returncode == 0 and res.stdout == "[x]|[a,b]|--timeout|-h|--|", res
 
 
 def test_exec_and_usage_errors(local):

@@ -66,8 +66,9 @@ void setup_exec(CLI::App& app, BackendContext& context) {
                     "Stop the command after this long (90s, 10m, 2h; default "
                     "OSF_SANDBOX_EXEC_TIMEOUT or 1h) and exit 137");
     sub->add_option("id", request->id, "The sandbox ID (12 hex digits)")->required();
-    sub->add_option("command", request->command, "The command and its arguments, after --")
-        ->required();
+    // Not required() here: words after "--" are handed to it before parsing
+    // (commands/cli_parsing.cpp), which CLI11's check would not count.
+    sub->add_option("command", request->command, "The command and its arguments, after --");
     sub->callback([&context, request, timeout] {
         // Ctrl-C and SIGTERM are caught (interrupt.hpp): the backend then stops
         // the command and every process it started, and exec exits 130/143.

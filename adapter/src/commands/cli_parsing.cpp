@@ -25,6 +25,33 @@ std::string joined(const std::vector<std::string>& names) {
     return text;
 }
 
+// The words after the first "--" of a subcommand with a `command` positional
+// (exec), given to it as written: CLI11 2.1 reads a word like "[a,b]" given to
+// a list option as the list a, b, so `exec ID -- echo '[x]'` would echo x.
+// Returns the words CLI11 parses, in its reverse order.
+std::vector<std::string> hand_over_command_words(CLI::App& app, int argc, const char* const* argv) {
+    std::vector<std::string> words(argv + std::min(argc, 1), argv + argc);
+    CLI::App* sub = nullptr;
+    for (const auto& word : words) {
+        if (word == "--") break;
+        if (word.starts_with('-')) continue;
+        const auto named = app.get_subcommands([&](CLI::App* s) { return s->get_name() == word; });
+        if (!named.empty()) sub = named.front();
+        break;
+    }
+    CLI::Option* command = sub ? sub->get_option_no_throw("command") : nullptr;
+    const auto dashes = std::find(words.begin(), words.end(), "--");
+    if (command && dashes != words.end()) {
+        command->allow_extra_args(false); // one result per word, no list reading
+        for (auto it = dashes + 1; it != words.end(); ++it)
+            command->add_result(*it);
+        command->allow_extra_args(true);
+        words.erase(dashes, words.end());
+    }
+    std::reverse(words.begin(), words.end());
+    return words;
+}
+
 } // namespace
 
 std::optional<int> parse_cli(CLI::App& app, std::ostream& out, std::ostream& err,
@@ -41,7 +68,8 @@ std::optional<int> parse_cli(CLI::App& app, std::ostream& out, std::ostream& err
         return kExitUsage;
     }
     try {
-        app.parse(argc, argv);
+        auto words = hand_over_command_words(app, argc, argv);
+        app.parse(words);
     } catch (const CLI::ParseError& e) {
         // --help and --version print to stdout and exit 0.
         if (e.get_exit_code() == 0) return app.exit(e, out, err);

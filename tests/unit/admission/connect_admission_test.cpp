@@ -34,9 +34,9 @@ TEST_CASE("admit_connect: the table") {
         {"x.cdn.example.com:443", std::nullopt, "x.cdn.example.com", 443},
         {"pinned.example.com:8443", std::nullopt, "pinned.example.com", 8443},
         {"pinned.example.com:443", RefusalReason::port_not_allowed, "pinned.example.com", 443},
-        {"api.example.com:22", RefusalReason::port_not_allowed, "api.example.com", 22},
+        {"api.example.com:22", std::nullopt, "api.example.com", 22}, // no port in the rule: any
         {"evil.example:443", RefusalReason::host_not_allowed, "evil.example", 443},
-        {"api.example.com:0", RefusalReason::port_not_allowed, "api.example.com", 0},
+        {"api.example.com:0", RefusalReason::bad_host, "api.example.com:0", 0},
         {"api.example.com:70000", RefusalReason::bad_host, "api.example.com:70000", 0},
         {"bad_host!:443", RefusalReason::bad_host, "bad_host!", 443},
         {"", RefusalReason::bad_host, "", 0},
