@@ -6,6 +6,7 @@
 #include "manifests/package_cache.hpp"
 #include "manifests/persistence.hpp"
 #include "manifests/sandbox_objects.hpp"
+#include "manifests/snapshot_objects.hpp"
 
 namespace osf::manifests {
 
@@ -27,7 +28,8 @@ json sandbox_side_objects(const SandboxRequest& request, const json& base_pod_te
         with_workspace_volume(sandbox_pod_template(base_pod_template, request)), request);
     pod_template["spec"] = with_pod_deadline(pod_template["spec"], request.lifetime);
     return json::array({ca_config_map(request, ca_pem),
-                        with_persistence(sandbox_template(request, pod_template), request),
+                        with_restore_as_sandbox(
+                            with_persistence(sandbox_template(request, pod_template), request)),
                         sandbox_warm_pool(request),
                         with_lifetime(sandbox_claim(request), request.lifetime)});
 }

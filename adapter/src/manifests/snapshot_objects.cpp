@@ -124,4 +124,36 @@ json snapshot_template(const json& source, const SnapshotRequest& request) {
             {"spec", spec}};
 }
 
+json with_restore_as_sandbox(json sandbox_template) {
+    // Looked up without operator[]: a template without a restore stays as it is.
+    const json::json_pointer at("/spec/podTemplate/spec");
+    if (!sandbox_template.contains(at)) return sandbox_template;
+    json& pod_spec = sandbox_template[at];
+    if (!pod_spec.is_object() || !pod_spec.contains("initContainers") ||
+        !pod_spec["initContainers"].is_array() || !pod_spec.contains("containers") ||
+        !pod_spec["containers"].is_array() || pod_spec["containers"].empty() ||
+        !pod_spec["containers"][0].is_object())
+        return sandbox_template;
+    const json& sandbox = pod_spec["containers"][0];
+    json workspace = nullptr;
+    for (const auto& mount : sandbox.value("volumeMounts", json::array()))
+        if (mount.is_object() && mount.value("mountPath", "") == kWorkspaceDir) workspace = mount;
+    for (auto& init : pod_spec["initContainers"]) {
+        if (!init.is_object() || init.value("name", "") != kRestoreContainer) continue;
+        init["securityContext"] = sandbox.value("securityContext", json::object());
+        if (!workspace.is_object() || !init.contains("volumeMounts") ||
+            !init["volumeMounts"].is_array())
+            continue;
+        for (auto& mount : init["volumeMounts"]) {
+            if (!mount.is_object() || mount.value("mountPath", "") != kWorkspaceDir) continue;
+            mount["name"] = workspace["name"];
+            if (workspace.contains("subPath"))
+                mount["subPath"] = workspace["subPath"];
+            else
+                mount.erase("subPath");
+        }
+    }
+    return sandbox_template;
+}
+
 } // namespace osf::manifests

@@ -48,4 +48,13 @@ nlohmann::json snapshot_copy_pod(const SnapshotRequest& request);
 // sandbox gets its own spec's), its hardening and resources are kept.
 nlohmann::json snapshot_template(const nlohmann::json& source, const SnapshotRequest& request);
 
+// At `create`, a template that restores a snapshot (kRestoreContainer) has
+// its restore container see /workspace as the sandbox container does (the
+// same volume and subPath: a claim's `workspace` subPath with `persistence`,
+// the root of an emptyDir without) and run with its securityContext (the new
+// sandbox's user, whatever the snapshot's source ran as). The snapshot's
+// template is written before the new sandbox's spec is known. Other
+// templates are returned as they are.
+nlohmann::json with_restore_as_sandbox(nlohmann::json sandbox_template);
+
 } // namespace osf::manifests

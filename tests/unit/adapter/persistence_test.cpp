@@ -3,6 +3,7 @@
 #include "manifests/create_objects.hpp"
 #include "manifests/persistence.hpp"
 #include "manifests/sandbox_objects.hpp"
+#include "manifests/snapshot_objects.hpp"
 #include "manifests/suspension.hpp"
 #include "request_fixture.hpp"
 
@@ -159,4 +160,48 @@ TEST_CASE("package cache: /cache on the shared claim, or an emptyDir; the variab
                         [](const json& v) { return v["name"] == "osf-package-cache"; }) == 1);
     CHECK(std::count_if(again["containers"][0]["env"].begin(), again["containers"][0]["env"].end(),
                         [](const json& v) { return v["name"] == "XDG_CACHE_HOME"; }) == 1);
+}
+
+TEST_CASE("a snapshot restores into the /workspace the new sandbox sees, as its user") {
+    // Every combination of: the snapshot's source with or without persistence,
+    // the new sandbox with or without it, each as root or as a spec `user`.
+    for (const bool source_persistent : {false, true})
+        for (const bool source_user : {false, true})
+            for (const bool persistent : {false, true})
+                for (const bool user : {false, true}) {
+                    INFO("source persistent " << source_persistent << ", source user "
+                                              << source_user << ", persistent " << persistent
+                                              << ", user " << user);
+                    auto source_request = osf::testing::sample_request();
+                    if (source_persistent)
+                        source_request.spec.persistence = osf::Persistence{"1Gi", std::nullopt};
+                    if (source_user) source_request.spec.user = osf::SandboxUser{2000, 2000};
+                    const json source = sandbox_side_objects(
+                        source_request, image_pod_template("node:24-alpine"), "PEM")[1];
+                    SnapshotRequest snap{"0123456789ab", "agents", "20261129190000", "1Gi", ""};
+                    take_sandbox_pod_settings(source, snap);
+                    const json snapshot = snapshot_template(source, snap);
+
+                    auto request = osf::testing::sample_request();
+                    request.id = "bbbbbbbbbbbb";
+                    if (persistent) request.spec.persistence = osf::Persistence{"1Gi", std::nullopt};
+                    if (user) request.spec.user = osf::SandboxUser{1000, 1000};
+                    const json tmpl =
+                        sandbox_side_objects(request, snapshot["spec"]["podTemplate"], "PEM")[1];
+                    const json& pod = tmpl["spec"]["podTemplate"]["spec"];
+                    const json& sandbox = pod["containers"][0];
+                    const json restore = named(pod["initContainers"], "osf-restore-workspace");
+                    REQUIRE(restore.is_object());
+                    const json seen = mount_at(sandbox, "/workspace");
+                    const json restored = mount_at(restore, "/workspace");
+                    CHECK(restored["name"] == seen["name"]);
+                    CHECK(restored.value("subPath", "") == seen.value("subPath", ""));
+                    CHECK(seen.value("subPath", "") == (persistent ? "workspace" : ""));
+                    CHECK(has_persistent_workspace(tmpl) == persistent);
+                    if (!persistent)
+                        CHECK(named(pod["volumes"], "workspace")["emptyDir"].is_object());
+                    CHECK(restore["securityContext"] == sandbox["securityContext"]);
+                    // Without `user`, a snapshot's template keeps its source's user.
+                    if (user) CHECK(restore["securityContext"]["runAsUser"] == 1000);
+                }
 }
