@@ -262,14 +262,16 @@ def test_create_writes_every_object(cluster, tmp_path, secrets_dir):
     assert template["metadata"]["labels"] == labels
     np = template["spec"]["networkPolicy"]
     assert np.get("ingress", []) == []
-    assert np["egress"][0] == {
+    # Only the proxy: no DNS, which would carry data out past it.
+    assert np["egress"] == [{
         "to": [{"podSelector": {"matchLabels": {"osf.sandbox.id": sandbox_id, "osf.sandbox.role": "egress"}}}],
-        "ports": [{"protocol": "TCP", "port": 8080}]}
-    assert np["egress"][1]["to"] == [{
-        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
-        "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}]
-    assert sorted((p["protocol"], p["port"]) for p in np["egress"][1]["ports"]) == [("TCP", 53), ("UDP", 53)]
+        "ports": [{"protocol": "TCP", "port": 8080}]}]
     pod_spec = template["spec"]["podTemplate"]["spec"]
+    # The proxy's name resolves from /etc/hosts to the Service the API server made.
+    service_ip = get(kube, "service", f"{name}-egress")["spec"]["clusterIP"]
+    assert pod_spec["dnsPolicy"] == "None" and pod_spec["dnsConfig"] == {"nameservers": ["127.0.0.1"]}
+    assert pod_spec["hostAliases"] == [{"ip": service_ip, "hostnames": [
+        f"{name}-egress", f"{name}-egress.{template['metadata']['namespace']}.svc"]}]
     sc = pod_spec["containers"][0]
     assert sc["image"] == "node:24-alpine"
     assert sc["command"] == ["sleep", "infinity"]

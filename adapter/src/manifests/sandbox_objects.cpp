@@ -138,6 +138,7 @@ json sandbox_pod_template(const json& base, const SandboxRequest& request) {
     meta["annotations"] = annotations;
 
     set_pod_lifecycle(spec);
+    set_proxy_resolution(spec, request);
 
     json& volumes = spec["volumes"];
     if (!volumes.is_array()) volumes = json::array();
@@ -189,6 +190,33 @@ json sandbox_pod_template(const json& base, const SandboxRequest& request) {
     return pod;
 }
 
+void set_proxy_resolution(json& pod_spec, const SandboxRequest& request) {
+    pod_spec["dnsPolicy"] = "None";
+    pod_spec["dnsConfig"] = {{"nameservers", json::array({"127.0.0.1"})}};
+    const std::string service = egress_name(request.id);
+    const std::vector<std::string> names = {service, service + "." + request.settings.ns + ".svc"};
+    json aliases = json::array();
+    if (pod_spec.contains("hostAliases") && pod_spec["hostAliases"].is_array())
+        for (const auto& alias : pod_spec["hostAliases"]) {
+            // A snapshot's template carries its source's proxy names: dropped.
+            if (!alias.is_object()) continue;
+            json kept = alias;
+            json hostnames = json::array();
+            for (const auto& name : alias.value("hostnames", json::array()))
+                if (name.is_string() && name.get<std::string>().rfind("osf-sandbox-", 0) != 0)
+                    hostnames.push_back(name);
+            if (hostnames.empty()) continue;
+            kept["hostnames"] = hostnames;
+            aliases.push_back(kept);
+        }
+    if (!request.egress_service_ip.empty())
+        aliases.push_back({{"ip", request.egress_service_ip}, {"hostnames", names}});
+    if (aliases.empty())
+        pod_spec.erase("hostAliases");
+    else
+        pod_spec["hostAliases"] = aliases;
+}
+
 void set_pod_lifecycle(json& pod_spec) {
     pod_spec["automountServiceAccountToken"] = false;
     pod_spec["enableServiceLinks"] = false;
@@ -233,20 +261,12 @@ void remove_overlay_env(json& pod) {
 }
 
 json sandbox_network_policy(const std::string& id) {
-    const json dns_peer = {
-        {"namespaceSelector", {{"matchLabels", {{"kubernetes.io/metadata.name", "kube-system"}}}}},
-        {"podSelector", {{"matchLabels", {{"k8s-app", "kube-dns"}}}}}};
-    return {
-        {"ingress", json::array()},
-        {"egress",
-         json::array({
-             json{{"to", json::array({json{
-                             {"podSelector", {{"matchLabels", role_selector(id, kRoleEgress)}}}}})},
-                  {"ports", json::array({json{{"protocol", "TCP"}, {"port", kProxyPort}}})}},
-             json{{"to", json::array({dns_peer})},
-                  {"ports", json::array({json{{"protocol", "UDP"}, {"port", 53}},
-                                         json{{"protocol", "TCP"}, {"port", 53}}})}},
-         })}};
+    return {{"ingress", json::array()},
+            {"egress",
+             json::array({json{
+                 {"to", json::array({json{
+                            {"podSelector", {{"matchLabels", role_selector(id, kRoleEgress)}}}}})},
+                 {"ports", json::array({json{{"protocol", "TCP"}, {"port", kProxyPort}}})}}})}};
 }
 
 json sandbox_template(const SandboxRequest& request, const json& pod_template) {

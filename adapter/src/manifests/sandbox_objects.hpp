@@ -60,6 +60,13 @@ nlohmann::json sandbox_env(const SandboxRequest& request);
 // short grace period, no service account token, no service links.
 void set_pod_lifecycle(nlohmann::json& pod_spec);
 
+// How the sandbox finds its proxy without DNS: dnsPolicy None with a
+// nameserver on the pod's own loopback (a lookup fails at once instead of
+// timing out against a resolver the NetworkPolicy blocks), and hostAliases
+// mapping the proxy Service's names to its ClusterIP (when known). A
+// template's own hostAliases for other names stay.
+void set_proxy_resolution(nlohmann::json& pod_spec, const SandboxRequest& request);
+
 // kEnvNamesAnnotation's value for this request.
 std::string overlay_env_names(const SandboxRequest& request);
 
@@ -69,7 +76,7 @@ std::string overlay_env_names(const SandboxRequest& request);
 void remove_overlay_env(nlohmann::json& pod);
 
 // SandboxTemplate.spec.networkPolicy: egress only to this sandbox's proxy on
-// 8080 and to cluster DNS; no ingress.
+// 8080 (no DNS: a resolver would carry data out past the proxy); no ingress.
 nlohmann::json sandbox_network_policy(const std::string& id);
 
 nlohmann::json sandbox_template(const SandboxRequest& request, const nlohmann::json& pod_template);

@@ -17,6 +17,10 @@ struct SandboxRequest {
     Settings settings;
     SecretPlan secrets;
     Lifetime lifetime; // created, expires, the pods' deadline
+    // The egress Service's ClusterIP, which the sandbox pod's hostAliases map
+    // the proxy's name to (the sandbox has no DNS). Known once the Service
+    // exists: empty for --dry-run and the admission probe.
+    std::string egress_service_ip;
 };
 
 } // namespace osf::manifests

@@ -112,6 +112,8 @@ void healthy_cluster(TestContext& t) {
     t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
     t.kubectl.on(kExecCa, ok(kPem + kLogKeyPem));
     t.kubectl.on(kCreateSpecConfig, ok(spec_config().dump()));
+    t.kubectl.on({"get", "services", "osf-sandbox-" + kId + "-egress"},
+                 ok(R"({"kind":"Service","spec":{"clusterIP":"10.96.0.10"}})"));
 }
 
 // The Secret by its name, without kubectl's wait (which would read it), then
@@ -261,6 +263,9 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
     CHECK(sandbox_side["items"][0]["data"] ==
           json({{"egress-ca.crt", kPem}, {"egress-log-key.pub", kLogKeyPem}}));
     CHECK(sandbox_side["items"][3]["kind"] == "SandboxClaim");
+    // The proxy's name resolves to the Service's ClusterIP, read after the Service was made.
+    CHECK(sandbox_side["items"][1]["spec"]["podTemplate"]["spec"]["hostAliases"][0]["ip"] ==
+          "10.96.0.10");
     // The default lifetime (8h from 19:00) ends the claim; the pods' backstop is the maximum.
     CHECK(sandbox_side["items"][3]["spec"]["lifecycle"] ==
           json{{"shutdownTime", "2026-11-30T03:00:00Z"}, {"shutdownPolicy", "Delete"}});

@@ -184,7 +184,8 @@ TEST_CASE("a snapshot restores into the /workspace the new sandbox sees, as its 
 
                     auto request = osf::testing::sample_request();
                     request.id = "bbbbbbbbbbbb";
-                    if (persistent) request.spec.persistence = osf::Persistence{"1Gi", std::nullopt};
+                    if (persistent)
+                        request.spec.persistence = osf::Persistence{"1Gi", std::nullopt};
                     if (user) request.spec.user = osf::SandboxUser{1000, 1000};
                     const json tmpl =
                         sandbox_side_objects(request, snapshot["spec"]["podTemplate"], "PEM")[1];

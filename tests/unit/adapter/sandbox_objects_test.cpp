@@ -187,23 +187,40 @@ TEST_CASE("sandbox env: spec variables, placeholders, proxy and CA variables") {
     CHECK(env.dump().find("bao.example") == std::string::npos);
 }
 
-TEST_CASE("template network policy: egress to its proxy and cluster DNS only, no ingress") {
+TEST_CASE("template network policy: egress to its proxy only (no DNS), no ingress") {
     const json policy = sandbox_network_policy("0123456789ab");
     CHECK(policy["ingress"] == json::array());
-    REQUIRE(policy["egress"].size() == 2);
-    CHECK(policy["egress"][0] ==
-          json{{"to", json::array({json{{"podSelector",
-                                         {{"matchLabels",
-                                           {{"osf.sandbox.id", "0123456789ab"},
-                                            {"osf.sandbox.role", "egress"}}}}}}})},
-               {"ports", json::array({json{{"protocol", "TCP"}, {"port", 8080}}})}});
-    // One peer with both selectors: kube-dns pods in kube-system (AND, not OR).
-    CHECK(policy["egress"][1]["to"] ==
-          json::array({json{{"namespaceSelector",
-                             {{"matchLabels", {{"kubernetes.io/metadata.name", "kube-system"}}}}},
-                            {"podSelector", {{"matchLabels", {{"k8s-app", "kube-dns"}}}}}}}));
-    CHECK(policy["egress"][1]["ports"] == json::array({json{{"protocol", "UDP"}, {"port", 53}},
-                                                       json{{"protocol", "TCP"}, {"port", 53}}}));
+    CHECK(policy["egress"] ==
+          json::array({json{{"to", json::array({json{{"podSelector",
+                                                      {{"matchLabels",
+                                                        {{"osf.sandbox.id", "0123456789ab"},
+                                                         {"osf.sandbox.role", "egress"}}}}}}})},
+                            {"ports", json::array({json{{"protocol", "TCP"}, {"port", 8080}}})}}}));
+}
+
+TEST_CASE("the sandbox pod finds its proxy without DNS: hostAliases to the Service's ClusterIP") {
+    auto request = osf::testing::sample_request();
+    json base = image_pod_template("node:24-alpine");
+    // A template's own alias stays; a snapshot source's proxy names go.
+    base["spec"]["hostAliases"] =
+        json::array({json{{"ip", "10.0.0.9"}, {"hostnames", json::array({"db.internal"})}},
+                     json{{"ip", "10.96.0.7"},
+                          {"hostnames", json::array({"osf-sandbox-aaaaaaaaaaaa-egress"})}}});
+    request.egress_service_ip = "10.96.3.4";
+    const json spec = sandbox_pod_template(base, request)["spec"];
+    CHECK(spec["dnsPolicy"] == "None");
+    CHECK(spec["dnsConfig"] == json{{"nameservers", json::array({"127.0.0.1"})}});
+    CHECK(spec["hostAliases"] ==
+          json::array(
+              {json{{"ip", "10.0.0.9"}, {"hostnames", json::array({"db.internal"})}},
+               json{{"ip", "10.96.3.4"},
+                    {"hostnames", json::array({"osf-sandbox-0123456789ab-egress",
+                                               "osf-sandbox-0123456789ab-egress.agents.svc"})}}}));
+    // Unknown until the Service exists (--dry-run): no alias of ours.
+    request.egress_service_ip.clear();
+    const json dry = sandbox_pod_template(image_pod_template("node:24-alpine"), request)["spec"];
+    CHECK_FALSE(dry.contains("hostAliases"));
+    CHECK(dry["dnsPolicy"] == "None");
 }
 
 TEST_CASE("SandboxTemplate, SandboxWarmPool (0 replicas) and SandboxClaim, v1beta1") {

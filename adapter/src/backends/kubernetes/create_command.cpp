@@ -21,6 +21,16 @@ using nlohmann::json;
 
 namespace {
 
+// A Service's ClusterIP, which the API server assigns when it creates it.
+std::string read_service_ip(kubectl::Kubectl& kube, const std::string& name) {
+    const auto service = kube.get("services", name);
+    const std::string ip =
+        service ? service->value("spec", json::object()).value("clusterIP", "") : "";
+    if (ip.empty() || ip == "None")
+        throw CommandFailed("the egress Service " + name + " has no ClusterIP");
+    return ip;
+}
+
 // The steps after the first object exists; any exception leaves cleanup to the caller.
 void start(CommandContext& context, kubectl::Kubectl& kube,
            const manifests::SandboxRequest& request, const json& base_pod_template) {
@@ -33,9 +43,12 @@ void start(CommandContext& context, kubectl::Kubectl& kube,
     kube.create(manifests::kube_list(manifests::egress_side_objects(request)));
     waiter.wait_pod_ready(manifests::egress_name(id), "egress proxy");
     const std::string pem = read_proxy_ca(kube, id);
+    // The sandbox reaches its proxy by the Service's ClusterIP (no DNS inside).
+    manifests::SandboxRequest sandbox_request = request;
+    sandbox_request.egress_service_ip = read_service_ip(kube, manifests::egress_name(id));
     check_interrupted(context);
-    kube.create(
-        manifests::kube_list(manifests::sandbox_side_objects(request, base_pod_template, pem)));
+    kube.create(manifests::kube_list(
+        manifests::sandbox_side_objects(sandbox_request, base_pod_template, pem)));
     attach_to_claim(kube, request);
     const std::string pod =
         waiter.wait_claim_ready(manifests::sandbox_name(id), manifests::egress_name(id));
@@ -85,6 +98,9 @@ json dry_run_objects(CommandContext& context, const manifests::SandboxRequest& r
         context.err << "note: create copies the pod template of SandboxTemplate " << template_name
                     << "; --dry-run does not read it\n";
     }
+    context.err << "note: create maps " << manifests::egress_name(request.id)
+                << " to its Service's ClusterIP in the sandbox pod's hostAliases once the "
+                   "Service exists; --dry-run leaves them out\n";
     check_images(request, base);
     return manifests::dry_run_list(request, base);
 }
