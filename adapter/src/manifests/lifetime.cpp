@@ -52,6 +52,12 @@ json with_lifetime(json claim, const Lifetime& lifetime) {
 }
 
 json with_pod_deadline(json pod_spec, const Lifetime& lifetime) {
+    // A template's own shorter deadline stays.
+    const json& own =
+        pod_spec.contains("activeDeadlineSeconds") ? pod_spec["activeDeadlineSeconds"] : json();
+    if (own.is_number_integer() && own.get<std::int64_t>() > 0 &&
+        own.get<std::int64_t>() < lifetime.max.count())
+        return pod_spec;
     pod_spec["activeDeadlineSeconds"] = lifetime.max.count();
     return pod_spec;
 }

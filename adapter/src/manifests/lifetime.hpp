@@ -46,7 +46,8 @@ std::string rfc3339(WallTime time);
 // created-at / expires-at annotations.
 nlohmann::json with_lifetime(nlohmann::json claim, const Lifetime& lifetime);
 
-// A pod spec with activeDeadlineSeconds = the maximum lifetime. Kubernetes
+// A pod spec with activeDeadlineSeconds = the maximum lifetime, or the pod
+// template's own when shorter (a template's hardening is kept). Kubernetes
 // lets a running pod's deadline only shrink, so it is the backstop `extend`
 // can never need to move; the claim's shutdownTime is the real expiry.
 nlohmann::json with_pod_deadline(nlohmann::json pod_spec, const Lifetime& lifetime);

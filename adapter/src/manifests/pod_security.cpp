@@ -33,12 +33,15 @@ bool runs_as_non_root(const json& security) {
     return user != security.end() && user->is_number_integer() && user->get<std::int64_t>() > 0;
 }
 
+bool is_localhost(const json& profile) {
+    return profile.is_object() && profile.value("type", "") == "Localhost" &&
+           profile.contains("localhostProfile");
+}
+
 // A seccomp profile the overlay keeps: the runtime's default or the node's own
 // (Localhost) profile; Unconfined and anything unknown become RuntimeDefault.
 json tightened_seccomp(const json& profile) {
-    if (profile.is_object() && profile.value("type", "") == "Localhost" &&
-        profile.contains("localhostProfile"))
-        return profile;
+    if (is_localhost(profile)) return profile;
     return {{"type", "RuntimeDefault"}};
 }
 
@@ -137,8 +140,14 @@ void tighten_pod(json& pod_metadata, json& pod_spec, const PodHardening& hardeni
         if (!pod_spec.contains(list) || !pod_spec[list].is_array()) continue;
         for (auto& container : pod_spec[list]) {
             if (!container.is_object()) continue;
-            container["securityContext"] = tighten_container_security(
-                container.value("securityContext", json::object()), hardening);
+            const json own = container.value("securityContext", json::object());
+            container["securityContext"] = tighten_container_security(own, hardening);
+            // A container without a Localhost profile of its own runs under the
+            // pod's (RuntimeDefault would override the template's own profile).
+            if (is_localhost(pod_spec["securityContext"]["seccompProfile"]) &&
+                !(own.is_object() && is_localhost(own.value("seccompProfile", json()))))
+                container["securityContext"]["seccompProfile"] =
+                    pod_spec["securityContext"]["seccompProfile"];
             if (container.contains("ports") && container["ports"].is_array())
                 for (auto& port : container["ports"])
                     if (port.is_object()) port.erase("hostPort");

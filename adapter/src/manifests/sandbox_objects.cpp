@@ -223,8 +223,10 @@ void set_pod_lifecycle(json& pod_spec) {
     // A sandbox that exits is over: create reports it instead of restarting it.
     pod_spec["restartPolicy"] = "Never";
     // The pause container becomes PID 1 and reaps the orphans of images that
-    // have no init, before zombies use up the node's pid limit.
-    pod_spec["shareProcessNamespace"] = true;
+    // have no init, before zombies use up the node's pid limit. A template
+    // that keeps its containers' processes apart (false) keeps them apart.
+    if (!(pod_spec.contains("shareProcessNamespace") && pod_spec["shareProcessNamespace"] == false))
+        pod_spec["shareProcessNamespace"] = true;
     pod_spec["terminationGracePeriodSeconds"] = kTerminationGraceSeconds;
 }
 

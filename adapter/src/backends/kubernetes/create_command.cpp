@@ -14,6 +14,7 @@
 #include "manifests/names.hpp"
 #include "manifests/resources.hpp"
 #include "manifests/sandbox_objects.hpp"
+#include "manifests/template_hardening.hpp"
 
 namespace osf::commands {
 
@@ -86,6 +87,12 @@ void check_images(const manifests::SandboxRequest& request, const json& base_pod
     }
 }
 
+// A named template's volumes and limits (template_hardening.hpp): exit 2.
+void check_template(const manifests::SandboxRequest& request, const json& base_pod_template) {
+    if (const auto refusal = manifests::template_refusal(base_pod_template, request.spec))
+        throw UsageError(*refusal);
+}
+
 } // namespace
 
 json dry_run_objects(CommandContext& context, const manifests::SandboxRequest& request) {
@@ -102,6 +109,7 @@ json dry_run_objects(CommandContext& context, const manifests::SandboxRequest& r
                 << " to its Service's ClusterIP in the sandbox pod's hostAliases once the "
                    "Service exists; --dry-run leaves them out\n";
     check_images(request, base);
+    check_template(request, base);
     return manifests::dry_run_list(request, base);
 }
 
@@ -118,6 +126,7 @@ void create_sandbox(CommandContext& context, const manifests::SandboxRequest& re
         base = found->value("spec", json::object()).value("podTemplate", json::object());
     }
     check_images(request, base);
+    check_template(request, base);
     check_pod_admission(kube, request, base);
     check_interrupted(context);
 
