@@ -980,6 +980,40 @@ def test_snapshot_of_a_hardened_sandbox_carries_files_not_environment(cluster, t
                  f"osf.snapshot.of={source}", check=True)
 
 
+@pytest.mark.parametrize("source_persistent, persistent, hardened", [
+    (False, True, False), (True, True, False), (True, False, False), (True, True, True)])
+def test_snapshot_restores_into_the_workspace_the_new_sandbox_sees(cluster, tmp_path, source_persistent,
+                                                                   persistent, hardened):
+    """A snapshot with or without `persistence` on either side, as root and as a spec user: the
+    files are in /workspace of the new sandbox (with persistence they went to the claim's root)."""
+    kube = cluster
+    base = dict(HARDENED_SPEC) if hardened else {"template": "alpine:3"}
+    env = psa_namespace(kube, "psa-restricted", "restricted") if hardened else {}
+    ns = "psa-restricted" if hardened else "default"
+    persistence = {"persistence": {"size": "1Gi"}}
+    source, _ = create(kube, tmp_path, {**base, **(persistence if source_persistent else {})}, env=env)
+    adapter(kube, "exec", source, "--", "sh", "-c", "mkdir -p d && echo kept > d/file.txt", env=env, check=0)
+    name = adapter(kube, "snapshot", source, env=env, check=0).stdout.strip()
+    adapter(kube, "destroy", source, env=env, check=0)
+    spec = {"template": name, **(persistence if persistent else {})}
+    if hardened:
+        spec["user"] = HARDENED_SPEC["user"]
+    restored, _ = create(kube, tmp_path, spec, env=env)
+    try:
+        out = adapter(kube, "exec", restored, "--", "cat", "/workspace/d/file.txt", env=env, check=0).stdout
+        assert out == "kept\n"
+        # The restore ran as the sandbox does (the test server runs every process as the caller).
+        pod = sandbox_pod_of(kube, ns, restored)
+        restore = next(c for c in pod["spec"]["initContainers"] if c["name"] == "osf-restore-workspace")
+        assert restore["securityContext"] == pod["spec"]["containers"][0]["securityContext"]
+        if hardened:
+            assert restore["securityContext"]["runAsUser"] == 1000
+    finally:
+        adapter(kube, "destroy", restored, env=env, check=0)
+        kube.kubectl("delete", "-n", ns, "sandboxtemplates.extensions.agents.x-k8s.io,pvc", "-l",
+                     f"osf.snapshot.of={source}")
+
+
 # -- images, variables, messages -------------------------------------------------------------------
 
 def test_allowed_images_and_host_aliases_are_checked_before_anything_starts(cluster, tmp_path):
