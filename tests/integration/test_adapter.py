@@ -502,6 +502,18 @@ def test_start_timeout_removes_everything(cluster, tmp_path):
             env={"OSF_SANDBOX_START_TIMEOUT": "soon"}, check=2)
 
 
+def test_a_pod_no_node_fits_is_named_at_the_start_timeout(cluster, tmp_path):
+    kube = cluster
+    kube.configure(podRules=[{"image": "huge/*", "behavior": "unschedulable",
+                              "message": "0/3 nodes are available: 3 Insufficient memory."}])
+    before = labelled_by_manager(kube)
+    result = adapter(kube, "create", write_spec(tmp_path, {"template": "huge/image:1"}),
+                     env={"OSF_SANDBOX_START_TIMEOUT": "4"}, check=1)
+    assert "(OSF_SANDBOX_START_TIMEOUT): pod osf-sandbox-" in result.stderr
+    assert "not scheduled: Unschedulable: 0/3 nodes are available: 3 Insufficient memory." in result.stderr
+    assert labelled_by_manager(kube) == before
+
+
 def test_ctrl_c_during_create_removes_everything(cluster, tmp_path):
     kube = cluster
     kube.configure(podRules=[{"image": "slow/*", "behavior": "pending"}])

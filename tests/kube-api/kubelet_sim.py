@@ -3,8 +3,8 @@
 Every new pod is scheduled at once with its containers in ContainerCreating; after the
 configured delay it gets its final state: by default Running and Ready with a pod IP; pods
 matching a configured rule instead wait with ErrImagePull / ImagePullBackOff /
-ContainerCreating, or have a container that exits (CrashLoopBackOff, or Failed/Succeeded with
-restartPolicy Never). Init containers run for real first (through `run_container`)."""
+ContainerCreating, stay unscheduled (PodScheduled False, Unschedulable), or have a container
+that exits (CrashLoopBackOff, or Failed/Succeeded with restartPolicy Never). Init containers run for real first (through `run_container`)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ log = logging.getLogger("kube-api.kubelet")
 
 POD_KEY = ("", "pods")
 BEHAVIORS = {"ready", "ErrImagePull", "ImagePullBackOff", "ContainerCreating", "pending", "exit", "CrashLoopBackOff",
-             "terminated"}
+             "terminated", "unschedulable"}
 
 
 def check_behavior(rule: dict) -> None:
@@ -260,6 +260,14 @@ class Kubelet:
         started = self._times.setdefault(uid, now())
         previous = (pod.get("status") or {}).get("conditions") or []
         kind = behavior.get("behavior", "ready")
+        if kind == "unschedulable":
+            # What the scheduler leaves on a pod no node fits (or whose claim does not bind).
+            scheduled = condition("PodScheduled", "False", "Unschedulable", behavior.get(
+                "message", "0/1 nodes are available: 1 Insufficient memory. preemption: 0/1 nodes are "
+                           "available: 1 No preemption victims found for incoming pod."), previous)
+            scheduled["lastProbeTime"] = None
+            return {"phase": "Pending", "conditions": [scheduled],
+                    "qosClass": (pod.get("status") or {}).get("qosClass", "BestEffort")}
         containers = spec.get("containers") or []
         target = behavior.get("container")
         if not target:

@@ -72,6 +72,41 @@ bool pod_ready(const json& pod) {
     return false;
 }
 
+std::optional<std::string> pod_pending_cause(const json& pod) {
+    const json& conditions = field(field(pod, "status"), "conditions");
+    if (!conditions.is_array()) return std::nullopt;
+    for (const auto& condition : conditions) {
+        if (str(condition, "type") != "PodScheduled" || str(condition, "status") != "False")
+            continue;
+        std::string cause = "not scheduled";
+        if (const std::string reason = str(condition, "reason"); !reason.empty())
+            cause += ": " + reason;
+        if (const std::string message = str(condition, "message"); !message.empty())
+            cause += ": " + message;
+        return cause;
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string> pod_claim_names(const json& pod) {
+    std::vector<std::string> names;
+    const json& volumes = field(field(pod, "spec"), "volumes");
+    if (!volumes.is_array()) return names;
+    for (const auto& volume : volumes) {
+        const std::string name = str(field(volume, "persistentVolumeClaim"), "claimName");
+        if (!name.empty()) names.push_back(name);
+    }
+    return names;
+}
+
+std::optional<std::string> claim_binding_problem(const json& pvc) {
+    const std::string phase = str(field(pvc, "status"), "phase");
+    if (phase == "Bound") return std::nullopt;
+    return "PersistentVolumeClaim " + str(field(pvc, "metadata"), "name") + " is " +
+           (phase.empty() ? std::string("not bound") : phase) + " (kubectl describe pvc " +
+           str(field(pvc, "metadata"), "name") + " shows its events)";
+}
+
 std::string pod_progress(const json& pod) {
     const json& status = field(pod, "status");
     std::string phase = str(status, "phase");

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace osf::manifests {
 
@@ -24,6 +25,19 @@ std::optional<StartFailure> pod_start_failure(const nlohmann::json& pod);
 
 // Running, with the Ready condition True.
 bool pod_ready(const nlohmann::json& pod);
+
+// Why a pending pod waits that waiting may not cure: not scheduled, with
+// the PodScheduled condition's reason and message ("not scheduled:
+// Unschedulable: 0/3 nodes are available: 3 Insufficient memory."); nullopt
+// when it is scheduled or nothing says why.
+std::optional<std::string> pod_pending_cause(const nlohmann::json& pod);
+
+// The claims a pod's volumes name (persistentVolumeClaim.claimName), for a
+// pod that waits for one to bind.
+std::vector<std::string> pod_claim_names(const nlohmann::json& pod);
+
+// "PersistentVolumeClaim NAME is Pending" (with its phase), nullopt when bound.
+std::optional<std::string> claim_binding_problem(const nlohmann::json& pvc);
 
 // One short line for progress output: "Pending (ContainerCreating)".
 std::string pod_progress(const nlohmann::json& pod);

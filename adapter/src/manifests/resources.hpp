@@ -9,6 +9,7 @@ inline constexpr const char* kSandboxTemplates = "sandboxtemplates.extensions.ag
 inline constexpr const char* kSandboxWarmPools = "sandboxwarmpools.extensions.agents.x-k8s.io";
 inline constexpr const char* kSandboxes = "sandboxes.agents.x-k8s.io";
 inline constexpr const char* kPods = "pods";
+inline constexpr const char* kPersistentVolumeClaims = "persistentvolumeclaims";
 
 // Everything create makes but the Secret, in the order destroy removes it: the
 // claim first so the controller does not recreate the sandbox while the rest

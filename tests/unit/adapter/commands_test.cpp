@@ -389,6 +389,45 @@ TEST_CASE("create: the start timeout removes the sandbox") {
     CHECK(cleaned_up(t));
 }
 
+TEST_CASE("create: a pod that cannot be scheduled or whose claim never binds is named at the "
+          "timeout") {
+    TestContext t;
+    healthy_cluster(t);
+    t.env["OSF_SANDBOX_START_TIMEOUT"] = "5";
+    json unschedulable = {
+        {"kind", "Pod"},
+        {"spec",
+         {{"volumes", json::array({json{{"name", "workspace"},
+                                        {"persistentVolumeClaim",
+                                         {{"claimName", "workspace-osf-sandbox-" + kId}}}}})}}},
+        {"status",
+         {{"phase", "Pending"},
+          {"conditions", json::array({json{{"type", "PodScheduled"},
+                                           {"status", "False"},
+                                           {"reason", "Unschedulable"},
+                                           {"message", "0/3 nodes are available: pod has unbound "
+                                                       "immediate PersistentVolumeClaims."}}})}}}};
+    t.kubectl.on(kGetSandboxPod, ok(unschedulable.dump()));
+    t.kubectl.on({"get", "persistentvolumeclaims", "workspace-osf-sandbox-" + kId},
+                 ok(json{{"metadata", {{"name", "workspace-osf-sandbox-" + kId}}},
+                         {"status", {{"phase", "Pending"}}}}
+                        .dump()));
+    json waiting = ready_claim();
+    waiting["status"]["conditions"][0]["status"] = "False";
+    t.kubectl.on(kGetClaim, ok(waiting.dump()));
+    CHECK(run(t, {"create", write_spec(kSpec)}) == 1);
+    CHECK_THAT(
+        t.err.str(),
+        Catch::Contains(
+            "timed out after 5s waiting for sandbox osf-sandbox-" + kId +
+            " (OSF_SANDBOX_START_TIMEOUT): pod osf-sandbox-" + kId +
+            " not scheduled: Unschedulable: 0/3 nodes are available: pod has unbound "
+            "immediate PersistentVolumeClaims.; PersistentVolumeClaim workspace-osf-sandbox-" +
+            kId + " is Pending (kubectl describe pvc workspace-osf-sandbox-" + kId +
+            " shows its events)"));
+    CHECK(cleaned_up(t));
+}
+
 TEST_CASE("create: Ctrl-C while waiting removes what was made and exits 130") {
     TestContext t;
     healthy_cluster(t);

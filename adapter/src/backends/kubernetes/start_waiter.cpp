@@ -22,7 +22,8 @@ void StartWaiter::pause(const std::string& waiting_for) {
     check_interrupted(context_);
     if (context_.now() >= deadline_)
         throw CommandFailed("timed out after " + std::to_string(timeout_.count()) +
-                            "s waiting for " + waiting_for + " (OSF_SANDBOX_START_TIMEOUT)");
+                            "s waiting for " + waiting_for + " (OSF_SANDBOX_START_TIMEOUT)" +
+                            (cause_.empty() ? "" : ": " + cause_));
     context_.sleep(context_.poll_interval);
     check_interrupted(context_);
 }
@@ -38,10 +39,26 @@ namespace {
 
 } // namespace
 
+void StartWaiter::note_cause(const std::string& pod, const nlohmann::json& object) {
+    const auto cause = manifests::pod_pending_cause(object);
+    if (!cause) {
+        if (cause_.rfind("pod " + pod + " ", 0) == 0) cause_.clear();
+        return;
+    }
+    cause_ = "pod " + pod + " " + *cause;
+    // A claim that does not bind is the usual reason a pod with one is not scheduled.
+    for (const auto& name : manifests::pod_claim_names(object))
+        if (const auto pvc = kube_.get(manifests::kPersistentVolumeClaims, name))
+            if (const auto problem = manifests::claim_binding_problem(*pvc))
+                cause_ += "; " + *problem;
+    progress(cause_);
+}
+
 void StartWaiter::check_pod(const std::string& pod, const std::string& what) {
     const auto object = kube_.get(manifests::kPods, pod);
     if (!object) return;
     if (auto failure = manifests::pod_start_failure(*object)) fail_start(what, pod, *failure);
+    note_cause(pod, *object);
 }
 
 void StartWaiter::wait_pod_ready(const std::string& pod, const std::string& what) {
@@ -57,6 +74,7 @@ void StartWaiter::wait_pod_ready(const std::string& pod, const std::string& what
             return;
         } else {
             progress(what + " " + pod + ": " + manifests::pod_progress(*object));
+            note_cause(pod, *object);
         }
         pause(what + " " + pod);
     }

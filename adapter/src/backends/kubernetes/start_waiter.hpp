@@ -26,6 +26,8 @@ public:
 
 private:
     void check_pod(const std::string& pod, const std::string& what);
+    // Remembers why `pod` (already read) waits, for progress and the timeout.
+    void note_cause(const std::string& pod, const nlohmann::json& object);
     void progress(const std::string& line);
     void pause(const std::string& waiting_for);
 
@@ -34,6 +36,7 @@ private:
     std::chrono::seconds timeout_;
     std::chrono::steady_clock::time_point deadline_;
     std::string last_progress_;
+    std::string cause_; // "pod P not scheduled: ...", the last seen; empty when none
 };
 
 } // namespace osf::commands
