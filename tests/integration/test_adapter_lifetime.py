@@ -216,6 +216,32 @@ def test_gc_removes_failed_and_leftover_sandboxes_and_says_why(cluster, tmp_path
         adapter(kube, "destroy", healthy)
 
 
+def test_list_shows_a_sandbox_whose_pod_ended_as_agent_sandbox_reports_it(cluster, tmp_path):
+    """agent-sandbox's reasons (PodFailed, PodSucceeded, with a Finished condition) as list's words."""
+    kube = cluster
+    failed, _ = create(kube, tmp_path, {"template": "alpine:3"})
+    exited, _ = create(kube, tmp_path, {"template": "alpine:3"})
+    try:
+        kube.set_pod_state(f"osf-sandbox-{failed}", "terminated", exitCode=3)
+        kube.set_pod_state(f"osf-sandbox-{exited}", "terminated", exitCode=0)
+
+        def conditions(sandbox_id):
+            return {c["type"]: c for c in kube.kubectl_json("get", "sandboxes.agents.x-k8s.io",
+                                                            f"osf-sandbox-{sandbox_id}")["status"]["conditions"]}
+        kube.wait_for(lambda: "Finished" in conditions(failed) and "Finished" in conditions(exited),
+                      what="the Finished conditions")
+        assert (conditions(failed)["Finished"]["reason"], conditions(exited)["Finished"]["reason"]) == \
+            ("PodFailed", "PodSucceeded")
+        def statuses():
+            rows = json.loads(adapter(kube, "list", "-o", "json", check=0).stdout)
+            return {r["id"]: r["status"] for r in rows if r["id"] in (failed, exited)}
+        kube.wait_for(lambda: statuses() == {failed: "Failed", exited: "Exited"},
+                      what="list to show Failed and Exited")
+    finally:
+        adapter(kube, "destroy", failed)
+        adapter(kube, "destroy", exited)
+
+
 def test_gc_and_destroy_racing_both_end_cleanly(cluster, tmp_path):
     kube = cluster
     sandbox_id, _ = create(kube, tmp_path, {"template": "alpine:3"})

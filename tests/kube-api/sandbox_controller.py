@@ -5,7 +5,10 @@ claim (owned by it) whose Pod has the same name (owned by the Sandbox), built fr
 template's podTemplate. The Sandbox is Ready when its pod is Running, Ready and has an IP; the
 claim forwards the Sandbox's Ready condition and `.status.sandbox.name` names it. Not-ready
 reasons: WarmPoolNotFound, TemplateNotFound, SandboxNotReady (before the Sandbox reports a
-condition), then the Sandbox's own (DependenciesNotReady / DependenciesReady). Each template
+condition), then the Sandbox's own, with agent-sandbox's reasons and messages: DependenciesNotReady
+("Pod exists with phase: Pending", "Pod is Running but not Ready"), DependenciesReady, PodSucceeded /
+PodFailed with a Finished condition for a terminal pod, ReconcilerError ("Error seen: ...") when
+making the pod fails. Each template
 gets the shared NetworkPolicy `<template>-network-policy`."""
 
 from __future__ import annotations
@@ -243,7 +246,11 @@ class SandboxController:
                 self._create_pod(sandbox, name_hash)
                 message = "Pod is being created"
             except ApiError as err:
-                message = err.message
+                # The real controller: an error of its own reconcile is ReconcilerError.
+                status["conditions"] = [condition("Ready", "False", "ReconcilerError", "Error seen: " + err.message,
+                                                  status.get("conditions"), meta.get("generation"))]
+                self._set_status(SANDBOX_KEY, sandbox, status)
+                return
             status["conditions"] = [condition("Ready", "False", "DependenciesNotReady", message,
                                               status.get("conditions"), meta.get("generation"))]
             self._set_status(SANDBOX_KEY, sandbox, status)
@@ -251,14 +258,22 @@ class SandboxController:
         pstatus = pod.get("status") or {}
         pod_ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in pstatus.get("conditions") or [])
         ready = pstatus.get("phase") == "Running" and pod_ready and bool(pstatus.get("podIP"))
-        if ready:
+        phase = pstatus.get("phase", "Pending")
+        finished = None
+        if phase in ("Succeeded", "Failed"):
+            # A terminal pod: Ready False with PodSucceeded/PodFailed, and a Finished condition.
+            reason, text = (("PodSucceeded", "Pod completed successfully") if phase == "Succeeded"
+                            else ("PodFailed", "Pod failed"))
+            cond = condition("Ready", "False", reason, text, status.get("conditions"), meta.get("generation"))
+            finished = condition("Finished", "True", reason, text, status.get("conditions"), meta.get("generation"))
+        elif ready:
             cond = condition("Ready", "True", "DependenciesReady", "Pod is Ready", status.get("conditions"),
                              meta.get("generation"))
         else:
-            cond = condition("Ready", "False", "DependenciesNotReady",
-                             f"Pod exists with phase: {pstatus.get('phase', 'Pending')}; Pod is not Ready",
-                             status.get("conditions"), meta.get("generation"))
-        status["conditions"] = [cond]
+            text = "Pod is Running but not Ready" if phase == "Running" else f"Pod exists with phase: {phase}"
+            cond = condition("Ready", "False", "DependenciesNotReady", text, status.get("conditions"),
+                             meta.get("generation"))
+        status["conditions"] = [cond] + ([finished] if finished else [])
         status["selector"] = f"agents.x-k8s.io/sandbox-name-hash={name_hash}"
         if pstatus.get("podIP"):
             status["podIPs"] = [pstatus["podIP"]]

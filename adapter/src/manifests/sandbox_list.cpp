@@ -32,6 +32,26 @@ std::optional<long long> parse_timestamp(const std::string& text) {
     return static_cast<long long>(timegm(&tm));
 }
 
+std::string status_word(const std::string& reason) {
+    static const std::pair<const char*, const char*> words[] = {
+        {"", "Starting"},
+        {"DependenciesNotReady", "Starting"},
+        {"SandboxNotReady", "Starting"},
+        {"PodFailed", "Failed"},
+        {"PodSucceeded", "Exited"},
+        {"ReconcilerError", "Error"},
+        {"SandboxCreateFailed", "Error"},
+        {"TemplateNotFound", "Error"},
+        {"WarmPoolNotFound", "Starting"}, // create makes the pool first; the controller retries
+        {"SandboxSuspended", "Suspended"},
+        {"SandboxExpired", "Expired"},
+        {"ClaimExpired", "Expired"},
+    };
+    for (const auto& [from, word] : words)
+        if (reason == from) return word;
+    return reason;
+}
+
 std::string format_age(long long seconds) {
     if (seconds < 0) seconds = 0;
     if (seconds < 120) return std::to_string(seconds) + "s";
@@ -87,7 +107,7 @@ std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_cloc
         else if (entry.claim.ready)
             row.status = "Ready";
         else
-            row.status = entry.claim.reason.empty() ? "Pending" : entry.claim.reason;
+            row.status = status_word(entry.claim.reason);
         row.created = entry.created;
         if (auto created = parse_timestamp(entry.created)) row.age_seconds = now_seconds - *created;
         row.image = entry.image.empty() ? "-" : entry.image;

@@ -12,7 +12,8 @@ namespace osf::manifests {
 
 struct SandboxRow {
     std::string id;
-    std::string status;  // Ready | Suspended | the claim's reason | Pending | Starting
+    std::string
+        status; // Ready | Suspended | Starting | Failed | Exited | Error | Expired | Pending
     std::string created; // the oldest object's creationTimestamp (RFC 3339)
     long long age_seconds = 0;
     std::string image;   // the sandbox container's image, "-" when unknown
@@ -33,6 +34,13 @@ std::string format_expires(const std::optional<long long>& seconds);
 // `list -o wide`: a header (ID STATUS AGE EXPIRES IMAGE), then one aligned
 // line per row.
 std::string wide_table(const std::vector<SandboxRow>& rows);
+// The word `list` shows for a claim that is not Ready, from its Ready
+// condition's reason (agent-sandbox's, forwarded from the Sandbox): Starting
+// (DependenciesNotReady, SandboxNotReady, or none yet), Failed (PodFailed),
+// Exited (PodSucceeded), Error (ReconcilerError and the claim's own
+// refusals), Suspended, Expired; an unknown reason is shown as it is.
+std::string status_word(const std::string& reason);
+
 // `list -o json`: an array of {id, status, created, ageSeconds, expires, image}.
 nlohmann::json rows_json(const std::vector<SandboxRow>& rows);
 

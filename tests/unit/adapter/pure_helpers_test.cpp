@@ -264,8 +264,17 @@ TEST_CASE("list rows: one per ID with status, age and image") {
     CHECK(rows[1].id == "bbbbbbbbbbbb");
     CHECK(rows[1].status == "Ready");
     CHECK(rows[1].image == "node:24");
-    CHECK(rows[2].status == "SandboxNotReady");
+    CHECK(rows[2].status == "Starting"); // SandboxNotReady
     CHECK(rows[2].age_seconds == 30);
+    // agent-sandbox's reasons as list shows them.
+    CHECK(status_word("DependenciesNotReady") == "Starting");
+    CHECK(status_word("") == "Starting");
+    CHECK(status_word("PodFailed") == "Failed");
+    CHECK(status_word("PodSucceeded") == "Exited");
+    CHECK(status_word("ReconcilerError") == "Error");
+    CHECK(status_word("SandboxSuspended") == "Suspended");
+    CHECK(status_word("SandboxExpired") == "Expired");
+    CHECK(status_word("SomethingNew") == "SomethingNew");
     CHECK(format_age(30) == "30s");
     CHECK(format_age(600) == "10m");
     CHECK(format_age(7200) == "2h");
