@@ -113,7 +113,7 @@ def kube(tmp_path_factory):
 def cluster(kube):
     """The module's server, with the default simulation restored after each test."""
     yield kube
-    kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True, forbid=[])
+    kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True, forbid=[], gcDelaySeconds=0)
     kube.set_exec(handlers=EXEC_HANDLERS, bin_dirs=[])
 
 

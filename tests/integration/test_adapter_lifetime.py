@@ -36,7 +36,7 @@ def kube(tmp_path_factory):
 @pytest.fixture
 def cluster(kube):
     yield kube
-    kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True, forbid=[])
+    kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True, forbid=[], gcDelaySeconds=0)
 
 
 def claim_of(kube, sandbox_id):
@@ -240,6 +240,24 @@ def test_list_shows_a_sandbox_whose_pod_ended_as_agent_sandbox_reports_it(cluste
     finally:
         adapter(kube, "destroy", failed)
         adapter(kube, "destroy", exited)
+
+
+def test_destroy_returns_when_nothing_of_the_sandbox_is_left_with_an_asynchronous_collector(cluster, tmp_path):
+    """On a real cluster the garbage collector is asynchronous: while a deleted claim's Sandbox
+    lingers, its controller recreates a deleted pod. destroy must still return with nothing of
+    the sandbox left, and list must not show it."""
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, {"template": "alpine:3"})
+    kube.configure(gcDelaySeconds=3)
+    try:
+        adapter(kube, "destroy", sandbox_id, check=0)
+        assert labelled(kube, sandbox_id) == []
+        assert kube.kubectl("get", "sandboxes.agents.x-k8s.io", f"osf-sandbox-{sandbox_id}").returncode != 0
+        assert sandbox_id not in adapter(kube, "list", check=0).stdout
+        time.sleep(1)  # and nothing comes back
+        assert labelled(kube, sandbox_id) == []
+    finally:
+        kube.configure(gcDelaySeconds=0)
 
 
 def test_gc_and_destroy_racing_both_end_cleanly(cluster, tmp_path):

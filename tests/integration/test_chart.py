@@ -193,9 +193,11 @@ def needed_permissions():
         need.setdefault(key, set()).update(verbs)
 
     wrapper_verbs = {"get": {"get"}, "list": {"list"}, "delete_by_label": DELETE_VERBS,
-                     "delete_named": DELETE_VERBS, "delete_without_waiting": {"delete"}}
+                     "delete_named": DELETE_VERBS, "delete_with_dependents": DELETE_VERBS,
+                     "delete_without_waiting": {"delete"}}
     # The wrapper's methods this reader knows; a new one must be taught here.
     known = {"Kubectl", "ns", "runner", "get", "list", "create", "delete_by_label", "delete_named",
+             "delete_with_dependents",
              "delete_without_waiting", "exec_output", "run_checked"}
     wrapper = _read_sources("kubectl/kubectl.hpp")
     assert wrapper, "adapter/src/kubectl/kubectl.hpp is missing"
@@ -215,7 +217,7 @@ def needed_permissions():
         where = os.path.relpath(path, ADAPTER_SRC)
         # The Kubectl wrapper's methods, called on any Kubectl object.
         for method, arg in re.findall(
-                r"\w\.(get|list|delete_by_label|delete_named|delete_without_waiting)\(\s*([^,()]+),", text):
+                r"\w\.(get|list|delete_by_label|delete_named|delete_with_dependents|delete_without_waiting)\(\s*([^,()]+),", text):
             for key in _resources(arg, consts, where, text, sources):
                 add(key, wrapper_verbs[method])
         if re.search(r"\w\.exec_output\(", text):

@@ -39,7 +39,7 @@ def name():
 @pytest.fixture
 def default_simulation(kube):
     yield kube
-    kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True, forbid=[])
+    kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True, forbid=[], gcDelaySeconds=0)
     kube.set_exec(handlers=[], bin_dirs=[])
 
 

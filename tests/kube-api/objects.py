@@ -63,6 +63,10 @@ class ObjectService:
         self.store = store
         self.admission = admission
         self._service_ips = (str(ipaddress.ip_address("10.96.0.10") + i) for i in range(1, 60000))
+        # > 0: a Background deletion leaves its dependents to the background garbage collector
+        # (garbage_collector.py), which removes them this many seconds later, as a real cluster's
+        # asynchronous collector does; 0: they go at once.
+        self.background_gc_delay = 0.0
         for ns in NAMESPACES:
             self._create_namespace(ns)
 
@@ -392,6 +396,8 @@ class ObjectService:
             for key, obj in self.store.all_in_namespace(name):
                 self.store.remove(key, name, obj["metadata"]["name"])
             return gone
+        if propagation == "Background" and self.background_gc_delay > 0:
+            return gone  # the dependents now name a missing owner: the collector's work
         if propagation != "Foreground":
             self._collect_dependents(namespace, uid, propagation)
         return gone

@@ -53,6 +53,13 @@ void Kubectl::delete_named(const std::string& resource, const std::string& name)
     run_checked(call);
 }
 
+void Kubectl::delete_with_dependents(const std::string& resource, const std::string& name) {
+    KubectlCall call;
+    call.args = {
+        "delete", resource, name, "--namespace", ns_, "--ignore-not-found", "--cascade=foreground"};
+    run_checked(call);
+}
+
 void Kubectl::delete_without_waiting(const std::string& resource, const std::string& name) {
     KubectlCall call;
     call.args = {"delete",      resource, name, "--namespace", ns_, "--ignore-not-found",

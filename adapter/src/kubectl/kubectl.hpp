@@ -26,6 +26,9 @@ public:
     void create(const nlohmann::json& objects);
     void delete_by_label(const std::string& resources, const std::string& selector);
     void delete_named(const std::string& resource, const std::string& name);
+    // Foreground cascading deletion, waited for: returns when the object and
+    // every dependent that blocks its deletion (a controller's) are gone.
+    void delete_with_dependents(const std::string& resource, const std::string& name);
     // Deletes without kubectl's wait for the object to go, which reads it (get,
     // then list and watch on its name): for Secrets, which the adapter never reads.
     void delete_without_waiting(const std::string& resource, const std::string& name);

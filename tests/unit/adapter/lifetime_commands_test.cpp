@@ -116,12 +116,22 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
     CHECK(run(t, {"gc"}) == 0);
     CHECK(t.out.str() == kId + " expired at 2026-11-29T18:30:00Z\n");
     const auto deletes = t.kubectl.find({"delete"});
-    REQUIRE(deletes.size() == 3); // the Secret by name, the rest by label, the Sandbox by name
+    // The Secret by name; the claim, then the Sandbox, with their dependents (waited for:
+    // nothing a controller could start again is left); the rest by label.
+    REQUIRE(deletes.size() == 4);
     CHECK(deletes[0].args ==
           std::vector<std::string>{"delete", "secrets", "osf-sandbox-" + kId + "-secrets",
                                    "--namespace", "default", "--ignore-not-found", "--wait=false"});
-    CHECK(deletes[1].args[5] == "osf.sandbox.id=" + kId);
-    CHECK(deletes[1].args.back() == "--ignore-not-found");
+    CHECK(deletes[1].args ==
+          std::vector<std::string>{"delete", "sandboxclaims.extensions.agents.x-k8s.io",
+                                   "osf-sandbox-" + kId, "--namespace", "default",
+                                   "--ignore-not-found", "--cascade=foreground"});
+    CHECK(deletes[2].args == std::vector<std::string>{"delete", "sandboxes.agents.x-k8s.io",
+                                                      "osf-sandbox-" + kId, "--namespace",
+                                                      "default", "--ignore-not-found",
+                                                      "--cascade=foreground"});
+    CHECK(deletes[3].args[5] == "osf.sandbox.id=" + kId);
+    CHECK(deletes[3].args.back() == "--ignore-not-found");
     // gc learns what exists from every kind but Secrets, which it never reads.
     for (const auto& call : t.kubectl.calls)
         if (call.args[0] == "get") CHECK(call.args[1].find("secret") == std::string::npos);

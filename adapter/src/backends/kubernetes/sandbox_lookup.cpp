@@ -27,8 +27,12 @@ void remove_sandbox(kubectl::Kubectl& kube, const std::string& id) {
     // The real values go first; if this is stopped midway, what is left still
     // carries the label by which destroy and gc find the sandbox.
     kube.delete_without_waiting(manifests::kSecrets, manifests::secret_name(id));
+    // The claim, then its Sandbox, each with its dependents and waited for: a
+    // cluster's garbage collector is asynchronous, and while a Sandbox exists
+    // its controller makes a pod again for the one deleted by label.
+    kube.delete_with_dependents(manifests::kSandboxClaims, manifests::sandbox_name(id));
+    kube.delete_with_dependents(manifests::kSandboxes, manifests::sandbox_name(id));
     kube.delete_by_label(manifests::kSandboxResources, manifests::id_selector(id));
-    kube.delete_named(manifests::kSandboxes, manifests::sandbox_name(id));
 }
 
 } // namespace osf::commands

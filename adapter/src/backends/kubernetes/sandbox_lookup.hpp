@@ -18,8 +18,10 @@ nlohmann::json first_or_no_sandbox(const nlohmann::json& items, const std::strin
 std::string find_sandbox_pod(kubectl::Kubectl& kube, const std::string& id);
 
 // Deletes the sandbox's Secret by its name (never read, so whether it exists
-// is not known: not-found is fine), every other object labelled with the ID,
-// and the Sandbox named after the claim, in case the controller did not label it.
+// is not known: not-found is fine), the claim and then the Sandbox named after
+// it (the controller may not label it) with foreground cascading deletion,
+// waited for, then every other object labelled with the ID. Returns when
+// nothing of the sandbox is left that a controller could start again.
 void remove_sandbox(kubectl::Kubectl& kube, const std::string& id);
 
 } // namespace osf::commands
