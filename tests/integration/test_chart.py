@@ -283,8 +283,12 @@ def helm(tmp_path_factory):
     return run
 
 
-def render(helm, *sets, namespace="sandboxes", values_file=None):
+def render(helm, *sets, namespace="sandboxes", values_file=None, gc=False):
+    """The chart's objects; without `gc`, the gc CronJob (on by default) is left out so a test
+    sees the adapter's own objects (a "gc.enabled=true" in `sets` still renders it)."""
     args = ["template", RELEASE, CHART, "--namespace", namespace]
+    if not gc:
+        args += ["--set", "gc.enabled=false"]
     if values_file:
         args += ["--values", values_file]
     for s in sets:
@@ -744,14 +748,18 @@ def test_hardened_specs_meet_restricted(tmp_path):
     assert pod_security_violations(sandbox, "restricted") != []
 
 
-def test_gc_cronjob_is_optional_and_its_role_is_exactly_what_gc_calls(helm):
-    """gc.enabled renders a CronJob running `sandbox-kubernetes gc` under its own ServiceAccount,
+def test_gc_cronjob_is_on_by_default_and_its_role_is_exactly_what_gc_calls(helm):
+    """gc.enabled (the default) renders a CronJob running `sandbox-kubernetes gc` under its own ServiceAccount,
     bound to a Role of list/get/watch/delete on the kinds gc lists and deletes (read from
     gc_command.cpp and sandbox_lookup.cpp's remove_sandbox), and no more."""
-    _, by_kind = render(helm)
+    # On by default, with the release's adapter image; off on request.
+    _, by_kind = render(helm, gc=True)
+    default_cron = one(by_kind, "CronJob")
+    version = yaml.safe_load(open(os.path.join(CHART, "Chart.yaml")))["appVersion"]
+    assert default_cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["image"] == \
+        f"ghcr.io/opensoftware/sandbox-kubernetes:{version}"
+    _, by_kind = render(helm, "gc.enabled=false", gc=True)
     assert "CronJob" not in by_kind
-    res = helm("template", RELEASE, CHART, "--namespace", "sandboxes", "--set", "gc.enabled=true", check=False)
-    assert res.returncode != 0 and "gc.enabled needs gc.image" in res.stderr
     _, by_kind = render(helm, "gc.enabled=true", "gc.image=registry.example/adapter:1", "gc.grace=30m")
     cron = one(by_kind, "CronJob")
     assert cron["spec"]["schedule"] == "*/15 * * * *"
