@@ -42,10 +42,11 @@ std::vector<std::string> hand_over_command_words(CLI::App& app, int argc, const 
     CLI::Option* command = sub ? sub->get_option_no_throw("command") : nullptr;
     const auto dashes = std::find(words.begin(), words.end(), "--");
     if (command && dashes != words.end()) {
+        const bool extra = command->get_allow_extra_args();
         command->allow_extra_args(false); // one result per word, no list reading
         for (auto it = dashes + 1; it != words.end(); ++it)
             command->add_result(*it);
-        command->allow_extra_args(true);
+        command->allow_extra_args(extra);
         words.erase(dashes, words.end());
     }
     std::reverse(words.begin(), words.end());

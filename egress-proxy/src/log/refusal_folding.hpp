@@ -21,7 +21,7 @@ namespace osf::log {
 
 struct FoldingLimits {
     std::chrono::milliseconds window{std::chrono::seconds(60)};
-    std::size_t whole_per_kind = 20;   // whole lines of one kind in a window
+    std::size_t whole_per_kind = 20;    // whole lines of one kind in a window
     std::size_t whole_per_window = 120; // whole lines of every kind together in a window
     // Kinds with a folded line of their own in a window; the rest fold into
     // one line per outcome and reason, its host, method and tool empty.
