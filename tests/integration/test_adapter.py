@@ -347,17 +347,17 @@ def test_dry_run_prints_a_valid_list_and_touches_no_cluster(cluster, tmp_path, s
     listing = json.loads(result.stdout)
     assert listing["apiVersion"] == "v1" and listing["kind"] == "List"
     kinds = [item["kind"] for item in listing["items"]]
-    assert kinds == ["ConfigMap", "Secret", "Pod", "Service", "NetworkPolicy", "ConfigMap", "SandboxTemplate",
-                     "SandboxWarmPool", "SandboxClaim"]
+    assert kinds == ["SandboxClaim", "Secret", "ConfigMap", "Pod", "Service", "NetworkPolicy", "ConfigMap",
+                     "SandboxTemplate", "SandboxWarmPool"]
     secret = listing["items"][1]
     assert secret["stringData"] == {"env.LINEAR_TOKEN": "osf-secret-placeholder-LINEAR_TOKEN",
                                     "file.npm": "osf-secret-placeholder-npm"}
-    assert listing["items"][5]["data"] == {"egress-ca.crt": ""}
+    assert listing["items"][6]["data"] == {"egress-ca.crt": ""}
     sandbox_id = listing["items"][0]["metadata"]["labels"]["osf.sandbox.id"]
     assert ID_RE.match(sandbox_id)
 
     # Each agent-sandbox object against its v1beta1 CRD schema: no unknown field, no error.
-    for item in listing["items"][6:]:
+    for item in [listing["items"][0]] + listing["items"][7:]:
         assert item["apiVersion"] == "extensions.agents.x-k8s.io/v1beta1"
         _, unknown, errors = openapi_validate.check(crd_schema(item["kind"]), item)
         assert unknown == [], (item["kind"], unknown)
@@ -511,6 +511,18 @@ def test_a_pod_no_node_fits_is_named_at_the_start_timeout(cluster, tmp_path):
                      env={"OSF_SANDBOX_START_TIMEOUT": "4"}, check=1)
     assert "(OSF_SANDBOX_START_TIMEOUT): pod osf-sandbox-" in result.stderr
     assert "not scheduled: Unschedulable: 0/3 nodes are available: 3 Insufficient memory." in result.stderr
+    assert labelled_by_manager(kube) == before
+
+
+def test_a_workspace_claim_that_never_binds_is_named_with_its_event(cluster, tmp_path):
+    kube = cluster
+    before = labelled_by_manager(kube)
+    spec = {"template": "alpine:3", "persistence": {"size": "1Gi", "storageClassName": "fast-ssd"}}
+    result = adapter(kube, "create", write_spec(tmp_path, spec), env={"OSF_SANDBOX_START_TIMEOUT": "4"}, check=1)
+    assert "(OSF_SANDBOX_START_TIMEOUT): pod osf-sandbox-" in result.stderr
+    assert "not scheduled: Unschedulable: 0/1 nodes are available: pod has unbound immediate" in result.stderr
+    assert re.search(r"PersistentVolumeClaim workspace-osf-sandbox-[0-9a-f]{12} is Pending: ProvisioningFailed: "
+                     r'storageclass.storage.k8s.io "fast-ssd" not found', result.stderr), result.stderr
     assert labelled_by_manager(kube) == before
 
 

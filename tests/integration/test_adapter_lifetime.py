@@ -17,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from test_adapter import (  # noqa: E402  (shared helpers and the module's server set-up)
-    ADAPTER, EXEC_HANDLERS, ID_RE, adapter, create, labelled, pytestmark, write_spec)
+    ADAPTER, ALL_KINDS, EXEC_HANDLERS, ID_RE, adapter, create, labelled, pytestmark, write_spec)
 from kube_api_fixture import KubeApiServer  # noqa: E402
 
 __all__ = ["pytestmark"]
@@ -66,26 +66,25 @@ def test_create_gives_the_claim_a_lifecycle_and_everything_an_owner(cluster, tmp
     uid = claim["metadata"]["uid"]
     owned = [o for o in labelled(kube, sandbox_id) if o["kind"] not in ("SandboxClaim", "Sandbox")]
     kinds = sorted(o["kind"] for o in owned)
-    # the sandbox pod is the Sandbox's (agent-sandbox's own chain); the Secret is the spec ConfigMap's
-    # from its creation (nothing reads it to patch it); everything else create made is the claim's
+    # the sandbox pod is the Sandbox's (agent-sandbox's own chain); everything create made is the
+    # claim's, from the moment it was made (create makes the claim first)
     assert kinds == sorted(["ConfigMap", "ConfigMap", "NetworkPolicy", "Pod", "Pod", "Secret", "SandboxTemplate",
                             "SandboxWarmPool", "Service"])
-    spec_config = kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-spec")
     for obj in owned:
         refs = obj["metadata"].get("ownerReferences") or []
         if obj["kind"] == "Pod" and obj["metadata"]["name"] == f"osf-sandbox-{sandbox_id}":
             assert refs[0]["kind"] == "Sandbox"
             continue
-        if obj["kind"] == "Secret":
-            assert refs == [{"apiVersion": "v1", "kind": "ConfigMap", "name": f"osf-sandbox-{sandbox_id}-spec",
-                             "uid": spec_config["metadata"]["uid"]}]
-            continue
         assert refs == [{"apiVersion": "extensions.agents.x-k8s.io/v1beta1", "kind": "SandboxClaim",
                          "name": f"osf-sandbox-{sandbox_id}", "uid": uid}], obj["metadata"]["name"]
+    # The kubelet ends both pods an extend window (1 hour) after the expiry, whatever the controllers
+    # do: activeDeadlineSeconds counted from when each was made.
+    assert annotations["osf.sandbox.pods-end-at"] == time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                                                   time.gmtime(expires - time.timezone + 3600))
     egress = kube.kubectl_json("get", "pod", f"osf-sandbox-{sandbox_id}-egress")
-    assert egress["spec"]["activeDeadlineSeconds"] == 7 * DAY
+    assert 150 * 60 - 60 <= egress["spec"]["activeDeadlineSeconds"] <= 150 * 60
     sandbox_pod = kube.kubectl_json("get", "pod", f"osf-sandbox-{sandbox_id}")
-    assert sandbox_pod["spec"]["activeDeadlineSeconds"] == 7 * DAY
+    assert 150 * 60 - 60 <= sandbox_pod["spec"]["activeDeadlineSeconds"] <= 150 * 60
     adapter(kube, "destroy", sandbox_id, check=0)
 
 
@@ -118,6 +117,88 @@ def test_expired_during_create_fails_and_leaves_nothing(cluster, tmp_path):
     kube.wait_for(lambda: gone(kube, sandbox_id), what="nothing left")
 
 
+KILLING_KUBECTL = """#!/bin/bash
+# kubectl that, after its Nth write to the cluster has been made, SIGKILLs its caller (create)
+"$REAL_KUBECTL" "$@"
+rc=$?
+case "$1" in
+  create|patch|delete|apply)
+    if [[ " $* " != *" --dry-run"* && " $* " != *" --local "* ]]; then
+      n=$(( $(cat "$WRITES_FILE" 2>/dev/null || echo 0) + 1 ))
+      echo "$n" > "$WRITES_FILE"
+      [ "$n" = "$KILL_AFTER_WRITE" ] && kill -KILL "$PPID"
+    fi;;
+esac
+exit $rc
+"""
+
+
+def owned_through_a_claim(kube, sandbox_id):
+    """The objects left with the sandbox's label, each checked to be the claim or to have an owner
+    chain that ends at it: what Kubernetes removes when the claim goes."""
+    left = labelled(kube, sandbox_id)
+    everything = json.loads(kube.kubectl("get", ALL_KINDS, "-o", "json", check=True).stdout)["items"]
+    by_uid = {o["metadata"]["uid"]: o for o in everything}  # the Sandbox has no sandbox label
+    for obj in left:
+        chain, current = [obj["kind"]], obj
+        while current["kind"] != "SandboxClaim":
+            refs = current["metadata"].get("ownerReferences") or []
+            assert refs and refs[0]["uid"] in by_uid, \
+                f"{obj['kind']} {obj['metadata']['name']} has no owner that exists (chain {chain})"
+            current = by_uid[refs[0]["uid"]]
+            chain.append(current["kind"])
+    return left
+
+
+def test_create_killed_after_any_write_leaves_only_what_the_claims_expiry_removes(cluster, tmp_path):
+    """SIGKILL create right after each object it makes (claim, Secret, egress side, sandbox side): at
+    every such instant everything that exists belongs to the claim, which carries the sandbox's
+    lifecycle, and its expiry with the garbage collector leaves nothing, the Secret included."""
+    import shutil
+    kube = cluster
+    wrapper_dir = tmp_path / "bin"
+    wrapper_dir.mkdir()
+    (wrapper_dir / "kubectl").write_text(KILLING_KUBECTL)
+    (wrapper_dir / "kubectl").chmod(0o755)
+    spec = write_spec(tmp_path, {"template": "alpine:3", "lifetime": "1h", "secrets": {"T": "ref:env/T"}})
+    writes_seen = []
+    for kill_after in range(1, 5):
+        writes_file = tmp_path / f"writes-{kill_after}"
+        env = {"PATH": f"{wrapper_dir}:{os.environ['PATH']}", "REAL_KUBECTL": shutil.which("kubectl"),
+               "WRITES_FILE": str(writes_file), "KILL_AFTER_WRITE": str(kill_after), "OSF_SECRET_T": "v"}
+        result = adapter(kube, "create", spec, env=env)
+        assert result.returncode == -signal.SIGKILL, (kill_after, result.returncode, result.stderr)
+        writes_seen.append(int(writes_file.read_text()))
+        sandbox_id = re.search(r"creating sandbox ([0-9a-f]{12})", result.stderr).group(1)
+        left = owned_through_a_claim(kube, sandbox_id)
+        kinds = sorted(o["kind"] for o in left)
+        assert "SandboxClaim" in kinds and (kill_after < 2 or "Secret" in kinds), (kill_after, kinds)
+        # The claim's lifetime ends (compressed to a second from now): the collector takes the rest.
+        soon = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 1))
+        kube.kubectl("patch", CLAIMS, f"osf-sandbox-{sandbox_id}", "--type", "merge",
+                     "-p", json.dumps({"spec": {"lifecycle": {"shutdownTime": soon}}}), check=True)
+        kube.wait_for(lambda: gone(kube, sandbox_id), what=f"nothing left after a kill after write {kill_after}")
+    assert writes_seen == [1, 2, 3, 4]
+
+
+def test_the_kubelet_ends_the_pods_at_the_expiry_when_the_controller_is_down(cluster, tmp_path):
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, {"template": "alpine:3", "lifetime": "15s"},
+                           env={"OSF_SANDBOX_EXTEND_WINDOW": "0"})
+    kube.configure(sandboxController=False)
+    try:
+        for name in (f"osf-sandbox-{sandbox_id}", f"osf-sandbox-{sandbox_id}-egress"):
+            pod = kube.wait_for(lambda: (lambda p: p if p["status"].get("phase") == "Failed" else None)(
+                kube.kubectl_json("get", "pod", name)), timeout=40, what=f"{name} to reach its deadline")
+            assert pod["status"]["reason"] == "DeadlineExceeded"
+        assert claim_of(kube, sandbox_id)  # the controller, down, has not removed the claim
+        result = adapter(kube, "exec", sandbox_id, "--", "true")
+        assert result.returncode != 0
+    finally:
+        kube.configure(sandboxController=True)
+    kube.wait_for(lambda: gone(kube, sandbox_id), what="the expired sandbox to go once the controller is back")
+
+
 def test_lifetime_beyond_the_maximum_and_bad_variables_exit_2(cluster, tmp_path):
     kube = cluster
     result = adapter(kube, "create", write_spec(tmp_path, {"template": "alpine:3", "lifetime": "2d"}),
@@ -131,7 +212,7 @@ def test_lifetime_beyond_the_maximum_and_bad_variables_exit_2(cluster, tmp_path)
 
 def test_extend_moves_the_expiry_within_the_maximum(cluster, tmp_path):
     kube = cluster
-    env = {"OSF_SANDBOX_MAX_LIFETIME": "3h"}
+    env = {"OSF_SANDBOX_MAX_LIFETIME": "3h", "OSF_SANDBOX_EXTEND_WINDOW": "3h"}
     sandbox_id, _ = create(kube, tmp_path, {"template": "alpine:3", "lifetime": "1h"}, env=env)
     before = claim_of(kube, sandbox_id)["spec"]["lifecycle"]["shutdownTime"]
     result = adapter(kube, "extend", sandbox_id, "90m", env=env, check=0)
@@ -147,6 +228,18 @@ def test_extend_moves_the_expiry_within_the_maximum(cluster, tmp_path):
     adapter(kube, "extend", sandbox_id, "ten minutes", check=2)
     adapter(kube, "destroy", sandbox_id, check=0)
     assert adapter(kube, "extend", sandbox_id, "1h", check=1).stderr == f"sandbox-kubernetes: no sandbox {sandbox_id}\n"
+
+
+def test_extend_stops_at_the_pods_deadline_which_only_a_wider_window_moves(cluster, tmp_path):
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, {"template": "alpine:3", "lifetime": "1h"},
+                           env={"OSF_SANDBOX_EXTEND_WINDOW": "30m"})
+    pods_end = claim_of(kube, sandbox_id)["metadata"]["annotations"]["osf.sandbox.pods-end-at"]
+    assert adapter(kube, "extend", sandbox_id, "30m", check=0).stdout.strip() == pods_end
+    result = adapter(kube, "extend", sandbox_id, "1s", check=2)
+    assert f"the kubelet ends this sandbox's pods at {pods_end} (activeDeadlineSeconds" in result.stderr
+    assert claim_of(kube, sandbox_id)["spec"]["lifecycle"]["shutdownTime"] == pods_end
+    adapter(kube, "destroy", sandbox_id, check=0)
 
 
 # -- list ----------------------------------------------------------------------------------------
@@ -338,7 +431,7 @@ def test_no_command_reads_a_secret_and_none_is_left(cluster, tmp_path):
     time.sleep(2)
     lines = adapter(kube, "gc", env={"OSF_SANDBOX_GC_GRACE": "1s"}, check=0).stdout.splitlines()
     assert f"{failed} egress pod osf-sandbox-{failed}-egress Failed" in lines
-    assert any(line.startswith(left + " no SandboxClaim") for line in lines), lines
+    assert any(line.startswith(left + " create did not finish: no SandboxWarmPool") for line in lines), lines
     record()
     assert [line for line in seen if SECRET_READ_LINE.match(line)] == []
     deletes = [line for line in seen if re.search(r"DELETE /api/v1/namespaces/[^/ ]+/secrets/", line)]

@@ -238,6 +238,8 @@ def needed_permissions():
                 pass  # `create -f -`: the objects piped in, counted where they are built
             elif first in ("label", "patch") and "--local" in words:
                 pass  # edits its input; no API call
+            elif first == "get" and words[:1] == ["events"]:
+                add(("", "events"), {"list"})  # by --field-selector: a list
             elif first == "get" and words[:1] == ["namespace"]:
                 pass  # list's check that its namespace exists: cluster-scoped, outside the Role; refused is fine
             elif first == "patch":

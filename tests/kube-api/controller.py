@@ -2,7 +2,7 @@
 (`kubelet_sim.py`), the agent-sandbox controllers (`sandbox_controller.py`) and the garbage
 collector's background part (`garbage_collector.py`), driven by store
 changes and a short timer; plus `forbid` rules that refuse requests as RBAC would. Settings:
-podDelaySeconds, podRules, sandboxController, forbid, gcDelaySeconds (see README.md)."""
+podDelaySeconds, podRules, sandboxController, forbid, gcDelaySeconds, storageClasses (see README.md)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ DEFAULT_CONFIG = {
     "sandboxController": True,  # simulate the agent-sandbox controller
     "forbid": [],               # [{verb, resource (e.g. "pods/exec"), namespace, name}: globs] -> 403
     "gcDelaySeconds": 0,        # > 0: Background deletions' dependents go that much later (asynchronous GC)
+    "storageClasses": ["standard"],  # a PersistentVolumeClaim naming another stays Pending, with an event
 }
 
 
@@ -52,6 +53,8 @@ class Simulation:
             self.config[key] = copy.deepcopy(value)
             if key == "gcDelaySeconds":
                 self.objects.background_gc_delay = float(value)
+            if key == "storageClasses":
+                self.objects.storage_classes = list(value)
         self.kick()
         return self.config
 

@@ -224,6 +224,15 @@ class Kubelet:
 
     def _behavior_for(self, pod: dict) -> dict:
         meta = pod["metadata"]
+        # The scheduler places no pod whose volume claim is not bound.
+        for volume in pod.get("spec", {}).get("volumes") or []:
+            claim = (volume.get("persistentVolumeClaim") or {}).get("claimName")
+            pvc = self.objects.store.get(("", "persistentvolumeclaims"), meta.get("namespace", ""), claim or "")
+            if claim and pvc is not None and (pvc.get("status") or {}).get("phase") == "Pending":
+                return {"behavior": "unschedulable",
+                        "message": "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. "
+                                   "preemption: 0/1 nodes are available: 1 Preemption is not helpful for "
+                                   "scheduling."}
         images = [c.get("image", "") for c in pod.get("spec", {}).get("containers") or []]
         for rule in self.config.get("podRules") or []:
             if "image" in rule and not any(fnmatch.fnmatchcase(i, rule["image"]) for i in images):

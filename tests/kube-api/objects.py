@@ -67,6 +67,9 @@ class ObjectService:
         # (garbage_collector.py), which removes them this many seconds later, as a real cluster's
         # asynchronous collector does; 0: they go at once.
         self.background_gc_delay = 0.0
+        # The cluster's StorageClasses: a claim naming another stays Pending, with the event the
+        # volume controller records for it.
+        self.storage_classes = ["standard"]
         for ns in NAMESPACES:
             self._create_namespace(ns)
 
@@ -169,7 +172,26 @@ class ObjectService:
         stored = self.store.put(rt.key, obj)
         if rt.key == NAMESPACE_KEY:
             self._ensure_default_service_account(meta["name"])
+        if rt.key == ("", "persistentvolumeclaims") and obj["status"]["phase"] == "Pending":
+            self._record_event(obj, "Warning", "ProvisioningFailed",
+                               f'storageclass.storage.k8s.io "{obj["spec"]["storageClassName"]}" not found')
         return stored, warnings
+
+    def _record_event(self, about: dict, event_type: str, reason: str, message: str) -> None:
+        """An Event about `about`, as a controller records one (`kubectl describe` shows them)."""
+        meta = about["metadata"]
+        stamp = now()
+        event = {"apiVersion": "v1", "kind": "Event",
+                 "metadata": {"name": f"{meta['name']}.{random.randrange(16 ** 12):012x}",
+                              "namespace": meta["namespace"]},
+                 "involvedObject": {"apiVersion": about.get("apiVersion", "v1"), "kind": about["kind"],
+                                    "name": meta["name"], "namespace": meta["namespace"], "uid": meta["uid"]},
+                 "type": event_type, "reason": reason, "message": message, "count": 1,
+                 "firstTimestamp": stamp, "lastTimestamp": stamp,
+                 "source": {"component": "persistentvolume-controller"}}
+        rt = self.registry.by_plural("", "events")
+        self._stamp_new(rt, event)
+        self.store.put(rt.key, event)
 
     def _admit_pod_security(self, namespace: str, pod: dict) -> None:
         """Pod Security admission: the namespace's enforce level (pod_security.py)."""
@@ -212,8 +234,12 @@ class ObjectService:
             spec.setdefault("storageClassName", "standard")
             spec["volumeName"] = f"pvc-{obj['metadata']['uid']}"
             request = ((spec.get("resources") or {}).get("requests") or {}).get("storage", "1Gi")
-            obj["status"] = {"phase": "Bound", "accessModes": spec.get("accessModes") or ["ReadWriteOnce"],
-                             "capacity": {"storage": request}}
+            if spec["storageClassName"] in self.storage_classes:
+                obj["status"] = {"phase": "Bound", "accessModes": spec.get("accessModes") or ["ReadWriteOnce"],
+                                 "capacity": {"storage": request}}
+            else:
+                spec.pop("volumeName")
+                obj["status"] = {"phase": "Pending"}
         elif kind == ("networking.k8s.io", "networkpolicies"):
             spec = obj.setdefault("spec", {})
             spec.setdefault("podSelector", {})

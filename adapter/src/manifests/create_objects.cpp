@@ -16,22 +16,26 @@ json kube_list(const json& items) {
     return {{"apiVersion", "v1"}, {"kind", "List"}, {"metadata", json::object()}, {"items", items}};
 }
 
-json egress_side_objects(const SandboxRequest& request) {
+json sandbox_claim_object(const SandboxRequest& request) {
+    return with_lifetime(sandbox_claim(request), request.lifetime);
+}
+
+json egress_side_objects(const SandboxRequest& request, WallTime now) {
     json pod = egress_pod(request);
-    pod["spec"] = with_pod_deadline(pod["spec"], request.lifetime);
-    return json::array({pod, egress_service(request), egress_network_policy(request)});
+    pod["spec"] = with_pod_deadline(pod["spec"], request.lifetime.pods_end, now);
+    return json::array(
+        {spec_config_map(request), pod, egress_service(request), egress_network_policy(request)});
 }
 
 json sandbox_side_objects(const SandboxRequest& request, const json& base_pod_template,
-                          const std::string& ca_pem) {
+                          const std::string& ca_pem, WallTime now) {
     json pod_template = with_package_cache(
         with_workspace_volume(sandbox_pod_template(base_pod_template, request)), request);
-    pod_template["spec"] = with_pod_deadline(pod_template["spec"], request.lifetime);
+    pod_template["spec"] = with_pod_deadline(pod_template["spec"], request.lifetime.pods_end, now);
     return json::array({ca_config_map(request, ca_pem),
                         with_restore_as_sandbox(
                             with_persistence(sandbox_template(request, pod_template), request)),
-                        sandbox_warm_pool(request),
-                        with_lifetime(sandbox_claim(request), request.lifetime)});
+                        sandbox_warm_pool(request)});
 }
 
 json sandbox_pod_probe(const SandboxRequest& request, const json& base_pod_template) {
@@ -47,11 +51,12 @@ json sandbox_pod_probe(const SandboxRequest& request, const json& base_pod_templ
 
 json dry_run_list(const SandboxRequest& request, const json& base_pod_template) {
     json items = json::array();
-    items.push_back(spec_config_map(request));
+    const WallTime now = request.lifetime.created;
+    items.push_back(sandbox_claim_object(request));
     if (!request.secrets.empty()) items.push_back(egress_secret_preview(request));
-    for (auto& item : egress_side_objects(request))
+    for (auto& item : egress_side_objects(request, now))
         items.push_back(item);
-    for (auto& item : sandbox_side_objects(request, base_pod_template, ""))
+    for (auto& item : sandbox_side_objects(request, base_pod_template, "", now))
         items.push_back(item);
     return kube_list(items);
 }

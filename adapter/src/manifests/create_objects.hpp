@@ -13,18 +13,23 @@ namespace osf::manifests {
 // A Kubernetes List of `items` (what kubectl create -f - and apply accept).
 nlohmann::json kube_list(const nlohmann::json& items);
 
-// Made first, alone: the spec ConfigMap (spec_config_map), then the Secret
-// owned by it (made by kubectl from the variables and files), then these: the
-// egress pod (activeDeadlineSeconds: the maximum lifetime), its Service and
-// its NetworkPolicy.
-nlohmann::json egress_side_objects(const SandboxRequest& request);
+// Made first, alone: the SandboxClaim with its lifecycle. Everything after is
+// made with the claim's reference in place (owner_references.hpp); agent-sandbox
+// waits for its SandboxWarmPool, made last.
+nlohmann::json sandbox_claim_object(const SandboxRequest& request);
 
-// Made once the proxy runs: the CA ConfigMap, SandboxTemplate, SandboxWarmPool
-// and SandboxClaim (with its lifecycle; the pod template with its deadline). `base_pod_template` is
+// Then the Secret (made by kubectl from the variables and files), then these:
+// the spec ConfigMap, the egress pod (its deadline at the lifetime's pods_end,
+// counted from `now`), its Service and its NetworkPolicy.
+nlohmann::json egress_side_objects(const SandboxRequest& request, WallTime now);
+
+// Made once the proxy runs: the CA ConfigMap, SandboxTemplate (the pod
+// template with its deadline from `now`) and SandboxWarmPool, whose appearance
+// sets the claim's controller to work. `base_pod_template` is
 // image_pod_template(...) or a SandboxTemplate's podTemplate.
 nlohmann::json sandbox_side_objects(const SandboxRequest& request,
                                     const nlohmann::json& base_pod_template,
-                                    const std::string& ca_pem);
+                                    const std::string& ca_pem, WallTime now);
 
 // The Pod the controller will make from the sandbox's pod template, for a
 // server-side dry run: Pod Security admission judges it before anything starts.

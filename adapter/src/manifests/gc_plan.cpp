@@ -14,6 +14,7 @@ namespace {
 
 struct Parts {
     bool has_claim = false;
+    bool has_pool = false;
     std::optional<WallTime> expires;
     std::string ended_pod; // the first failed or ended pod, described
     std::optional<WallTime> newest;
@@ -51,6 +52,8 @@ std::vector<GcRemoval> gc_plan(const json& items, WallTime now, std::chrono::sec
         if (kind == "SandboxClaim") {
             parts.has_claim = true;
             parts.expires = claim_expiry(item);
+        } else if (kind == "SandboxWarmPool") {
+            parts.has_pool = true;
         } else if (kind == "Pod" && parts.ended_pod.empty()) {
             parts.ended_pod = ended_pod(item);
         }
@@ -64,6 +67,11 @@ std::vector<GcRemoval> gc_plan(const json& items, WallTime now, std::chrono::sec
         } else if (!parts.has_claim && parts.newest && *parts.newest + grace <= now) {
             const auto age = std::chrono::duration_cast<std::chrono::seconds>(now - *parts.newest);
             removals.push_back({id, "no SandboxClaim, parts left for " + format_age(age.count())});
+        } else if (parts.has_claim && !parts.has_pool && parts.newest &&
+                   *parts.newest + grace <= now) {
+            const auto age = std::chrono::duration_cast<std::chrono::seconds>(now - *parts.newest);
+            removals.push_back(
+                {id, "create did not finish: no SandboxWarmPool after " + format_age(age.count())});
         }
     }
     return removals;

@@ -1,24 +1,18 @@
-// Everything create makes for a sandbox is owned by its SandboxClaim, so that
-// when the claim goes (its lifetime ended, destroy, anyone's kubectl delete)
-// Kubernetes' garbage collector removes the rest. The egress Secret is the
-// exception: it is made owned by the spec ConfigMap (which the claim owns),
-// because giving it the claim later would mean `kubectl patch`, which reads
-// the Secret first, and nothing of the adapter may read a Secret.
-// Snapshots are not owned.
+// Everything create makes for a sandbox is owned by its SandboxClaim from the
+// moment it exists: create makes the claim first (it carries the sandbox's
+// lifecycle, so agent-sandbox deletes it at the expiry) and every other object
+// with the claim's reference already in place. When the claim goes (its
+// lifetime ended, destroy, anyone's kubectl delete) Kubernetes' garbage
+// collector removes the rest, and a create killed at any step leaves nothing
+// that outlives the sandbox's expiry. Snapshots are not owned.
 #pragma once
 
 #include "manifests/sandbox_request.hpp"
 
 #include <nlohmann/json.hpp>
 #include <string>
-#include <vector>
 
 namespace osf::manifests {
-
-struct OwnedObject {
-    std::string resource; // as kubectl names it, fully qualified
-    std::string name;
-};
 
 // The reference to `claim` (the object as the API server returned it, with
 // its uid). Neither controller nor blockOwnerDeletion: the claim does not
@@ -29,16 +23,11 @@ nlohmann::json claim_owner_reference(const nlohmann::json& claim);
 // The merge patch that gives an object `reference` as its only owner.
 nlohmann::json owner_patch(const nlohmann::json& reference);
 
-// The reference to the spec ConfigMap (as the API server returned it, with
-// its uid), the egress Secret's owner from the moment it exists.
-nlohmann::json config_map_owner_reference(const nlohmann::json& config_map);
-
 // The merge patch kubectl applies locally to the Secret before creating it:
 // the sandbox's labels and `owner` as its only owner.
 nlohmann::json secret_metadata_patch(const std::string& id, const nlohmann::json& owner);
 
-// What create made before the claim (the claim's sandbox needs them first, so
-// they cannot name its uid when made), in creation order; not the Secret.
-std::vector<OwnedObject> claim_owned_objects(const SandboxRequest& request);
+// `objects` (a JSON array) with `reference` as each one's only owner.
+nlohmann::json owned_by(nlohmann::json objects, const nlohmann::json& reference);
 
 } // namespace osf::manifests

@@ -99,12 +99,22 @@ std::vector<std::string> pod_claim_names(const json& pod) {
     return names;
 }
 
-std::optional<std::string> claim_binding_problem(const json& pvc) {
+std::optional<std::string> claim_binding_problem(const json& pvc, const json& events) {
     const std::string phase = str(field(pvc, "status"), "phase");
     if (phase == "Bound") return std::nullopt;
-    return "PersistentVolumeClaim " + str(field(pvc, "metadata"), "name") + " is " +
-           (phase.empty() ? std::string("not bound") : phase) + " (kubectl describe pvc " +
-           str(field(pvc, "metadata"), "name") + " shows its events)";
+    const std::string name = str(field(pvc, "metadata"), "name");
+    const std::string problem = "PersistentVolumeClaim " + name + " is " +
+                                (phase.empty() ? std::string("not bound") : phase);
+    // The newest Warning (RFC 3339 UTC stamps order as text).
+    const json* newest = nullptr;
+    const json& items = field(events, "items");
+    if (items.is_array())
+        for (const auto& event : items)
+            if (str(event, "type") == "Warning" &&
+                (!newest || str(event, "lastTimestamp") >= str(*newest, "lastTimestamp")))
+                newest = &event;
+    if (!newest) return problem + " (kubectl describe pvc " + name + " shows its events)";
+    return problem + ": " + str(*newest, "reason") + ": " + str(*newest, "message");
 }
 
 std::string pod_progress(const json& pod) {

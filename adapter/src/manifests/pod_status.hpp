@@ -36,8 +36,11 @@ std::optional<std::string> pod_pending_cause(const nlohmann::json& pod);
 // pod that waits for one to bind.
 std::vector<std::string> pod_claim_names(const nlohmann::json& pod);
 
-// "PersistentVolumeClaim NAME is Pending" (with its phase), nullopt when bound.
-std::optional<std::string> claim_binding_problem(const nlohmann::json& pvc);
+// "PersistentVolumeClaim NAME is Pending: REASON: MESSAGE" (its phase, and the
+// newest Warning of `events`, the Events about it as kubectl lists them;
+// without one, a pointer to kubectl describe), nullopt when bound.
+std::optional<std::string> claim_binding_problem(const nlohmann::json& pvc,
+                                                 const nlohmann::json& events);
 
 // One short line for progress output: "Pending (ContainerCreating)".
 std::string pod_progress(const nlohmann::json& pod);

@@ -53,6 +53,13 @@ Settings read_settings(const EnvLookup& getenv) {
                             osf::format_duration(settings.default_lifetime) +
                             " is longer than OSF_SANDBOX_MAX_LIFETIME " +
                             osf::format_duration(settings.max_lifetime));
+    if (auto v = non_empty(getenv, "OSF_SANDBOX_EXTEND_WINDOW")) {
+        // "0" is allowed here (no extension at all), unlike other durations.
+        if (*v == "0")
+            settings.extend_window = std::chrono::seconds(0);
+        else
+            settings.extend_window = *duration_variable(getenv, "OSF_SANDBOX_EXTEND_WINDOW");
+    }
     if (auto v = duration_variable(getenv, "OSF_SANDBOX_EXEC_TIMEOUT")) settings.exec_timeout = *v;
     if (auto v = duration_variable(getenv, "OSF_SANDBOX_GC_GRACE")) settings.gc_grace = *v;
     settings.host_aliases = non_empty(getenv, "OSF_SANDBOX_HOST_ALIASES");

@@ -19,6 +19,11 @@ inline constexpr int kDefaultStartTimeoutSeconds = 300;
 // session; a week is the most anyone may ask for (OSF_SANDBOX_MAX_LIFETIME).
 inline constexpr std::chrono::seconds kDefaultLifetime = std::chrono::hours(8);
 inline constexpr std::chrono::seconds kDefaultMaxLifetime = std::chrono::hours(24 * 7);
+// How far past its expiry the kubelet lets a sandbox's pods run
+// (activeDeadlineSeconds), and so how far `extend` can move the expiry: an
+// hour of work beyond the planned end, while a sandbox whose controller is
+// down still ends within an hour of its expiry.
+inline constexpr std::chrono::seconds kDefaultExtendWindow = std::chrono::hours(1);
 // exec's bound when --timeout is not given: long enough for a build.
 inline constexpr std::chrono::seconds kDefaultExecTimeout = std::chrono::hours(1);
 // Parts of a sandbox without a claim are collected only after this long: a
@@ -29,20 +34,21 @@ inline constexpr std::chrono::seconds kDefaultGcGrace = std::chrono::minutes(15)
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 
 struct Settings {
-    std::string ns = kDefaultNamespace;                       // OSF_SANDBOX_NAMESPACE
-    std::string proxy_image = kDefaultProxyImage;             // OSF_EGRESS_PROXY_IMAGE
-    std::string snapshot_size = kDefaultSnapshotSize;         // OSF_SANDBOX_SNAPSHOT_SIZE
-    int start_timeout_seconds = kDefaultStartTimeoutSeconds;  // OSF_SANDBOX_START_TIMEOUT
-    std::string secrets_dir = kDefaultSecretsDir;             // OSF_SECRETS_DIR
-    std::optional<std::string> host_aliases;                  // OSF_SANDBOX_HOST_ALIASES
-    std::vector<std::string> allowed_images;                  // OSF_SANDBOX_ALLOWED_IMAGES
-    std::optional<std::string> image_pull_policy;             // OSF_SANDBOX_IMAGE_PULL_POLICY
-    std::optional<std::string> openbao_addr;                  // OSF_OPENBAO_ADDR
-    std::optional<std::string> openbao_mount;                 // OSF_OPENBAO_MOUNT
-    std::chrono::seconds default_lifetime = kDefaultLifetime; // OSF_SANDBOX_DEFAULT_LIFETIME
-    std::chrono::seconds max_lifetime = kDefaultMaxLifetime;  // OSF_SANDBOX_MAX_LIFETIME
-    std::chrono::seconds exec_timeout = kDefaultExecTimeout;  // OSF_SANDBOX_EXEC_TIMEOUT
-    std::chrono::seconds gc_grace = kDefaultGcGrace;          // OSF_SANDBOX_GC_GRACE
+    std::string ns = kDefaultNamespace;                        // OSF_SANDBOX_NAMESPACE
+    std::string proxy_image = kDefaultProxyImage;              // OSF_EGRESS_PROXY_IMAGE
+    std::string snapshot_size = kDefaultSnapshotSize;          // OSF_SANDBOX_SNAPSHOT_SIZE
+    int start_timeout_seconds = kDefaultStartTimeoutSeconds;   // OSF_SANDBOX_START_TIMEOUT
+    std::string secrets_dir = kDefaultSecretsDir;              // OSF_SECRETS_DIR
+    std::optional<std::string> host_aliases;                   // OSF_SANDBOX_HOST_ALIASES
+    std::vector<std::string> allowed_images;                   // OSF_SANDBOX_ALLOWED_IMAGES
+    std::optional<std::string> image_pull_policy;              // OSF_SANDBOX_IMAGE_PULL_POLICY
+    std::optional<std::string> openbao_addr;                   // OSF_OPENBAO_ADDR
+    std::optional<std::string> openbao_mount;                  // OSF_OPENBAO_MOUNT
+    std::chrono::seconds default_lifetime = kDefaultLifetime;  // OSF_SANDBOX_DEFAULT_LIFETIME
+    std::chrono::seconds max_lifetime = kDefaultMaxLifetime;   // OSF_SANDBOX_MAX_LIFETIME
+    std::chrono::seconds extend_window = kDefaultExtendWindow; // OSF_SANDBOX_EXTEND_WINDOW
+    std::chrono::seconds exec_timeout = kDefaultExecTimeout;   // OSF_SANDBOX_EXEC_TIMEOUT
+    std::chrono::seconds gc_grace = kDefaultGcGrace;           // OSF_SANDBOX_GC_GRACE
 };
 
 // A variable with a value the adapter cannot use (exit 2).

@@ -94,14 +94,8 @@ json list_of(std::vector<json> items) {
 }
 
 const std::vector<std::string> kExecCa = {"exec", "osf-sandbox-" + kId + "-egress"};
-// The spec ConfigMap, made alone first: the Secret is created owned by it.
-const std::vector<std::string> kCreateSpecConfig = {"create", "--namespace", "default", "-o",
-                                                    "json"};
-
-json spec_config() {
-    return {{"kind", "ConfigMap"},
-            {"metadata", {{"name", "osf-sandbox-" + kId + "-spec"}, {"uid", "spec-uid-1"}}}};
-}
+// The claim, made alone first: everything else is created owned by it.
+const std::vector<std::string> kCreateClaim = {"create", "--namespace", "default", "-o", "json"};
 
 // A cluster in which everything starts.
 void healthy_cluster(TestContext& t) {
@@ -111,7 +105,7 @@ void healthy_cluster(TestContext& t) {
     t.kubectl.on(kGetSandboxPod, ok(ready_pod().dump()));
     t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
     t.kubectl.on(kExecCa, ok(kPem + kLogKeyPem));
-    t.kubectl.on(kCreateSpecConfig, ok(spec_config().dump()));
+    t.kubectl.on(kCreateClaim, ok(ready_claim().dump()));
     t.kubectl.on({"get", "services", "osf-sandbox-" + kId + "-egress"},
                  ok(R"({"kind":"Service","spec":{"clusterIP":"10.96.0.10"}})"));
 }
@@ -215,14 +209,20 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
     CHECK(t.kubectl.pipelines[0][0].args == std::vector<std::string>{"create", "--namespace",
                                                                      "default", "--dry-run=server",
                                                                      "-o", "name", "-f", "-"});
-    // The spec ConfigMap alone, its uid read from what kubectl made.
+    // The claim alone, with its lifecycle, its uid read from what kubectl made.
     REQUIRE(t.kubectl.pipelines.size() >= 3);
     CHECK(t.kubectl.pipelines[1][0].args ==
           std::vector<std::string>{"create", "--namespace", "default", "-o", "json", "-f", "-"});
-    CHECK(json::parse(t.kubectl.pipelines[1][0].input)["metadata"]["name"] ==
-          "osf-sandbox-" + kId + "-spec");
+    const json claim = json::parse(t.kubectl.pipelines[1][0].input);
+    CHECK(claim["kind"] == "SandboxClaim");
+    // The default lifetime (8h from 19:00) ends the claim.
+    CHECK(claim["spec"]["lifecycle"] ==
+          json{{"shutdownTime", "2026-11-30T03:00:00Z"}, {"shutdownPolicy", "Delete"}});
+    const std::string owner =
+        R"([{"apiVersion":"extensions.agents.x-k8s.io/v1beta1","kind":"SandboxClaim",)"
+        R"("name":"osf-sandbox-0123456789ab","uid":"claim-uid-1"}])";
     // The Secret: a three-stage pipeline; the value travels on fd 3, never in args. It is
-    // made labelled and owned by the spec ConfigMap: nothing has to read it to patch it.
+    // made labelled and owned by the claim: nothing has to read it to patch it.
     const auto& secret = t.kubectl.pipelines[2];
     REQUIRE(secret.size() == 3);
     CHECK(secret[0].args ==
@@ -235,8 +235,8 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
           std::vector<std::string>{
               "patch", "--local", "-f", "-", "--type", "merge", "-p",
               R"({"metadata":{"labels":{"app.kubernetes.io/managed-by":"sandbox-kubernetes",)"
-              R"("osf.sandbox.id":"0123456789ab"},"ownerReferences":[{"apiVersion":"v1",)"
-              R"("kind":"ConfigMap","name":"osf-sandbox-0123456789ab-spec","uid":"spec-uid-1"}]}})",
+              R"("osf.sandbox.id":"0123456789ab"},"ownerReferences":)" +
+                  owner + "}}",
               "-o", "json"});
     CHECK(secret[2].args ==
           std::vector<std::string>{"create", "--namespace", "default", "-f", "-"});
@@ -250,8 +250,9 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
     REQUIRE(creates.size() == 3); // secret, egress side, sandbox side
     const json egress_side = json::parse(creates[1].input);
     CHECK(egress_side["kind"] == "List");
-    CHECK(egress_side["items"].size() == 3);
-    CHECK(egress_side["items"][0]["metadata"]["name"] == "osf-sandbox-" + kId + "-egress");
+    CHECK(egress_side["items"].size() == 4);
+    CHECK(egress_side["items"][0]["metadata"]["name"] == "osf-sandbox-" + kId + "-spec");
+    CHECK(egress_side["items"][1]["metadata"]["name"] == "osf-sandbox-" + kId + "-egress");
 
     const auto ca = t.kubectl.find(kExecCa);
     REQUIRE(ca.size() == 1);
@@ -262,40 +263,36 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
     const json sandbox_side = json::parse(creates[2].input);
     CHECK(sandbox_side["items"][0]["data"] ==
           json({{"egress-ca.crt", kPem}, {"egress-log-key.pub", kLogKeyPem}}));
-    CHECK(sandbox_side["items"][3]["kind"] == "SandboxClaim");
+    // The warm pool last: it sets the claim's controller to work.
+    CHECK(sandbox_side["items"].size() == 3);
+    CHECK(sandbox_side["items"][2]["kind"] == "SandboxWarmPool");
     // The proxy's name resolves to the Service's ClusterIP, read after the Service was made.
     CHECK(sandbox_side["items"][1]["spec"]["podTemplate"]["spec"]["hostAliases"][0]["ip"] ==
           "10.96.0.10");
-    // The default lifetime (8h from 19:00) ends the claim; the pods' backstop is the maximum.
-    CHECK(sandbox_side["items"][3]["spec"]["lifecycle"] ==
-          json{{"shutdownTime", "2026-11-30T03:00:00Z"}, {"shutdownPolicy", "Delete"}});
-    CHECK(egress_side["items"][0]["spec"]["activeDeadlineSeconds"] == 7 * 24 * 3600);
+    // Everything is born owned by the claim; nothing is patched afterwards.
+    for (const json* side : {&egress_side, &sandbox_side})
+        for (const auto& item : (*side)["items"])
+            CHECK(item["metadata"]["ownerReferences"].dump() == owner);
+    // The pods end an extend window (1h) after the expiry, counted from when each was made.
+    CHECK(egress_side["items"][1]["spec"]["activeDeadlineSeconds"] == 9 * 3600);
     CHECK(sandbox_side["items"][1]["spec"]["podTemplate"]["spec"]["activeDeadlineSeconds"] ==
-          7 * 24 * 3600);
-    // Then everything made before the claim but the Secret is given the claim as owner, in order.
+          9 * 3600);
     const auto patches = t.kubectl.find({"patch"});
-    REQUIRE(patches.size() == 8); // the Secret's local patch, then the 7 owner patches
+    REQUIRE(patches.size() == 1); // the Secret's local patch
     CHECK(patches[0].args[1] == "--local");
-    CHECK(
-        patches[1].args ==
-        std::vector<std::string>{
-            "patch", "configmaps", "osf-sandbox-" + kId + "-spec", "--namespace", "default",
-            "--type", "merge", "-p",
-            R"({"metadata":{"ownerReferences":[{"apiVersion":"extensions.agents.x-k8s.io/v1beta1","kind":"SandboxClaim","name":"osf-sandbox-0123456789ab","uid":"claim-uid-1"}]}})"});
-    CHECK(patches[7].args[1] == "sandboxwarmpools.extensions.agents.x-k8s.io");
     CHECK(t.kubectl.find({"patch", "secrets"}).empty());
     // Nothing reads a Secret.
     for (const auto& call : t.kubectl.calls)
         if (call.args[0] == "get") CHECK(call.args[1].find("secret") == std::string::npos);
-    // Waiting for Ready comes after.
-    std::size_t last_patch = 0, last_claim_get = 0;
+    // Waiting for Ready comes after the last object is made.
+    std::size_t last_create = 0, last_claim_get = 0;
     for (std::size_t i = 0; i < t.kubectl.calls.size(); ++i) {
         const auto& args = t.kubectl.calls[i].args;
-        if (args[0] == "patch") last_patch = i;
+        if (args[0] == "create") last_create = i;
         if (args[0] == "get" && args[1] == "sandboxclaims.extensions.agents.x-k8s.io")
             last_claim_get = i;
     }
-    CHECK(last_patch < last_claim_get);
+    CHECK(last_create < last_claim_get);
     CHECK_FALSE(cleaned_up(t));
 }
 
@@ -457,7 +454,7 @@ TEST_CASE("create --dry-run with a named template reads nothing and says so") {
     CHECK(t.err.str().find("--dry-run does not read it") != std::string::npos);
     const json list = json::parse(t.out.str());
     CHECK(list["items"].size() == 8);
-    CHECK(list["items"][5]["spec"]["podTemplate"]["spec"]["containers"][0]["name"] == "sandbox");
+    CHECK(list["items"][6]["spec"]["podTemplate"]["spec"]["containers"][0]["name"] == "sandbox");
 }
 
 TEST_CASE("create: a named SandboxTemplate that does not exist exits 1 before anything starts") {
@@ -489,13 +486,13 @@ TEST_CASE("create: a named SandboxTemplate's pod template is copied") {
           "corp/py:3");
 }
 
-TEST_CASE("create: a spec ConfigMap without a uid makes no Secret; exit 1, cleaned up") {
+TEST_CASE("create: a claim without a uid makes no Secret; exit 1, cleaned up") {
     TestContext t;
     healthy_cluster(t);
-    t.kubectl.on(kCreateSpecConfig, ok(R"({"kind":"ConfigMap","metadata":{"name":"x"}})"));
+    t.kubectl.on(kCreateClaim, ok(R"({"kind":"SandboxClaim","metadata":{"name":"x"}})"));
     CHECK(run(t, {"create", write_spec(kSpec)}) == 1);
-    CHECK_THAT(t.err.str(), Catch::Contains("kubectl create failed: the ConfigMap osf-sandbox-" +
-                                            kId + "-spec has no uid"));
+    CHECK_THAT(t.err.str(), Catch::Contains("kubectl create failed: the SandboxClaim osf-sandbox-" +
+                                            kId + " has no uid"));
     CHECK(t.kubectl.find({"create", "secret"}).empty());
     CHECK(cleaned_up(t));
 }
@@ -506,11 +503,11 @@ TEST_CASE("create honours OSF_SANDBOX_NAMESPACE and OSF_EGRESS_PROXY_IMAGE") {
     t.env["OSF_SANDBOX_NAMESPACE"] = "agents";
     t.env["OSF_EGRESS_PROXY_IMAGE"] = "registry.local/egress-proxy:dev";
     t.kubectl.on({"get", "pods", "osf-sandbox-" + kId + "-egress"}, ok(ready_pod().dump()));
-    t.kubectl.on({"create", "--namespace", "agents", "-o", "json"}, ok(spec_config().dump()));
+    t.kubectl.on({"create", "--namespace", "agents", "-o", "json"}, ok(ready_claim().dump()));
     REQUIRE(run(t, {"create", write_spec(R"({"template": "alpine:3"})")}) == 0);
     const auto creates = t.kubectl.find({"create", "--namespace", "agents", "-f", "-"});
     REQUIRE(creates.size() == 2);
-    CHECK(json::parse(creates[0].input)["items"][0]["spec"]["containers"][0]["image"] ==
+    CHECK(json::parse(creates[0].input)["items"][1]["spec"]["containers"][0]["image"] ==
           "registry.local/egress-proxy:dev");
 }
 

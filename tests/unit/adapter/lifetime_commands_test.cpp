@@ -95,7 +95,11 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
     // The second claim is healthy and of another ID.
     json healthy = claim();
     healthy["metadata"]["labels"]["osf.sandbox.id"] = "bbbbbbbbbbbb";
-    const std::string both = list_of({expired, healthy}).dump();
+    const json healthy_pool = {
+        {"kind", "SandboxWarmPool"},
+        {"metadata",
+         {{"name", "osf-sandbox-bbbbbbbbbbbb"}, {"labels", {{"osf.sandbox.id", "bbbbbbbbbbbb"}}}}}};
+    const std::string both = list_of({expired, healthy, healthy_pool}).dump();
 
     TestContext dry;
     dry.kubectl.on({"get"}, ok(both));

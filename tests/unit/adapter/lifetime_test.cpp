@@ -1,10 +1,12 @@
 // Lifetime, ownership, gc decisions, list formatting and exec stopping: the
 // pure parts, table by table.
+#include "manifests/create_objects.hpp"
 #include "manifests/exec_stop.hpp"
 #include "manifests/gc_plan.hpp"
 #include "manifests/lifetime.hpp"
 #include "manifests/owner_references.hpp"
 #include "manifests/sandbox_list.hpp"
+#include "manifests/sandbox_objects.hpp"
 #include "manifests/settings.hpp"
 #include "request_fixture.hpp"
 
@@ -90,15 +92,28 @@ TEST_CASE("sandbox_lifetime: the spec's or the default, never beyond the maximum
     const Lifetime fallback = sandbox_lifetime(std::nullopt, settings, kNow + 500ms);
     CHECK(fallback.created == kNow);
     CHECK(fallback.expires == kNow + 8h);
-    CHECK(fallback.max == 168h);
+    // The pods end an extend window (1 hour by default) after the expiry ...
+    CHECK(fallback.pods_end == kNow + 9h);
     CHECK(sandbox_lifetime(90min, settings, kNow).expires == kNow + 90min);
     CHECK(sandbox_lifetime(168h, settings, kNow).expires == kNow + 168h);
+    // ... never past the maximum lifetime ...
+    CHECK(sandbox_lifetime(168h, settings, kNow).pods_end == kNow + 168h);
+    CHECK(sandbox_lifetime(167h + 30min, settings, kNow).pods_end == kNow + 168h);
+    // ... and OSF_SANDBOX_EXTEND_WINDOW sets the window, 0 for none.
+    CHECK(
+        sandbox_lifetime(1h, settings_with({{"OSF_SANDBOX_EXTEND_WINDOW", "0"}}), kNow).pods_end ==
+        kNow + 1h);
+    CHECK(
+        sandbox_lifetime(1h, settings_with({{"OSF_SANDBOX_EXTEND_WINDOW", "1d"}}), kNow).pods_end ==
+        kNow + 25h);
+    CHECK_THROWS_WITH(settings_with({{"OSF_SANDBOX_EXTEND_WINDOW", "-1h"}}),
+                      Catch::StartsWith("OSF_SANDBOX_EXTEND_WINDOW '-1h' "));
     CHECK_THROWS_WITH(sandbox_lifetime(169h, settings, kNow),
                       "lifetime 7d1h is longer than the maximum 7d (OSF_SANDBOX_MAX_LIFETIME)");
 }
 
 TEST_CASE("the claim's lifecycle, annotations and the pods' deadline") {
-    const Lifetime lifetime{kNow, kNow + 90min, 168h};
+    const Lifetime lifetime{kNow, kNow + 90min, kNow + 150min};
     const json claim_object = with_lifetime(
         {{"kind", "SandboxClaim"}, {"metadata", {{"name", "c"}}}, {"spec", json::object()}},
         lifetime);
@@ -106,11 +121,28 @@ TEST_CASE("the claim's lifecycle, annotations and the pods' deadline") {
           json{{"shutdownTime", "2026-11-29T20:30:00Z"}, {"shutdownPolicy", "Delete"}});
     CHECK(claim_object["metadata"]["annotations"] ==
           json{{"osf.sandbox.created-at", "2026-11-29T19:00:00Z"},
-               {"osf.sandbox.expires-at", "2026-11-29T20:30:00Z"}});
+               {"osf.sandbox.expires-at", "2026-11-29T20:30:00Z"},
+               {"osf.sandbox.pods-end-at", "2026-11-29T21:30:00Z"}});
     CHECK(claim_expiry(claim_object) == kNow + 90min);
     CHECK(claim_created(claim_object) == kNow);
-    CHECK(with_pod_deadline(json{{"containers", json::array()}},
-                            lifetime)["activeDeadlineSeconds"] == 604800);
+    CHECK(claim_pods_end(claim_object) == kNow + 150min);
+    CHECK(claim_pods_end(json::object()) == std::nullopt);
+    const json pod_spec = {{"containers", json::array()}};
+    // Counted from when the pod is made, whole seconds rounded up, at least 1.
+    CHECK(with_pod_deadline(pod_spec, lifetime.pods_end, kNow)["activeDeadlineSeconds"] == 9000);
+    CHECK(with_pod_deadline(pod_spec, lifetime.pods_end,
+                            kNow + 1h + 500ms)["activeDeadlineSeconds"] == 5400);
+    CHECK(with_pod_deadline(pod_spec, lifetime.pods_end, kNow + 3h)["activeDeadlineSeconds"] == 1);
+    // A template's own shorter deadline stays; a longer one is cut.
+    CHECK(with_pod_deadline({{"activeDeadlineSeconds", 600}}, lifetime.pods_end,
+                            kNow)["activeDeadlineSeconds"] == 600);
+    CHECK(with_pod_deadline({{"activeDeadlineSeconds", 99999}}, lifetime.pods_end,
+                            kNow)["activeDeadlineSeconds"] == 9000);
+    // resume bounds the Sandbox's next pod by what is left.
+    const json sandbox = {
+        {"spec", {{"podTemplate", {{"spec", {{"activeDeadlineSeconds", 9000}}}}}}}};
+    CHECK(sandbox_deadline_patch(sandbox, lifetime.pods_end, kNow + 2h) ==
+          json{{"spec", {{"podTemplate", {{"spec", {{"activeDeadlineSeconds", 1800}}}}}}}});
     CHECK(rfc3339(kNow) == "2026-11-29T19:00:00Z");
 }
 
@@ -125,13 +157,22 @@ TEST_CASE("extended_expiry: later by the duration, from now once past, within th
     CHECK_THROWS_WITH(extended_expiry(c, 24h, 24h, kNow),
                       "cannot extend to 2026-11-30T20:00:00Z: a sandbox lives at most 1d "
                       "(OSF_SANDBOX_MAX_LIFETIME), until 2026-11-30T18:00:00Z");
+    // Never past the pods' deadline, which the kubelet enforces and nobody can move later.
+    json bounded = c;
+    bounded["metadata"]["annotations"]["osf.sandbox.pods-end-at"] = "2026-11-29T22:00:00Z";
+    CHECK(extended_expiry(bounded, 2h, 168h, kNow) == kNow + 3h);
+    CHECK_THROWS_WITH(extended_expiry(bounded, 2h + 1s, 168h, kNow),
+                      "cannot extend to 2026-11-29T22:00:01Z: the kubelet ends this sandbox's "
+                      "pods at 2026-11-29T22:00:00Z (activeDeadlineSeconds, which Kubernetes "
+                      "never moves later); a longer OSF_SANDBOX_EXTEND_WINDOW at create allows "
+                      "more");
     CHECK(
         expiry_patch(kNow) ==
         json{{"metadata", {{"annotations", {{"osf.sandbox.expires-at", "2026-11-29T19:00:00Z"}}}}},
              {"spec", {{"lifecycle", {{"shutdownTime", "2026-11-29T19:00:00Z"}}}}}});
 }
 
-TEST_CASE("ownership: the claim's reference, the patch, and what create made before it") {
+TEST_CASE("ownership: the claim's reference, and everything after it born owned by it") {
     const json reference = claim_owner_reference(claim("0123456789ab", "", ""));
     CHECK(reference == json{{"apiVersion", "extensions.agents.x-k8s.io/v1beta1"},
                             {"kind", "SandboxClaim"},
@@ -139,46 +180,42 @@ TEST_CASE("ownership: the claim's reference, the patch, and what create made bef
                             {"uid", "uid-0123456789ab"}});
     CHECK(owner_patch(reference) ==
           json{{"metadata", {{"ownerReferences", json::array({reference})}}}});
-    auto request = osf::testing::sample_request();
-    std::vector<std::string> names;
-    for (const auto& object : claim_owned_objects(request))
-        names.push_back(object.resource + "/" + object.name);
-    const std::string p = "osf-sandbox-0123456789ab";
-    // Not the Secret: it is made owned by the spec ConfigMap (patching it would read it).
-    CHECK(names == std::vector<std::string>{"configmaps/" + p + "-spec", "pods/" + p + "-egress",
-                                            "services/" + p + "-egress",
-                                            "networkpolicies.networking.k8s.io/" + p + "-egress",
-                                            "configmaps/" + p + "-ca",
-                                            "sandboxtemplates.extensions.agents.x-k8s.io/" + p,
-                                            "sandboxwarmpools.extensions.agents.x-k8s.io/" + p});
-    request.secrets = {};
-    CHECK(claim_owned_objects(request).size() == 7);
+    const auto request = osf::testing::sample_request();
+    const json egress = owned_by(egress_side_objects(request, request.lifetime.created), reference);
+    const json sandbox =
+        owned_by(sandbox_side_objects(request, image_pod_template("a:b"), "PEM", kNow), reference);
+    std::vector<std::string> kinds;
+    for (const json* group : {&egress, &sandbox})
+        for (const auto& object : *group) {
+            CHECK(object["metadata"]["ownerReferences"] == json::array({reference}));
+            kinds.push_back(object["kind"].get<std::string>());
+        }
+    // The SandboxWarmPool last: its appearance sets the claim's controller to work.
+    CHECK(kinds == std::vector<std::string>{"ConfigMap", "Pod", "Service", "NetworkPolicy",
+                                            "ConfigMap", "SandboxTemplate", "SandboxWarmPool"});
+    // The claim itself has no owner; it carries the lifecycle.
+    const json claim_object = sandbox_claim_object(request);
+    CHECK_FALSE(claim_object["metadata"].contains("ownerReferences"));
+    CHECK(claim_object["spec"]["lifecycle"]["shutdownTime"] == "2026-11-30T03:00:00Z");
 }
 
-TEST_CASE("ownership: the Secret is made labelled and owned by the spec ConfigMap") {
-    const json config_map = {
-        {"kind", "ConfigMap"},
-        {"metadata", {{"name", "osf-sandbox-0123456789ab-spec"}, {"uid", "u-1"}, {"labels", {}}}}};
-    const json owner = config_map_owner_reference(config_map);
-    CHECK(owner == json{{"apiVersion", "v1"},
-                        {"kind", "ConfigMap"},
-                        {"name", "osf-sandbox-0123456789ab-spec"},
-                        {"uid", "u-1"}});
+TEST_CASE("ownership: the Secret is made labelled and owned by the claim") {
+    const json owner = claim_owner_reference(claim("0123456789ab", "", ""));
     CHECK(secret_metadata_patch("0123456789ab", owner) ==
           json{{"metadata",
                 {{"labels",
                   {{"osf.sandbox.id", "0123456789ab"},
                    {"app.kubernetes.io/managed-by", "sandbox-kubernetes"}}},
                  {"ownerReferences", json::array({owner})}}}});
-    CHECK(config_map_owner_reference(json::object())["uid"] == "");
 }
 
-TEST_CASE("gc_plan: expired, failed or ended pods, parts without a claim after the grace") {
+TEST_CASE("gc_plan: expired, failed or ended pods, unfinished creates after the grace") {
     const json items = json::array({
         // expired an hour ago
         claim("aaaaaaaaaaaa", "2026-11-29T10:00:00Z", "2026-11-29T18:00:00Z"),
         // alive, with a healthy egress pod
         claim("bbbbbbbbbbbb", "2026-11-29T18:00:00Z", "2026-11-29T20:00:00Z"),
+        part("bbbbbbbbbbbb", "SandboxWarmPool", "2026-11-29T18:00:05Z"),
         pod("bbbbbbbbbbbb", "egress", "Running"),
         // its egress pod hit activeDeadlineSeconds
         claim("cccccccccccc", "2026-11-29T18:00:00Z", "2026-11-29T20:00:00Z"),
@@ -193,6 +230,12 @@ TEST_CASE("gc_plan: expired, failed or ended pods, parts without a claim after t
         part("ffffffffffff", "ConfigMap", "2026-11-29T18:55:00Z"),
         // a claim with no lifecycle (made before lifetimes existed) and nothing wrong
         claim("999999999999", "2026-11-29T10:00:00Z", ""),
+        part("999999999999", "SandboxWarmPool", "2026-11-29T10:00:05Z"),
+        // a claim whose create was killed before the warm pool, 20 minutes ago
+        claim("777777777777", "2026-11-29T18:40:00Z", "2026-11-29T20:00:00Z"),
+        part("777777777777", "Secret", "2026-11-29T18:40:01Z"),
+        // the same, 5 minutes old: a create in progress
+        claim("888888888888", "2026-11-29T18:55:00Z", "2026-11-29T20:00:00Z"),
         // not the adapter's sandbox
         json{{"kind", "ConfigMap"}, {"metadata", {{"name", "other"}}}},
     });
@@ -201,6 +244,7 @@ TEST_CASE("gc_plan: expired, failed or ended pods, parts without a claim after t
     for (const auto& removal : plan)
         lines.push_back(removal.id + " " + removal.reason);
     CHECK(lines == std::vector<std::string>{
+                       "777777777777 create did not finish: no SandboxWarmPool after 19m",
                        "aaaaaaaaaaaa expired at 2026-11-29T18:00:00Z",
                        "cccccccccccc egress pod osf-sandbox-cccccccccccc-egress Failed "
                        "(DeadlineExceeded)",

@@ -32,7 +32,8 @@ json named(const json& array, const std::string& name) {
 TEST_CASE("persistence: a volume claim template, the claim at /workspace and the home") {
     auto request = osf::testing::sample_request();
     request.spec.persistence = osf::Persistence{"10Gi", "fast-ssd"};
-    const json objects = sandbox_side_objects(request, image_pod_template("node:24-alpine"), "PEM");
+    const json objects = sandbox_side_objects(request, image_pod_template("node:24-alpine"), "PEM",
+                                              request.lifetime.created);
     const json& tmpl = objects[1];
     REQUIRE(has_persistent_workspace(tmpl));
     CHECK(tmpl["spec"]["volumeClaimTemplates"] ==
@@ -59,7 +60,8 @@ TEST_CASE("persistence: a volume claim template, the claim at /workspace and the
     // The spec's own HOME wins; no StorageClass means the cluster's default.
     request.spec.env["HOME"] = "/root";
     request.spec.persistence = osf::Persistence{"1Gi", std::nullopt};
-    const json other = sandbox_side_objects(request, image_pod_template("a:b"), "PEM")[1];
+    const json other = sandbox_side_objects(request, image_pod_template("a:b"), "PEM",
+                                            request.lifetime.created)[1];
     CHECK_FALSE(other["spec"]["volumeClaimTemplates"][0]["spec"].contains("storageClassName"));
     CHECK(named(other["spec"]["podTemplate"]["spec"]["containers"][0]["env"], "HOME")["value"] ==
           "/root");
@@ -67,16 +69,19 @@ TEST_CASE("persistence: a volume claim template, the claim at /workspace and the
 
 TEST_CASE("without persistence the workspace is an emptyDir, also from a persistent template") {
     auto request = osf::testing::sample_request();
-    const json plain = sandbox_side_objects(request, image_pod_template("a:b"), "PEM")[1];
+    const json plain = sandbox_side_objects(request, image_pod_template("a:b"), "PEM",
+                                            request.lifetime.created)[1];
     CHECK_FALSE(has_persistent_workspace(plain));
     CHECK(named(plain["spec"]["podTemplate"]["spec"]["volumes"], "workspace")["emptyDir"]
               .is_object());
     // A snapshot of a persistent sandbox copies its pod template: a mount without its volume.
     request.spec.persistence = osf::Persistence{"1Gi", std::nullopt};
     const json persistent_pod =
-        sandbox_side_objects(request, image_pod_template("a:b"), "PEM")[1]["spec"]["podTemplate"];
+        sandbox_side_objects(request, image_pod_template("a:b"), "PEM",
+                             request.lifetime.created)[1]["spec"]["podTemplate"];
     request.spec.persistence.reset();
-    const json again = sandbox_side_objects(request, persistent_pod, "PEM")[1];
+    const json again =
+        sandbox_side_objects(request, persistent_pod, "PEM", request.lifetime.created)[1];
     CHECK(named(again["spec"]["podTemplate"]["spec"]["volumes"], "workspace")["emptyDir"]
               .is_object());
 }
@@ -130,7 +135,8 @@ TEST_CASE("package cache: /cache on the shared claim, or an emptyDir; the variab
     const auto pod_of = [](const json& objects) {
         return objects[1]["spec"]["podTemplate"]["spec"];
     };
-    const json plain = pod_of(sandbox_side_objects(request, image_pod_template("a:b"), "PEM"));
+    const json plain = pod_of(
+        sandbox_side_objects(request, image_pod_template("a:b"), "PEM", request.lifetime.created));
     CHECK(named(plain["volumes"], "osf-package-cache") ==
           json{{"name", "osf-package-cache"}, {"emptyDir", json::object()}});
     const json& container = plain["containers"][0];
@@ -145,7 +151,8 @@ TEST_CASE("package cache: /cache on the shared claim, or an emptyDir; the variab
 
     request.spec.cache = osf::PackageCache{"package-cache"};
     request.spec.env["GOCACHE"] = "/tmp/go"; // the spec's own value wins
-    const json shared = pod_of(sandbox_side_objects(request, image_pod_template("a:b"), "PEM"));
+    const json shared = pod_of(
+        sandbox_side_objects(request, image_pod_template("a:b"), "PEM", request.lifetime.created));
     CHECK(named(shared["volumes"], "osf-package-cache") ==
           json{{"name", "osf-package-cache"},
                {"persistentVolumeClaim", {{"claimName", "package-cache"}}}});
@@ -154,8 +161,9 @@ TEST_CASE("package cache: /cache on the shared claim, or an emptyDir; the variab
     // Applied to its own output (a snapshot's template), nothing doubles.
     const json again = pod_of(sandbox_side_objects(
         request,
-        sandbox_side_objects(request, image_pod_template("a:b"), "PEM")[1]["spec"]["podTemplate"],
-        "PEM"));
+        sandbox_side_objects(request, image_pod_template("a:b"), "PEM",
+                             request.lifetime.created)[1]["spec"]["podTemplate"],
+        "PEM", request.lifetime.created));
     CHECK(std::count_if(again["volumes"].begin(), again["volumes"].end(),
                         [](const json& v) { return v["name"] == "osf-package-cache"; }) == 1);
     CHECK(std::count_if(again["containers"][0]["env"].begin(), again["containers"][0]["env"].end(),
@@ -176,8 +184,9 @@ TEST_CASE("a snapshot restores into the /workspace the new sandbox sees, as its 
                     if (source_persistent)
                         source_request.spec.persistence = osf::Persistence{"1Gi", std::nullopt};
                     if (source_user) source_request.spec.user = osf::SandboxUser{2000, 2000};
-                    const json source = sandbox_side_objects(
-                        source_request, image_pod_template("node:24-alpine"), "PEM")[1];
+                    const json source =
+                        sandbox_side_objects(source_request, image_pod_template("node:24-alpine"),
+                                             "PEM", source_request.lifetime.created)[1];
                     SnapshotRequest snap{"0123456789ab", "agents", "20261129190000", "1Gi", ""};
                     take_sandbox_pod_settings(source, snap);
                     const json snapshot = snapshot_template(source, snap);
@@ -187,8 +196,8 @@ TEST_CASE("a snapshot restores into the /workspace the new sandbox sees, as its 
                     if (persistent)
                         request.spec.persistence = osf::Persistence{"1Gi", std::nullopt};
                     if (user) request.spec.user = osf::SandboxUser{1000, 1000};
-                    const json tmpl =
-                        sandbox_side_objects(request, snapshot["spec"]["podTemplate"], "PEM")[1];
+                    const json tmpl = sandbox_side_objects(request, snapshot["spec"]["podTemplate"],
+                                                           "PEM", request.lifetime.created)[1];
                     const json& pod = tmpl["spec"]["podTemplate"]["spec"];
                     const json& sandbox = pod["containers"][0];
                     const json restore = named(pod["initContainers"], "osf-restore-workspace");

@@ -378,3 +378,28 @@ TEST_CASE("tool check: what each kubectl answer means") {
     CHECK(other[0] ==
           "could not check the image for sh and tar: error: unable to upgrade connection");
 }
+
+TEST_CASE("a claim that does not bind is named with the newest Warning about it") {
+    const json pvc = {{"metadata", {{"name", "workspace-x"}}}, {"status", {{"phase", "Pending"}}}};
+    auto event = [](const std::string& type, const std::string& reason, const std::string& when) {
+        return json{{"type", type},
+                    {"reason", reason},
+                    {"message", reason + " at " + when},
+                    {"lastTimestamp", when}};
+    };
+    const json events = {
+        {"items", json::array({event("Warning", "ProvisioningFailed", "2026-12-04T10:00:00Z"),
+                               event("Warning", "ProvisioningFailed", "2026-12-04T10:00:09Z"),
+                               event("Normal", "WaitForFirstConsumer", "2026-12-04T10:00:10Z")})}};
+    CHECK(claim_binding_problem(pvc, events) ==
+          "PersistentVolumeClaim workspace-x is Pending: ProvisioningFailed: ProvisioningFailed at "
+          "2026-12-04T10:00:09Z");
+    // No Warning (or events that could not be read): the phase and where to look.
+    CHECK(claim_binding_problem(pvc, json::object()) ==
+          "PersistentVolumeClaim workspace-x is Pending (kubectl describe pvc workspace-x shows "
+          "its events)");
+    CHECK(claim_binding_problem(pvc, json::value_t::discarded) ==
+          "PersistentVolumeClaim workspace-x is Pending (kubectl describe pvc workspace-x shows "
+          "its events)");
+    CHECK_FALSE(claim_binding_problem({{"status", {{"phase", "Bound"}}}}, events));
+}

@@ -29,9 +29,9 @@ inline manifests::SandboxRequest sample_request() {
     request.secrets.env_names = {"LINEAR_TOKEN"};
     request.secrets.file_names = {"npm-token"};
     request.secrets.openbao = true;
-    // Created 2026-11-29T19:00:00Z, the default 8 hours, the default maximum of a week.
+    // Created 2026-11-29T19:00:00Z, the default 8 hours, the default extend window of an hour.
     const manifests::WallTime created{std::chrono::seconds(1795978800)};
-    request.lifetime = {created, created + std::chrono::hours(8), std::chrono::hours(24 * 7)};
+    request.lifetime = {created, created + std::chrono::hours(8), created + std::chrono::hours(9)};
     return request;
 }
 

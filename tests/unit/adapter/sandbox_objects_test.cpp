@@ -226,7 +226,8 @@ TEST_CASE("the sandbox pod finds its proxy without DNS: hostAliases to the Servi
 TEST_CASE("SandboxTemplate, SandboxWarmPool (0 replicas) and SandboxClaim, v1beta1") {
     const auto request = osf::testing::sample_request();
     const json base = image_pod_template("node:24-alpine");
-    const json objects = sandbox_side_objects(request, base, "PEM");
+    json objects = sandbox_side_objects(request, base, "PEM", request.lifetime.created);
+    objects.push_back(sandbox_claim_object(request));
     REQUIRE(objects.size() == 4);
     CHECK(objects[0]["kind"] == "ConfigMap");
     CHECK(objects[0]["metadata"]["name"] == "osf-sandbox-0123456789ab-ca");
@@ -241,7 +242,7 @@ TEST_CASE("SandboxTemplate, SandboxWarmPool (0 replicas) and SandboxClaim, v1bet
     }
     CHECK(objects[1]["kind"] == "SandboxTemplate");
     json pod_template = with_package_cache(sandbox_pod_template(base, request), request);
-    pod_template["spec"]["activeDeadlineSeconds"] = 7 * 24 * 3600; // the maximum lifetime
+    pod_template["spec"]["activeDeadlineSeconds"] = 9 * 3600; // the lifetime and an hour
     CHECK(objects[1]["spec"]["podTemplate"] == pod_template);
     CHECK(objects[1]["spec"]["networkPolicy"] == sandbox_network_policy("0123456789ab"));
     CHECK(objects[1]["spec"]["networkPolicyManagement"] == "Managed");
@@ -255,7 +256,8 @@ TEST_CASE("SandboxTemplate, SandboxWarmPool (0 replicas) and SandboxClaim, v1bet
                 {{"shutdownTime", "2026-11-30T03:00:00Z"}, {"shutdownPolicy", "Delete"}}}});
     CHECK(objects[3]["metadata"]["annotations"] ==
           json{{"osf.sandbox.created-at", "2026-11-29T19:00:00Z"},
-               {"osf.sandbox.expires-at", "2026-11-30T03:00:00Z"}});
+               {"osf.sandbox.expires-at", "2026-11-30T03:00:00Z"},
+               {"osf.sandbox.pods-end-at", "2026-11-30T04:00:00Z"}});
 }
 
 TEST_CASE("a named template's pod template is copied and overlaid") {
@@ -327,10 +329,10 @@ TEST_CASE("dry-run List: every object in creation order, CA empty") {
     std::vector<std::string> kinds;
     for (const auto& item : list["items"])
         kinds.push_back(item["kind"]);
-    CHECK(kinds == std::vector<std::string>{"ConfigMap", "Secret", "Pod", "Service",
+    CHECK(kinds == std::vector<std::string>{"SandboxClaim", "Secret", "ConfigMap", "Pod", "Service",
                                             "NetworkPolicy", "ConfigMap", "SandboxTemplate",
-                                            "SandboxWarmPool", "SandboxClaim"});
-    CHECK(list["items"][5]["data"]["egress-ca.crt"] == "");
+                                            "SandboxWarmPool"});
+    CHECK(list["items"][6]["data"]["egress-ca.crt"] == "");
 }
 
 TEST_CASE("dry-run List has no Secret when the spec has no secrets") {
@@ -338,6 +340,6 @@ TEST_CASE("dry-run List has no Secret when the spec has no secrets") {
     request.spec.secrets.clear();
     request.secrets = {};
     const json list = dry_run_list(request, image_pod_template("node:24-alpine"));
-    CHECK(list["items"][0]["kind"] == "ConfigMap");
+    CHECK(list["items"][1]["kind"] == "ConfigMap");
     CHECK(list["items"].size() == 8);
 }

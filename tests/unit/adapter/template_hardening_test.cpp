@@ -23,8 +23,8 @@ json named_template(json pod_spec) {
 // The sandbox pod's spec as create makes it from `pod_spec`.
 json overlaid(json pod_spec) {
     const auto request = osf::testing::sample_request();
-    return sandbox_side_objects(request, named_template(std::move(pod_spec)),
-                                "PEM")[1]["spec"]["podTemplate"]["spec"];
+    return sandbox_side_objects(request, named_template(std::move(pod_spec)), "PEM",
+                                request.lifetime.created)[1]["spec"]["podTemplate"]["spec"];
 }
 
 } // namespace
@@ -86,11 +86,10 @@ TEST_CASE("the stricter of the template and the adapter wins, field by field") {
         CHECK(overlaid(json::object())["shareProcessNamespace"] == true);
         CHECK(overlaid({{"shareProcessNamespace", true}})["shareProcessNamespace"] == true);
     }
-    SECTION("a shorter activeDeadlineSeconds stays; a longer one is cut to the maximum lifetime") {
+    SECTION("a shorter activeDeadlineSeconds stays; a longer one is cut to the pods' deadline") {
         CHECK(overlaid({{"activeDeadlineSeconds", 600}})["activeDeadlineSeconds"] == 600);
-        CHECK(overlaid({{"activeDeadlineSeconds", 99999999}})["activeDeadlineSeconds"] ==
-              7 * 24 * 3600);
-        CHECK(overlaid(json::object())["activeDeadlineSeconds"] == 7 * 24 * 3600);
+        CHECK(overlaid({{"activeDeadlineSeconds", 99999999}})["activeDeadlineSeconds"] == 9 * 3600);
+        CHECK(overlaid(json::object())["activeDeadlineSeconds"] == 9 * 3600);
     }
     SECTION("host namespaces, privilege and capabilities only tighten") {
         const json spec = overlaid(

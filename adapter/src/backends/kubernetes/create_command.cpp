@@ -1,6 +1,6 @@
 #include "backends/kubernetes/create_command.hpp"
 
-#include "backends/kubernetes/claim_ownership.hpp"
+#include "backends/kubernetes/claim_creation.hpp"
 #include "backends/kubernetes/proxy_ca.hpp"
 #include "backends/kubernetes/sandbox_lookup.hpp"
 #include "backends/kubernetes/secret_creation.hpp"
@@ -12,6 +12,7 @@
 #include "manifests/egress_objects.hpp"
 #include "manifests/image_policy.hpp"
 #include "manifests/names.hpp"
+#include "manifests/owner_references.hpp"
 #include "manifests/resources.hpp"
 #include "manifests/sandbox_objects.hpp"
 #include "manifests/template_hardening.hpp"
@@ -32,25 +33,28 @@ std::string read_service_ip(kubectl::Kubectl& kube, const std::string& name) {
     return ip;
 }
 
-// The steps after the first object exists; any exception leaves cleanup to the caller.
+// The claim first, then everything else born owned by it: a create killed at
+// any step leaves nothing that outlives the claim (owner_references.hpp). Any
+// exception leaves cleanup to the caller.
 void start(CommandContext& context, kubectl::Kubectl& kube,
            const manifests::SandboxRequest& request, const json& base_pod_template) {
     const std::string& id = request.id;
     StartWaiter waiter(context, kube, std::chrono::seconds(request.settings.start_timeout_seconds));
-    // The spec ConfigMap first, then the Secret owned by it (secret_creation.hpp).
-    const json secret_owner = create_secret_owner(kube, request);
-    if (!request.secrets.empty()) create_egress_secret(kube, request, context.getenv, secret_owner);
+    const json claim = create_claim(kube, request);
+    if (!request.secrets.empty()) create_egress_secret(kube, request, context.getenv, claim);
     check_interrupted(context);
-    kube.create(manifests::kube_list(manifests::egress_side_objects(request)));
-    waiter.wait_pod_ready(manifests::egress_name(id), "egress proxy");
+    kube.create(manifests::kube_list(
+        manifests::owned_by(manifests::egress_side_objects(request, context.wall_clock()), claim)));
+    waiter.wait_pod_ready(manifests::egress_name(id), "egress proxy", manifests::sandbox_name(id));
     const std::string pem = read_proxy_ca(kube, id);
     // The sandbox reaches its proxy by the Service's ClusterIP (no DNS inside).
     manifests::SandboxRequest sandbox_request = request;
     sandbox_request.egress_service_ip = read_service_ip(kube, manifests::egress_name(id));
     check_interrupted(context);
     kube.create(manifests::kube_list(
-        manifests::sandbox_side_objects(sandbox_request, base_pod_template, pem)));
-    attach_to_claim(kube, request);
+        manifests::owned_by(manifests::sandbox_side_objects(sandbox_request, base_pod_template, pem,
+                                                            context.wall_clock()),
+                            claim)));
     const std::string pod =
         waiter.wait_claim_ready(manifests::sandbox_name(id), manifests::egress_name(id));
     check_sandbox_tools(context, kube, pod);

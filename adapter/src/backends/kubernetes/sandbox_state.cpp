@@ -3,6 +3,7 @@
 #include "backends/kubernetes/sandbox_lookup.hpp"
 #include "commands/command_errors.hpp"
 #include "manifests/labels.hpp"
+#include "manifests/lifetime.hpp"
 #include "manifests/names.hpp"
 #include "manifests/pod_status.hpp"
 #include "manifests/resources.hpp"
@@ -49,6 +50,13 @@ void set_operating_mode(kubectl::Kubectl& kube, const SandboxState& state,
     if (!suspended_at)
         merge_patch(kube, manifests::kSandboxClaims, claim,
                     manifests::suspended_patch(std::nullopt));
+}
+
+void bound_next_pod(kubectl::Kubectl& kube, const SandboxState& state,
+                    std::chrono::system_clock::time_point now) {
+    if (const auto pods_end = manifests::claim_pods_end(state.claim))
+        merge_patch(kube, manifests::kSandboxes, state.sandbox_name,
+                    manifests::sandbox_deadline_patch(state.sandbox, *pods_end, now));
 }
 
 } // namespace osf::commands

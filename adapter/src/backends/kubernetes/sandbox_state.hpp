@@ -4,6 +4,7 @@
 
 #include "kubectl/kubectl.hpp"
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -24,5 +25,11 @@ SandboxState find_sandbox_state(kubectl::Kubectl& kube, const std::string& id);
 // annotation that `list` reads (set to `suspended_at`, or removed).
 void set_operating_mode(kubectl::Kubectl& kube, const SandboxState& state,
                         const std::optional<std::string>& suspended_at);
+
+// Patches the Sandbox's pod template so that the pod it makes next ends at
+// the claim's pods' deadline (manifests::sandbox_deadline_patch); nothing for
+// a sandbox made before claims recorded one.
+void bound_next_pod(kubectl::Kubectl& kube, const SandboxState& state,
+                    std::chrono::system_clock::time_point now);
 
 } // namespace osf::commands

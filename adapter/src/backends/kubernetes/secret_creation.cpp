@@ -9,25 +9,6 @@ namespace osf::commands {
 
 using kubectl::KubectlCall;
 
-nlohmann::json create_secret_owner(kubectl::Kubectl& kube,
-                                   const manifests::SandboxRequest& request) {
-    KubectlCall call;
-    call.args = {"create", "--namespace", kube.ns(), "-o", "json", "-f", "-"};
-    call.input = manifests::spec_config_map(request).dump();
-    const auto result = kube.run_checked(call);
-    nlohmann::json made;
-    try {
-        made = nlohmann::json::parse(result.out);
-    } catch (const nlohmann::json::exception&) {
-        throw kubectl::KubectlError("kubectl create failed: output is not JSON");
-    }
-    const auto owner = manifests::config_map_owner_reference(made);
-    if (owner.value("uid", "").empty())
-        throw kubectl::KubectlError("kubectl create failed: the ConfigMap " +
-                                    manifests::spec_config_name(request.id) + " has no uid");
-    return owner;
-}
-
 std::vector<KubectlCall> secret_creation_calls(const manifests::SandboxRequest& request,
                                                const manifests::EnvLookup& getenv,
                                                const nlohmann::json& owner) {

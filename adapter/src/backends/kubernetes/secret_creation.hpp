@@ -5,9 +5,9 @@
 //       --from-file=file.<name>=<OSF_SECRETS_DIR>/<name> (kubectl reads the file)
 //   | kubectl patch --local -f - --type merge -p <labels, owner> -o json
 //   | kubectl create -f -
-// The Secret is born owned by the spec ConfigMap, made just before it: at no
-// moment does a Secret exist that Kubernetes would not remove with an owner,
-// and nothing ever has to read the Secret to patch it (kubectl patch reads the
+// The Secret is born owned by the SandboxClaim, made before it: at no moment
+// does a Secret exist that Kubernetes would not remove with the claim, and
+// nothing ever has to read the Secret to patch it (kubectl patch reads the
 // object first), so the adapter needs no read verb on Secrets.
 #pragma once
 
@@ -19,13 +19,8 @@
 
 namespace osf::commands {
 
-// Makes the spec ConfigMap and returns the reference to it (with its uid)
-// that the Secret is created with.
-nlohmann::json create_secret_owner(kubectl::Kubectl& kube,
-                                   const manifests::SandboxRequest& request);
-
 // The three calls, with the values (from `getenv`) as extra inputs; `owner`
-// is create_secret_owner's reference.
+// is the claim's reference (create_claim).
 std::vector<kubectl::KubectlCall> secret_creation_calls(const manifests::SandboxRequest& request,
                                                         const manifests::EnvLookup& getenv,
                                                         const nlohmann::json& owner);

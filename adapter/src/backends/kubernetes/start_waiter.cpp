@@ -39,6 +39,22 @@ namespace {
 
 } // namespace
 
+nlohmann::json StartWaiter::claim_events(const std::string& pvc) {
+    kubectl::KubectlCall call;
+    call.args = {"get",
+                 "events",
+                 "--namespace",
+                 kube_.ns(),
+                 "--field-selector",
+                 "involvedObject.kind=PersistentVolumeClaim,involvedObject.name=" + pvc,
+                 "-o",
+                 "json"};
+    // Events are a hint: a cluster that does not let us read them still gets the phase.
+    const auto result = kube_.runner().run(call);
+    if (!result.ok()) return nlohmann::json::object();
+    return nlohmann::json::parse(result.out, nullptr, false);
+}
+
 void StartWaiter::note_cause(const std::string& pod, const nlohmann::json& object) {
     const auto cause = manifests::pod_pending_cause(object);
     if (!cause) {
@@ -49,7 +65,7 @@ void StartWaiter::note_cause(const std::string& pod, const nlohmann::json& objec
     // A claim that does not bind is the usual reason a pod with one is not scheduled.
     for (const auto& name : manifests::pod_claim_names(object))
         if (const auto pvc = kube_.get(manifests::kPersistentVolumeClaims, name))
-            if (const auto problem = manifests::claim_binding_problem(*pvc))
+            if (const auto problem = manifests::claim_binding_problem(*pvc, claim_events(name)))
                 cause_ += "; " + *problem;
     progress(cause_);
 }
@@ -61,11 +77,26 @@ void StartWaiter::check_pod(const std::string& pod, const std::string& what) {
     note_cause(pod, *object);
 }
 
-void StartWaiter::wait_pod_ready(const std::string& pod, const std::string& what) {
+namespace {
+
+[[noreturn]] void claim_gone(const std::string& claim) {
+    throw CommandFailed("SandboxClaim " + claim +
+                        " disappeared (its lifetime ended, or it was deleted)");
+}
+
+} // namespace
+
+void StartWaiter::check_claim_exists(const std::string& claim) {
+    if (!kube_.get(manifests::kSandboxClaims, claim)) claim_gone(claim);
+}
+
+void StartWaiter::wait_pod_ready(const std::string& pod, const std::string& what,
+                                 const std::string& owner_claim) {
     for (;;) {
         check_interrupted(context_);
         const auto object = kube_.get(manifests::kPods, pod);
         if (!object) {
+            if (!owner_claim.empty()) check_claim_exists(owner_claim);
             progress(what + " " + pod + ": not created yet");
         } else if (auto failure = manifests::pod_start_failure(*object)) {
             fail_start(what, pod, *failure);
@@ -85,9 +116,7 @@ std::string StartWaiter::wait_claim_ready(const std::string& claim, const std::s
         check_interrupted(context_);
         check_pod(egress_pod, "egress proxy");
         const auto object = kube_.get(manifests::kSandboxClaims, claim);
-        if (!object)
-            throw CommandFailed("SandboxClaim " + claim +
-                                " disappeared (its lifetime ended, or it was deleted)");
+        if (!object) claim_gone(claim);
         const auto status = manifests::claim_status(*object);
         const std::string pod = status.sandbox_name.empty() ? claim : status.sandbox_name;
         check_pod(pod, "sandbox");

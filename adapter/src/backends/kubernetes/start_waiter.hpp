@@ -18,7 +18,10 @@ public:
 
     // Returns when the pod is ready. Throws CommandFailed naming the pod, the
     // container, the reason and Kubernetes' message; Interrupted on a signal.
-    void wait_pod_ready(const std::string& pod, const std::string& what);
+    // With `owner_claim`, a pod that is missing is a start that failed when
+    // that claim is gone (the garbage collector took the pod with it).
+    void wait_pod_ready(const std::string& pod, const std::string& what,
+                        const std::string& owner_claim = "");
 
     // Returns the sandbox pod's name when the claim is Ready; meanwhile also
     // watches `egress_pod` so that a proxy that dies fails the start.
@@ -26,8 +29,12 @@ public:
 
 private:
     void check_pod(const std::string& pod, const std::string& what);
+    void check_claim_exists(const std::string& claim);
     // Remembers why `pod` (already read) waits, for progress and the timeout.
     void note_cause(const std::string& pod, const nlohmann::json& object);
+    // The Events about a PersistentVolumeClaim, as kubectl lists them; empty
+    // when they cannot be read.
+    nlohmann::json claim_events(const std::string& pvc);
     void progress(const std::string& line);
     void pause(const std::string& waiting_for);
 
