@@ -6,6 +6,7 @@
 #include "commands/command_context.hpp"
 #include "commands/interrupt.hpp"
 #include "commands/process_environment.hpp"
+#include "kubectl/cluster_flags.hpp"
 #include "kubectl/process_kubectl_runner.hpp"
 #include "kubectl/version_checking_runner.hpp"
 
@@ -15,11 +16,15 @@
 
 int main(int argc, char** argv) {
     osf::commands::install_interrupt_handlers();
+    osf::kubectl::ClusterFlags flags; // -n, --context, --kubeconfig
     osf::kubectl::ProcessKubectlRunner process_runner;
-    osf::kubectl::VersionCheckingRunner runner{process_runner}; // kubectl >= 1.30, asked once
+    osf::kubectl::ClusterFlagsRunner flagged_runner{process_runner, flags};
+    osf::kubectl::VersionCheckingRunner runner{flagged_runner}; // kubectl >= 1.30, asked once
     osf::commands::CommandContext context{
         .runner = runner,
-        .getenv = osf::commands::process_getenv,
+        .getenv = osf::kubectl::namespaced_getenv(
+            flags, osf::commands::process_getenv,
+            [&flagged_runner] { return osf::kubectl::context_namespace(flagged_runner); }),
         .file_exists = osf::commands::regular_file_exists,
         .out = std::cout,
         .err = std::cerr,
@@ -31,7 +36,7 @@ int main(int argc, char** argv) {
         .terminal = osf::commands::stdio_is_terminal(),
     };
     CLI::App app{"sandbox-kubernetes: agent-sandbox sandboxes behind their own egress proxy"};
-    osf::commands::register_commands(app, context);
+    osf::commands::register_commands(app, context, &flags);
     osf::cli::add_bash_completion_flag(app, "sandbox-kubernetes", std::cout);
     return osf::commands::run_cli(app, context, argc, argv);
 }

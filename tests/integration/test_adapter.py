@@ -74,6 +74,8 @@ def signed_log(key=None):
 
 LOG = signed_log()
 EGRESS_LOG = LOG.text()
+# What the proxy prints without --raw: its request lines (the chain's start and checkpoints left out).
+EGRESS_REQUESTS = "".join(line + "\n" for line in EGRESS_LOG.splitlines() if '"kind"' not in line)
 FOLLOWED = "followed lines\n"
 
 
@@ -98,6 +100,8 @@ EXEC_HANDLERS = [
      "stdout": '{"kind":"checkpoint"}\n'},
     {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "log", "--state-dir",
                                             "/var/lib/egress-proxy", "--follow"], "stdout": FOLLOWED},
+    {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "log", "--state-dir",
+                                            "/var/lib/egress-proxy"], "stdout": EGRESS_REQUESTS},
     {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "log"], "stdout": EGRESS_LOG},
 ]
 
@@ -215,7 +219,8 @@ def test_create_writes_every_object(cluster, tmp_path, secrets_dir):
     assert spec_cm["metadata"]["labels"] == labels
 
     pod = get(kube, "pod", f"{name}-egress")
-    assert pod["metadata"]["labels"] == {**labels, "osf.sandbox.role": "egress"}
+    assert pod["metadata"]["labels"] == {**labels, "osf.sandbox.role": "egress",
+                                         "app.kubernetes.io/component": "egress-proxy"}
     c = pod["spec"]["containers"][0]
     assert c["image"] == "ghcr.io/opensoftware/egress-proxy:0.1.0"
     assert c["command"] == ["/usr/local/bin/egress-proxy"]
@@ -555,6 +560,7 @@ def test_refused_kubectl_call_surfaces_its_message_and_cleans_up(cluster, tmp_pa
     assert "sandbox-kubernetes: kubectl create failed: Error from server (Forbidden): " in result.stderr
     assert ('sandboxclaims.extensions.agents.x-k8s.io is forbidden: User "kube-api-test-user" cannot create '
             'resource "sandboxclaims"') in result.stderr
+    assert result.stderr.endswith(" (sandbox-kubernetes doctor checks the cluster)\n")
     assert labelled_by_manager(kube) == before
 
 
@@ -601,9 +607,11 @@ def test_exec_errors(cluster, sandbox):
     assert result.stderr == "sandbox-kubernetes: no sandbox 0000000000ff\n"
     adapter(kube, "exec", "0000000000f", "--", "true", check=2)
     adapter(kube, "exec", sandbox, check=2)
-    # The command runs under `env` (which marks it for exec --timeout): not found is 127, as in a shell.
+    # A program the sandbox lacks is named as such: 127, as in a shell.
     result = adapter(kube, "exec", sandbox, "--", "no-such-program-here", check=127)
-    assert "no-such-program-here" in result.stderr
+    assert result.stderr == "exec: no-such-program-here: not found in the sandbox\n"
+    # A path or a program found on PATH runs as before.
+    assert adapter(kube, "exec", sandbox, "--", "/bin/sh", "-c", "echo $0", check=0).stdout == "/bin/sh\n"
 
 
 def test_exec_returns_when_the_command_does_and_background_jobs_keep_running(cluster, sandbox):
@@ -682,10 +690,139 @@ def test_list(cluster, sandbox, tmp_path):
     assert second not in adapter(kube, "list", check=0).stdout
 
 
+def test_kubectl_habits_namespace_context_kubeconfig_output_and_several_ids(cluster, tmp_path):
+    """-n/--namespace, --context and --kubeconfig as kubectl takes them (before or after the
+    subcommand), the current context's namespace when neither -n nor OSF_SANDBOX_NAMESPACE is set,
+    list -o name|yaml, and destroy of several IDs or --all --yes."""
+    import shutil
+    kube = cluster
+    kube.kubectl("create", "namespace", "habits")
+    spec = write_spec(tmp_path, {"template": "alpine:3"})
+    first = adapter(kube, "-n", "habits", "create", spec, check=0).stdout.strip()
+    second = adapter(kube, "create", spec, "--namespace", "habits", check=0).stdout.strip()
+    assert ID_RE.match(first) and ID_RE.match(second)
+    assert kube.kubectl_json("get", "sandboxclaims.extensions.agents.x-k8s.io", f"osf-sandbox-{first}", "-n", "habits")
+    assert first not in adapter(kube, "list", check=0).stdout  # the context's namespace: default
+    # -n wins over the variable
+    listed = adapter(kube, "list", "-n", "habits", env={"OSF_SANDBOX_NAMESPACE": "default"}, check=0).stdout
+    assert sorted(listed.split()) == sorted([first, second])
+    # -o name as kubectl prints it; -o yaml
+    names = adapter(kube, "list", "-n", "habits", "-o", "name", check=0).stdout.split()
+    assert sorted(names) == sorted([f"sandbox/{first}", f"sandbox/{second}"])
+    rows = yaml.safe_load(adapter(kube, "list", "-n", "habits", "-o", "yaml", check=0).stdout)
+    assert sorted(r["id"] for r in rows) == sorted([first, second])
+    assert all(r["status"] == "Ready" and r["image"] == "alpine:3" for r in rows)
+
+    # The current context's namespace when neither -n nor the variable says one.
+    config = tmp_path / "kubeconfig"
+    shutil.copy(kube.kubeconfig, config)
+    good = kube.kubectl("--kubeconfig", str(config), "config", "current-context", check=True).stdout.strip()
+    kube.kubectl("--kubeconfig", str(config), "config", "set-context", "--current", "--namespace", "habits",
+                 check=True)
+    in_context = adapter(kube, "list", env={"KUBECONFIG": str(config)}, check=0).stdout
+    assert sorted(in_context.split()) == sorted([first, second])
+    # --kubeconfig over KUBECONFIG; --context picks a context that is not the current one.
+    assert first in adapter(kube, "--kubeconfig", str(config), "list",
+                            env={"KUBECONFIG": "/nonexistent/config"}, check=0).stdout
+    kube.kubectl("--kubeconfig", str(config), "config", "set-cluster", "dead", "--server=https://127.0.0.1:1",
+                 check=True)
+    user = kube.kubectl("--kubeconfig", str(config), "config", "view", "--minify", "-o",
+                        "jsonpath={.contexts[0].context.user}", check=True).stdout.strip()
+    kube.kubectl("--kubeconfig", str(config), "config", "set-context", "dead", "--cluster=dead", f"--user={user}",
+                 check=True)
+    kube.kubectl("--kubeconfig", str(config), "config", "use-context", "dead", check=True)
+    dead = adapter(kube, "list", "-n", "habits", env={"KUBECONFIG": str(config)}, check=1)
+    assert "127.0.0.1:1" in dead.stderr and dead.stderr.count("\n") == 1
+    assert first in adapter(kube, "list", "--context", good, "-n", "habits", env={"KUBECONFIG": str(config)},
+                            check=0).stdout
+
+    # bash completion offers the namespace's sandbox IDs, asking list with the -n already typed.
+    script = adapter(kube, "--bash-completion", check=0).stdout
+    driver = (script + f"\nCOMP_WORDS=('{ADAPTER}' -n habits exec '')\nCOMP_CWORD=4\n"
+              "_osf_sandbox_kubernetes\nprintf '%s\\n' \"${COMPREPLY[@]}\"\n")
+    completed = subprocess.run(["bash", "--norc", "--noprofile", "-c", driver], capture_output=True, text=True,
+                               env=kube.env(), timeout=60, check=True).stdout.split()
+    assert sorted(w for w in completed if not w.startswith("-")) == sorted([first, second])
+
+    # destroy: several IDs at once; an unknown one is named and does not keep the others.
+    third = adapter(kube, "create", spec, "-n", "habits", check=0).stdout.strip()
+    result = adapter(kube, "destroy", "-n", "habits", first, "0000000000ff", second, check=1)
+    assert result.stderr.count("removed sandbox") == 2
+    assert "sandbox-kubernetes: no sandbox 0000000000ff\n" in result.stderr
+    assert adapter(kube, "list", "-n", "habits", check=0).stdout.split() == [third]
+    # --all needs --yes; IDs and --all together are a usage error
+    adapter(kube, "destroy", "-n", "habits", "--all", check=2)
+    adapter(kube, "destroy", "-n", "habits", "--all", "--yes", third, check=2)
+    assert adapter(kube, "list", "-n", "habits", check=0).stdout.split() == [third]
+    result = adapter(kube, "destroy", "-n", "habits", "--all", "--yes", check=0)
+    assert result.stderr == f"removed sandbox {third}\n"
+    assert adapter(kube, "list", "-n", "habits", check=0).stdout == ""
+    assert adapter(kube, "list", "-n", "habits", "-o", "yaml", check=0).stdout == "[]\n"
+
+
+def doctor_lines(result):
+    return {line.split()[1].rstrip(":"): line for line in result.stdout.splitlines()}
+
+
+def test_doctor_names_what_the_cluster_lacks_with_the_fix(cluster, tmp_path):
+    kube = cluster
+    # A namespace with everything: Pod Security labels, every permission, a gc CronJob.
+    env = psa_namespace(kube, "doctor-ok", "restricted")
+    kube.kubectl("create", "-n", "doctor-ok", "-f", "-", check=True, input=json.dumps({
+        "apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "sandboxes-gc"},
+        "spec": {"schedule": "*/10 * * * *", "jobTemplate": {"spec": {"template": {"spec": {
+            "restartPolicy": "Never",
+            "containers": [{"name": "gc", "image": "ghcr.io/opensoftware/sandbox-kubernetes:0.1.0",
+                            "command": ["sandbox-kubernetes", "gc"]}]}}}}}}))
+    result = adapter(kube, "doctor", env=env, check=0)
+    lines = doctor_lines(result)
+    assert list(lines) == ["kubectl", "cluster", "agent-sandbox", "namespace", "pod-security", "rbac", "gc",
+                           "network-policy"]
+    for name in ("kubectl", "cluster", "agent-sandbox", "namespace", "pod-security", "rbac", "gc"):
+        assert lines[name].startswith("ok  "), lines[name]
+    assert "CronJob sandboxes-gc runs sandbox-kubernetes gc" in lines["gc"]
+    assert re.search(r"all \d+ permissions the commands use are granted in doctor-ok", lines["rbac"])
+    assert lines["network-policy"].startswith("warn") and "fix: " in lines["network-policy"]
+
+    # A namespace that does not exist; a permission RBAC denies; no labels, no gc: each named with its fix.
+    kube.configure(forbid=[{"verb": "create", "resource": "pods/exec", "namespace": "*", "name": "*"}])
+    try:
+        result = adapter(kube, "doctor", "-n", "doctor-missing", check=1)
+    finally:
+        kube.configure(forbid=[])
+    lines = doctor_lines(result)
+    assert lines["namespace"] == ("FAIL  namespace: doctor-missing does not exist; fix: kubectl create namespace "
+                                  "doctor-missing, or choose one with -n or OSF_SANDBOX_NAMESPACE")
+    assert lines["rbac"].startswith("FAIL  rbac: denied in doctor-missing: create pods/exec; fix: ")
+    kube.kubectl("create", "namespace", "doctor-bare")
+    lines = doctor_lines(adapter(kube, "doctor", "-n", "doctor-bare", check=0))
+    assert lines["pod-security"].startswith("warn  pod-security: doctor-bare has no Pod Security enforce label; "
+                                            "fix: kubectl label namespace doctor-bare")
+    assert lines["gc"].startswith("warn  gc: no CronJob runs sandbox-kubernetes gc in doctor-bare")
+
+    # A cluster without agent-sandbox.
+    empty = tmp_path / "no-crds"
+    empty.mkdir()
+    with KubeApiServer(tmp_path / "bare-api", crds=str(empty)) as bare:
+        result = subprocess.run([ADAPTER, "doctor"], capture_output=True, text=True, env=bare.env(), timeout=120)
+    assert result.returncode == 1
+    lines = doctor_lines(result)
+    assert lines["agent-sandbox"].startswith("FAIL  agent-sandbox: agents.x-k8s.io/v1beta1, "
+                                             "extensions.agents.x-k8s.io/v1beta1 not served; fix: install")
+    # An API server that does not answer: one line, exit 1.
+    result = adapter(kube, "doctor", "--kubeconfig", str(tmp_path / "nonexistent"),
+                     env={"KUBECONFIG": ""}, check=1)
+    assert doctor_lines(result)["cluster"].startswith("FAIL  cluster: cannot reach the API server: ")
+
+
 def test_egress_log(cluster, sandbox):
     kube = cluster
-    assert adapter(kube, "egress-log", sandbox, check=0).stdout == EGRESS_LOG
+    # The proxy's request lines by default (it leaves out the chain's lines); --raw, the file as written.
+    assert adapter(kube, "egress-log", sandbox, check=0).stdout == EGRESS_REQUESTS
+    assert adapter(kube, "egress-log", sandbox, "--raw", check=0).stdout == EGRESS_LOG
+    assert '"kind"' in EGRESS_LOG and '"kind"' not in EGRESS_REQUESTS and '"host"' in EGRESS_REQUESTS
     assert adapter(kube, "egress-log", sandbox, "--follow", check=0).stdout == FOLLOWED
+    adapter(kube, "egress-log", sandbox, "--raw", "--verify", check=2)
     assert adapter(kube, "egress-log", "0000000000ff", check=1).stderr == \
         "sandbox-kubernetes: no sandbox 0000000000ff\n"
     adapter(kube, "egress-log", "xyz", check=2)
@@ -941,7 +1078,9 @@ def test_root_mode_in_a_restricted_namespace_fails_fast_and_cleans_up(cluster, t
     env["OSF_SANDBOX_START_TIMEOUT"] = "60"
     before = labelled_by_manager(kube)
     result = adapter(kube, "create", write_spec(tmp_path, {"template": "node:24-alpine"}), env=env, check=1)
-    assert 'violates PodSecurity "restricted:latest"' in result.stderr
+    # The level and the fields as admission named them, and the hint: the refusal is about root.
+    assert 'refuses the sandbox\'s pod: Pod Security "restricted:latest" forbids ' in result.stderr
+    assert "runAsNonRoot" in result.stderr
     assert "without \"user\" in its spec a sandbox runs in root mode" in result.stderr
     assert kube.kubectl("get", ALL_KINDS, "-n", "psa-restricted", "-l", "app.kubernetes.io/managed-by",
                         "-o", "name", check=True).stdout == ""
@@ -1058,19 +1197,28 @@ def test_allowed_images_and_host_aliases_are_checked_before_anything_starts(clus
     adapter(kube, "destroy", sandbox_id, check=0)
 
 
-def test_create_warns_when_the_image_lacks_tar_or_sh(cluster, tmp_path):
+def test_create_fails_when_the_image_lacks_a_tool_and_removes_the_sandbox(cluster, tmp_path):
     kube = cluster
     # The test server runs this machine's programs; the image's missing tools are canned answers.
     kube.set_exec(handlers=EXEC_HANDLERS + [
         {"image": "example.com/no-tar:*", "command": ["sh", "-c"], "stdout": "tar\n"},
         {"image": "example.com/no-sh:*", "command": ["sh"], "exitCode": 127,
          "stderr": 'exec: "sh": executable file not found in $PATH\n'}])
-    sandbox_id, result = create(kube, tmp_path, {"template": "example.com/no-tar:1"})
-    assert "warning: the image has no tar: copy and snapshot will not work" in result.stderr
-    adapter(kube, "destroy", sandbox_id, check=0)
-    sandbox_id, result = create(kube, tmp_path, {"template": "example.com/no-sh:1"})
-    assert "warning: the image has no sh" in result.stderr
-    adapter(kube, "destroy", sandbox_id, check=0)
+    try:
+        before = labelled_by_manager(kube)
+        result = adapter(kube, "create", write_spec(tmp_path, {"template": "example.com/no-tar:1"}), check=1)
+        assert "sandbox-kubernetes: the image has no tar (copy and snapshot); use an image that has them" \
+            in result.stderr
+        assert result.stdout == ""
+        result = adapter(kube, "create", write_spec(tmp_path, {"template": "example.com/no-sh:1"}), check=1)
+        assert "the image has no sh" in result.stderr
+        # A tool the operator requires, missing from this machine's programs (which the server runs).
+        result = adapter(kube, "create", write_spec(tmp_path, {"template": "alpine:3"}),
+                         env={"OSF_SANDBOX_REQUIRED_TOOLS": "cat,no-such-tool-here"}, check=1)
+        assert "the image has no no-such-tool-here (OSF_SANDBOX_REQUIRED_TOOLS)" in result.stderr
+        kube.wait_for(lambda: labelled_by_manager(kube) == before, what="the failed sandboxes to go")
+    finally:
+        kube.set_exec(handlers=EXEC_HANDLERS)
 
 
 def test_help_and_usage(cluster):

@@ -262,7 +262,8 @@ def test_list_prints_ids_for_scripts_a_wide_table_and_json(cluster, tmp_path):
         rows = {line.split()[0]: line.split() for line in wide[1:]}
         assert rows[first][1] == "Ready" and rows[first][-1] == "alpine:3"
         assert rows[first][3:5] in (["in", "2h"], ["in", "119m"], ["in", "118m"])
-        assert rows[second][3:5] == ["in", "8h"] or rows[second][3:5] == ["in", "7h"]
+        # as kubectl prints ages: 8h, or 7h59m a moment later
+        assert rows[second][3] == "in" and re.fullmatch(r"8h|7h5\dm", rows[second][4]), rows[second]
         listed = {row["id"]: row for row in json.loads(adapter(kube, "list", "-o", "json", check=0).stdout)}
         assert listed[first]["expires"] == claim_of(kube, first)["spec"]["lifecycle"]["shutdownTime"]
         assert listed[second]["image"] == "node:24-alpine"
@@ -610,7 +611,10 @@ def test_suspend_and_resume_keep_files_and_trust_the_new_proxy(cluster, tmp_path
                 adapter(kube, "list", "-o", "wide", check=0).stdout.splitlines()[1:]}
         assert rows[sandbox_id][1] == "Suspended"
         assert adapter(kube, "suspend", sandbox_id, check=0).stderr == f"sandbox {sandbox_id} is already suspended\n"
-        adapter(kube, "exec", sandbox_id, "--", "true", check=1)
+        suspended = f"sandbox-kubernetes: sandbox {sandbox_id} is suspended (resume starts it again)\n"
+        assert adapter(kube, "exec", sandbox_id, "--", "true", check=1).stderr == suspended
+        assert adapter(kube, "copy", f"{sandbox_id}:/workspace/work.txt", str(tmp_path / "w"),
+                       check=1).stderr == suspended
 
         # The proxy that serves the resumed sandbox has a new CA (made in its memory).
         new_ca = make_ca_pem()

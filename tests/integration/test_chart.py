@@ -238,6 +238,10 @@ def needed_permissions():
                 pass  # `create -f -`: the objects piped in, counted where they are built
             elif first in ("label", "patch") and "--local" in words:
                 pass  # edits its input; no API call
+            elif first in ("version", "api-versions", "auth"):
+                pass  # no API permission: the client's version, discovery, SelfSubjectAccessReview
+            elif first == "get" and words[:1] == ["cronjobs"]:
+                add(("batch", "cronjobs"), {"list"})  # doctor: the gc CronJob
             elif first == "get" and words[:1] == ["events"]:
                 add(("", "events"), {"list"})  # by --field-selector: a list
             elif first == "get" and words[:1] == ["namespace"]:
@@ -397,6 +401,16 @@ def test_role_matches_the_kubectl_calls_in_the_adapter():
               if v - needed.get(k, set())}
     assert not missing, f"the adapter calls kubectl for permissions the Role lacks: {missing}"
     assert not unused, f"the Role grants permissions no adapter call needs: {unused}"
+
+
+def test_doctor_asks_about_exactly_the_permissions_file():
+    """`doctor`'s kubectl auth can-i list (manifests/required_permissions.cpp) is the file's."""
+    with open(os.path.join(ADAPTER_SRC, "manifests", "required_permissions.cpp")) as f:
+        text = f.read()
+    asked = {}
+    for group, resource, verbs in re.findall(r'\{"([\w.-]*)",\s*"([\w/]+)",\s*\{([^}]*)\}\}', text):
+        asked[(group, resource)] = set(re.findall(r'"(\w+)"', verbs))
+    assert asked == {key: set(verbs) for key, verbs in permissions().items()}
 
 
 def test_no_role_of_the_chart_can_read_a_secret(helm):

@@ -28,8 +28,8 @@ def complete(binary, program, words):
 
 @pytest.mark.parametrize("words, expected", [
     (["sandbox-kubernetes", ""], {"create", "exec", "copy", "snapshot", "destroy", "list",
-                                  "egress-log", "extend", "gc", "suspend", "resume", "--help",
-                                  "-h", "--version"}),
+                                  "egress-log", "extend", "gc", "suspend", "resume", "doctor", "--help",
+                                  "-h", "--version", "-n", "--namespace", "--context", "--kubeconfig"}),
     (["sandbox-kubernetes", "cr"], {"create"}),
     (["sandbox-kubernetes", "create", "--d"], {"--dry-run"}),
     (["sandbox-kubernetes", "list", "--"], {"--help", "--json", "--output"}),
@@ -52,7 +52,7 @@ def test_local_completes_its_own_subcommands(words, expected):
 @pytest.mark.parametrize("words, expected", [
     (["egress-proxy", "--sp"], {"--spec"}),
     (["egress-proxy", "--log-"], {"--log-stdout", "--log-level", "--log-every-refusal"}),
-    (["egress-proxy", "log", "-"], {"--help", "-h", "--state-dir", "--follow", "-f"}),
+    (["egress-proxy", "log", "-"], {"--help", "-h", "--state-dir", "--follow", "-f", "--raw"}),
     # after an option that takes a value: nothing of ours, bash completes file names
     (["egress-proxy", "--spec", ""], set()),
     # a flag takes no value: the next word is an option again

@@ -18,6 +18,7 @@ import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
+import yaml
 
 from osftest import TestCA as UpstreamCA  # aliased: pytest would collect a Test* class
 from osftest import Upstream, proxy_bin
@@ -96,12 +97,15 @@ def test_list_prints_ids_a_wide_table_and_json_as_sandbox_kubernetes(local, sand
     assert wide[0].split() == ["ID", "STATUS", "AGE", "EXPIRES", "IMAGE"]
     row = wide_row(local, sandbox)
     assert row.split()[1] == "Ready" and row.split()[-1] == "host"
-    assert re.search(r"\bin (7h|8h)\b", row), row  # the default lifetime, 8h
+    assert re.search(r"\bin (7h5\dm|8h)\b", row), row  # the default lifetime, 8h, as kubectl prints ages
     entry = listed(local, sandbox)
     assert entry["status"] == "Ready" and entry["image"] == "host"
     assert rfc3339(entry["expires"]) - rfc3339(entry["created"]) == timedelta(hours=8)
     assert local.run("list", "--json").stdout == local.run("list", "-o", "json").stdout
-    res = local.run("list", "-o", "yaml")
+    # -o yaml: the same rows; -o name: sandbox/<ID>, as kubectl prints names
+    assert yaml.safe_load(local.run("list", "-o", "yaml").stdout) == json.loads(local.run("list", "-o", "json").stdout)
+    assert f"sandbox/{sandbox}" in local.run("list", "-o", "name").stdout.split()
+    res = local.run("list", "-o", "table")
     assert res.returncode == 2 and res.stderr.startswith("sandbox-local: ")
 
 
@@ -211,7 +215,10 @@ def test_a_lifetime_over_the_maximum_starts_nothing(local, upstream):
 # --- suspend and resume --------------------------------------------------------------------------
 
 def egress_starts(local, sandbox_id):
-    lines = [json.loads(l) for l in local.run("egress-log", sandbox_id).stdout.splitlines() if l.strip()]
+    lines = [json.loads(l) for l in local.run("egress-log", sandbox_id, "--raw").stdout.splitlines() if l.strip()]
+    default = [json.loads(l) for l in local.run("egress-log", sandbox_id).stdout.splitlines() if l.strip()]
+    # By default one line per request, the chain's own lines left out; --raw is the file as written.
+    assert default == [l for l in lines if "kind" not in l]
     return [l for l in lines if l.get("kind") == "start"], [l for l in lines if "host" in l]
 
 
@@ -625,24 +632,31 @@ class Follower:
 
 def test_egress_log_follow_prints_new_lines_until_the_sandbox_stops(local, upstream):
     sandbox_id = local.create(spec_for(upstream), name="follow.json")
-    follower = Follower(local, "-f", sandbox_id)
+    follower = Follower(local, "-f", "--raw", sandbox_id)
+    requests_only = Follower(local, "-f", sandbox_id)
     try:
         assert follower.next_record()["kind"] == "start"  # the log so far, then new lines
         assert request_through(local, sandbox_id, upstream, "allowed.test", "/followed") == "200"
         while (record := follower.next_record()).get("path") != "/followed":
             pass
+        # Without --raw: one line per request, the chain's lines left out.
+        first = requests_only.next_record()
+        assert "kind" not in first and first["path"] == "/followed"
         # destroy stops the proxy (its final checkpoint is the last line) and the follower ends.
         assert local.run("destroy", sandbox_id).returncode == 0
         rest, err = follower.wait()
         assert follower.process.returncode == 0, err
         assert rest[-1]["kind"] == "checkpoint" and rest[-1].get("final") is True
+        rest, _ = requests_only.wait()
+        assert all("kind" not in record for record in rest)
     finally:
         follower.kill()
+        requests_only.kill()
         local.run("destroy", sandbox_id)
 
 
 def test_egress_log_follow_ends_at_ctrl_c_with_130(local, sandbox):
-    follower = Follower(local, "--follow", sandbox)
+    follower = Follower(local, "--follow", "--raw", sandbox)
     try:
         assert follower.next_record()["kind"] == "start"
         follower.process.send_signal(signal.SIGINT)

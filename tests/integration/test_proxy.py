@@ -510,6 +510,13 @@ def test_ca_and_log_subcommands(proxy, upstream):
     assert "PRIVATE KEY" not in ca_out.stdout
     log_out = run_proxy(["log", "--state-dir", proxy.state_dir])
     assert '"path":"/sub"' in log_out.stdout
+    # One JSON line per request by default: no chain lines; --raw is the file as written.
+    lines = [json.loads(line) for line in log_out.stdout.splitlines()]
+    assert lines and all("kind" not in line and "host" in line for line in lines)
+    raw = run_proxy(["log", "--raw", "--state-dir", proxy.state_dir]).stdout
+    with open(os.path.join(proxy.state_dir, "egress.jsonl")) as f:
+        assert raw == f.read()
+    assert json.loads(raw.splitlines()[0])["kind"] == "start"
     missing = run_proxy(["ca", "--state-dir", "/nonexistent-state"])
     assert missing.returncode == 1 and "ca.crt" in missing.stderr
 

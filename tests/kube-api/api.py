@@ -89,6 +89,8 @@ class Api:
         accept = request.header("accept")
         if path == "/version":
             return json_response(discovery.VERSION_INFO)
+        if path == "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews" and request.method == "POST":
+            return self._self_subject_access_review(request)
         if path == "/api":
             media = discovery.wants_aggregated(accept)
             if media:
@@ -176,6 +178,18 @@ class Api:
             return json.loads(text)
         except (UnicodeDecodeError, ValueError) as exc:
             raise bad_request(f"couldn't get version/kind; json parse error: {exc}")
+
+    def _self_subject_access_review(self, request: Request):
+        """`kubectl auth can-i`: allowed unless a `forbid` rule (the simulated RBAC) refuses it."""
+        review = self._body(request)
+        attrs = (review.get("spec") or {}).get("resourceAttributes") or {}
+        resource = attrs.get("resource", "") + (f"/{attrs['subresource']}" if attrs.get("subresource") else "")
+        rule = self.authorizer(attrs.get("verb", ""), resource, attrs.get("namespace", ""),
+                               attrs.get("name", "")) if self.authorizer else None
+        review["status"] = {"allowed": not rule}
+        if rule:
+            review["status"]["reason"] = "forbidden by the test server's forbid rule"
+        return json_response(review, status=201)
 
     def _authorize(self, request: Request, rt: ResourceType, namespace: str, name: str | None, sub: str | None):
         if self.authorizer is None:

@@ -1,5 +1,5 @@
 """Decoding of the Kubernetes protobuf request bodies kubectl's typed clients send
-(`kubectl create configmap|secret|namespace|serviceaccount` use
+(`kubectl create configmap|secret|namespace|serviceaccount` and `kubectl auth can-i` use
 `application/vnd.kubernetes.protobuf` and do not fall back to JSON on 415).
 
 A body is the magic `k8s\\0` then a runtime.Unknown {typeMeta=1 {apiVersion=1, kind=2}, raw=2}
@@ -43,8 +43,15 @@ MESSAGES = {
                         4: ("uid", "string"), 5: ("apiVersion", "string"), 6: ("resourceVersion", "string"),
                         7: ("fieldPath", "string")},
     "LocalObjectReference": {1: ("name", "string")},
+    # k8s.io/api/authorization/v1: what `kubectl auth can-i` sends.
+    "SelfSubjectAccessReview": {1: ("metadata", "msg:ObjectMeta"), 2: ("spec", "msg:SelfSubjectAccessReviewSpec")},
+    "SelfSubjectAccessReviewSpec": {1: ("resourceAttributes", "msg:ResourceAttributes")},
+    "ResourceAttributes": {1: ("namespace", "string"), 2: ("verb", "string"), 3: ("group", "string"),
+                           4: ("version", "string"), 5: ("resource", "string"), 6: ("subresource", "string"),
+                           7: ("name", "string")},
 }
-KINDS = {("v1", "ConfigMap"), ("v1", "Secret"), ("v1", "Namespace"), ("v1", "ServiceAccount")}
+KINDS = {("v1", "ConfigMap"), ("v1", "Secret"), ("v1", "Namespace"), ("v1", "ServiceAccount"),
+         ("authorization.k8s.io/v1", "SelfSubjectAccessReview")}
 
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:

@@ -60,6 +60,7 @@ def builtin_types() -> list[ResourceType]:
         ResourceType("", "v1", "namespaces", "namespace", "Namespace", namespaced=False, short_names=["ns"],
                      subresources=["status"],
                      verbs=["create", "delete", "get", "list", "patch", "update", "watch"]),
+        ResourceType("batch", "v1", "cronjobs", "cronjob", "CronJob", short_names=["cj"], categories=["all"]),
         ResourceType("networking.k8s.io", "v1", "networkpolicies", "networkpolicy", "NetworkPolicy",
                      short_names=["netpol"], has_generation=True),
     ]

@@ -73,7 +73,7 @@ public:
     // Streams the egress log (JSON lines) to `out`. With `follow`, keeps
     // printing whole lines as they are written until the sandbox stops
     // running; Interrupted on SIGINT or SIGTERM.
-    virtual void egress_log(const std::string& id, std::ostream& out, bool follow) = 0;
+    virtual void egress_log(const std::string& id, std::ostream& out, bool follow, bool raw) = 0;
     // The sandbox's log and the key stored for its current proxy, as
     // egress-log --verify/--summary, destroy --save-log and gc --save-logs take
     // them; CommandFailed "no sandbox <ID>" when there is none.

@@ -129,29 +129,69 @@ void setup_snapshot(CLI::App& app, BackendContext& context) {
     });
 }
 
+// One sandbox: its log saved first when asked (nothing removed if that fails).
+void destroy_one(BackendContext& context, const std::string& id, const std::string& save_log) {
+    context.backend.check_exists(id);
+    if (!save_log.empty()) {
+        try {
+            const auto access = context.backend.egress_log_access(id);
+            commands::save_log(*access, context.err, context.program, save_log);
+        } catch (const commands::LogDoesNotVerify& e) {
+            throw commands::CommandFailed(commands::destroy_not_removed(e, id));
+        }
+    }
+    context.backend.destroy(id);
+    context.err << "removed sandbox " << id << "\n";
+}
+
 void setup_destroy(CLI::App& app, BackendContext& context) {
-    auto id = std::make_shared<std::string>();
-    auto save_log = std::make_shared<std::string>();
+    struct Options {
+        std::vector<std::string> ids;
+        std::string save_log;
+        bool all = false;
+        bool yes = false;
+    };
+    auto options = std::make_shared<Options>();
     CLI::App* sub = app.add_subcommand(
-        "destroy", "Remove a sandbox and everything made for it (not its snapshots)");
-    sub->add_option("id", *id, "The sandbox ID (12 hex digits)")->required();
-    sub->add_option("--save-log", *save_log, context.texts.destroy_save_log);
-    sub->callback([&context, id, save_log] {
+        "destroy", "Remove sandboxes and everything made for them (not their snapshots)");
+    sub->add_option("id", options->ids, "The sandbox IDs (12 hex digits each)");
+    sub->add_option("--save-log", options->save_log, context.texts.destroy_save_log);
+    sub->add_flag("--all", options->all, "Every sandbox that list shows (needs --yes)");
+    sub->add_flag("--yes", options->yes, "Confirm --all");
+    sub->callback([&context, options] {
         guarded(context, [&] {
-            const std::string checked = commands::parse_sandbox_id(*id);
-            commands::check_new_log_file(*save_log);
-            context.backend.check_exists(checked);
-            if (!save_log->empty()) {
+            if (options->all == !options->ids.empty())
+                throw commands::UsageError("destroy: give sandbox IDs or --all, not both");
+            if (!options->save_log.empty() && options->ids.size() != 1)
+                throw commands::UsageError("destroy: --save-log takes one sandbox ID");
+            if (options->all && !options->yes)
+                throw commands::UsageError("destroy --all removes every sandbox in the namespace; "
+                                           "add --yes to confirm");
+            // Every ID is checked before anything is removed.
+            std::vector<std::string> ids;
+            for (const auto& id : options->ids)
+                ids.push_back(commands::parse_sandbox_id(id));
+            commands::check_new_log_file(options->save_log);
+            if (options->all)
+                for (const auto& row : context.backend.list())
+                    ids.push_back(row.id);
+            int failed = 0;
+            for (const auto& id : ids) {
                 try {
-                    const auto access = context.backend.egress_log_access(checked);
-                    commands::save_log(*access, context.err, context.program, *save_log);
-                } catch (const commands::LogDoesNotVerify& e) {
-                    throw commands::CommandFailed(commands::destroy_not_removed(e, checked));
+                    destroy_one(context, id, options->save_log);
+                } catch (const commands::UsageError&) {
+                    throw;
+                } catch (const std::exception& e) {
+                    // One that cannot be removed does not keep the others.
+                    if (ids.size() == 1) throw;
+                    const std::string what = e.what();
+                    context.err << context.program << ": "
+                                << (what.find(id) == std::string::npos ? id + ": " : "") << what
+                                << "\n";
+                    ++failed;
                 }
             }
-            context.backend.destroy(checked);
-            context.err << "removed sandbox " << checked << "\n";
-            return 0;
+            return failed == 0 ? 0 : 1;
         });
     });
 }
@@ -161,8 +201,9 @@ void setup_list(CLI::App& app, BackendContext& context) {
     auto json = std::make_shared<bool>(false);
     CLI::App* sub = app.add_subcommand("list", context.texts.list);
     sub->add_option("-o,--output", *output,
-                    "wide: ID, STATUS, AGE, EXPIRES, IMAGE with a header; json: an array")
-        ->check(CLI::IsMember({"wide", "json"}));
+                    "wide: ID, STATUS, AGE, EXPIRES, IMAGE with a header; json: an array; "
+                    "yaml: the same as YAML; name: sandbox/<ID> per line, as kubectl -o name")
+        ->check(CLI::IsMember({"wide", "json", "yaml", "name"}));
     sub->add_flag("--json", *json, "The same as -o json");
     sub->callback([&context, output, json] {
         guarded(context, [&] {
@@ -170,8 +211,13 @@ void setup_list(CLI::App& app, BackendContext& context) {
             const std::string format = *json ? "json" : *output;
             if (format == "json")
                 context.out << manifests::rows_json(rows).dump(2) << "\n";
+            else if (format == "yaml")
+                context.out << manifests::rows_yaml(rows);
             else if (format == "wide")
                 context.out << manifests::wide_table(rows);
+            else if (format == "name")
+                for (const auto& row : rows)
+                    context.out << "sandbox/" << row.id << "\n";
             else
                 for (const auto& row : rows)
                     context.out << row.id << "\n";
@@ -184,9 +230,13 @@ void setup_egress_log(CLI::App& app, BackendContext& context) {
     auto options = std::make_shared<commands::EgressLogOptions>();
     CLI::App* sub = app.add_subcommand(
         "egress-log",
-        "Print the sandbox's egress log (JSON lines), verify, summarise or report on it");
+        "Print the sandbox's egress log (one JSON line per request), verify, summarise or "
+        "report on it");
     sub->add_option("id", options->id, "The sandbox ID (12 hex digits)")->required();
     auto* follow = sub->add_flag("-f,--follow", options->follow, context.texts.egress_log_follow);
+    auto* raw = sub->add_flag("--raw", options->raw,
+                              "Print the signed file exactly as written: the chain's start and "
+                              "checkpoint lines with the requests (what --verify reads)");
     auto* verify = sub->add_flag("--verify", options->verify, context.texts.egress_log_verify);
     auto* summary = sub->add_flag("--summary", options->summary,
                                   "Hosts, refusals, secrets, MCP tools, time range, and "
@@ -199,6 +249,7 @@ void setup_egress_log(CLI::App& app, BackendContext& context) {
                                    "lines they count (exit 1 when the log does not verify)");
     report->type_name("FILE");
     follow->excludes(verify)->excludes(summary)->excludes(report);
+    raw->excludes(verify)->excludes(summary)->excludes(report);
     verify->excludes(summary)->excludes(report);
     summary->excludes(report);
     json->needs(summary);
@@ -206,7 +257,7 @@ void setup_egress_log(CLI::App& app, BackendContext& context) {
         guarded(context, [&] {
             const std::string id = commands::parse_sandbox_id(options->id);
             if (!options->verify && !options->summary && options->report.empty()) {
-                context.backend.egress_log(id, context.out, options->follow);
+                context.backend.egress_log(id, context.out, options->follow, options->raw);
                 return 0;
             }
             if (!options->report.empty()) commands::check_report_file(options->report);

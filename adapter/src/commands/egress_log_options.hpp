@@ -8,6 +8,7 @@ namespace osf::commands {
 struct EgressLogOptions {
     std::string id;
     bool follow = false;
+    bool raw = false; // the file as written, chain lines and all
     bool verify = false;
     bool summary = false;
     bool json = false;

@@ -126,7 +126,9 @@ json egress_pod(const SandboxRequest& request) {
     return {
         {"apiVersion", "v1"},
         {"kind", "Pod"},
-        {"metadata", metadata(request, egress_name(id), role_labels(id, kRoleEgress))},
+        {"metadata",
+         metadata(request, egress_name(id),
+                  with_pod_labels(role_labels(id, kRoleEgress), request.settings.pod_labels))},
         {"spec",
          {// The CA lives only in the proxy's memory: a restarted proxy would have a
           // new CA the sandbox does not trust, so a crash is final and visible.

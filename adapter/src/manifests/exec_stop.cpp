@@ -31,7 +31,14 @@ exit 0)";
 
 std::vector<std::string> marked_command(const std::string& marker,
                                         const std::vector<std::string>& command) {
-    std::vector<std::string> argv = {"env", std::string(kExecMarkerVariable) + "=" + marker};
+    // A program the sandbox does not have is named as such (exit 127, a
+    // shell's code), not by env's "No such file or directory".
+    std::vector<std::string> argv = {
+        "sh", "-c",
+        "command -v -- \"$2\" >/dev/null 2>&1 || "
+        "{ printf 'exec: %s: not found in the sandbox\\n' \"$2\" >&2; exit 127; }; "
+        "exec env \"$@\"",
+        "osf-exec", std::string(kExecMarkerVariable) + "=" + marker};
     argv.insert(argv.end(), command.begin(), command.end());
     return argv;
 }

@@ -14,7 +14,9 @@ inline constexpr const char* kExecMarkerVariable = "OSF_EXEC_ID";
 // Between TERM and KILL: time for a well-behaved command to clean up.
 inline constexpr std::chrono::seconds kExecTerminateGrace{5};
 
-// `env OSF_EXEC_ID=<marker> <command>...`: what kubectl exec runs.
+// `env OSF_EXEC_ID=<marker> <command>...` run by a `sh -c` that first checks
+// the program exists (else "exec: NAME: not found in the sandbox", exit 127):
+// what kubectl exec runs.
 std::vector<std::string> marked_command(const std::string& marker,
                                         const std::vector<std::string>& command);
 

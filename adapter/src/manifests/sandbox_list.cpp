@@ -53,11 +53,23 @@ std::string status_word(const std::string& reason) {
 }
 
 std::string format_age(long long seconds) {
+    // kubectl's HumanDuration: two units while the larger is small, one after.
+    auto two = [](long long big, const char* big_unit, long long small, const char* small_unit) {
+        return std::to_string(big) + big_unit +
+               (small == 0 ? std::string() : std::to_string(small) + small_unit);
+    };
     if (seconds < 0) seconds = 0;
-    if (seconds < 120) return std::to_string(seconds) + "s";
-    if (seconds < 2 * 3600) return std::to_string(seconds / 60) + "m";
-    if (seconds < 2 * 86400) return std::to_string(seconds / 3600) + "h";
-    return std::to_string(seconds / 86400) + "d";
+    if (seconds < 2 * 60) return std::to_string(seconds) + "s";
+    const long long minutes = seconds / 60;
+    if (minutes < 10) return two(minutes, "m", seconds % 60, "s");
+    if (minutes < 3 * 60) return std::to_string(minutes) + "m";
+    const long long hours = seconds / 3600;
+    if (hours < 8) return two(hours, "h", minutes % 60, "m");
+    if (hours < 48) return std::to_string(hours) + "h";
+    if (hours < 8 * 24) return two(hours / 24, "d", hours % 24, "h");
+    if (hours < 2 * 365 * 24) return std::to_string(hours / 24) + "d";
+    if (hours < 8 * 365 * 24) return two(hours / (365 * 24), "y", (hours / 24) % 365, "d");
+    return std::to_string(hours / (365 * 24)) + "y";
 }
 
 std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_clock::time_point now) {
@@ -151,6 +163,24 @@ std::string wide_table(const std::vector<SandboxRow>& rows) {
             if (i + 1 < line.size()) text += std::string(widths[i] - line[i].size() + 3, ' ');
         }
         text += "\n";
+    }
+    return text;
+}
+
+std::string rows_yaml(const std::vector<SandboxRow>& rows) {
+    // Block YAML of flat rows by hand: the values are IDs, words, RFC 3339
+    // times, image names and numbers, each written as a JSON string (a YAML
+    // double-quoted scalar), so no library is needed for what it would escape.
+    const json array = rows_json(rows);
+    if (array.empty()) return "[]\n";
+    std::string text;
+    for (const auto& row : array) {
+        bool first = true;
+        for (const auto& [key, value] : row.items()) {
+            text += first ? "- " : "  ";
+            first = false;
+            text += key + ": " + (value.is_null() ? "null" : value.dump()) + "\n";
+        }
     }
     return text;
 }

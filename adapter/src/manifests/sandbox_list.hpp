@@ -44,6 +44,10 @@ std::string status_word(const std::string& reason);
 // `list -o json`: an array of {id, status, created, ageSeconds, expires, image}.
 nlohmann::json rows_json(const std::vector<SandboxRow>& rows);
 
+// `list -o yaml`: the same rows as a block YAML sequence, keys sorted as
+// kubectl sorts them; "[]" when there are none.
+std::string rows_yaml(const std::vector<SandboxRow>& rows);
+
 // Seconds since the epoch of "2026-11-29T18:55:00Z"; nullopt when malformed.
 std::optional<long long> parse_timestamp(const std::string& text);
 

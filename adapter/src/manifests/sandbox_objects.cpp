@@ -119,7 +119,7 @@ json sandbox_pod_template(const json& base, const SandboxRequest& request) {
             ++it;
     }
     labels.update(role_labels(request.id, kRoleSandbox));
-    meta["labels"] = labels;
+    meta["labels"] = with_pod_labels(labels, request.settings.pod_labels);
 
     json& spec = pod["spec"];
     if (!spec.is_object()) spec = json::object();

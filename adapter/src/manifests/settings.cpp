@@ -1,9 +1,11 @@
 #include "manifests/settings.hpp"
 
 #include "manifests/image_policy.hpp"
+#include "manifests/labels.hpp"
 #include "osf/duration.hpp"
 #include "policy/policy.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace osf::manifests {
@@ -62,6 +64,39 @@ Settings read_settings(const EnvLookup& getenv) {
     }
     if (auto v = duration_variable(getenv, "OSF_SANDBOX_EXEC_TIMEOUT")) settings.exec_timeout = *v;
     if (auto v = duration_variable(getenv, "OSF_SANDBOX_GC_GRACE")) settings.gc_grace = *v;
+    if (auto v = non_empty(getenv, "OSF_SANDBOX_POD_LABELS")) {
+        std::size_t start = 0;
+        while (start <= v->size()) {
+            const auto end = std::min(v->find(',', start), v->size());
+            const std::string item = v->substr(start, end - start);
+            const auto equals = item.find('=');
+            if (equals == std::string::npos)
+                throw SettingsError("OSF_SANDBOX_POD_LABELS: '" + item + "' is not key=value");
+            const std::string key = item.substr(0, equals);
+            const std::string value = item.substr(equals + 1);
+            if (const auto problem = pod_label_problem(key, value))
+                throw SettingsError("OSF_SANDBOX_POD_LABELS: " + *problem);
+            settings.pod_labels.emplace_back(key, value);
+            start = end + 1;
+        }
+    }
+    if (auto v = non_empty(getenv, "OSF_SANDBOX_REQUIRED_TOOLS")) {
+        std::size_t start = 0;
+        while (start <= v->size()) {
+            const auto end = std::min(v->find(',', start), v->size());
+            const std::string tool = v->substr(start, end - start);
+            // A program's name: it goes into the check's shell script as it is.
+            const bool plain =
+                !tool.empty() && tool.size() <= 64 && tool.front() != '-' &&
+                tool.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                       "0123456789._+-") == std::string::npos;
+            if (!plain)
+                throw SettingsError("OSF_SANDBOX_REQUIRED_TOOLS: '" + tool +
+                                    "' is not a program name");
+            settings.required_tools.push_back(tool);
+            start = end + 1;
+        }
+    }
     settings.host_aliases = non_empty(getenv, "OSF_SANDBOX_HOST_ALIASES");
     if (settings.host_aliases) {
         // The proxy would exit on a value it cannot read, long after the

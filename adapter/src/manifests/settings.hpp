@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace osf::manifests {
@@ -49,6 +50,10 @@ struct Settings {
     std::chrono::seconds extend_window = kDefaultExtendWindow; // OSF_SANDBOX_EXTEND_WINDOW
     std::chrono::seconds exec_timeout = kDefaultExecTimeout;   // OSF_SANDBOX_EXEC_TIMEOUT
     std::chrono::seconds gc_grace = kDefaultGcGrace;           // OSF_SANDBOX_GC_GRACE
+    // OSF_SANDBOX_POD_LABELS ("team=a,cost-center=42"): on the sandbox and egress pods.
+    std::vector<std::pair<std::string, std::string>> pod_labels;
+    // OSF_SANDBOX_REQUIRED_TOOLS ("git,timeout"): create fails when the image lacks one.
+    std::vector<std::string> required_tools;
 };
 
 // A variable with a value the adapter cannot use (exit 2).

@@ -17,6 +17,7 @@ struct Level {
     std::string name;                       // "" for the program itself
     std::vector<std::string> words;         // completions at this level
     std::vector<std::string> value_options; // options whose next word is a value
+    bool takes_id = false;                  // a positional "id": sandbox IDs complete
 };
 
 void collect(const CLI::App& app, const std::string& name, std::vector<Level>& levels) {
@@ -31,6 +32,8 @@ void collect(const CLI::App& app, const std::string& name, std::vector<Level>& l
             names.push_back("--" + l);
         for (const auto& s : opt->get_snames())
             names.push_back("-" + s);
+        if (opt->get_name() == "id" && opt->get_lnames().empty() && opt->get_snames().empty())
+            level.takes_id = true;
         for (const auto& n : names) {
             level.words.push_back(n);
             if (opt->get_expected_max() != 0) level.value_options.push_back(n); // flags expect 0
@@ -65,8 +68,10 @@ std::string bash_completion(const CLI::App& app, const std::string& program) {
     collect(app, "", levels);
     std::vector<std::string> subcommands;
     std::vector<std::string> value_cases;
+    std::vector<std::string> id_commands;
     for (const auto& level : levels) {
         if (!level.name.empty()) subcommands.push_back(level.name);
+        if (level.takes_id) id_commands.push_back(level.name);
         for (const auto& option : level.value_options)
             value_cases.push_back("\"" + level.name + ":" + option + "\"");
     }
@@ -93,8 +98,30 @@ std::string bash_completion(const CLI::App& app, const std::string& program) {
         << "    case \"$sub\" in\n";
     for (const auto& level : levels)
         out << "        \"" << level.name << "\") words=\"" << join(level.words, " ") << "\" ;;\n";
-    out << "    esac\n"
-        << "    COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
+    out << "    esac\n";
+    if (!id_commands.empty()) {
+        // A sandbox ID: ask the program's own `list`, with the program's
+        // options already typed (a namespace, a context) passed on.
+        std::string top_values;
+        for (const auto& option : levels.front().value_options)
+            top_values += (top_values.empty() ? "" : "|") + option;
+        out << "    case \"$sub\" in\n"
+            << "        " << join(id_commands, "|") << ")\n"
+            << "            if [[ \"$cur\" != -* ]]; then\n"
+            << "                local pass=()\n";
+        if (!top_values.empty())
+            out << "                for ((i = 1; i < COMP_CWORD - 1; i++)); do\n"
+                << "                    case \"${COMP_WORDS[i]}\" in\n"
+                << "                        " << top_values
+                << ") pass+=(\"${COMP_WORDS[i]}\" \"${COMP_WORDS[i+1]}\") ;;\n"
+                << "                    esac\n"
+                << "                done\n";
+        out << "                words=\"$words $(\"${COMP_WORDS[0]}\" list \"${pass[@]}\" "
+               "2>/dev/null)\"\n"
+            << "            fi ;;\n"
+            << "    esac\n";
+    }
+    out << "    COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
         << "}\n"
         << "complete -o default -F " << fn << " " << program << "\n";
     return out.str();

@@ -4,6 +4,7 @@
 #include "egress_log/log_chain.hpp"
 #include "egress_log/log_summary.hpp"
 #include "egress_log/log_verifier.hpp"
+#include "egress_log/request_lines.hpp"
 #include "log/report_page.hpp"
 
 #include <chrono>
@@ -45,21 +46,31 @@ std::optional<std::string> read_whole(const std::string& path) {
     return text;
 }
 
-int print_file(const std::filesystem::path& path) {
+// The file as written with `raw`, else its request lines only.
+int print_file(const std::filesystem::path& path, bool raw) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         std::cerr << "egress-proxy: no egress log at " << path.string()
                   << " (is the proxy running with this --state-dir?)\n";
         return exit_failure;
     }
-    std::cout << in.rdbuf();
+    if (raw) {
+        std::cout << in.rdbuf();
+    } else {
+        egress_log::RequestLineFilter filter;
+        std::string chunk(64 * 1024, '\0');
+        while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0)
+            std::cout << filter.feed(
+                std::string_view(chunk.data(), static_cast<std::size_t>(in.gcount())));
+        std::cout << filter.finish();
+    }
     std::cout.flush();
     return exit_ok;
 }
 
 volatile std::sig_atomic_t stop_following = 0;
 
-int follow_file(const std::filesystem::path& path) {
+int follow_file(const std::filesystem::path& path, bool raw) {
     std::signal(SIGINT, [](int) { stop_following = 1; });
     std::signal(SIGTERM, [](int) { stop_following = 1; });
     std::ifstream in(path, std::ios::binary);
@@ -71,7 +82,7 @@ int follow_file(const std::filesystem::path& path) {
     while (!stop_following) {
         while (std::getline(in, line)) {
             if (in.eof()) break; // a line still being written: read it whole later
-            std::cout << line << '\n';
+            if (raw || egress_log::is_request_line(line)) std::cout << line << '\n';
         }
         std::cout.flush();
         if (in.eof()) {
@@ -198,6 +209,10 @@ LogCommands::LogCommands(CLI::App& app, std::string& state_dir) : state_dir_(sta
     log_->add_option("--state-dir", state_dir_, "The proxy's state directory")
         ->capture_default_str();
     log_->add_flag("-f,--follow", follow_, "Keep printing lines as they are written");
+    log_->add_flag("--raw", raw_,
+                   "Print the file exactly as written, the chain's start and checkpoint lines "
+                   "with the requests (what verify and summary read); without it, one JSON line "
+                   "per request");
     log_->require_subcommand(0, 1);
 
     verify_ = log_->add_subcommand(
@@ -247,8 +262,8 @@ std::optional<int> LogCommands::run() const {
     const std::filesystem::path state_dir(state_dir_);
     if (checkpoint_->parsed()) return request_checkpoint(state_dir, timeout_seconds_);
     if (!verify_->parsed() && !summary_->parsed() && !report_->parsed())
-        return follow_ ? follow_file(state_dir / "egress.jsonl")
-                       : print_file(state_dir / "egress.jsonl");
+        return follow_ ? follow_file(state_dir / "egress.jsonl", raw_)
+                       : print_file(state_dir / "egress.jsonl", raw_);
 
     const auto trusted = read_trusted_key(pubkey_);
     if (!trusted.problem.empty()) {

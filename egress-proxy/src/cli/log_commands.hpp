@@ -27,6 +27,7 @@ private:
     CLI::App* report_ = nullptr;
     CLI::App* checkpoint_ = nullptr;
     bool follow_ = false;
+    bool raw_ = false;
     std::string file_;
     std::string pubkey_;
     std::string output_;

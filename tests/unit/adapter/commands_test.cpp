@@ -2,6 +2,7 @@
 // messages, the exact kubectl invocations and clean-up after failures.
 #include "backends/kubernetes/register_commands.hpp"
 #include "manifests/exec_relay.hpp"
+#include "manifests/exec_stop.hpp"
 #include "test_support.hpp"
 
 #include <algorithm>
@@ -372,7 +373,7 @@ TEST_CASE("create: a refused kubectl call surfaces kubectl's message and cleans 
     CHECK(run(t, {"create", write_spec(kSpec)}) == 1);
     CHECK(t.err.str().find(
               "sandbox-kubernetes: kubectl create failed: Error from server (Forbidden): pods is "
-              "forbidden\n") != std::string::npos);
+              "forbidden (sandbox-kubernetes doctor checks the cluster)\n") != std::string::npos);
     CHECK(cleaned_up(t));
 }
 
@@ -538,9 +539,11 @@ TEST_CASE("exec: asks for a TTY when stdin and stdout are a terminal") {
     CHECK(run(t, {"exec", kId, "--", "sh"}) == 0);
     const auto exec = t.kubectl.find({"exec"});
     REQUIRE(exec.size() == 1);
-    CHECK(exec[0].args == std::vector<std::string>{"exec", "-i", "-t", "osf-sandbox-" + kId,
-                                                   "--namespace", "default", "--", "env",
-                                                   "OSF_EXEC_ID=0123456789ab", "sh"});
+    const auto marked = osf::manifests::marked_command("0123456789ab", {"sh"});
+    std::vector<std::string> expected = {"exec",        "-i",      "-t", "osf-sandbox-" + kId,
+                                         "--namespace", "default", "--"};
+    expected.insert(expected.end(), marked.begin(), marked.end());
+    CHECK(exec[0].args == expected);
 }
 
 TEST_CASE("exec: upper-case IDs work; an unknown ID exits 1 with 'no sandbox <ID>'") {
@@ -658,7 +661,7 @@ TEST_CASE("list: IDs one per line; -o wide a table with a header; -o json and --
     w.kubectl.on({"get"}, ok(items.dump()));
     CHECK(run(w, {"list", "-o", "wide"}) == 0);
     CHECK(w.out.str() == "ID             STATUS   AGE   EXPIRES   IMAGE\n" + kId +
-                             "   Ready    2m    in 2h     -\n");
+                             "   Ready    2m    in 120m   -\n");
     for (const char* flag : {"--json", "-ojson"}) {
         TestContext j;
         j.kubectl.on({"get"}, ok(items.dump()));
@@ -670,7 +673,7 @@ TEST_CASE("list: IDs one per line; -o wide a table with a header; -o json and --
         CHECK(rows[0]["expires"] == "2026-11-29T21:00:00Z");
     }
     TestContext bad;
-    CHECK(run(bad, {"list", "-o", "yaml"}) == 2);
+    CHECK(run(bad, {"list", "-o", "table"}) == 2);
 }
 
 TEST_CASE("list: an empty list in a namespace that does not exist exits 1") {
@@ -823,7 +826,8 @@ TEST_CASE("cli: usage errors are one line each with the prefix; unknown command;
     run(unknown, {"frobnicate"});
     CHECK(unknown.err.str() ==
           "sandbox-kubernetes: unknown command 'frobnicate'; the commands are create, exec, copy, "
-          "snapshot, destroy, list, egress-log, extend, gc, suspend, resume (run with --help)\n");
+          "snapshot, destroy, list, egress-log, extend, gc, suspend, resume, doctor (run with "
+          "--help)\n");
     TestContext version;
     CHECK(run(version, {"--version"}) == 0);
     CHECK(version.out.str().rfind("sandbox-kubernetes ", 0) == 0);
@@ -897,14 +901,15 @@ TEST_CASE("create: bad OSF_SANDBOX_HOST_ALIASES or pull policy exit 2 before any
                       ["imagePullPolicy"] == "Always");
 }
 
-TEST_CASE("create: the tool check warns about a missing tar or sh, and create still succeeds") {
+TEST_CASE("create: an image without a tool the adapter needs fails and is removed") {
     TestContext t;
     healthy_cluster(t);
     t.kubectl.on(kToolCheck, ok("tar\n"));
-    REQUIRE(run(t, {"create", write_spec(kSpec)}) == 0);
-    CHECK(t.err.str().find("warning: the image has no tar: copy and snapshot will not work\n") !=
-          std::string::npos);
-    REQUIRE(t.kubectl.find(kToolCheck).size() == 1);
+    CHECK(run(t, {"create", write_spec(kSpec)}) == 1);
+    CHECK(t.err.str().find("sandbox-kubernetes: the image has no tar (copy and snapshot); use an "
+                           "image that has them\n") != std::string::npos);
+    CHECK(t.out.str().empty());
+    CHECK(cleaned_up(t));
 
     TestContext no_sh;
     healthy_cluster(no_sh);
@@ -912,14 +917,20 @@ TEST_CASE("create: the tool check warns about a missing tar or sh, and create st
                      fail("error: Internal error occurred: exec: \"sh\": executable file not "
                           "found in $PATH: unknown\n",
                           1));
-    REQUIRE(run(no_sh, {"create", write_spec(kSpec)}) == 0);
-    CHECK(no_sh.err.str().find("warning: the image has no sh") != std::string::npos);
-    CHECK(no_sh.out.str() == kId + "\n");
+    CHECK(run(no_sh, {"create", write_spec(kSpec)}) == 1);
+    CHECK(no_sh.err.str().find("the image has no sh") != std::string::npos);
 
+    // OSF_SANDBOX_REQUIRED_TOOLS adds to what is probed.
     TestContext fine;
     healthy_cluster(fine);
+    fine.env["OSF_SANDBOX_REQUIRED_TOOLS"] = "git,timeout";
     REQUIRE(run(fine, {"create", write_spec(kSpec)}) == 0);
-    CHECK(fine.err.str().find("warning") == std::string::npos);
+    const auto probe = fine.kubectl.find(kToolCheck);
+    REQUIRE(probe.size() == 1);
+    CHECK(probe[0].args.back().find("for tool in env tar cp git timeout;") != std::string::npos);
+    TestContext bad;
+    bad.env["OSF_SANDBOX_REQUIRED_TOOLS"] = "git;rm -rf /";
+    CHECK(run(bad, {"create", write_spec(kSpec)}) == 2);
 }
 
 TEST_CASE("create: a pod the namespace's Pod Security level refuses fails before anything starts") {
@@ -931,8 +942,8 @@ TEST_CASE("create: a pod the namespace's Pod Security level refuses fails before
                              "\"restricted:latest\": runAsNonRoot != true\n"));
     CHECK(run(t, {"create", write_spec(kSpec)}) == 1);
     const std::string err = t.err.str();
-    CHECK(err.find("sandbox-kubernetes: the namespace refuses the sandbox's pod: Error from server "
-                   "(Forbidden)") != std::string::npos);
+    CHECK(err.find("sandbox-kubernetes: the namespace refuses the sandbox's pod: Pod Security "
+                   "\"restricted:latest\" forbids runAsNonRoot != true") != std::string::npos);
     CHECK(err.find("runs in root mode") != std::string::npos);
     CHECK(t.kubectl.find({"create", "--namespace", "default", "-f", "-"}).empty());
     CHECK(t.kubectl.find({"create", "secret"}).empty());

@@ -27,7 +27,15 @@ TEST_CASE("egress pod: name, labels, image, arguments") {
     CHECK(pod["metadata"]["namespace"] == "agents");
     json expected_labels = labels;
     expected_labels["osf.sandbox.role"] = "egress";
+    expected_labels["app.kubernetes.io/component"] = "egress-proxy";
     CHECK(pod["metadata"]["labels"] == expected_labels);
+    // OSF_SANDBOX_POD_LABELS are added; they never replace the adapter's.
+    auto labelled = osf::testing::sample_request();
+    labelled.settings.pod_labels = {{"team", "a"}, {"example.com/cost-center", "42"}};
+    json with_extra = expected_labels;
+    with_extra["team"] = "a";
+    with_extra["example.com/cost-center"] = "42";
+    CHECK(egress_pod(labelled)["metadata"]["labels"] == with_extra);
     REQUIRE(pod["spec"]["containers"].size() == 1);
     const json& c = pod["spec"]["containers"][0];
     CHECK(c["name"] == "egress-proxy");

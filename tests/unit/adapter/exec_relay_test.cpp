@@ -1,4 +1,5 @@
 #include "manifests/exec_relay.hpp"
+#include "manifests/exec_stop.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -15,7 +16,8 @@ TEST_CASE("exec relay: the marked command, quoted, goes to the relay, not into i
     CHECK_THAT(argv[4], Catch::Contains("sleep " + std::to_string(kExecOutputDrain.count())) &&
                             Catch::Contains("exit \"$code\"") && Catch::Contains("mkfifo"));
     CHECK_THAT(argv[4], !Catch::Contains("DRAIN"));
-    CHECK(argv[5] == "'env' 'OSF_EXEC_ID=feedfacecafe' 'npm' 'test'");
+    CHECK(argv[5] == shell_quoted(marked_command("feedfacecafe", {"npm", "test"})));
+    CHECK_THAT(argv[5], Catch::EndsWith("'osf-exec' 'OSF_EXEC_ID=feedfacecafe' 'npm' 'test'"));
 }
 
 TEST_CASE("exec relay: words are quoted for sh whatever they hold") {

@@ -1,3 +1,4 @@
+#include "kubectl/cluster_flags.hpp"
 #include "kubectl/kubectl_error.hpp"
 #include "kubectl/kubectl_version.hpp"
 #include "kubectl/version_checking_runner.hpp"
@@ -131,4 +132,93 @@ TEST_CASE("a kubectl that cannot run, or names no version, is refused with its r
                           "kubectl version --client -o json named no version; "
                           "sandbox-kubernetes needs kubectl 1.30 or newer on PATH");
     }
+}
+
+TEST_CASE("--kubeconfig and --context go first on every call of a pipeline") {
+    FakeKubectl fake;
+    ClusterFlags flags;
+    ClusterFlagsRunner runner(fake, flags);
+    KubectlCall get;
+    get.args = {"get", "pods"};
+    runner.run(get);
+    CHECK(fake.calls.back().args == std::vector<std::string>{"get", "pods"});
+    flags.kubeconfig = "/tmp/kc";
+    flags.context = "staging";
+    KubectlCall exec;
+    exec.args = {"exec", "p", "--", "sh", "--context=x"};
+    runner.run_pipeline({get, exec});
+    CHECK(fake.calls[1].args ==
+          std::vector<std::string>{"--kubeconfig=/tmp/kc", "--context=staging", "get", "pods"});
+    CHECK(fake.calls[2].args == std::vector<std::string>{"--kubeconfig=/tmp/kc",
+                                                         "--context=staging", "exec", "p", "--",
+                                                         "sh", "--context=x"});
+}
+
+TEST_CASE("the namespace: -n, else the variable, else the context's (asked once), else none") {
+    ClusterFlags flags;
+    std::map<std::string, std::string> env = {{"OTHER", "x"}};
+    int asked = 0;
+    std::optional<std::string> context_ns = "team-a";
+    const auto getenv = namespaced_getenv(
+        flags,
+        [&env](const std::string& name) -> std::optional<std::string> {
+            const auto it = env.find(name);
+            return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+        },
+        [&] {
+            ++asked;
+            return context_ns;
+        });
+    CHECK(getenv("OTHER") == "x");
+    CHECK(asked == 0);
+    CHECK(getenv("OSF_SANDBOX_NAMESPACE") == "team-a");
+    CHECK(getenv("OSF_SANDBOX_NAMESPACE") == "team-a");
+    CHECK(asked == 1);
+    env["OSF_SANDBOX_NAMESPACE"] = "from-env";
+    CHECK(getenv("OSF_SANDBOX_NAMESPACE") == "from-env");
+    flags.ns = "from-flag";
+    CHECK(getenv("OSF_SANDBOX_NAMESPACE") == "from-flag");
+
+    FakeKubectl fake;
+    fake.on({"config", "view"}, printed("team-b"));
+    CHECK(context_namespace(fake) == "team-b");
+    CHECK(fake.calls.back().args ==
+          std::vector<std::string>{"config", "view", "--minify", "-o",
+                                   "jsonpath={.contexts[0].context.namespace}"});
+    FakeKubectl none;
+    none.on({"config", "view"}, printed(""));
+    CHECK(context_namespace(none) == std::nullopt);
+}
+
+TEST_CASE("kubectl's repeated retries condense to each distinct line once, with a count") {
+    std::string unreachable;
+    for (int i = 0; i < 5; ++i)
+        unreachable += "E1204 10:00:0" + std::to_string(i) +
+                       ".123456   4242 memcache.go:265] couldn't get current server API group "
+                       "list: Get \"https://127.0.0.1:1/api?timeout=32s\": dial tcp "
+                       "127.0.0.1:1: connect: connection refused\n";
+    unreachable += "The connection to the server 127.0.0.1:1 was refused - did you specify the "
+                   "right host or port?\n";
+    CHECK(condensed_message(unreachable) ==
+          "couldn't get current server API group list: Get "
+          "\"https://127.0.0.1:1/api?timeout=32s\": dial tcp 127.0.0.1:1: connect: connection "
+          "refused (5 times); The connection to the server 127.0.0.1:1 was refused - did you "
+          "specify the right host or port?");
+    // kubectl 1.32 logs the same error structured.
+    const std::string structured =
+        "E1204 10:59:08.007596    7008 memcache.go:265] \"Unhandled Error\" err=\"couldn't get "
+        "current server API group list: Get \\\"https://127.0.0.1:1/api?timeout=32s\\\": dial "
+        "tcp 127.0.0.1:1: connect: connection refused\"\n";
+    CHECK(condensed_message(structured + structured) ==
+          "couldn't get current server API group list: Get "
+          "\"https://127.0.0.1:1/api?timeout=32s\": dial tcp 127.0.0.1:1: connect: connection "
+          "refused (2 times)");
+    CHECK(condensed_message("Error from server (Forbidden): pods is forbidden\n") ==
+          "Error from server (Forbidden): pods is forbidden");
+    CHECK(condensed_message("  \n\n") == "");
+    KubectlResult failed;
+    failed.exit_code = 1;
+    failed.err = unreachable;
+    CHECK(describe_failure({"get", "pods"}, failed).rfind("kubectl get failed: couldn't get", 0) ==
+          0);
 }

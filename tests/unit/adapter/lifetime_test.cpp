@@ -83,6 +83,14 @@ TEST_CASE("lifetime variables: defaults, durations, and a default beyond the max
         "OSF_SANDBOX_DEFAULT_LIFETIME 3h is longer than OSF_SANDBOX_MAX_LIFETIME 2h");
     CHECK_THROWS_WITH(settings_with({{"OSF_SANDBOX_EXEC_TIMEOUT", "0s"}}),
                       Catch::StartsWith("OSF_SANDBOX_EXEC_TIMEOUT '0s' is zero"));
+    CHECK(settings_with({{"OSF_SANDBOX_POD_LABELS", "team=a,example.com/cost=42"}}).pod_labels ==
+          std::vector<std::pair<std::string, std::string>>{{"team", "a"},
+                                                           {"example.com/cost", "42"}});
+    CHECK_THROWS_WITH(settings_with({{"OSF_SANDBOX_POD_LABELS", "team"}}),
+                      "OSF_SANDBOX_POD_LABELS: 'team' is not key=value");
+    CHECK_THROWS_WITH(settings_with({{"OSF_SANDBOX_POD_LABELS", "osf.sandbox.id=x"}}),
+                      "OSF_SANDBOX_POD_LABELS: osf.sandbox.id is set by sandbox-kubernetes or "
+                      "agent-sandbox");
     CHECK_THROWS_WITH(settings_with({{"OSF_SANDBOX_GC_GRACE", "15"}}),
                       Catch::StartsWith("OSF_SANDBOX_GC_GRACE '15' has no unit"));
 }
@@ -264,6 +272,7 @@ TEST_CASE("list formatting: EXPIRES column and the wide table") {
     CHECK(format_expires(-5) == "expired");
     CHECK(format_expires(45) == "in 45s");
     CHECK(format_expires(3 * 3600) == "in 3h");
+    CHECK(format_expires(2 * 3600 + 59 * 60) == "in 179m"); // kubectl's, not "in 2h"
     SandboxRow row;
     row.id = "0123456789ab";
     row.status = "SandboxNotReady";
@@ -273,11 +282,29 @@ TEST_CASE("list formatting: EXPIRES column and the wide table") {
                                "0123456789ab   SandboxNotReady   30s   -         node:24-alpine\n");
     CHECK(wide_table({}) == "ID   STATUS   AGE   EXPIRES   IMAGE\n");
     CHECK(rows_json({row})[0]["expires"].is_null());
+    row.created = "2026-11-29T18:59:30Z";
+    CHECK(rows_yaml({row, row}) == "- ageSeconds: 30\n"
+                                   "  created: \"2026-11-29T18:59:30Z\"\n"
+                                   "  expires: null\n"
+                                   "  id: \"0123456789ab\"\n"
+                                   "  image: \"node:24-alpine\"\n"
+                                   "  status: \"SandboxNotReady\"\n"
+                                   "- ageSeconds: 30\n"
+                                   "  created: \"2026-11-29T18:59:30Z\"\n"
+                                   "  expires: null\n"
+                                   "  id: \"0123456789ab\"\n"
+                                   "  image: \"node:24-alpine\"\n"
+                                   "  status: \"SandboxNotReady\"\n");
+    CHECK(rows_yaml({}) == "[]\n");
 }
 
 TEST_CASE("exec stopping: the marked command and the stop script's arguments") {
-    CHECK(marked_command("feedfacecafe", {"npm", "test"}) ==
-          std::vector<std::string>{"env", "OSF_EXEC_ID=feedfacecafe", "npm", "test"});
+    const auto marked = marked_command("feedfacecafe", {"npm", "test"});
+    REQUIRE(marked.size() == 7);
+    CHECK(marked[0] == "sh");
+    CHECK(marked[3] == "osf-exec");
+    CHECK(std::vector<std::string>(marked.begin() + 4, marked.end()) ==
+          std::vector<std::string>{"OSF_EXEC_ID=feedfacecafe", "npm", "test"});
     const auto stop = stop_command("feedfacecafe", 5s);
     REQUIRE(stop.size() == 6);
     CHECK(stop[0] == "sh");

@@ -1,7 +1,10 @@
 #include "backends/kubernetes/tool_check.hpp"
+#include "manifests/doctor_checks.hpp"
 #include "manifests/image_policy.hpp"
 #include "manifests/labels.hpp"
+#include "manifests/pod_security_refusal.hpp"
 #include "manifests/pod_status.hpp"
+#include "manifests/required_permissions.hpp"
 #include "manifests/sandbox_id.hpp"
 #include "manifests/sandbox_list.hpp"
 #include "manifests/secret_plan.hpp"
@@ -275,10 +278,17 @@ TEST_CASE("list rows: one per ID with status, age and image") {
     CHECK(status_word("SandboxSuspended") == "Suspended");
     CHECK(status_word("SandboxExpired") == "Expired");
     CHECK(status_word("SomethingNew") == "SomethingNew");
-    CHECK(format_age(30) == "30s");
-    CHECK(format_age(600) == "10m");
-    CHECK(format_age(7200) == "2h");
-    CHECK(format_age(3 * 86400) == "3d");
+    // As kubectl prints ages (HumanDuration): two units while the larger is small.
+    const std::vector<std::pair<long long, std::string>> ages = {
+        {-3, "0s"},        {30, "30s"},         {119, "119s"},         {120, "2m"},
+        {125, "2m5s"},     {599, "9m59s"},      {600, "10m"},          {7200, "120m"},
+        {10740, "179m"},   {10800, "3h"},       {11100, "3h5m"},       {28799, "7h59m"},
+        {28800, "8h"},     {47 * 3600, "47h"},  {48 * 3600, "2d"},     {50 * 3600, "2d2h"},
+        {8 * 86400, "8d"}, {730 * 86400, "2y"}, {731 * 86400, "2y1d"}, {8 * 365 * 86400, "8y"}};
+    for (const auto& [seconds, text] : ages) {
+        INFO(seconds);
+        CHECK(format_age(seconds) == text);
+    }
     CHECK_FALSE(parse_timestamp("yesterday"));
 }
 
@@ -362,21 +372,19 @@ TEST_CASE("image patterns: split, match, the first refused image of a pod templa
 }
 
 TEST_CASE("tool check: what each kubectl answer means") {
-    using osf::commands::tool_warnings;
+    using osf::commands::tool_check_command;
+    using osf::commands::tool_problem;
     using osf::kubectl::KubectlResult;
-    CHECK(tool_warnings(KubectlResult{0, "", ""}).empty());
-    CHECK(tool_warnings(KubectlResult{0, "tar\ncp\n", ""}) ==
-          std::vector<std::string>{
-              "the image has no tar: copy and snapshot will not work",
-              "the image has no cp: a sandbox started from a snapshot of this one will not start"});
-    const auto no_sh =
-        tool_warnings(KubectlResult{1, "", "command terminated with exit code 127\n"});
-    REQUIRE(no_sh.size() == 1);
-    CHECK(no_sh[0].rfind("the image has no sh", 0) == 0);
-    const auto other = tool_warnings(KubectlResult{1, "", "error: unable to upgrade connection\n"});
-    REQUIRE(other.size() == 1);
-    CHECK(other[0] ==
-          "could not check the image for sh and tar: error: unable to upgrade connection");
+    CHECK(tool_check_command({"git", "timeout"})[2].rfind("for tool in env tar cp git timeout; ",
+                                                          0) == 0);
+    CHECK_FALSE(tool_problem(KubectlResult{0, "", ""}));
+    CHECK(tool_problem(KubectlResult{0, "tar\ncp\ngit\n", ""}) ==
+          "the image has no tar (copy and snapshot), cp (a sandbox started from a snapshot of "
+          "this one), git (OSF_SANDBOX_REQUIRED_TOOLS)");
+    CHECK(tool_problem(KubectlResult{1, "", "command terminated with exit code 127\n"}) ==
+          "the image has no sh (exec, copy, snapshot and a snapshot's restore run it)");
+    CHECK(tool_problem(KubectlResult{1, "", "error: unable to upgrade connection\n"}) ==
+          "could not check the image's tools: error: unable to upgrade connection");
 }
 
 TEST_CASE("a claim that does not bind is named with the newest Warning about it") {
@@ -402,4 +410,83 @@ TEST_CASE("a claim that does not bind is named with the newest Warning about it"
           "PersistentVolumeClaim workspace-x is Pending (kubectl describe pvc workspace-x shows "
           "its events)");
     CHECK_FALSE(claim_binding_problem({{"status", {{"phase", "Bound"}}}}, events));
+}
+
+TEST_CASE("a Pod Security refusal names the level and fields; root mode only when about root") {
+    const std::string hostpath =
+        "Error from server (Forbidden): pods \"p\" is forbidden: violates PodSecurity "
+        "\"baseline:latest\": hostPath volumes (volume \"host\")";
+    CHECK(pod_security_refusal(hostpath, false) ==
+          "Pod Security \"baseline:latest\" forbids hostPath volumes (volume \"host\")");
+    const std::string root = "pods \"p\" is forbidden: violates PodSecurity \"restricted:latest\": "
+                             "runAsNonRoot != true (pod or container \"sandbox\" must set "
+                             "securityContext.runAsNonRoot=true)";
+    CHECK(pod_security_refusal(root, false) ==
+          "Pod Security \"restricted:latest\" forbids runAsNonRoot != true (pod or container "
+          "\"sandbox\" must set securityContext.runAsNonRoot=true) (without \"user\" in its spec "
+          "a sandbox runs in root mode, which Pod Security \"restricted\" refuses)");
+    CHECK(pod_security_refusal(root, true).find("root mode") == std::string::npos);
+    CHECK(pod_security_refusal("something else", false) == "something else");
+}
+
+TEST_CASE("OSF_SANDBOX_POD_LABELS: Kubernetes labels, never one the adapter sets") {
+    CHECK_FALSE(pod_label_problem("team", "a"));
+    CHECK_FALSE(pod_label_problem("example.com/cost-center", "42"));
+    CHECK_FALSE(pod_label_problem("empty", ""));
+    CHECK(pod_label_problem("Bad Key", "x") == "'Bad Key' is not a label key");
+    CHECK(pod_label_problem("Example.com/x", "y") == "'Example.com/x' is not a label key");
+    CHECK(pod_label_problem("team", "-a") == "the value of team is not a label value");
+    CHECK(pod_label_problem("team", std::string(64, 'a')) ==
+          "the value of team is not a label value");
+    for (const char* key : {"osf.sandbox.id", "osf.sandbox.role", "app.kubernetes.io/managed-by",
+                            "app.kubernetes.io/component", "agents.x-k8s.io/sandbox-name-hash"}) {
+        INFO(key);
+        CHECK(pod_label_problem(key, "x") ==
+              std::string(key) + " is set by sandbox-kubernetes or agent-sandbox");
+    }
+}
+
+TEST_CASE("doctor: each check's verdict and fix") {
+    using namespace osf::manifests;
+    using Verdict = DoctorCheck::Verdict;
+    CHECK(agent_sandbox_check("v1\nagents.x-k8s.io/v1beta1\nextensions.agents.x-k8s.io/v1beta1\n")
+              .verdict == Verdict::ok);
+    const auto missing = agent_sandbox_check("v1\nagents.x-k8s.io/v1alpha1\n");
+    CHECK(missing.verdict == Verdict::fail);
+    CHECK(missing.detail ==
+          "agents.x-k8s.io/v1beta1, extensions.agents.x-k8s.io/v1beta1 not served");
+    CHECK(namespace_check("a", std::nullopt, false).verdict == Verdict::fail);
+    CHECK(namespace_check("a", std::nullopt, true).verdict == Verdict::warn);
+    const json labelled = {
+        {"metadata", {{"labels", {{"pod-security.kubernetes.io/enforce", "baseline"}}}}}};
+    CHECK(pod_security_check("a", labelled).verdict == Verdict::ok);
+    CHECK(pod_security_check("a", json::object()).verdict == Verdict::warn);
+    CHECK(rbac_check("a", {}, 53, "").detail ==
+          "all 53 permissions the commands use are granted in a");
+    CHECK(rbac_check("a", {"create pods/exec"}, 53, "").verdict == Verdict::fail);
+    CHECK(rbac_check("a", {}, 53, "Unauthorized").verdict == Verdict::fail);
+    const json cronjobs = {
+        {"items",
+         json::array(
+             {json{{"metadata", {{"name", "x-gc"}}},
+                   {"spec",
+                    {{"jobTemplate",
+                      {{"spec",
+                        {{"template",
+                          {{"spec",
+                            {{"containers",
+                              json::array({json{{"command", json::array({"sandbox-kubernetes",
+                                                                         "gc"})}}})}}}}}}}}}}}}})}};
+    CHECK(gc_check("a", cronjobs).detail == "CronJob x-gc runs sandbox-kubernetes gc");
+    CHECK(gc_check("a", json{{"items", json::array()}}).verdict == Verdict::warn);
+    CHECK(format_check({Verdict::fail, "rbac", "denied", "grant it"}) ==
+          "FAIL  rbac: denied; fix: grant it");
+    CHECK(format_check({Verdict::ok, "kubectl", "v1.32.3", ""}) == "ok    kubectl: v1.32.3");
+    CHECK(doctor_exit_code({{Verdict::ok, "a", "", ""}, {Verdict::warn, "b", "", ""}}) == 0);
+    CHECK(doctor_exit_code({{Verdict::warn, "a", "", ""}, {Verdict::fail, "b", "", ""}}) == 1);
+    // kubectl auth can-i's words for a permission
+    CHECK(can_i_args({"", "pods/exec", {"create"}}, "create") ==
+          std::vector<std::string>{"can-i", "create", "pods", "--subresource=exec"});
+    CHECK(can_i_args({"extensions.agents.x-k8s.io", "sandboxclaims", {"get"}}, "get") ==
+          std::vector<std::string>{"can-i", "get", "sandboxclaims.extensions.agents.x-k8s.io"});
 }

@@ -134,6 +134,7 @@ TEST_CASE("sandbox pod: labels select it for the egress policy; hardening") {
     CHECK(pod["metadata"]["labels"] ==
           json{{"osf.sandbox.id", "0123456789ab"},
                {"osf.sandbox.role", "sandbox"},
+               {"app.kubernetes.io/component", "sandbox"},
                {"app.kubernetes.io/managed-by", "sandbox-kubernetes"}});
     CHECK(pod["metadata"]["annotations"]["kubectl.kubernetes.io/default-container"] == "sandbox");
     const json& spec = pod["spec"];

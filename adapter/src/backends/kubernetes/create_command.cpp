@@ -8,11 +8,13 @@
 #include "backends/kubernetes/tool_check.hpp"
 #include "commands/command_errors.hpp"
 #include "kubectl/kubectl.hpp"
+#include "kubectl/kubectl_error.hpp"
 #include "manifests/create_objects.hpp"
 #include "manifests/egress_objects.hpp"
 #include "manifests/image_policy.hpp"
 #include "manifests/names.hpp"
 #include "manifests/owner_references.hpp"
+#include "manifests/pod_security_refusal.hpp"
 #include "manifests/resources.hpp"
 #include "manifests/sandbox_objects.hpp"
 #include "manifests/template_hardening.hpp"
@@ -40,6 +42,7 @@ void start(CommandContext& context, kubectl::Kubectl& kube,
            const manifests::SandboxRequest& request, const json& base_pod_template) {
     const std::string& id = request.id;
     StartWaiter waiter(context, kube, std::chrono::seconds(request.settings.start_timeout_seconds));
+    waiter.set_spec_has_user(request.spec.user.has_value());
     const json claim = create_claim(kube, request);
     if (!request.secrets.empty()) create_egress_secret(kube, request, context.getenv, claim);
     check_interrupted(context);
@@ -57,7 +60,7 @@ void start(CommandContext& context, kubectl::Kubectl& kube,
                             claim)));
     const std::string pod =
         waiter.wait_claim_ready(manifests::sandbox_name(id), manifests::egress_name(id));
-    check_sandbox_tools(context, kube, pod);
+    check_sandbox_tools(context, kube, pod, request.settings.required_tools);
 }
 
 // Asks the API server to admit the sandbox's pod without making it
@@ -72,11 +75,9 @@ void check_pod_admission(kubectl::Kubectl& kube, const manifests::SandboxRequest
     call.input = manifests::sandbox_pod_probe(request, base_pod_template).dump();
     const kubectl::KubectlResult result = kube.runner().run(call);
     if (!result.ok() && result.err.find("violates PodSecurity") != std::string::npos)
-        throw CommandFailed("the namespace refuses the sandbox's pod: " + one_line(result.err) +
-                            (request.spec.user
-                                 ? ""
-                                 : " (without \"user\" in its spec a sandbox runs in root mode, "
-                                   "which Pod Security \"restricted\" refuses)"));
+        throw CommandFailed(
+            "the namespace refuses the sandbox's pod: " +
+            manifests::pod_security_refusal(one_line(result.err), request.spec.user.has_value()));
 }
 
 // OSF_SANDBOX_ALLOWED_IMAGES: every image of the pod template (exit 2).
@@ -95,6 +96,16 @@ void check_images(const manifests::SandboxRequest& request, const json& base_pod
 void check_template(const manifests::SandboxRequest& request, const json& base_pod_template) {
     if (const auto refusal = manifests::template_refusal(base_pod_template, request.spec))
         throw UsageError(*refusal);
+}
+
+// A cluster that lacks agent-sandbox, a namespace or a permission: doctor
+// checks each of them at once.
+std::string with_doctor_hint(const std::string& message) {
+    for (const char* sign : {"forbidden", "doesn't have a resource type", "no matches for kind",
+                             "the server could not find the requested resource", "namespaces \""})
+        if (message.find(sign) != std::string::npos)
+            return message + " (sandbox-kubernetes doctor checks the cluster)";
+    return message;
 }
 
 } // namespace
@@ -136,15 +147,21 @@ void create_sandbox(CommandContext& context, const manifests::SandboxRequest& re
 
     progress << "creating sandbox " << request.id << " in namespace " << request.settings.ns
              << "\n";
-    try {
-        start(context, kube, request, base);
-    } catch (...) {
+    auto clean_up = [&] {
         progress << "removing sandbox " << request.id << "\n";
         try {
             remove_sandbox(kube, request.id);
         } catch (const std::exception& e) {
             progress << "sandbox-kubernetes: cleanup failed: " << e.what() << "\n";
         }
+    };
+    try {
+        start(context, kube, request, base);
+    } catch (const kubectl::KubectlError& e) {
+        clean_up();
+        throw kubectl::KubectlError(with_doctor_hint(e.what()));
+    } catch (...) {
+        clean_up();
         throw;
     }
 }

@@ -12,22 +12,19 @@
 
 namespace osf::commands {
 
-void print_egress_log(CommandContext& context, const std::string& id, bool follow) {
+void print_egress_log(CommandContext& context, const std::string& id, bool follow, bool raw) {
     const auto settings = manifests::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const std::string pod = find_egress_pod(kube, id);
     kubectl::KubectlCall call;
-    call.args = {"exec",
-                 pod,
-                 "--namespace",
-                 settings.ns,
-                 "-c",
-                 manifests::kProxyContainer,
-                 "--",
-                 manifests::kProxyBinary,
-                 "log",
-                 "--state-dir",
-                 manifests::kProxyStateDir};
+    call.args = {"exec",        pod,
+                 "--namespace", settings.ns,
+                 "-c",          manifests::kProxyContainer,
+                 "--",          manifests::kProxyBinary,
+                 "log"};
+    // The proxy of the same release leaves out the chain's lines unless asked.
+    if (raw) call.args.push_back("--raw");
+    call.args.insert(call.args.end(), {"--state-dir", manifests::kProxyStateDir});
     if (follow) call.args.push_back("--follow");
     call.inherit_stdout = true; // the log can be long: stream it
     // kubectl runs in its own process group, so a terminal's Ctrl-C reaches

@@ -20,7 +20,7 @@ std::string find_egress_pod(kubectl::Kubectl& kube, const std::string& id) {
 std::string fetch_egress_log(kubectl::Kubectl& kube, const std::string& pod) {
     return kube.exec_output(
         pod, manifests::kProxyContainer,
-        {manifests::kProxyBinary, "log", "--state-dir", manifests::kProxyStateDir});
+        {manifests::kProxyBinary, "log", "--raw", "--state-dir", manifests::kProxyStateDir});
 }
 
 void request_checkpoint(kubectl::Kubectl& kube, const std::string& pod) {

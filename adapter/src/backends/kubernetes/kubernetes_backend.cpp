@@ -55,9 +55,9 @@ std::vector<manifests::SandboxRow> KubernetesBackend::list() {
     return commands::list_sandboxes(context_);
 }
 
-void KubernetesBackend::egress_log(const std::string& id, std::ostream&, bool follow) {
+void KubernetesBackend::egress_log(const std::string& id, std::ostream&, bool follow, bool raw) {
     // kubectl writes the log to this process's stdout itself.
-    commands::print_egress_log(context_, id, follow);
+    commands::print_egress_log(context_, id, follow, raw);
 }
 
 std::unique_ptr<commands::EgressLogAccess>

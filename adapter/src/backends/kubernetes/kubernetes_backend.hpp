@@ -26,7 +26,7 @@ public:
     void check_exists(const std::string& id) override;
     void destroy(const std::string& id) override;
     std::vector<manifests::SandboxRow> list() override;
-    void egress_log(const std::string& id, std::ostream& out, bool follow) override;
+    void egress_log(const std::string& id, std::ostream& out, bool follow, bool raw) override;
     std::unique_ptr<commands::EgressLogAccess> egress_log_access(const std::string& id) override;
     std::vector<Removal> gc_plan() override;
     bool gc_remove(const std::string& id) override;

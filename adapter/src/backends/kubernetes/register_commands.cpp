@@ -1,6 +1,7 @@
 #include "backends/kubernetes/register_commands.hpp"
 
 #include "backend/backend_commands.hpp"
+#include "backends/kubernetes/doctor_command.hpp"
 #include "backends/kubernetes/kubernetes_backend.hpp"
 #include "commands/command_errors.hpp"
 
@@ -11,14 +12,19 @@ namespace osf::commands {
 namespace {
 
 constexpr const char* kFooter = R"(
-Variables: KUBECONFIG (kubectl's), OSF_SANDBOX_NAMESPACE (default: default),
+Cluster: -n/--namespace, --context and --kubeconfig, as kubectl takes them, on every
+  command. The namespace: -n, else OSF_SANDBOX_NAMESPACE, else the current context's,
+  else default.
+Variables: KUBECONFIG (kubectl's), OSF_SANDBOX_NAMESPACE,
   OSF_EGRESS_PROXY_IMAGE (default: ghcr.io/opensoftware/egress-proxy:0.1.0),
   OSF_SANDBOX_START_TIMEOUT (seconds, default 300), OSF_SANDBOX_SNAPSHOT_SIZE (default 1Gi),
   OSF_SECRETS_DIR (default /run/secrets), OSF_SECRET_<NAME>, OSF_OPENBAO_ADDR,
   OSF_OPENBAO_TOKEN, OSF_OPENBAO_MOUNT, OSF_SANDBOX_HOST_ALIASES,
-  OSF_SANDBOX_ALLOWED_IMAGES (patterns), OSF_SANDBOX_IMAGE_PULL_POLICY,
+  OSF_SANDBOX_ALLOWED_IMAGES (patterns), OSF_SANDBOX_IMAGE_PULL_POLICY, OSF_SANDBOX_POD_LABELS,
+  OSF_SANDBOX_REQUIRED_TOOLS,
   OSF_SANDBOX_DEFAULT_LIFETIME (default 8h), OSF_SANDBOX_MAX_LIFETIME (default 7d),
-  OSF_SANDBOX_EXEC_TIMEOUT (default 1h), OSF_SANDBOX_GC_GRACE (default 15m).
+  OSF_SANDBOX_EXTEND_WINDOW (default 1h), OSF_SANDBOX_EXEC_TIMEOUT (default 1h),
+  OSF_SANDBOX_GC_GRACE (default 15m).
 Exit codes: 0 ok; 1 failure (unknown ID, start failure, kubectl failure); 2 bad usage,
   ID, spec, secret, variable or duration (nothing started, nothing changed); 130/143
   create interrupted (cleaned up); exec: the command's own code, 137 at its timeout.)";
@@ -64,10 +70,34 @@ struct KubernetesWiring {
 
 } // namespace
 
-void register_commands(CLI::App& app, CommandContext& context) {
+void register_commands(CLI::App& app, CommandContext& context, kubectl::ClusterFlags* flags) {
     auto wiring = std::make_shared<KubernetesWiring>(context);
     app.footer(kFooter);
+    if (flags) {
+        // Subcommands made after this pass options they do not know to the app.
+        app.fallthrough();
+        auto set = [](std::optional<std::string>& field) {
+            return [&field](const std::string& value) { field = value; };
+        };
+        app.add_option_function<std::string>("-n,--namespace", set(flags->ns),
+                                             "The namespace (over OSF_SANDBOX_NAMESPACE)")
+            ->type_name("NAMESPACE");
+        app.add_option_function<std::string>("--context", set(flags->context),
+                                             "The kubeconfig context to use")
+            ->type_name("CONTEXT");
+        app.add_option_function<std::string>("--kubeconfig", set(flags->kubeconfig),
+                                             "The kubeconfig file (over KUBECONFIG)")
+            ->type_name("FILE");
+    }
     backend::register_backend_commands(app, wiring->commands);
+    CLI::App* doctor = app.add_subcommand(
+        "doctor", "Check the cluster: kubectl, agent-sandbox, the namespace and its Pod Security "
+                  "labels, every permission the commands use, a gc CronJob; one line each with "
+                  "the fix, exit 1 when a required one fails");
+    doctor->callback([wiring, &context] {
+        wiring->commands.exit_code =
+            report_errors(context.err, "sandbox-kubernetes", [&] { return run_doctor(context); });
+    });
     // Runs after the chosen subcommand: its exit code, for run_cli.
     app.final_callback([wiring, &context] { context.exit_code = wiring->commands.exit_code; });
 }

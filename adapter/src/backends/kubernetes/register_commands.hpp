@@ -5,6 +5,7 @@
 
 #include "commands/cli_parsing.hpp"
 #include "commands/command_context.hpp"
+#include "kubectl/cluster_flags.hpp"
 
 #include <CLI/CLI.hpp>
 #include <iosfwd>
@@ -13,7 +14,11 @@
 
 namespace osf::commands {
 
-void register_commands(CLI::App& app, CommandContext& context);
+// With `flags`, every command also takes kubectl's -n/--namespace, --context
+// and --kubeconfig (before or after the subcommand's name) into them; main()
+// makes the runner and the variables read them (kubectl/cluster_flags.hpp).
+void register_commands(CLI::App& app, CommandContext& context,
+                       kubectl::ClusterFlags* flags = nullptr);
 
 // Parses and runs: returns the exit code (2 for a usage error, 0 for --help).
 int run_cli(CLI::App& app, CommandContext& context, int argc, const char* const* argv);

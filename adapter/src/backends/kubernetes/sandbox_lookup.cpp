@@ -6,6 +6,7 @@
 #include "manifests/pod_status.hpp"
 #include "manifests/resources.hpp"
 #include "manifests/sandbox_id.hpp"
+#include "manifests/suspension.hpp"
 
 namespace osf::commands {
 
@@ -17,6 +18,10 @@ nlohmann::json first_or_no_sandbox(const nlohmann::json& items, const std::strin
 std::string find_sandbox_pod(kubectl::Kubectl& kube, const std::string& id) {
     const auto claim =
         first_or_no_sandbox(kube.list(manifests::kSandboxClaims, manifests::id_selector(id)), id);
+    const auto metadata = claim.value("metadata", nlohmann::json::object());
+    if (metadata.value("annotations", nlohmann::json::object())
+            .contains(manifests::kSuspendedAtAnnotation))
+        throw CommandFailed("sandbox " + id + " is suspended (resume starts it again)");
     const auto status = manifests::claim_status(claim);
     if (!status.sandbox_name.empty()) return status.sandbox_name;
     return claim.value("metadata", nlohmann::json::object())

@@ -1,6 +1,7 @@
 #include "backends/kubernetes/start_waiter.hpp"
 
 #include "commands/command_errors.hpp"
+#include "manifests/pod_security_refusal.hpp"
 #include "manifests/pod_status.hpp"
 #include "manifests/resources.hpp"
 
@@ -127,9 +128,8 @@ std::string StartWaiter::wait_claim_ready(const std::string& claim, const std::s
         // Pod Security admission refused the pod the controller made: waiting
         // cannot help.
         if (status.message.find("violates PodSecurity") != std::string::npos)
-            throw CommandFailed("the sandbox's pod was refused: " + status.message +
-                                " (without \"user\" in its spec a sandbox runs in root mode, "
-                                "which Pod Security \"restricted\" refuses)");
+            throw CommandFailed("the sandbox's pod was refused: " +
+                                manifests::pod_security_refusal(status.message, has_user_));
         std::string line = "sandbox " + claim + ": ";
         line += status.reason.empty() ? "waiting for the controller" : status.reason;
         if (!status.message.empty()) line += " (" + status.message + ")";

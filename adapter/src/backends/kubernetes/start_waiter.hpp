@@ -27,6 +27,10 @@ public:
     // watches `egress_pod` so that a proxy that dies fails the start.
     std::string wait_claim_ready(const std::string& claim, const std::string& egress_pod);
 
+    // Whether the sandbox's spec names a user: a Pod Security refusal about
+    // root then needs no hint about root mode.
+    void set_spec_has_user(bool has_user) { has_user_ = has_user; }
+
 private:
     void check_pod(const std::string& pod, const std::string& what);
     void check_claim_exists(const std::string& claim);
@@ -44,6 +48,7 @@ private:
     std::chrono::steady_clock::time_point deadline_;
     std::string last_progress_;
     std::string cause_; // "pod P not scheduled: ...", the last seen; empty when none
+    bool has_user_ = false;
 };
 
 } // namespace osf::commands

@@ -1,6 +1,7 @@
 #include "backends/kubernetes/tool_check.hpp"
 
-#include <ostream>
+#include "commands/command_errors.hpp"
+
 #include <sstream>
 
 namespace osf::commands {
@@ -15,22 +16,27 @@ std::string last_line(const std::string& text) {
     return last;
 }
 
-const char* what_fails(const std::string& tool) {
-    if (tool == "tar") return "copy and snapshot will not work";
-    if (tool == "cp") return "a sandbox started from a snapshot of this one will not start";
-    return "";
+std::string what_needs(const std::string& tool) {
+    if (tool == "env") return "exec";
+    if (tool == "tar") return "copy and snapshot";
+    if (tool == "cp") return "a sandbox started from a snapshot of this one";
+    return "OSF_SANDBOX_REQUIRED_TOOLS";
 }
 
 } // namespace
 
-std::vector<std::string> tool_check_command() {
+std::vector<std::string> tool_check_command(const std::vector<std::string>& extra_tools) {
+    // The names are checked to be plain words (settings), so they go in as they are.
+    std::string tools = "env tar cp";
+    for (const auto& tool : extra_tools)
+        tools += " " + tool;
     return {"sh", "-c",
-            "for tool in tar cp; do command -v \"$tool\" >/dev/null 2>&1 || "
-            "echo \"$tool\"; done"};
+            "for tool in " + tools +
+                "; do command -v \"$tool\" >/dev/null 2>&1 || "
+                "echo \"$tool\"; done"};
 }
 
-std::vector<std::string> tool_warnings(const kubectl::KubectlResult& result) {
-    std::vector<std::string> warnings;
+std::optional<std::string> tool_problem(const kubectl::KubectlResult& result) {
     if (!result.ok()) {
         // kubectl reports the runtime's "executable file not found" (or exit
         // 126/127) when the image has no sh.
@@ -39,27 +45,26 @@ std::vector<std::string> tool_warnings(const kubectl::KubectlResult& result) {
             err.find("no such file or directory") != std::string::npos ||
             err.find("exit code 126") != std::string::npos ||
             err.find("exit code 127") != std::string::npos)
-            warnings.push_back("the image has no sh: a sandbox started from a snapshot of this "
-                               "one will not start (its restore step runs sh and cp)");
-        else
-            warnings.push_back("could not check the image for sh and tar: " + last_line(err));
-        return warnings;
+            return "the image has no sh (exec, copy, snapshot and a snapshot's restore run it)";
+        return "could not check the image's tools: " + last_line(err);
     }
     std::istringstream lines(result.out);
-    std::string tool;
+    std::string tool, missing;
     while (std::getline(lines, tool))
-        if (*what_fails(tool))
-            warnings.push_back("the image has no " + tool + ": " + what_fails(tool));
-    return warnings;
+        if (!tool.empty())
+            missing += (missing.empty() ? "" : ", ") + tool + " (" + what_needs(tool) + ")";
+    if (missing.empty()) return std::nullopt;
+    return "the image has no " + missing;
 }
 
-void check_sandbox_tools(CommandContext& context, kubectl::Kubectl& kube, const std::string& pod) {
+void check_sandbox_tools(CommandContext&, kubectl::Kubectl& kube, const std::string& pod,
+                         const std::vector<std::string>& extra_tools) {
     kubectl::KubectlCall call;
     call.args = {"exec", pod, "--namespace", kube.ns(), "--"};
-    for (auto& word : tool_check_command())
+    for (auto& word : tool_check_command(extra_tools))
         call.args.push_back(word);
-    for (const auto& warning : tool_warnings(kube.runner().run(call)))
-        context.err << "warning: " << warning << "\n";
+    if (const auto problem = tool_problem(kube.runner().run(call)))
+        throw CommandFailed(*problem + "; use an image that has them");
 }
 
 } // namespace osf::commands

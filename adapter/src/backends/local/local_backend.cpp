@@ -24,6 +24,7 @@
 #include "backends/local/workspace_volume.hpp"
 #include "commands/command_errors.hpp"
 #include "commands/exec_timeout.hpp"
+#include "egress_log/request_lines.hpp"
 #include "manifests/exec_stop.hpp"
 #include "manifests/lifetime.hpp"
 #include "manifests/names.hpp"
@@ -629,11 +630,21 @@ std::vector<manifests::SandboxRow> LocalBackend::list() {
     return rows;
 }
 
-void LocalBackend::egress_log(const std::string& id, std::ostream& out, bool follow) {
+void LocalBackend::egress_log(const std::string& id, std::ostream& out, bool follow, bool raw) {
     const SandboxPaths paths = existing(id);
     std::ifstream log(paths.egress_log(), std::ios::binary);
+    egress_log::RequestLineFilter filter; // unless raw: the request lines only
+    auto print = [&](std::string_view text) {
+        if (raw)
+            out << text;
+        else
+            out << filter.feed(text);
+    };
     if (!follow) {
-        if (log) out << log.rdbuf();
+        std::array<char, 65536> buffer{};
+        while (log && (log.read(buffer.data(), buffer.size()), log.gcount() > 0))
+            print(std::string_view(buffer.data(), static_cast<std::size_t>(log.gcount())));
+        if (!raw) out << filter.finish();
         out.flush();
         return;
     }
@@ -649,7 +660,8 @@ void LocalBackend::egress_log(const std::string& id, std::ostream& out, bool fol
             pending.append(buffer.data(), static_cast<std::size_t>(log.gcount()));
         log.clear();
         if (const auto newline = pending.rfind('\n'); newline != std::string::npos) {
-            out << pending.substr(0, newline + 1) << std::flush;
+            print(std::string_view(pending).substr(0, newline + 1));
+            out << std::flush;
             pending.erase(0, newline + 1);
         }
         if (!running || !out) return;

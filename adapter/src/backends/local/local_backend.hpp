@@ -33,7 +33,7 @@ public:
     std::string snapshot(const std::string& id, const std::string& stamp) override;
     void destroy(const std::string& id) override;
     std::vector<manifests::SandboxRow> list() override;
-    void egress_log(const std::string& id, std::ostream& out, bool follow) override;
+    void egress_log(const std::string& id, std::ostream& out, bool follow, bool raw) override;
     std::unique_ptr<commands::EgressLogAccess> egress_log_access(const std::string& id) override;
     std::vector<Removal> gc_plan() override;
     bool gc_remove(const std::string& id) override;
