@@ -532,6 +532,29 @@ TEST_CASE("exec: runs kubectl exec -i in the claim's pod and exits with the comm
     CHECK(t.err.str() == "oops\n");
 }
 
+TEST_CASE("exec -i and -t as kubectl takes them: a terminal only with -t") {
+    auto tty_of = [](bool terminal, std::vector<std::string> flags) {
+        TestContext t;
+        t.context.terminal = terminal;
+        t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
+        std::vector<std::string> args = {"exec"};
+        args.insert(args.end(), flags.begin(), flags.end());
+        args.insert(args.end(), {kId, "--", "sh"});
+        CHECK(run(t, args) == 0);
+        const auto exec = t.kubectl.find({"exec"});
+        REQUIRE(exec.size() == 1);
+        return std::pair{exec[0].args[2] == "-t", t.err.str()};
+    };
+    CHECK(tty_of(true, {}).first);           // neither flag: a terminal when there is one
+    CHECK_FALSE(tty_of(true, {"-i"}).first); // kubectl exec -i: no terminal
+    CHECK(tty_of(true, {"-it"}).first);
+    CHECK(tty_of(true, {"--stdin", "--tty"}).first);
+    const auto [tty, err] = tty_of(false, {"-t"});
+    CHECK_FALSE(tty);
+    CHECK(err == "sandbox-kubernetes: exec -t: stdin and stdout are not both a terminal; running "
+                 "without one\n");
+}
+
 TEST_CASE("exec: asks for a TTY when stdin and stdout are a terminal") {
     TestContext t;
     t.context.terminal = true;
