@@ -42,7 +42,7 @@ def test_adapter_completes_subcommands_and_their_options(words, expected):
     (["sandbox-local", ""], {"create", "exec", "copy", "snapshot", "destroy", "list", "egress-log",
                              "extend", "gc", "suspend", "resume", "--help", "-h", "--version"}),
     (["sandbox-local", "create", "--d"], {"--dry-run"}),
-    (["sandbox-local", "exec", "--t"], {"--timeout"}),
+    (["sandbox-local", "exec", "--t"], {"--timeout", "--tty"}),
     (["sandbox-local", "list", "--"], {"--help", "--json", "--output"}),
 ])
 def test_local_completes_its_own_subcommands(words, expected):
