@@ -44,11 +44,8 @@ SpecResult parse_spec(std::string_view json_text) {
                                        describe_type(document["$schema"]));
 
     Spec spec;
-    if (!document.contains("template"))
-        check.fail("$", "\"template\" is missing: name an image (\"node:24-alpine\") or a "
-                        "SandboxTemplate");
-    else
-        check_template(document["template"], check, spec);
+    // Without a template the adapter's default applies (Spec::template_name empty).
+    if (document.contains("template")) check_template(document["template"], check, spec);
     if (document.contains("cpu")) check_cpu(document["cpu"], check, spec);
     if (document.contains("memory")) check_memory(document["memory"], check, spec);
     if (document.contains("env")) check_env(document["env"], check, spec);

@@ -109,6 +109,16 @@ def test_list_prints_ids_a_wide_table_and_json_as_sandbox_kubernetes(local, sand
     assert res.returncode == 2 and res.stderr.startswith("sandbox-local: ")
 
 
+def test_a_spec_without_template_runs_on_the_host_root(local, upstream):
+    spec = {k: v for k, v in spec_for(upstream).items() if k != "template"}
+    sandbox_id = local.create(spec, name="no-template.json")
+    try:
+        assert listed(local, sandbox_id)["image"] == "host"
+        assert local.run("exec", sandbox_id, "--", "true").returncode == 0
+    finally:
+        local.run("destroy", sandbox_id)
+
+
 # --- exec --timeout and interruptions -----------------------------------------------------------
 
 def test_exec_timeout_stops_the_command_and_everything_it_started(local, sandbox):

@@ -35,6 +35,18 @@ Settings read_settings(const EnvLookup& getenv) {
     Settings settings;
     if (auto v = non_empty(getenv, "OSF_SANDBOX_NAMESPACE")) settings.ns = *v;
     if (auto v = non_empty(getenv, "OSF_EGRESS_PROXY_IMAGE")) settings.proxy_image = *v;
+    if (auto v = non_empty(getenv, "OSF_SANDBOX_DEFAULT_IMAGE")) {
+        if (v->find_first_of("/:@") == std::string::npos)
+            throw SettingsError("OSF_SANDBOX_DEFAULT_IMAGE '" + *v +
+                                "' is not an image reference (it holds '/', ':' or '@')");
+        settings.default_image = *v;
+    }
+    if (auto v = non_empty(getenv, "OSF_SANDBOX_REQUIRE_ALLOWED_IMAGES")) {
+        if (*v != "true" && *v != "false")
+            throw SettingsError("OSF_SANDBOX_REQUIRE_ALLOWED_IMAGES must be true or false, not '" +
+                                *v + "'");
+        settings.require_allowed_images = *v == "true";
+    }
     if (auto v = non_empty(getenv, "OSF_SANDBOX_SNAPSHOT_SIZE")) settings.snapshot_size = *v;
     if (auto v = non_empty(getenv, "OSF_SECRETS_DIR")) settings.secrets_dir = *v;
     if (auto v = non_empty(getenv, "OSF_SANDBOX_START_TIMEOUT")) {

@@ -12,6 +12,8 @@
 namespace osf::manifests {
 
 inline constexpr const char* kDefaultProxyImage = "ghcr.io/opensoftware/egress-proxy:0.1.0";
+// A spec without `template`: the project's sandbox-base image (images/sandbox-base).
+inline constexpr const char* kDefaultSandboxImage = "ghcr.io/opensoftware/sandbox-base:0.1.0";
 inline constexpr const char* kDefaultNamespace = "default";
 inline constexpr const char* kDefaultSnapshotSize = "1Gi";
 inline constexpr const char* kDefaultSecretsDir = "/run/secrets";
@@ -35,8 +37,11 @@ inline constexpr std::chrono::seconds kDefaultGcGrace = std::chrono::minutes(15)
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 
 struct Settings {
-    std::string ns = kDefaultNamespace;                        // OSF_SANDBOX_NAMESPACE
-    std::string proxy_image = kDefaultProxyImage;              // OSF_EGRESS_PROXY_IMAGE
+    std::string ns = kDefaultNamespace;               // OSF_SANDBOX_NAMESPACE
+    std::string proxy_image = kDefaultProxyImage;     // OSF_EGRESS_PROXY_IMAGE
+    std::string default_image = kDefaultSandboxImage; // OSF_SANDBOX_DEFAULT_IMAGE
+    // OSF_SANDBOX_REQUIRE_ALLOWED_IMAGES=true: create refuses without an allowlist.
+    bool require_allowed_images = false;
     std::string snapshot_size = kDefaultSnapshotSize;          // OSF_SANDBOX_SNAPSHOT_SIZE
     int start_timeout_seconds = kDefaultStartTimeoutSeconds;   // OSF_SANDBOX_START_TIMEOUT
     std::string secrets_dir = kDefaultSecretsDir;              // OSF_SECRETS_DIR

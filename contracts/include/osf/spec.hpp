@@ -64,7 +64,7 @@ struct PackageCache {
 };
 
 struct Spec {
-    std::string template_name;         // `template`
+    std::string template_name;         // `template`; empty: the adapter's default
     std::optional<std::string> cpu;    // a number is kept as written ("2", "0.5")
     std::optional<std::string> memory; // a quantity ("4Gi")
     std::map<std::string, std::string> env;

@@ -985,3 +985,36 @@ TEST_CASE("create: a pod the namespace's Pod Security level refuses fails before
                                    "support dry run\n"));
     CHECK(run(webhook, {"create", write_spec(kSpec)}) == 0);
 }
+
+TEST_CASE("create without a template runs OSF_SANDBOX_DEFAULT_IMAGE; the allowlist can be made "
+          "mandatory") {
+    TestContext t;
+    CHECK(run(t, {"create", "--dry-run", write_spec(R"({"egress": ["example.com"]})")}) == 0);
+    const json list = json::parse(t.out.str());
+    CHECK(list["items"][6]["spec"]["podTemplate"]["spec"]["containers"][0]["image"] ==
+          "ghcr.io/opensoftware/sandbox-base:0.1.0");
+    TestContext own;
+    own.env["OSF_SANDBOX_DEFAULT_IMAGE"] = "registry.example/base:2";
+    CHECK(run(own, {"create", "--dry-run", write_spec(R"({})")}) == 0);
+    CHECK(json::parse(
+              own.out.str())["items"][6]["spec"]["podTemplate"]["spec"]["containers"][0]["image"] ==
+          "registry.example/base:2");
+    TestContext bad;
+    bad.env["OSF_SANDBOX_DEFAULT_IMAGE"] = "base";
+    CHECK(run(bad, {"create", "--dry-run", write_spec(R"({})")}) == 2);
+    // Mandatory: no allowlist is a refusal; with one, the default image must be on it too.
+    TestContext required;
+    required.env["OSF_SANDBOX_REQUIRE_ALLOWED_IMAGES"] = "true";
+    CHECK(run(required, {"create", "--dry-run", write_spec(R"({})")}) == 2);
+    CHECK_THAT(required.err.str(),
+               Catch::EndsWith("sandbox-kubernetes: OSF_SANDBOX_REQUIRE_ALLOWED_IMAGES is true but "
+                               "OSF_SANDBOX_ALLOWED_IMAGES is not set: name the images sandboxes "
+                               "may run\n"));
+    TestContext listed;
+    listed.env["OSF_SANDBOX_REQUIRE_ALLOWED_IMAGES"] = "true";
+    listed.env["OSF_SANDBOX_ALLOWED_IMAGES"] = "ghcr.io/opensoftware/*";
+    CHECK(run(listed, {"create", "--dry-run", write_spec(R"({})")}) == 0);
+    TestContext word;
+    word.env["OSF_SANDBOX_REQUIRE_ALLOWED_IMAGES"] = "yes";
+    CHECK(run(word, {"create", "--dry-run", write_spec(R"({})")}) == 2);
+}

@@ -80,8 +80,13 @@ void check_pod_admission(kubectl::Kubectl& kube, const manifests::SandboxRequest
             manifests::pod_security_refusal(one_line(result.err), request.spec.user.has_value()));
 }
 
-// OSF_SANDBOX_ALLOWED_IMAGES: every image of the pod template (exit 2).
+// OSF_SANDBOX_ALLOWED_IMAGES: every image of the pod template (exit 2); with
+// OSF_SANDBOX_REQUIRE_ALLOWED_IMAGES=true, no allowlist is itself a refusal.
 void check_images(const manifests::SandboxRequest& request, const json& base_pod_template) {
+    if (request.settings.require_allowed_images && request.settings.allowed_images.empty())
+        throw UsageError(
+            "OSF_SANDBOX_REQUIRE_ALLOWED_IMAGES is true but OSF_SANDBOX_ALLOWED_IMAGES "
+            "is not set: name the images sandboxes may run");
     if (const auto image =
             manifests::refused_image(base_pod_template, request.settings.allowed_images)) {
         std::string patterns;

@@ -16,12 +16,23 @@
 
 namespace osf::backends::kubernetes {
 
+namespace {
+
+// A spec without `template` runs OSF_SANDBOX_DEFAULT_IMAGE.
+manifests::SandboxRequest with_default_image(manifests::SandboxRequest request) {
+    if (request.spec.template_name.empty())
+        request.spec.template_name = request.settings.default_image;
+    return request;
+}
+
+} // namespace
+
 nlohmann::json KubernetesBackend::describe(const manifests::SandboxRequest& request) {
-    return commands::dry_run_objects(context_, request);
+    return commands::dry_run_objects(context_, with_default_image(request));
 }
 
 void KubernetesBackend::create(const manifests::SandboxRequest& request, std::ostream& progress) {
-    commands::create_sandbox(context_, request, progress);
+    commands::create_sandbox(context_, with_default_image(request), progress);
 }
 
 backend::ExecResult KubernetesBackend::exec(const backend::ExecRequest& request) {

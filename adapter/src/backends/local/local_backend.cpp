@@ -171,11 +171,14 @@ LocalBackend::resolve_template(const manifests::SandboxRequest& request) {
                    run_host_quietly({"buildah", "inspect", "--type", "image", image}) == 0;
         }};
     ResolvedTemplate resolved;
-    resolved.choice = choose_template(request.spec.template_name, lookup);
+    // No template in the spec: the host's root file system.
+    const std::string name = request.spec.template_name.empty() ? std::string(kHostTemplate)
+                                                                : request.spec.template_name;
+    resolved.choice = choose_template(name, lookup);
     SandboxMeta& meta = resolved.meta;
     meta.id = request.id;
-    meta.template_name = request.spec.template_name;
-    meta.base = request.spec.template_name;
+    meta.template_name = name;
+    meta.base = name;
     meta.root = "/";
     meta.created = epoch_seconds(request.lifetime.created);
     meta.expires = epoch_seconds(request.lifetime.expires);
@@ -223,7 +226,7 @@ nlohmann::json LocalBackend::describe(const manifests::SandboxRequest& request) 
     return {
         {"id", request.id},
         {"stateDirectory", paths.dir},
-        {"template", request.spec.template_name},
+        {"template", resolved.meta.template_name},
         {"base", resolved.meta.base},
         {"root", sandbox_root},
         {"snapshotWorkspace", resolved.snapshot_workspace},
