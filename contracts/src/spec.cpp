@@ -34,10 +34,10 @@ SpecResult parse_spec(std::string_view json_text) {
     const SpecCheck check{read.numbers, result.errors};
     check_known_fields(
         document, "$",
-        {"$schema", "template", "cpu", "memory", "storage", "env", "egress", "secrets", "mcp",
-         "user", "readOnlyRoot", "lifetime", "persistence", "cache"},
-        "the spec's fields are template, cpu, memory, storage, env, egress, secrets, mcp, user, "
-        "readOnlyRoot, lifetime, persistence and cache",
+        {"$schema", "template", "cpu", "memory", "storage", "tmpSize", "env", "egress", "secrets",
+         "mcp", "user", "readOnlyRoot", "lifetime", "persistence", "cache"},
+        "the spec's fields are template, cpu, memory, storage, tmpSize, env, egress, secrets, mcp, "
+        "user, readOnlyRoot, lifetime, persistence and cache",
         check);
     if (document.contains("$schema") && !document["$schema"].is_string())
         check.fail("$['$schema']", "must be a string (the schema's URL, for editors); got " +
@@ -53,6 +53,7 @@ SpecResult parse_spec(std::string_view json_text) {
     if (document.contains("secrets")) check_secrets(document["secrets"], check, spec);
     if (document.contains("mcp")) check_mcp(document["mcp"], check, spec);
     if (document.contains("storage")) check_storage(document["storage"], check, spec);
+    if (document.contains("tmpSize")) check_tmp_size(document["tmpSize"], check, spec);
     if (document.contains("user")) check_user(document["user"], check, spec);
     if (document.contains("readOnlyRoot"))
         check_read_only_root(document["readOnlyRoot"], check, spec);

@@ -1,9 +1,11 @@
-// `user`, `readOnlyRoot` and `storage`: how the sandbox's workload is confined
-// and how much disk it may use. Only sandbox-kubernetes reads them.
+// `user`, `readOnlyRoot`, `storage` and `tmpSize`: how the sandbox's workload is confined
+// and how much disk and /tmp it may use. Only the adapters read them.
 #include "json_path.hpp"
 #include "osf/spec_limits.hpp"
 #include "quantity.hpp"
 #include "spec_sections.hpp"
+
+#include <optional>
 
 namespace osf::spec_detail {
 
@@ -43,21 +45,34 @@ std::optional<std::int64_t> user_id(const nlohmann::json& object, const std::str
 
 } // namespace
 
-void check_storage(const nlohmann::json& value, const SpecCheck& check, Spec& spec) {
-    const std::string path = "$.storage";
+namespace {
+
+// A size as a quantity string ("10Gi", "500Mi"), or nullopt after its error.
+std::optional<std::string> size_quantity(const nlohmann::json& value, const std::string& path,
+                                         const SpecCheck& check) {
     if (!value.is_string()) {
         std::string message =
             "must be a quantity string, as \"10Gi\" or \"500Mi\"; got " + describe_type(value);
         if (value.is_number()) message += " (a bare number is ambiguous: write its unit)";
         check.fail(path, message);
-        return;
+        return std::nullopt;
     }
     const auto& text = value.get_ref<const std::string&>();
     if (auto problem = storage_quantity_problem(text)) {
         check.fail(path, json_quoted(text) + " " + *problem);
-        return;
+        return std::nullopt;
     }
-    spec.storage = text;
+    return text;
+}
+
+} // namespace
+
+void check_storage(const nlohmann::json& value, const SpecCheck& check, Spec& spec) {
+    if (auto size = size_quantity(value, "$.storage", check)) spec.storage = *size;
+}
+
+void check_tmp_size(const nlohmann::json& value, const SpecCheck& check, Spec& spec) {
+    if (auto size = size_quantity(value, "$.tmpSize", check)) spec.tmp_size = *size;
 }
 
 void check_user(const nlohmann::json& value, const SpecCheck& check, Spec& spec) {

@@ -28,6 +28,7 @@ void check_secrets(const nlohmann::json& value, const SpecCheck& check, Spec& sp
 void check_mcp(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 // The workload's hardening and storage (spec_hardening.cpp).
 void check_storage(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+void check_tmp_size(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_user(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_read_only_root(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_lifetime(const nlohmann::json& value, const SpecCheck& check, Spec& spec);

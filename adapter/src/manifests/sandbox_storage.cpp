@@ -69,12 +69,14 @@ bool needs_writable_home(const osf::Spec& spec) {
 }
 
 void add_writable_dirs(json& pod_spec, json& container, const osf::Spec& spec) {
-    if (spec.read_only_root && !mounts_at(container, kTmpDir))
+    // In every mode: /tmp in memory (tmpSize), and the sandbox user's home.
+    if (!mounts_at(container, kTmpDir))
         put_volume(pod_spec, container,
                    {{"name", kTmpVolume},
-                    {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", kTmpSizeLimit}}}},
+                    {"emptyDir",
+                     {{"medium", "Memory"}, {"sizeLimit", spec.tmp_size.value_or(kTmpSizeLimit)}}}},
                    kTmpDir);
-    if (needs_writable_home(spec) && !mounts_at(container, kHomeDir))
+    if (!mounts_at(container, kHomeDir))
         put_volume(pod_spec, container, {{"name", kHomeVolume}, {"emptyDir", json::object()}},
                    kHomeDir);
 }

@@ -75,6 +75,8 @@ struct Spec {
     std::optional<SandboxUser> user;    // `user`
     bool read_only_root = false;        // `readOnlyRoot`
     std::optional<std::string> storage; // `storage`, a quantity ("10Gi")
+    // `tmpSize`: the memory-backed /tmp ("512Mi"); the adapter's default when unset.
+    std::optional<std::string> tmp_size;
     // `lifetime`: how long the sandbox may live; unset means the adapter's
     // default (OSF_SANDBOX_DEFAULT_LIFETIME).
     std::optional<std::chrono::seconds> lifetime;

@@ -119,14 +119,33 @@ TEST_CASE("non-root read-only mode: user ids, no capabilities, /tmp in memory, a
     CHECK(env_value(c["env"], "HOME") == "/home/sandbox");
 }
 
-TEST_CASE("a spec's own HOME wins; a root sandbox gets no HOME and no extra volumes") {
+TEST_CASE("a spec's own HOME wins; a root sandbox gets no HOME but /tmp and /home/sandbox") {
     auto request = osf::testing::sample_request();
     request.spec.user = osf::SandboxUser{1000, 1000};
     request.spec.env["HOME"] = "/workspace";
     CHECK(env_value(sandbox_env(request), "HOME") == "/workspace");
     const json root = pod_template();
     CHECK(env_value(root["spec"]["containers"][0]["env"], "HOME") == "defined 0 times");
-    CHECK(root["spec"]["volumes"].size() == 2);
+    CHECK(root["spec"]["volumes"].size() == 4);
+}
+
+TEST_CASE("/tmp is in memory in every mode, tmpSize large; /home/sandbox in every mode") {
+    auto request = osf::testing::sample_request();
+    auto volume = [](const json& pod, const std::string& name) {
+        for (const auto& v : pod["spec"]["volumes"])
+            if (v["name"] == name) return v;
+        return json();
+    };
+    const json plain = sandbox_pod_template(image_pod_template("a:b"), request);
+    CHECK(volume(plain, "osf-tmp") ==
+          json{{"name", "osf-tmp"}, {"emptyDir", {{"medium", "Memory"}, {"sizeLimit", "256Mi"}}}});
+    CHECK(volume(plain, "osf-home") == json{{"name", "osf-home"}, {"emptyDir", json::object()}});
+    request.spec.tmp_size = "2Gi";
+    request.spec.user = osf::SandboxUser{1000, 1000};
+    request.spec.read_only_root = true;
+    const json hardened = sandbox_pod_template(image_pod_template("a:b"), request);
+    CHECK(volume(hardened, "osf-tmp")["emptyDir"]["sizeLimit"] == "2Gi");
+    CHECK(hardened["spec"]["volumes"].size() == 4);
 }
 
 TEST_CASE("sandbox pod: labels select it for the egress policy; hardening") {
@@ -155,7 +174,7 @@ TEST_CASE("sandbox pod: labels select it for the egress policy; hardening") {
 TEST_CASE("sandbox pod: workspace emptyDir and the CA from its ConfigMap") {
     const json pod = pod_template();
     const json& volumes = pod["spec"]["volumes"];
-    CHECK(volumes.size() == 2);
+    CHECK(volumes.size() == 4); // and /tmp, /home/sandbox
     CHECK(volumes[0] == json{{"name", "osf-egress-ca"},
                              {"configMap",
                               {{"name", "osf-sandbox-0123456789ab-ca"},
@@ -166,6 +185,8 @@ TEST_CASE("sandbox pod: workspace emptyDir and the CA from its ConfigMap") {
     CHECK(mounts ==
           json::array(
               {json{{"name", "workspace"}, {"mountPath", "/workspace"}},
+               json{{"name", "osf-tmp"}, {"mountPath", "/tmp"}},
+               json{{"name", "osf-home"}, {"mountPath", "/home/sandbox"}},
                json{{"name", "osf-egress-ca"}, {"mountPath", "/etc/osf"}, {"readOnly", true}}}));
 }
 
@@ -289,8 +310,8 @@ TEST_CASE("overlaying twice (a snapshot used as a template) leaves one of everyt
     second.id = "fedcba987654";
     const json once = sandbox_pod_template(image_pod_template("x/y"), first);
     const json twice = sandbox_pod_template(once, second);
-    CHECK(twice["spec"]["volumes"].size() == 2);
-    CHECK(twice["spec"]["containers"][0]["volumeMounts"].size() == 2);
+    CHECK(twice["spec"]["volumes"].size() == 4);
+    CHECK(twice["spec"]["containers"][0]["volumeMounts"].size() == 4);
     CHECK(twice["spec"]["containers"][0]["env"].size() ==
           once["spec"]["containers"][0]["env"].size());
     CHECK(twice["metadata"]["labels"]["osf.sandbox.id"] == "fedcba987654");

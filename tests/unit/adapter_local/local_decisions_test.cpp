@@ -161,6 +161,10 @@ TEST_CASE("bwrap: /tmp and /dev/shm are sized, /cache is bound") {
     CHECK(tmpfs_sizes(spec).tmp == 256LL << 20);
     spec.memory = "32Mi";
     CHECK(tmpfs_sizes(spec).shm == 32LL << 20);
+    // tmpSize sets /tmp alone.
+    spec.tmp_size = "512Mi";
+    CHECK(tmpfs_sizes(spec).tmp == 512LL << 20);
+    CHECK(tmpfs_sizes(spec).shm == 32LL << 20);
 }
 
 TEST_CASE("bwrap: a root file system directory shows all but what the sandbox gets fresh") {

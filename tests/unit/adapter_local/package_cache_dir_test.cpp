@@ -8,9 +8,9 @@ using namespace osf::backends::local;
 
 TEST_CASE("shared cache: the ACL blob the kernel takes") {
     const std::string acl = everyone_rwx_acl();
-    const std::string expected("\x02\x00\x00\x00"                 // version 2
-                               "\x01\x00\x07\x00\xff\xff\xff\xff" // user::rwx
-                               "\x04\x00\x07\x00\xff\xff\xff\xff" // group::rwx
+    const std::string expected("\x02\x00\x00\x00"                  // version 2
+                               "\x01\x00\x07\x00\xff\xff\xff\xff"  // user::rwx
+                               "\x04\x00\x07\x00\xff\xff\xff\xff"  // group::rwx
                                "\x20\x00\x07\x00\xff\xff\xff\xff", // other::rwx
                                28);
     CHECK(acl == expected);

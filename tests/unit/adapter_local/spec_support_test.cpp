@@ -54,7 +54,7 @@ TEST_CASE("spec support: each refusal names its field") {
 TEST_CASE("spec support: /workspace is bounded by persistence.size, else storage") {
     CHECK(workspace_bound(spec_of(R"({"template":"host"})")) == 0);
     CHECK(workspace_bound(spec_of(R"({"template":"host","storage":"64Mi"})")) == 64LL << 20);
-    CHECK(workspace_bound(spec_of(
-              R"({"template":"host","storage":"64Mi","persistence":{"size":"1Gi"}})")) ==
+    CHECK(workspace_bound(
+              spec_of(R"({"template":"host","storage":"64Mi","persistence":{"size":"1Gi"}})")) ==
           1LL << 30);
 }

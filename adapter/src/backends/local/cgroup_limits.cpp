@@ -90,9 +90,14 @@ std::vector<CgroupV1Value> cgroup_v1_values(const osf::Spec& spec) {
 TmpfsSizes tmpfs_sizes(const osf::Spec& spec) {
     constexpr long long kDefaultTmp = 1LL << 30;
     constexpr long long kDefaultShm = 64LL << 20;
-    if (!spec.memory) return {kDefaultTmp, kDefaultShm};
-    const long long memory = memory_bytes(*spec.memory);
-    return {memory, std::min(memory, kDefaultShm)};
+    TmpfsSizes sizes{kDefaultTmp, kDefaultShm};
+    if (spec.memory) {
+        const long long memory = memory_bytes(*spec.memory);
+        sizes = {memory, std::min(memory, kDefaultShm)};
+    }
+    // The spec's tmpSize wins; its pages still count against the memory limit.
+    if (spec.tmp_size) sizes.tmp = memory_bytes(*spec.tmp_size);
+    return sizes;
 }
 
 } // namespace osf::backends::local

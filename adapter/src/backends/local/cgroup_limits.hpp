@@ -44,8 +44,8 @@ struct CgroupV1Value {
 std::vector<CgroupV1Value> cgroup_v1_values(const osf::Spec& spec);
 
 // The sizes of the sandbox's in-memory file systems (their pages count
-// against its memory): /tmp as large as the memory limit (1 GiB without one),
-// /dev/shm 64 MiB (or the memory limit when that is smaller).
+// against its memory): /tmp the spec's tmpSize, else as large as the memory
+// limit (1 GiB without one); /dev/shm 64 MiB (or the memory limit when smaller).
 struct TmpfsSizes {
     long long tmp;
     long long shm;
