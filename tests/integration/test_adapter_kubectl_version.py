@@ -76,6 +76,15 @@ def test_an_old_kubectl_is_refused_by_create_before_it_makes_anything(adapter, o
     assert cluster_calls(calls) == ["version --client -o json"]
 
 
+def test_doctor_names_an_old_kubectl_and_stops(adapter, old_kubectl):
+    bin_dir, calls = old_kubectl
+    result = adapter("doctor", path=f"{bin_dir}:/usr/bin:/bin")
+    assert result.returncode == 1, result
+    assert result.stdout.startswith("FAIL  kubectl: kubectl v1.20.2 is too old: ")
+    assert result.stdout.count("\n") == 1  # nothing else is asked of a kubectl that old
+    assert cluster_calls(calls) == ["version --client -o json"]
+
+
 def test_commands_that_need_no_kubectl_do_not_ask_it(adapter, old_kubectl, tmp_path):
     bin_dir, calls = old_kubectl
     spec = tmp_path / "spec.json"
