@@ -67,6 +67,11 @@ class PodProcessSpaces:
 
 
 def _kill(proc: subprocess.Popen) -> None:
+    # A pause process already reaped no longer owns its pid: with pid_max 32768 and the
+    # tests' thousands of processes, that number may now lead another group (a command
+    # of another pod), which a blind killpg would SIGKILL.
+    if proc.poll() is not None:
+        return
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
