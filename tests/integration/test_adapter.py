@@ -135,7 +135,8 @@ def adapter(kube, *args, env=None, input=None, timeout=180, check=None):
     result = subprocess.run([ADAPTER, *args], input=input, capture_output=True, text=True, env=full_env,
                             timeout=timeout)
     if check is not None:
-        assert result.returncode == check, f"exit {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}"
+        assert result.returncode == check, (f"exit {result.returncode}\nstdout: {result.stdout}\n"
+                                            f"stderr: {result.stderr}\ntest API server: {kube.warnings()}")
     return result
 
 

@@ -277,6 +277,10 @@ class ExecService:
             if proc.returncode is None:
                 _kill(proc)
         code = proc.returncode
+        if code == -signal.SIGKILL:
+            alive = self.spaces.alive(pod["metadata"].get("uid", ""))
+            log.warning("container %s of pod %s was SIGKILLed (the pod's PID namespace %s)",
+                        container.get("name"), pod["metadata"]["name"], "lives" if alive else "is gone")
         return (128 - code if code < 0 else code), output
 
     async def _session(self, ws, pod: dict, container: dict, argv: list[str], flags: dict) -> None:
@@ -407,6 +411,15 @@ async def _send(ws, channel: int, data: bytes) -> None:
 
 
 def _kill(proc) -> None:
+    # asyncio's child watcher reaps in its own thread and sets returncode later,
+    # on the loop: in between, the pid is free and may lead a new process group
+    # (another pod's command). Only a child not yet reaped is signalled.
+    if proc.returncode is not None:
+        return
+    try:
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

@@ -98,6 +98,15 @@ class KubeApiServer:
             self._stderr.close()
             self._stderr = None
 
+    def warnings(self, last: int = 20) -> str:
+        """The server's last WARNING/ERROR lines: what a failed test shows of the simulation."""
+        try:
+            with open(os.path.join(self.state_dir, "server.log"), encoding="utf-8", errors="replace") as f:
+                lines = [line for line in f if " WARNING " in line or " ERROR " in line]
+        except OSError:
+            return ""
+        return "".join(lines[-last:])
+
     def __enter__(self) -> "KubeApiServer":
         return self.start()
 

@@ -26,6 +26,7 @@ class PodProcessSpaces:
         if space is not None and space[0].poll() is None:
             return space[1]
         if space is not None:
+            log.warning("the PID namespace of pod %s ended by itself (pause exit %s)", uid, space[0].returncode)
             self.stop(uid)
         pause = subprocess.Popen(["bwrap", "--ro-bind", "/", "/", "--unshare-pid", "--die-with-parent",
                                   "--new-session", "--", "sleep", "infinity"],
@@ -51,6 +52,10 @@ class PodProcessSpaces:
         log.warning("no PID namespace for pod %s: commands get one each", uid)
         _kill(pause)
         return None
+
+    def alive(self, uid: str) -> bool:
+        space = self._spaces.get(uid)
+        return space is not None and space[0].poll() is None
 
     def stop(self, uid: str) -> None:
         """Kills every process of the pod."""
