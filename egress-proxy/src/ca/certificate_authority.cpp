@@ -71,8 +71,9 @@ std::unique_ptr<CertificateAuthority> CertificateAuthority::create(const CaOptio
         detail::add_name_constraints(cert, options.permitted_names);
 
     if (X509_sign(cert, s.key.get(), EVP_sha256()) <= 0) throw_openssl_error("signing the CA");
+    s.certificate = detail::with_cached_encoding(cert); // sent in every handshake's chain
     // Fill OpenSSL's extension cache now, so concurrent mint_leaf calls only read it.
-    X509_check_purpose(cert, -1, 0);
+    X509_check_purpose(s.certificate.get(), -1, 0);
     return ca;
 }
 
@@ -136,7 +137,7 @@ Leaf CertificateAuthority::mint_leaf(std::string_view host) const {
         throw_openssl_error("signing a leaf");
 
     Leaf leaf;
-    leaf.certificate = std::move(certificate);
+    leaf.certificate = detail::with_cached_encoding(cert);
     leaf.key = state_->leaf_key;
     leaf.not_before = now - backdate_seconds;
     leaf.not_after = now + leaf_validity_seconds;

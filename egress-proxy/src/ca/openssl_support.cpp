@@ -69,4 +69,15 @@ void add_extension(X509* certificate, X509* issuer, int nid, const char* value) 
     if (!ok) throw_openssl_error("X509_add_ext");
 }
 
+OpenSslPtr<X509, X509_free> with_cached_encoding(const X509* certificate) {
+    unsigned char* der = nullptr;
+    const int length = i2d_X509(certificate, &der);
+    if (length <= 0) throw_openssl_error("encoding a certificate");
+    const unsigned char* cursor = der;
+    OpenSslPtr<X509, X509_free> parsed(d2i_X509(nullptr, &cursor, length));
+    OPENSSL_free(der);
+    if (!parsed) throw_openssl_error("parsing a certificate");
+    return parsed;
+}
+
 } // namespace osf::ca::detail

@@ -35,4 +35,9 @@ void set_validity(X509* certificate, std::int64_t now, std::int64_t backdate,
 // for fixed strings: names go in through the typed builders above.
 void add_extension(X509* certificate, X509* issuer, int nid, const char* value);
 
+// The same certificate, parsed back from its DER. A certificate built in
+// memory is re-encoded by every i2d_X509, so every TLS handshake that sends
+// it would encode it again; a parsed one keeps its encoding.
+OpenSslPtr<X509, X509_free> with_cached_encoding(const X509* certificate);
+
 } // namespace osf::ca::detail

@@ -241,12 +241,11 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
 
 } // namespace
 
-asio::awaitable<void> run_client_session(ProxyRuntime& ctx, Worker& worker, tcp::socket socket) {
+asio::awaitable<void> run_client_session(ProxyRuntime& ctx, Worker& worker, tcp::socket socket,
+                                         tcp::endpoint remote) {
     ConnectionInfo conn;
     conn.id = ctx.next_connection.fetch_add(1);
     beast::error_code ec;
-    const auto remote = socket.remote_endpoint(ec);
-    if (ec) co_return;
     conn.client = (remote.address().is_v6() ? "[" + remote.address().to_string() + "]"
                                             : remote.address().to_string()) +
                   ":" + std::to_string(remote.port());

@@ -10,7 +10,9 @@
 
 namespace osf::net {
 
+// `remote` is the client's address as accept() gave it.
 boost::asio::awaitable<void> run_client_session(ProxyRuntime& ctx, Worker& worker,
-                                                boost::asio::ip::tcp::socket socket);
+                                                boost::asio::ip::tcp::socket socket,
+                                                boost::asio::ip::tcp::endpoint remote);
 
 } // namespace osf::net

@@ -69,14 +69,13 @@ struct ProxyServer::Impl {
     // the log gets one line a second at most, so a flood cannot grow it.
     std::chrono::steady_clock::time_point last_over_limit_line{};
 
-    template <class Socket> void refuse_over_limit(Socket& socket) {
+    template <class Socket> void refuse_over_limit(Socket& socket, const tcp::endpoint& remote) {
         static constexpr std::string_view answer =
             "HTTP/1.1 503 Service Unavailable\r\nServer: egress-proxy\r\n"
             "X-Osf-Refused-By: limit\r\nConnection: close\r\n"
             "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 51\r\n\r\n"
             "egress-proxy: too many connections open; try later\n";
         boost::system::error_code ec;
-        const auto remote = socket.remote_endpoint(ec);
         socket.non_blocking(true, ec);
         if (!ec) {
             const int fd = socket.native_handle();
@@ -107,8 +106,9 @@ struct ProxyServer::Impl {
     asio::awaitable<void> accept_loop() {
         for (;;) {
             auto& worker = *workers[next_worker++ % workers.size()];
-            auto [ec, socket] =
-                co_await acceptor->async_accept(worker.io, asio::as_tuple(asio::use_awaitable));
+            tcp::endpoint remote;
+            auto [ec, socket] = co_await acceptor->async_accept(
+                worker.io, remote, asio::as_tuple(asio::use_awaitable));
             if (ec) {
                 if (!acceptor->is_open()) co_return;
                 spdlog::warn("accept failed: {}", ec.message());
@@ -120,10 +120,10 @@ struct ProxyServer::Impl {
             }
             if (static_cast<std::size_t>(ctx->metrics.open_connections.load()) >=
                 config.limits().max_connections) {
-                refuse_over_limit(socket);
+                refuse_over_limit(socket, remote);
                 continue;
             }
-            asio::co_spawn(worker.io, run_client_session(*ctx, worker, std::move(socket)),
+            asio::co_spawn(worker.io, run_client_session(*ctx, worker, std::move(socket), remote),
                            asio::detached);
         }
     }

@@ -55,6 +55,9 @@ std::shared_ptr<ssl::context> make_leaf_context(const ca::Leaf& leaf, X509* ca_c
     // cache would keep a session per client connection in memory.
     SSL_CTX_set_session_cache_mode(native, SSL_SESS_CACHE_OFF);
     SSL_CTX_set_client_hello_cb(native, no_tls12_resumption, nullptr);
+    // One ticket: a client resumes one connection at a time from it, and each
+    // ticket is a session encoded, encrypted and MACed in every handshake.
+    SSL_CTX_set_num_tickets(native, 1);
     if (SSL_CTX_use_certificate(native, leaf.certificate.get()) != 1 ||
         SSL_CTX_use_PrivateKey(native, leaf.key.get()) != 1 ||
         SSL_CTX_add1_chain_cert(native, ca_cert) != 1)
