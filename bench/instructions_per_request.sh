@@ -6,11 +6,15 @@
 #
 #   ./bench/instructions_per_request.sh BIN [BIN ...]
 #   N1=100 N2=600 TOP=15 ./bench/instructions_per_request.sh /tmp/old /tmp/new
+#   MODE=new N1=20 N2=120 ./bench/instructions_per_request.sh BIN   # a new connection per request
 #
 # Each build serves N1 and then N2 GETs of a 1 KiB file over one intercepted TLS
 # tunnel (curl, keep-alive) from an nginx HTTPS origin on loopback, with one
 # worker thread; (instructions at N2 - at N1) / (N2 - N1) takes start-up, the
-# CA, the leaf and the handshakes out. Prints that figure per build, its ratio
+# CA, the leaf and the handshakes out. MODE=new makes every request a new
+# CONNECT and TLS handshake (`Connection: close`; RESUME=1 lets curl resume its
+# TLS session, as clients with a session cache do): the handshakes are then
+# what is counted, the leaf (minted once) still is not. Prints that figure per build, its ratio
 # to the first build, and with two builds the functions whose own instructions
 # per request differ most (callgrind_annotate, self cost).
 # Caveat: valgrind does not emulate the SHA extensions, so OpenSSL's SHA-256 runs
@@ -18,10 +22,12 @@
 # on a CPU with SHA-NI the log chain's hash costs far less than counted here.
 # Loopback only (origin on a free port); everything started is stopped by PID.
 set -euo pipefail
-[ $# -ge 1 ] || { sed -n '2,19p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,24p' "$0" >&2; exit 2; }
 repo=$(cd "$(dirname "$0")/.." && pwd)
-n1=${N1:-100}
-n2=${N2:-600}
+mode=${MODE:-ka}
+case $mode in ka | new) ;; *) echo "instructions: MODE is ka or new" >&2; exit 2 ;; esac
+n1=${N1:-$([ "$mode" = new ] && echo 20 || echo 100)}
+n2=${N2:-$([ "$mode" = new ] && echo 120 || echo 600)}
 top=${TOP:-15}
 [ "$n2" -gt "$n1" ] || { echo "instructions: N2 must be above N1" >&2; exit 2; }
 for tool in valgrind callgrind_annotate nginx curl openssl python3; do
@@ -88,7 +94,12 @@ count() {
         sleep 0.5
     done
     for i in $(seq $((n - 1))); do urls+=("$url"); done
-    curl -sf -x "http://127.0.0.1:$port" --cacert "$state/ca.crt" "${urls[@]}" >/dev/null ||
+    local per_request=()
+    if [ "$mode" = new ]; then
+        per_request=(-H "Connection: close")
+        [ "${RESUME:-0}" = 1 ] || per_request+=(--no-sessionid)
+    fi
+    curl -sf -x "http://127.0.0.1:$port" --cacert "$state/ca.crt" "${per_request[@]}" "${urls[@]}" >/dev/null ||
         { echo "instructions: requests through $bin failed" >&2; exit 1; }
     kill -INT "$pid"
     wait "$pid" || true
