@@ -109,7 +109,7 @@ json egress_pod(const SandboxRequest& request) {
           {"periodSeconds", 2},
           {"failureThreshold", 3}}},
         {"resources",
-         {{"requests", {{"cpu", "50m"}, {"memory", "64Mi"}, {"ephemeral-storage", "64Mi"}}},
+         {{"requests", {{"cpu", "100m"}, {"memory", "64Mi"}, {"ephemeral-storage", "64Mi"}}},
           {"limits",
            {{"cpu", "1"}, {"memory", "512Mi"}, {"ephemeral-storage", kProxyStateSizeLimit}}}}},
         {"securityContext",

@@ -164,6 +164,6 @@ TEST_CASE("secret preview shows placeholders, never values") {
 TEST_CASE("egress pod: its own small requests and limits") {
     const json pod = egress_pod(osf::testing::sample_request());
     CHECK(pod["spec"]["containers"][0]["resources"] ==
-          json{{"requests", {{"cpu", "50m"}, {"memory", "64Mi"}, {"ephemeral-storage", "64Mi"}}},
+          json{{"requests", {{"cpu", "100m"}, {"memory", "64Mi"}, {"ephemeral-storage", "64Mi"}}},
                {"limits", {{"cpu", "1"}, {"memory", "512Mi"}, {"ephemeral-storage", "1Gi"}}}});
 }
