@@ -1,6 +1,7 @@
 #include "cli/ca_command.hpp"
 
 #include "cli/exit_codes.hpp"
+#include "osf/proxy_state.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -39,10 +40,10 @@ CaCommand::CaCommand(CLI::App& app, std::string& state_dir) : state_dir_(state_d
 std::optional<int> CaCommand::run() const {
     if (!ca_->parsed()) return std::nullopt;
     const std::filesystem::path state_dir(state_dir_);
-    if (log_key_only_) return print_file(state_dir / "log-key.pub", "egress log key");
-    const int printed = print_file(state_dir / "ca.crt", "CA certificate");
+    if (log_key_only_) return print_file(state_dir / proxy_state::log_key, "egress log key");
+    const int printed = print_file(state_dir / proxy_state::ca_certificate, "CA certificate");
     if (printed != exit_ok || !with_log_key_) return printed;
-    return print_file(state_dir / "log-key.pub", "egress log key");
+    return print_file(state_dir / proxy_state::log_key, "egress log key");
 }
 
 } // namespace osf::cli

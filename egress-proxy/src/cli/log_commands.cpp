@@ -6,6 +6,7 @@
 #include "egress_log/log_verifier.hpp"
 #include "egress_log/request_lines.hpp"
 #include "log/report_page.hpp"
+#include "osf/proxy_state.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -13,7 +14,6 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <signal.h>
 #include <sstream>
@@ -115,7 +115,7 @@ std::string report_source(const std::string& file, const std::string& state_dir)
     if (!file.empty()) return file;
     std::error_code ec;
     if (std::filesystem::is_directory(state_dir, ec))
-        return (std::filesystem::path(state_dir) / "egress.jsonl").string();
+        return proxy_state::path_in(state_dir, proxy_state::egress_log);
     return state_dir;
 }
 
@@ -159,12 +159,12 @@ std::optional<std::string> last_checkpoint_line(const std::filesystem::path& log
 // with a checkpoint has nothing unsigned, and the proxy then writes none: that
 // checkpoint is the answer once the file has not grown for a moment.
 int request_checkpoint(const std::filesystem::path& state_dir, int timeout_seconds) {
-    const auto listen = read_whole((state_dir / "listen.json").string());
-    const auto log_path = state_dir / "egress.jsonl";
-    const auto parsed = listen ? nlohmann::json::parse(*listen, nullptr, false) : nlohmann::json();
-    if (!parsed.is_object() || !parsed.contains("pid") || !parsed["pid"].is_number_integer()) {
+    const auto listen_text = read_whole((state_dir / proxy_state::listen).string());
+    const auto log_path = state_dir / proxy_state::egress_log;
+    const auto listen = listen_text ? proxy_state::parse_listen(*listen_text) : std::nullopt;
+    if (!listen || listen->pid == 0) {
         std::cerr << "egress-proxy: no running proxy named in "
-                  << (state_dir / "listen.json").string() << "\n";
+                  << (state_dir / proxy_state::listen).string() << "\n";
         return exit_failure;
     }
     std::error_code ec;
@@ -173,7 +173,7 @@ int request_checkpoint(const std::filesystem::path& state_dir, int timeout_secon
         std::cerr << "egress-proxy: no egress log at " << log_path.string() << "\n";
         return exit_failure;
     }
-    const auto pid = parsed["pid"].get<int>();
+    const auto pid = static_cast<pid_t>(listen->pid);
     if (pid <= 0) return exit_failure;
     if (::kill(pid, SIGUSR1) != 0) {
         std::cerr << "egress-proxy: the proxy (pid " << pid << ") is not running\n";
@@ -262,8 +262,8 @@ std::optional<int> LogCommands::run() const {
     const std::filesystem::path state_dir(state_dir_);
     if (checkpoint_->parsed()) return request_checkpoint(state_dir, timeout_seconds_);
     if (!verify_->parsed() && !summary_->parsed() && !report_->parsed())
-        return follow_ ? follow_file(state_dir / "egress.jsonl", raw_)
-                       : print_file(state_dir / "egress.jsonl", raw_);
+        return follow_ ? follow_file(state_dir / proxy_state::egress_log, raw_)
+                       : print_file(state_dir / proxy_state::egress_log, raw_);
 
     const auto trusted = read_trusted_key(pubkey_);
     if (!trusted.problem.empty()) {

@@ -7,6 +7,7 @@
 #include "net/stream_kinds.hpp"
 #include "net/tls_stream.hpp"
 #include "net/worker.hpp"
+#include "osf/host_port.hpp"
 #include "policy/host.hpp"
 
 #include <boost/beast/core/detect_ssl.hpp>
@@ -246,9 +247,7 @@ asio::awaitable<void> run_client_session(ProxyRuntime& ctx, Worker& worker, tcp:
     ConnectionInfo conn;
     conn.id = ctx.next_connection.fetch_add(1);
     beast::error_code ec;
-    conn.client = (remote.address().is_v6() ? "[" + remote.address().to_string() + "]"
-                                            : remote.address().to_string()) +
-                  ":" + std::to_string(remote.port());
+    conn.client = osf::host_port(remote.address().to_string(), remote.port());
     socket.set_option(tcp::no_delay(true), ec);
     OpenGauge open(ctx.metrics.open_connections);
     ctx.metrics.connections_total.fetch_add(1, std::memory_order_relaxed);

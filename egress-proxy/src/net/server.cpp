@@ -5,6 +5,9 @@
 #include "net/client_session.hpp"
 #include "net/proxy_runtime.hpp"
 #include "net/worker.hpp"
+#include "osf/atomic_file.hpp"
+#include "osf/host_port.hpp"
+#include "osf/proxy_state.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -14,7 +17,6 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <csignal>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
@@ -35,19 +37,7 @@ tcp::endpoint endpoint_of(const std::string& text) {
 }
 
 std::string to_text(const tcp::endpoint& e) {
-    return e.address().is_v6() ? "[" + e.address().to_string() + "]:" + std::to_string(e.port())
-                               : e.address().to_string() + ":" + std::to_string(e.port());
-}
-
-// Written whole, then renamed: a reader never sees half a file.
-void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
-    const auto tmp = path.string() + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << content;
-        if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
-    }
-    std::filesystem::rename(tmp, path);
+    return osf::host_port(e.address().to_string(), e.port());
 }
 
 } // namespace
@@ -96,7 +86,7 @@ struct ProxyServer::Impl {
         log::LogRecord rec;
         rec.time = std::chrono::system_clock::now();
         rec.connection = ctx->next_connection.fetch_add(1);
-        rec.client = remote.address().to_string() + ":" + std::to_string(remote.port());
+        rec.client = to_text(remote);
         rec.outcome = Outcome::refused;
         rec.status = 503;
         rec.refused_by = RefusalReason::limit;
@@ -138,17 +128,17 @@ ProxyServer::ProxyServer(const config::ProxyConfig& config)
     ca_options.permitted_names = config.policy.permitted_names();
     auto authority = ca::CertificateAuthority::create(ca_options);
     auto log = std::make_unique<log::EgressLogWriter>(
-        (std::filesystem::path(options.state_dir) / "egress.jsonl").string(), options.log_stdout,
+        proxy_state::path_in(options.state_dir, proxy_state::egress_log), options.log_stdout,
         options.checkpoint_lines);
     if (log->truncated_bytes())
         spdlog::warn("egress log: cut {} byte(s) of a line an earlier run did not finish",
                      log->truncated_bytes());
     // Next to ca.crt: the key the log's checkpoints verify against.
-    write_file_atomically(std::filesystem::path(options.state_dir) / "log-key.pub",
-                          log->public_key_pem());
+    osf::write_file_atomically(proxy_state::path_in(options.state_dir, proxy_state::log_key),
+                               log->public_key_pem());
     impl_->ctx = std::make_unique<ProxyRuntime>(config, std::move(authority), std::move(log));
-    write_file_atomically(std::filesystem::path(options.state_dir) / "ca.crt",
-                          impl_->ctx->authority->certificate_pem());
+    osf::write_file_atomically(proxy_state::path_in(options.state_dir, proxy_state::ca_certificate),
+                               impl_->ctx->authority->certificate_pem());
 
     const unsigned threads = options.threads ? options.threads : usable_cpus();
     for (unsigned i = 0; i < threads; ++i)
@@ -251,9 +241,8 @@ int ProxyServer::run() {
     const auto proxy_at = to_text(im.acceptor->local_endpoint());
     const auto admin_at = to_text(im.admin->local_endpoint());
     // listen.json: where the proxy really listens (ports may be kernel-chosen).
-    write_file_atomically(std::filesystem::path(options.state_dir) / "listen.json",
-                          "{\"proxy\":\"" + proxy_at + "\",\"admin\":\"" + admin_at +
-                              "\",\"pid\":" + std::to_string(::getpid()) + "}\n");
+    osf::write_file_atomically(proxy_state::path_in(options.state_dir, proxy_state::listen),
+                               proxy_state::listen_json({proxy_at, admin_at, ::getpid()}));
     spdlog::info("egress-proxy listening on {} (admin {}), CA certificate {}/ca.crt, egress log {}",
                  proxy_at, admin_at, options.state_dir, im.ctx->log->path());
 

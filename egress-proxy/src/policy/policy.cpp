@@ -3,6 +3,7 @@
 // rather than matching or missing by accident.
 #include "policy/policy.hpp"
 
+#include "osf/host_port.hpp"
 #include "policy/host.hpp"
 #include "policy/url_path.hpp"
 
@@ -30,11 +31,6 @@ bool host_matches(const std::string& pattern, std::string_view host) {
     if (host_as_address(host)) return false;
     std::string_view suffix = std::string_view(pattern).substr(1); // ".example.com"
     return host.size() > suffix.size() && host.ends_with(suffix);
-}
-
-std::string host_port_text(std::string_view host, std::uint16_t port) {
-    bool v6 = host.find(':') != std::string_view::npos;
-    return (v6 ? "[" + std::string(host) + "]" : std::string(host)) + ":" + std::to_string(port);
 }
 
 } // namespace
@@ -73,7 +69,7 @@ Decision Policy::check_destination(std::string_view raw_host, std::uint16_t port
                     [&](const osf::McpServer& server) { return server.host == *host; });
     if (host_known)
         return Decision::refuse(RefusalReason::port_not_allowed,
-                                host_port_text(*host, port) + " is not allowed: port " +
+                                osf::host_port(*host, port) + " is not allowed: port " +
                                     std::to_string(port) + " is not in the egress list");
     return Decision::refuse(RefusalReason::host_not_allowed, *host + " is not in the egress list");
 }

@@ -1,5 +1,6 @@
 #include "secrets/http_get.hpp"
 
+#include "osf/host_port.hpp"
 #include "secrets/openbao_address.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -34,8 +35,7 @@ HttpGetReply failed(HttpGetReply::Failure failure, std::string detail) {
 }
 
 std::string host_header(const HttpGetRequest& request) {
-    const bool v6 = request.host.find(':') != std::string::npos;
-    const std::string host = v6 ? "[" + request.host + "]" : request.host;
+    const std::string host = osf::bracketed_host(request.host);
     const bool default_port = request.port == (request.tls ? "443" : "80");
     return default_port ? host : host + ":" + request.port;
 }

@@ -1,5 +1,6 @@
 #include "secrets/openbao_address.hpp"
 
+#include "osf/host_port.hpp"
 #include "text/ascii.hpp"
 
 #include <arpa/inet.h>
@@ -22,8 +23,7 @@ ParsedOpenBaoAddress fail(std::string why) {
 } // namespace
 
 std::string OpenBaoAddress::authority() const {
-    const bool v6 = host.find(':') != std::string::npos;
-    return (v6 ? "[" + host + "]" : host) + ":" + port;
+    return osf::host_port(host, port);
 }
 
 bool is_ip_literal(const std::string& host) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "manifests/settings.hpp"
+#include "osf/proxy_state.hpp"
 
 #include <string>
 
@@ -37,9 +38,18 @@ struct SandboxPaths {
     std::string workspace_image; // the file system of /workspace, with storage or persistence
     std::string cgroups;         // the cgroups the supervisor made, one per line
 
-    std::string ca() const { return proxy_state + "/ca.crt"; }
-    std::string egress_log() const { return proxy_state + "/egress.jsonl"; }
-    std::string published_log_key() const { return proxy_state + "/log-key.pub"; }
+    std::string ca() const {
+        return osf::proxy_state::path_in(proxy_state, osf::proxy_state::ca_certificate);
+    }
+    std::string egress_log() const {
+        return osf::proxy_state::path_in(proxy_state, osf::proxy_state::egress_log);
+    }
+    std::string published_log_key() const {
+        return osf::proxy_state::path_in(proxy_state, osf::proxy_state::log_key);
+    }
+    std::string listen_file() const {
+        return osf::proxy_state::path_in(proxy_state, osf::proxy_state::listen);
+    }
 };
 
 SandboxPaths sandbox_paths(const std::string& root, const std::string& id);

@@ -1,6 +1,7 @@
 #include "backends/local/sandbox_store.hpp"
 
 #include "manifests/sandbox_id.hpp"
+#include "osf/atomic_file.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -32,13 +33,7 @@ std::optional<nlohmann::json> read_json(const std::string& path) {
 }
 
 void write_json(const std::string& path, const nlohmann::json& json) {
-    const std::string temporary = path + ".new";
-    {
-        std::ofstream file(temporary, std::ios::trunc);
-        file << json.dump(2) << "\n";
-        if (!file.flush()) throw std::runtime_error("cannot write " + temporary);
-    }
-    fs::rename(temporary, path);
+    osf::write_file_atomically(path, json.dump(2) + "\n", 0644);
 }
 
 std::optional<int> read_pid(const std::string& path) {

@@ -16,6 +16,8 @@
 #include "backends/local/user_namespaces.hpp"
 #include "backends/local/workspace_volume.hpp"
 #include "manifests/secret_plan.hpp"
+#include "osf/atomic_file.hpp"
+#include "osf/proxy_state.hpp"
 #include "process/spawn.hpp"
 
 #include <algorithm>
@@ -83,14 +85,11 @@ std::string last_line(const std::string& path) {
 }
 
 void write_file(const std::string& path, const std::string& text, mode_t mode) {
-    const std::string temporary = path + ".new";
-    {
-        std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-        file << text;
-        if (!file.flush()) throw StartFailed("cannot write " + temporary);
+    try {
+        osf::write_file_atomically(path, text, mode);
+    } catch (const std::runtime_error& e) {
+        throw StartFailed(e.what());
     }
-    ::chmod(temporary.c_str(), mode);
-    fs::rename(temporary, path);
 }
 
 int port_of(const std::string& address) {
@@ -212,7 +211,7 @@ private:
         spec.env = to_envp(proxy_environment(request_, env_lookup));
         spec.die_with_parent = true;
         // A resumed sandbox's state directory still names the last run's ports.
-        const std::string listen_file = paths_.proxy_state + "/listen.json";
+        const std::string listen_file = paths_.listen_file();
         std::error_code error;
         fs::remove(listen_file, error);
         try {
@@ -228,13 +227,10 @@ private:
                 proxy_pid_ = -1;
                 throw StartFailed("the egress proxy exited: " + last_line(paths_.proxy_output));
             }
-            const auto listen = nlohmann::json::parse(read_file(listen_file), nullptr, false);
-            if (listen.is_object() && listen.contains("proxy")) {
-                const std::string address = listen["proxy"].get<std::string>();
-                proxy_port_ = port_of(address);
-                std::string listeners = address + "\n";
-                if (listen.contains("admin") && listen["admin"].is_string())
-                    listeners += listen["admin"].get<std::string>() + "\n";
+            if (const auto listen = osf::proxy_state::parse_listen(read_file(listen_file))) {
+                proxy_port_ = port_of(listen->proxy);
+                std::string listeners = listen->proxy + "\n";
+                if (!listen->admin.empty()) listeners += listen->admin + "\n";
                 publish_listeners(listeners);
                 keep_log_key();
                 return;
