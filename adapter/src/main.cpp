@@ -9,6 +9,7 @@
 #include "kubectl/cluster_flags.hpp"
 #include "kubectl/process_kubectl_runner.hpp"
 #include "kubectl/version_checking_runner.hpp"
+#include "osf/process_env.hpp"
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -23,7 +24,7 @@ int main(int argc, char** argv) {
     osf::commands::CommandContext context{
         .runner = runner,
         .getenv = osf::kubectl::namespaced_getenv(
-            flags, osf::commands::process_getenv,
+            flags, osf::process_getenv,
             [&flagged_runner] { return osf::kubectl::context_namespace(flagged_runner); }),
         .file_exists = osf::commands::regular_file_exists,
         .out = std::cout,

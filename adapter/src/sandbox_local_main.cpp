@@ -8,6 +8,7 @@
 #include "cli/bash_completion.hpp"
 #include "commands/interrupt.hpp"
 #include "commands/process_environment.hpp"
+#include "osf/process_env.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
     std::error_code error;
     const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
     backends::local::LocalBackend backend({
-        .getenv = commands::process_getenv,
+        .getenv = osf::process_getenv,
         .pending_signal = [] { return commands::pending_signal(); },
         .wall_clock = commands::wall_clock_now,
         .self_executable = error ? std::string(argv[0]) : self.string(),
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
     backend::BackendContext context{
         .backend = backend,
         .program = "sandbox-local",
-        .getenv = commands::process_getenv,
+        .getenv = osf::process_getenv,
         .file_exists = commands::regular_file_exists,
         .out = std::cout,
         .err = std::cerr,

@@ -6,6 +6,7 @@
 #include "cli/log_commands.hpp"
 #include "config/proxy_config.hpp"
 #include "net/server.hpp"
+#include "osf/process_env.hpp"
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -18,17 +19,12 @@ namespace {
 
 using osf::cli::exit_usage;
 
-std::optional<std::string> env(const std::string& name) {
-    if (const char* v = std::getenv(name.c_str())) return std::string(v);
-    return std::nullopt;
-}
-
 int run(int argc, char** argv) {
     CLI::App app{"egress-proxy: the sandbox's only way out. TLS-intercepting forward proxy with a "
                  "host allowlist, secret substitution, MCP tool filtering and an egress log."};
     app.set_version_flag("--version", "egress-proxy " OSF_VERSION);
     osf::config::ProxyOptions options;
-    if (auto dir = env("OSF_STATE_DIR")) options.state_dir = *dir;
+    if (auto dir = osf::process_getenv("OSF_STATE_DIR")) options.state_dir = *dir;
     long long grace = options.grace.count();
     long long header_timeout = options.limits.header_timeout.count();
     long long idle_timeout = options.limits.idle_timeout.count();
@@ -112,7 +108,7 @@ int run(int argc, char** argv) {
     options.limits.upstream_timeout = std::chrono::seconds(upstream_timeout);
     options.checkpoint_interval = std::chrono::seconds(checkpoint_seconds);
     options.fold_refusals = !log_every_refusal;
-    auto loaded = osf::config::load_config(std::move(options), env,
+    auto loaded = osf::config::load_config(std::move(options), osf::process_getenv,
                                            osf::secrets::SourceEnvironment::from_process());
     if (auto* problem = std::get_if<std::string>(&loaded)) {
         std::cerr << "egress-proxy: " << *problem << "\n";

@@ -1,16 +1,10 @@
 #include "commands/process_environment.hpp"
 
-#include <cstdlib>
 #include <random>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace osf::commands {
-
-std::optional<std::string> process_getenv(const std::string& name) {
-    const char* value = std::getenv(name.c_str());
-    return value ? std::optional<std::string>(value) : std::nullopt;
-}
 
 bool regular_file_exists(const std::string& path) {
     struct stat info {};

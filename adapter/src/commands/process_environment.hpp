@@ -1,6 +1,6 @@
-// What both sandbox CLIs take from their own process: its variables, whether
-// a path is a regular file, random bytes for new IDs, the clocks and whether
-// stdin and stdout are a terminal. The wiring main.cpp and
+// What both sandbox CLIs take from their own process (its variables come from
+// osf/process_env.hpp, shared with the proxy): whether a path is a regular file, random bytes for
+// new IDs, the clocks and whether stdin and stdout are a terminal. The wiring main.cpp and
 // sandbox_local_main.cpp share.
 #pragma once
 
@@ -12,7 +12,6 @@
 
 namespace osf::commands {
 
-std::optional<std::string> process_getenv(const std::string& name);
 bool regular_file_exists(const std::string& path);
 // Six bytes from /dev/urandom: a new sandbox ID or exec marker.
 std::array<std::uint8_t, 6> random_id_bytes();

@@ -17,6 +17,7 @@
 #include "backends/local/workspace_volume.hpp"
 #include "manifests/secret_plan.hpp"
 #include "osf/atomic_file.hpp"
+#include "osf/process_env.hpp"
 #include "osf/proxy_state.hpp"
 #include "process/spawn.hpp"
 
@@ -63,11 +64,6 @@ public:
 // What bwrap and the agent may say while the sandbox starts (their errors);
 // after it started, nothing they write reaches a file of the host.
 constexpr std::size_t kSandboxLogLimit = 64 * 1024;
-
-std::optional<std::string> env_lookup(const std::string& name) {
-    const char* value = std::getenv(name.c_str());
-    return value ? std::optional<std::string>(value) : std::nullopt;
-}
 
 std::string read_file(const std::string& path) {
     std::ifstream file(path, std::ios::binary);
@@ -143,9 +139,9 @@ private:
         const auto parsed = osf::parse_spec(request_.spec_text);
         if (!parsed.ok()) throw StartFailed("the stored spec is no longer valid");
         request_.spec = *parsed.spec;
-        request_.settings = manifests::read_settings(env_lookup);
+        request_.settings = manifests::read_settings(osf::process_getenv);
         request_.secrets =
-            manifests::plan_secrets(request_.spec, request_.settings, env_lookup,
+            manifests::plan_secrets(request_.spec, request_.settings, osf::process_getenv,
                                     [](const std::string& path) { return fs::exists(path); })
                 .plan;
         const auto meta = read_meta(paths_.meta);
@@ -194,7 +190,7 @@ private:
     }
 
     void start_proxy() {
-        const std::string binary = find_proxy_binary(env_lookup);
+        const std::string binary = find_proxy_binary(osf::process_getenv);
         process::SpawnSpec spec = output_to(paths_.proxy_output);
         // Never a way to another sandbox's proxy (an alias to 127.0.0.1 is allowed).
         spec.argv = {binary,
@@ -208,7 +204,7 @@ private:
                      paths_.proxy_state,
                      "--peer-listeners",
                      listeners_dir(root_)};
-        spec.env = to_envp(proxy_environment(request_, env_lookup));
+        spec.env = to_envp(proxy_environment(request_, osf::process_getenv));
         spec.die_with_parent = true;
         // A resumed sandbox's state directory still names the last run's ports.
         const std::string listen_file = paths_.listen_file();
