@@ -83,7 +83,8 @@ std::variant<std::string, HostProblem> check_host(std::string_view text, bool al
     std::string_view host = text;
     const bool trailing_dot = host.size() > 1 && host.back() == '.';
     if (trailing_dot) host.remove_suffix(1);
-    if (host.size() > max_host_length) return HostProblem{"is longer than 253 characters"};
+    if (host.size() > max_host_length)
+        return HostProblem{"is longer than " + std::to_string(max_host_length) + " characters"};
 
     if (!allow_wildcard && host.find('*') != std::string_view::npos)
         return HostProblem{"holds '*': a URL names one host, only egress entries have wildcards"};

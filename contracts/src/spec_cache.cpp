@@ -21,8 +21,7 @@ void check_cache(const nlohmann::json& value, const SpecCheck& check, Spec& spec
         check.fail(path + ".claimName",
                    (name.is_string() ? json_quoted(name.get_ref<const std::string&>()) + " is"
                                      : "got " + describe_type(name) + ",") +
-                       " not a PersistentVolumeClaim name (lower-case letters, digits, '-' and "
-                       "'.', at most 253 characters)");
+                       " not a PersistentVolumeClaim name (" + dns_subdomain_rule() + ")");
         return;
     }
     spec.cache = PackageCache{name.get<std::string>()};

@@ -56,15 +56,11 @@ std::variant<EgressRule, std::string> check_entry(const std::string& text) {
 
 void check_egress(const nlohmann::json& value, const SpecCheck& check, Spec& spec) {
     const std::string path = "$.egress";
-    if (!value.is_array()) {
-        check.fail(path, "must be an array of host names, as [\"api.example.com\", "
-                         "\"*.githubusercontent.com\"]; got " +
-                             describe_type(value));
+    if (!check_collection(value, check, path, Shape::array,
+                          "an array of host names, as [\"api.example.com\", "
+                          "\"*.githubusercontent.com\"]",
+                          spec_limits::max_egress_entries, "entries"))
         return;
-    }
-    if (value.size() > spec_limits::max_egress_entries)
-        check.fail(path,
-                   "has " + std::to_string(value.size()) + " entries; at most 256 are allowed");
     std::map<std::string, std::size_t> first_seen;
     for (std::size_t i = 0; i < value.size(); ++i) {
         const std::string at = index_path(path, i);

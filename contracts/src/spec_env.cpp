@@ -7,21 +7,18 @@ namespace osf::spec_detail {
 
 void check_env(const nlohmann::json& value, const SpecCheck& check, Spec& spec) {
     const std::string path = "$.env";
-    if (!value.is_object()) {
-        check.fail(path, "must be an object of NAME -> value, as {\"CI\": \"1\"}; got " +
-                             describe_type(value));
+    if (!check_collection(value, check, path, Shape::object,
+                          "an object of NAME -> value, as {\"CI\": \"1\"}",
+                          spec_limits::max_env_vars, "variables"))
         return;
-    }
-    if (value.size() > spec_limits::max_env_vars)
-        check.fail(path,
-                   "has " + std::to_string(value.size()) + " variables; at most 256 are allowed");
     for (const auto& [name, text] : value.items()) {
         const std::string at = member_path(path, name);
         bool good = true;
         if (!is_env_name(name) || code_points(name) > spec_limits::max_env_name_length) {
             check.fail(at, json_quoted(name) +
                                " is not a variable name: use letters, digits and '_', not starting "
-                               "with a digit, at most 128 characters");
+                               "with a digit, at most " +
+                               std::to_string(spec_limits::max_env_name_length) + " characters");
             good = false;
         } else if (spec_limits::is_reserved_env_name(name)) {
             check.fail(at, "is set by sandbox-kubernetes so that the sandbox reaches the egress "

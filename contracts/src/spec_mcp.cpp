@@ -39,7 +39,9 @@ bool check_name(const nlohmann::json& value, const std::string& at, SeenServers&
     if (!is_server_name(name)) {
         check.fail(at, json_quoted(name) +
                            " is not a server name: use lower-case letters, digits and "
-                           "inner '-', at most 63 characters, as \"wiki\"");
+                           "inner '-', at most " +
+                           std::to_string(spec_limits::max_mcp_name_length) +
+                           " characters, as \"wiki\"");
         return false;
     }
     if (const auto [first, fresh] = seen.names.emplace(name, at.substr(0, at.rfind('.'))); !fresh) {
@@ -78,16 +80,11 @@ bool check_url(const nlohmann::json& value, const std::string& at, SeenServers& 
 
 bool check_tools(const nlohmann::json& value, const std::string& at, const SpecCheck& check,
                  McpServer& server) {
-    if (!value.is_array()) {
-        check.fail(at,
-                   "must be an array of tool names, as [\"search\"]; got " + describe_type(value));
-        return false;
-    }
-    bool good = true;
-    if (value.size() > spec_limits::max_mcp_tools) {
-        check.fail(at, "has " + std::to_string(value.size()) + " tools; at most 256 are allowed");
-        good = false;
-    }
+    const auto within =
+        check_collection(value, check, at, Shape::array, "an array of tool names, as [\"search\"]",
+                         spec_limits::max_mcp_tools, "tools");
+    if (!within) return false;
+    bool good = *within;
     std::map<std::string, std::size_t> first_seen;
     for (std::size_t i = 0; i < value.size(); ++i) {
         const std::string tool_at = index_path(at, i);
@@ -121,15 +118,11 @@ bool check_tools(const nlohmann::json& value, const std::string& at, const SpecC
 
 void check_mcp(const nlohmann::json& value, const SpecCheck& check, Spec& spec) {
     const std::string path = "$.mcp";
-    if (!value.is_array()) {
-        check.fail(path, "must be an array of servers, as [{\"name\": \"wiki\", \"url\": "
-                         "\"https://wiki.example.com/mcp\", \"tools\": [\"search\"]}]; got " +
-                             describe_type(value));
+    if (!check_collection(value, check, path, Shape::array,
+                          "an array of servers, as [{\"name\": \"wiki\", \"url\": "
+                          "\"https://wiki.example.com/mcp\", \"tools\": [\"search\"]}]",
+                          spec_limits::max_mcp_servers, "servers"))
         return;
-    }
-    if (value.size() > spec_limits::max_mcp_servers)
-        check.fail(path,
-                   "has " + std::to_string(value.size()) + " servers; at most 32 are allowed");
     SeenServers seen;
     for (std::size_t i = 0; i < value.size(); ++i) {
         const std::string at = index_path(path, i);

@@ -34,8 +34,7 @@ void check_persistence(const nlohmann::json& value, const SpecCheck& check, Spec
             check.fail(path + ".storageClassName",
                        (name.is_string() ? json_quoted(name.get_ref<const std::string&>()) + " is"
                                          : std::string("got ") + describe_type(name) + ", ") +
-                           " not a StorageClass name (lower-case letters, digits, '-' and '.', at "
-                           "most 253 characters)");
+                           " not a StorageClass name (" + dns_subdomain_rule() + ")");
             ok = false;
         } else {
             persistence.storage_class = name.get<std::string>();

@@ -7,23 +7,20 @@ namespace osf::spec_detail {
 
 void check_secrets(const nlohmann::json& value, const SpecCheck& check, Spec& spec) {
     const std::string path = "$.secrets";
-    if (!value.is_object()) {
-        check.fail(path, "must be an object of NAME -> reference, as {\"NPM_TOKEN\": "
-                         "\"ref:env/NPM_TOKEN\"}; got " +
-                             describe_type(value));
+    if (!check_collection(value, check, path, Shape::object,
+                          "an object of NAME -> reference, as {\"NPM_TOKEN\": "
+                          "\"ref:env/NPM_TOKEN\"}",
+                          spec_limits::max_secrets, "secrets"))
         return;
-    }
-    if (value.size() > spec_limits::max_secrets)
-        check.fail(path,
-                   "has " + std::to_string(value.size()) + " secrets; at most 64 are allowed");
     for (const auto& [name, ref] : value.items()) {
         const std::string at = member_path(path, name);
         bool good = true;
         if (!is_secret_name(name) || name.size() > spec_limits::max_secret_name_length) {
             check.fail(at, json_quoted(name) +
                                " is not a secret name: use upper-case letters, digits and '_', not "
-                               "starting with a digit, at most 128 characters, as " +
-                               json_quoted(suggest_secret_name(name)));
+                               "starting with a digit, at most " +
+                               std::to_string(spec_limits::max_secret_name_length) +
+                               " characters, as " + json_quoted(suggest_secret_name(name)));
             good = false;
         } else if (spec_limits::is_reserved_env_name(name)) {
             check.fail(at, "is a variable sandbox-kubernetes sets so that the sandbox reaches the "

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,9 +37,23 @@ void check_lifetime(const nlohmann::json& value, const SpecCheck& check, Spec& s
 void check_persistence(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_cache(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 
+// The prologue of every list-like section: `value` must be a JSON array
+// (Shape::array) or object ("must be <shape>; got <type>") holding at most
+// `limit` members ("has N <noun>; at most <limit> are allowed"). Returns
+// nullopt when it is not of that kind (nothing inside to check), else whether
+// it is within the limit (checking goes on either way).
+enum class Shape { array, object };
+std::optional<bool> check_collection(const nlohmann::json& value, const SpecCheck& check,
+                                     const std::string& path, Shape shape,
+                                     std::string_view expected, std::size_t limit,
+                                     std::string_view noun);
+
 // A Kubernetes object name (DNS-1123 subdomain, at most 253 characters): a
 // SandboxTemplate's, a StorageClass's.
 bool is_dns_subdomain(std::string_view name);
+// What such a name is, for messages: "lower-case letters, digits, '-' and '.', at most 253
+// characters".
+std::string dns_subdomain_rule();
 
 // Rules across sections that the JSON Schema cannot state.
 void check_cross_section(const nlohmann::json& document, const SpecCheck& check);

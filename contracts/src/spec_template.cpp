@@ -12,6 +12,11 @@ bool is_printable_ascii(char c) {
 
 } // namespace
 
+std::string dns_subdomain_rule() {
+    return "lower-case letters, digits, '-' and '.', at most " +
+           std::to_string(spec_limits::max_template_name_length) + " characters";
+}
+
 // A DNS-1123 subdomain: lower-case alphanumeric labels with inner '-', joined by '.'.
 bool is_dns_subdomain(std::string_view name) {
     if (name.empty() || name.size() > spec_limits::max_template_name_length) return false;
@@ -56,8 +61,8 @@ void check_template(const nlohmann::json& value, const SpecCheck& check, Spec& s
     } else if (!is_dns_subdomain(text)) {
         check.fail(path, json_quoted(text) +
                              " is neither an image (which holds '/', ':' or '@', as "
-                             "\"node:24-alpine\") nor a SandboxTemplate name (lower-case letters, "
-                             "digits, '-' and '.', at most 253 characters)");
+                             "\"node:24-alpine\") nor a SandboxTemplate name (" +
+                             dns_subdomain_rule() + ")");
         return;
     }
     spec.template_name = text;

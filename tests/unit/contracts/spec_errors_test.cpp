@@ -3,6 +3,7 @@
 #include "spec_test_support.hpp"
 
 #include <catch2/catch.hpp>
+#include <functional>
 
 using spec_test::errors_of;
 using spec_test::spec_with;
@@ -256,6 +257,65 @@ TEST_CASE("limits on sizes are errors at the section", "[spec][errors][limits]")
     const auto result = osf::parse_spec(huge);
     REQUIRE(result.errors.size() == 1);
     CHECK_THAT(result.errors[0].message, Catch::Contains("at most 1 MiB"));
+}
+
+TEST_CASE("every collection's limit is stated in full, with the count found",
+          "[spec][errors][limits]") {
+    const auto many = [](int count, const std::string& open, const std::string& close,
+                         const std::function<std::string(int)>& member) {
+        std::string text = open;
+        for (int i = 0; i < count; ++i)
+            text += (i ? "," : "") + member(i);
+        return text + close;
+    };
+    const auto quoted = [](const std::string& s) { return "\"" + s + "\""; };
+    const struct {
+        std::string members;
+        const char* path;
+        const char* message;
+    } cases[] = {
+        {"\"egress\": " +
+             many(257, "[", "]",
+                  [&](int i) { return quoted("h" + std::to_string(i) + ".example.com"); }),
+         "$.egress", "has 257 entries; at most 256 are allowed"},
+        {"\"env\": " + many(257, "{", "}",
+                            [&](int i) { return quoted("V" + std::to_string(i)) + ": \"1\""; }),
+         "$.env", "has 257 variables; at most 256 are allowed"},
+        {"\"secrets\": " +
+             many(65, "{", "}",
+                  [&](int i) { return quoted("S" + std::to_string(i)) + ": \"ref:env/X\""; }),
+         "$.secrets", "has 65 secrets; at most 64 are allowed"},
+        {"\"mcp\": " + many(33, "[", "]",
+                            [&](int i) {
+                                return "{\"name\": \"s" + std::to_string(i) +
+                                       "\", \"url\": \"https://s" + std::to_string(i) +
+                                       ".example.com/mcp\", \"tools\": []}";
+                            }),
+         "$.mcp", "has 33 servers; at most 32 are allowed"},
+        {"\"mcp\": [{\"name\": \"w\", \"url\": \"https://w.example.com/mcp\", \"tools\": " +
+             many(257, "[", "]", [&](int i) { return quoted("t" + std::to_string(i)); }) + "}]",
+         "$.mcp[0].tools", "has 257 tools; at most 256 are allowed"},
+    };
+    for (const auto& c : cases) {
+        const auto result = osf::parse_spec(spec_with(c.members));
+        INFO(c.path);
+        REQUIRE(result.errors.size() == 1);
+        CHECK(result.errors[0].path == c.path);
+        CHECK(result.errors[0].message == c.message);
+    }
+    check_single_error(spec_with("\"env\": {\"" + std::string(129, 'A') + "\": \"1\"}"),
+                       "$.env." + std::string(129, 'A'),
+                       "use letters, digits and '_', not starting with a digit, at most 128 "
+                       "characters");
+    check_single_error(spec_with("\"secrets\": {\"" + std::string(129, 'A') + "\": \"ref:env/X\"}"),
+                       "$.secrets." + std::string(129, 'A'),
+                       "not starting with a digit, at most 128 characters, as ");
+    check_single_error(spec_with("\"mcp\": [{\"name\": \"" + std::string(64, 'w') +
+                                 "\", \"url\": \"https://w.example.com/mcp\", \"tools\": []}]"),
+                       "$.mcp[0].name", "inner '-', at most 63 characters, as \"wiki\"");
+    check_single_error("{\"template\": \"Bad_Name\"}", "$.template",
+                       "nor a SandboxTemplate name (lower-case letters, digits, '-' and '.', at "
+                       "most 253 characters)");
 }
 
 TEST_CASE("messages never repeat a value that may be a secret", "[spec][errors]") {
