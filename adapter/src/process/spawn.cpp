@@ -138,8 +138,7 @@ int set_up_child(const SpawnSpec& spec, int report, pid_t parent) {
         }
     }
     if (spec.new_session && ::setsid() < 0) fail_in_child(report, Step::session, errno);
-    if (spec.new_process_group && ::setpgid(0, 0) != 0)
-        fail_in_child(report, Step::session, errno);
+    if (spec.new_process_group && ::setpgid(0, 0) != 0) fail_in_child(report, Step::session, errno);
     for (const auto& procs : spec.join_cgroups) {
         const int fd = ::open(procs.c_str(), O_WRONLY | O_CLOEXEC);
         if (fd < 0 || ::write(fd, "0\n", 2) != 2) fail_in_child(report, Step::cgroup, errno);
@@ -207,15 +206,18 @@ void await_start(pid_t pid, Fd report, const std::string& what) {
     }
     if (got != sizeof(failure)) throw SpawnError("cannot start " + what);
     throw SpawnError("cannot start " + what + ": " + step_name(failure.step) + ": " +
-                     std::strerror(failure.error));
+                         std::strerror(failure.error),
+                     failure.error);
 }
 
-template <typename Run>
-pid_t fork_and(const SpawnSpec& spec, const std::string& what, Run run) {
+template <typename Run> pid_t fork_and(const SpawnSpec& spec, const std::string& what, Run run) {
     Pipe report = make_pipe();
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
-    if (pid < 0) throw SpawnError("cannot start " + what + ": fork: " + std::strerror(errno));
+    if (pid < 0) {
+        const int error = errno;
+        throw SpawnError("cannot start " + what + ": fork: " + std::strerror(error), error);
+    }
     if (pid == 0) {
         report.read = Fd(); // closed in the child only
         const int fd = set_up_child(spec, report.write.release(), parent);
@@ -247,7 +249,7 @@ std::string find_in_path(const std::string& name, const std::string& path_list) 
 
 pid_t spawn(const SpawnSpec& spec) {
     const std::string program = path_of(spec);
-    if (program.empty()) throw SpawnError("cannot run " + spec.argv.at(0) + ": not found");
+    if (program.empty()) throw SpawnError("cannot run " + spec.argv.at(0) + ": not found", ENOENT);
     const auto argv = c_strings(spec.argv);
     std::vector<std::string> own_env;
     if (!spec.env)

@@ -18,7 +18,13 @@ namespace osf::process {
 
 class SpawnError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    explicit SpawnError(const std::string& what, int error = 0)
+        : std::runtime_error(what), error_(error) {}
+    // The errno of the step that failed (ENOENT for a program not found), or 0.
+    int error() const { return error_; }
+
+private:
+    int error_;
 };
 
 // Descriptor `parent` of this process becomes descriptor `child` of the new one.
