@@ -278,10 +278,13 @@ class ExecService:
                 _kill(proc)
         code = proc.returncode
         if code == -signal.SIGKILL:
-            alive = self.spaces.alive(pod["metadata"].get("uid", ""))
-            log.warning("container %s of pod %s was SIGKILLed (the pod's PID namespace %s)",
-                        container.get("name"), pod["metadata"]["name"], "lives" if alive else "is gone")
+            self._log_killed(pod, container)
         return (128 - code if code < 0 else code), output
+
+    def _log_killed(self, pod: dict, container: dict) -> None:
+        alive = self.spaces.alive(pod["metadata"].get("uid", ""))
+        log.warning("a command in container %s of pod %s was SIGKILLed (the pod's PID namespace %s)",
+                    container.get("name"), pod["metadata"]["name"], "lives" if alive else "is gone")
 
     async def _session(self, ws, pod: dict, container: dict, argv: list[str], flags: dict) -> None:
         canned = self._canned_for(pod, container, argv)
@@ -310,6 +313,8 @@ class ExecService:
                 pumps.append(self._pump(ws, proc.stderr, STDERR if flags["stderr"] else None))
             await asyncio.gather(*pumps)
             code = await proc.wait()
+            if code == -signal.SIGKILL:
+                self._log_killed(pod, container)
             if code < 0:
                 code = 128 - code
             if not client_gone.is_set():
