@@ -13,6 +13,7 @@
 #include "backends/local/local_log_access.hpp"
 #include "backends/local/package_cache_dir.hpp"
 #include "backends/local/proxy_binary.hpp"
+#include "backends/local/proxy_launch.hpp"
 #include "backends/local/sandbox_environment.hpp"
 #include "backends/local/sandbox_store.hpp"
 #include "backends/local/seccomp_policy.hpp"
@@ -223,26 +224,21 @@ nlohmann::json LocalBackend::describe(const manifests::SandboxRequest& request) 
         proxy = find_proxy_binary(options_.getenv);
     } catch (const std::exception&) {
     }
-    return {
-        {"id", request.id},
-        {"stateDirectory", paths.dir},
-        {"template", resolved.meta.template_name},
-        {"base", resolved.meta.base},
-        {"root", sandbox_root},
-        {"snapshotWorkspace", resolved.snapshot_workspace},
-        {"hostId", root_caller
-                       ? "a free id from " + std::to_string(kHostIdFirst) + " to " +
-                             std::to_string(kHostIdFirst + kHostIdCount - 1) + ", chosen at create"
-                       : "the caller's own (" + std::to_string(::geteuid()) + ")"},
-        {"workspaceBytes", workspace_bound(request.spec)},
-        {"proxy",
-         {{"argv",
-           {proxy, "--spec", paths.spec, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
-            "--state-dir", paths.proxy_state, "--peer-listeners", listeners_dir(root())}},
-          {"variables", proxy_variables}}},
-        {"sandbox", {{"argv", bwrap_arguments(mounts)}, {"staged", staged}}},
-        {"cgroup", limits},
-        {"refusedSyscalls", refused}};
+    return {{"id", request.id},
+            {"stateDirectory", paths.dir},
+            {"template", resolved.meta.template_name},
+            {"base", resolved.meta.base},
+            {"root", sandbox_root},
+            {"snapshotWorkspace", resolved.snapshot_workspace},
+            {"hostId", root_caller ? "a free id from " + std::to_string(kHostIdFirst) + " to " +
+                                         std::to_string(kHostIdFirst + kHostIdCount - 1) +
+                                         ", chosen at create"
+                                   : "the caller's own (" + std::to_string(::geteuid()) + ")"},
+            {"workspaceBytes", workspace_bound(request.spec)},
+            {"proxy", {{"argv", proxy_argv(proxy, paths, root())}, {"variables", proxy_variables}}},
+            {"sandbox", {{"argv", bwrap_arguments(mounts)}, {"staged", staged}}},
+            {"cgroup", limits},
+            {"refusedSyscalls", refused}};
 }
 
 void LocalBackend::create(const manifests::SandboxRequest& request, std::ostream& progress) {

@@ -10,6 +10,7 @@
 #include "backends/local/mount_staging.hpp"
 #include "backends/local/package_cache_dir.hpp"
 #include "backends/local/proxy_binary.hpp"
+#include "backends/local/proxy_launch.hpp"
 #include "backends/local/sandbox_environment.hpp"
 #include "backends/local/sandbox_store.hpp"
 #include "backends/local/unix_socket.hpp"
@@ -192,18 +193,7 @@ private:
     void start_proxy() {
         const std::string binary = find_proxy_binary(osf::process_getenv);
         process::SpawnSpec spec = output_to(paths_.proxy_output);
-        // Never a way to another sandbox's proxy (an alias to 127.0.0.1 is allowed).
-        spec.argv = {binary,
-                     "--spec",
-                     paths_.spec,
-                     "--listen",
-                     "127.0.0.1:0",
-                     "--admin-listen",
-                     "127.0.0.1:0",
-                     "--state-dir",
-                     paths_.proxy_state,
-                     "--peer-listeners",
-                     listeners_dir(root_)};
+        spec.argv = proxy_argv(binary, paths_, root_);
         spec.env = to_envp(proxy_environment(request_, osf::process_getenv));
         spec.die_with_parent = true;
         // A resumed sandbox's state directory still names the last run's ports.
