@@ -248,6 +248,12 @@ class ExecService:
             if fd is not None:  # the pod's PID namespace instead of one per command
                 at = cmd.index("--unshare-pid")
                 cmd[at:at + 1] = ["--pidns", str(fd)]
+                # bwrap joins a PID namespace through an intermediate process that exits
+                # at once; --die-with-parent set in the command before that exit (under
+                # load it happens) SIGKILLs the command as it starts: exit 137 for no
+                # reason. Without it the command still ends with the pod: the pause
+                # process dies with this server, and the namespace with the pause.
+                cmd.remove("--die-with-parent")
             for k, v in env.items():
                 cmd += ["--setenv", k, v]
             return cmd + ["--", *argv], None, {"PATH": DEFAULT_PATH}, (fd,) if fd is not None else ()
