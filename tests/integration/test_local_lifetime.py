@@ -443,12 +443,20 @@ def test_cgroup_limits_hold_on_v2_or_on_v1(local, upstream):
     path = os.path.join(local.state, "limits.json")
     with open(path, "w") as f:
         json.dump({**spec_for(upstream), "cpu": "500m", "memory": "256Mi"}, f)
+    listed_before = local.run("list").stdout.split()
     res = local.run("create", path)
     with open("/proc/self/mountinfo") as f:
         if not any(l.split(" - ")[1].split()[0] in ("cgroup", "cgroup2") for l in f):
             # No hierarchy mounted at all: the limits are refused, never dropped.
             assert res.returncode == 2 and "no cgroup hierarchy is mounted" in res.stderr, res.stderr
             return
+    if os.geteuid() != 0 and "gives sandbox-local no cpu cgroup" in res.stderr:
+        # An ordinary user where nothing delegates a cgroup: refused with the fix, never dropped.
+        assert res.returncode == 2, res.stderr
+        assert "leave cpu out, or run as root or where cgroup v2 delegates it" in res.stderr
+        assert "no memory cgroup to enforce the limit" in res.stderr
+        assert local.run("list").stdout.split() == listed_before  # nothing left behind
+        return
     assert res.returncode == 0, res.stderr
     sandbox_id = res.stdout.strip()
     place = own_cgroup_v2()
