@@ -1,14 +1,14 @@
 // sandbox-kubernetes: wiring only. The real kubectl runner, the process's
 // variables, streams, clocks and signals go into the command context, beneath
 // the same command layer as sandbox-local (register_commands: KubernetesBackend).
-#include "backends/kubernetes/register_commands.hpp"
 #include "cli/bash_completion.hpp"
-#include "commands/command_context.hpp"
 #include "commands/interrupt.hpp"
 #include "commands/process_environment.hpp"
-#include "kubectl/cluster_flags.hpp"
-#include "kubectl/process_kubectl_runner.hpp"
-#include "kubectl/version_checking_runner.hpp"
+#include "kubernetes/command_context.hpp"
+#include "kubernetes/kubectl/cluster_flags.hpp"
+#include "kubernetes/kubectl/process_kubectl_runner.hpp"
+#include "kubernetes/kubectl/version_checking_runner.hpp"
+#include "kubernetes/register_commands.hpp"
 #include "osf/process_env.hpp"
 
 #include <CLI/CLI.hpp>
@@ -17,15 +17,18 @@
 
 int main(int argc, char** argv) {
     osf::commands::install_interrupt_handlers();
-    osf::kubectl::ClusterFlags flags; // -n, --context, --kubeconfig
-    osf::kubectl::ProcessKubectlRunner process_runner;
-    osf::kubectl::ClusterFlagsRunner flagged_runner{process_runner, flags};
-    osf::kubectl::VersionCheckingRunner runner{flagged_runner}; // kubectl >= 1.30, asked once
-    osf::commands::CommandContext context{
+    osf::kubernetes::kubectl::ClusterFlags flags; // -n, --context, --kubeconfig
+    osf::kubernetes::kubectl::ProcessKubectlRunner process_runner;
+    osf::kubernetes::kubectl::ClusterFlagsRunner flagged_runner{process_runner, flags};
+    osf::kubernetes::kubectl::VersionCheckingRunner runner{
+        flagged_runner}; // kubectl >= 1.30, asked once
+    osf::kubernetes::CommandContext context{
         .runner = runner,
-        .getenv = osf::kubectl::namespaced_getenv(
+        .getenv = osf::kubernetes::kubectl::namespaced_getenv(
             flags, osf::process_getenv,
-            [&flagged_runner] { return osf::kubectl::context_namespace(flagged_runner); }),
+            [&flagged_runner] {
+                return osf::kubernetes::kubectl::context_namespace(flagged_runner);
+            }),
         .file_exists = osf::commands::regular_file_exists,
         .out = std::cout,
         .err = std::cerr,
@@ -37,7 +40,7 @@ int main(int argc, char** argv) {
         .terminal = osf::commands::stdio_is_terminal(),
     };
     CLI::App app{"sandbox-kubernetes: agent-sandbox sandboxes behind their own egress proxy"};
-    osf::commands::register_commands(app, context, &flags);
+    osf::kubernetes::register_commands(app, context, &flags);
     osf::cli::add_bash_completion_flag(app, "sandbox-kubernetes", std::cout);
-    return osf::commands::run_cli(app, context, argc, argv);
+    return osf::kubernetes::run_cli(app, context, argc, argv);
 }

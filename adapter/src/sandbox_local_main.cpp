@@ -1,13 +1,13 @@
 // sandbox-local: wiring only. The local backend under the shared command
 // layer; the same binary is also the sandbox's supervisor and, inside the
 // sandbox, its agent (hidden entry points, started by create only).
-#include "backend/backend_commands.hpp"
-#include "backends/local/local_backend.hpp"
-#include "backends/local/sandbox_agent.hpp"
-#include "backends/local/supervisor.hpp"
 #include "cli/bash_completion.hpp"
+#include "commands/backend_commands.hpp"
 #include "commands/interrupt.hpp"
 #include "commands/process_environment.hpp"
+#include "local/local_backend.hpp"
+#include "local/sandbox_agent.hpp"
+#include "local/supervisor.hpp"
 #include "osf/process_env.hpp"
 
 #include <CLI/CLI.hpp>
@@ -37,21 +37,20 @@ Exit codes: 0 ok; 1 failure (unknown ID, start failure, no bwrap, an egress log 
 int main(int argc, char** argv) {
     using namespace osf;
     const std::string_view first = argc >= 2 ? argv[1] : "";
-    if (first == "__agent" && argc == 3)
-        return backends::local::run_sandbox_agent(std::atoi(argv[2]));
+    if (first == "__agent" && argc == 3) return osf::local::run_sandbox_agent(std::atoi(argv[2]));
     if (first == "__supervise" && argc == 5)
-        return backends::local::run_supervisor(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
+        return osf::local::run_supervisor(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
 
     commands::install_interrupt_handlers();
     std::error_code error;
     const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
-    backends::local::LocalBackend backend({
+    osf::local::LocalBackend backend({
         .getenv = osf::process_getenv,
         .pending_signal = [] { return commands::pending_signal(); },
         .wall_clock = commands::wall_clock_now,
         .self_executable = error ? std::string(argv[0]) : self.string(),
     });
-    backend::BackendContext context{
+    commands::BackendContext context{
         .backend = backend,
         .program = "sandbox-local",
         .getenv = osf::process_getenv,
@@ -66,7 +65,7 @@ int main(int argc, char** argv) {
     CLI::App app{"sandbox-local: sandboxes on this machine (bubblewrap, a network namespace with "
                  "only loopback) behind their own egress proxy"};
     app.footer(kFooter);
-    backend::register_backend_commands(app, context);
+    commands::register_backend_commands(app, context);
     cli::add_bash_completion_flag(app, "sandbox-local", std::cout);
-    return backend::run_backend_cli(app, context, argc, argv);
+    return commands::run_backend_cli(app, context, argc, argv);
 }

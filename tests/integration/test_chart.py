@@ -24,7 +24,7 @@ RELEASE = "osf"
 # --- What the adapter's kubectl calls need, read from adapter/src ----------
 #
 # The adapter reaches the cluster only through kubectl: the Kubectl wrapper's
-# methods (kubectl/kubectl.hpp) and KubectlCall argument lists built in
+# methods (kubernetes/kubectl/kubectl.hpp) and KubectlCall argument lists built in
 # commands/. Each is mapped to the API verbs kubectl sends for it (see
 # files/adapter-permissions.yaml for how kubectl turns a command into verbs).
 # A call this reader does not understand fails the test, so a new kind of
@@ -69,7 +69,7 @@ def _string_constants():
     """`inline constexpr const char* kName = "..." "...";` in the adapter's headers."""
     consts = {}
     headers = _read_sources("*/*.hpp")
-    headers.update(_read_sources("backends/kubernetes/*.hpp"))
+    headers.update(_read_sources("kubernetes/*/*.hpp"))
     for text in headers.values():
         for name, body in re.findall(r"constexpr\s+const\s+char\s*\*\s*(k\w+)\s*=\s*((?:\s*\"[^\"]*\")+)\s*;", text):
             consts[name] = "".join(re.findall(r'"([^"]*)"', body))
@@ -168,14 +168,14 @@ def _resources(arg, consts, where, text, sources):
 
 def _patched_resources(text, consts, where, sources):
     """(apiGroup, resource) of `args = {"patch", <resource>, ...}`: a constant, or `object.resource`
-    over the objects manifests/owner_references.cpp lists for the claim to own."""
+    over the objects kubernetes/manifests/owner_references.cpp lists for the claim to own."""
     out = []
     for expression in re.findall(r'args\s*=\s*\{\s*"patch"\s*,\s*([^,]+),', text):
         if expression.strip() == '"--local"':
             continue  # kubectl patch --local: no API call
         if expression.strip() == "object.resource":
-            owned = _read_sources("manifests/owner_references.cpp")
-            assert owned, "manifests/owner_references.cpp is missing"
+            owned = _read_sources("kubernetes/manifests/owner_references.cpp")
+            assert owned, "kubernetes/manifests/owner_references.cpp is missing"
             for body in owned.values():
                 for arg in re.findall(r"push_back\(\{\s*([^,]+),", body):
                     out += _resources(arg, consts, where, body, sources)
@@ -199,15 +199,15 @@ def needed_permissions():
     known = {"Kubectl", "ns", "runner", "get", "list", "create", "delete_by_label", "delete_named",
              "delete_with_dependents",
              "delete_without_waiting", "exec_output", "run_checked"}
-    wrapper = _read_sources("kubectl/kubectl.hpp")
-    assert wrapper, "adapter/src/kubectl/kubectl.hpp is missing"
+    wrapper = _read_sources("kubernetes/kubectl/kubectl.hpp")
+    assert wrapper, "adapter/src/kubernetes/kubectl/kubectl.hpp is missing"
     for text in wrapper.values():
         body = text[text.index("class Kubectl"):]
         body = body[:body.index("private:")] if "private:" in body else body
         methods = set(re.findall(r"(\w+)\s*\([^;{]*\)\s*(?:const\s*)?[;{]", body))
         assert methods <= known, f"Kubectl has methods test_chart.py does not know: {sorted(methods - known)}"
     sources = _read_sources("commands/*.cpp")
-    sources.update(_read_sources("backends/kubernetes/*.cpp"))
+    sources.update(_read_sources("kubernetes/*.cpp"))
     sources.update(_read_sources("main.cpp"))
     for path, text in sources.items():
         used = set(re.findall(r"\bkube_?\.(\w+)\(", text))
@@ -254,7 +254,7 @@ def needed_permissions():
                                      "which API verbs it needs")
     if created_by_wrapper:
         # Kubectl::create sends the objects the manifests build.
-        for text in _read_sources("manifests/*.cpp").values():
+        for text in _read_sources("kubernetes/manifests/*.cpp").values():
             for kind in re.findall(r'\{\s*"kind"\s*,\s*"(\w+)"\s*\}', text):
                 if kind != "List":
                     assert kind in KINDS, f"the adapter creates a {kind}; add it to KINDS in test_chart.py"
@@ -263,7 +263,7 @@ def needed_permissions():
 
 
 def pod_labels():
-    """The labels that tell the adapter's pods apart (manifests/labels.hpp):
+    """The labels that tell the adapter's pods apart (sandbox/labels.hpp):
     role -> the labels a pod of that role carries."""
     consts = _string_constants()
     key = consts["kRoleLabel"]
@@ -404,7 +404,7 @@ def test_role_matches_the_kubectl_calls_in_the_adapter():
 
 
 def test_doctor_asks_about_exactly_the_permissions_file():
-    """`doctor`'s kubectl auth can-i list (manifests/required_permissions.cpp) is the file's."""
+    """`doctor`'s kubectl auth can-i list (kubernetes/manifests/required_permissions.cpp) is the file's."""
     with open(os.path.join(ADAPTER_SRC, "manifests", "required_permissions.cpp")) as f:
         text = f.read()
     asked = {}
@@ -792,7 +792,7 @@ def test_gc_cronjob_is_on_by_default_and_its_role_is_exactly_what_gc_calls(helm)
     assert bindings[gc_name]["roleRef"]["name"] == gc_name
     assert bindings[gc_name]["subjects"] == [{"kind": "ServiceAccount", "name": gc_name, "namespace": "sandboxes"}]
     consts = _string_constants()
-    gc_sources = _read_sources("backends/kubernetes/gc_command.cpp")
+    gc_sources = _read_sources("kubernetes/gc_command.cpp")
     gc_text = next(iter(gc_sources.values()))
     assert re.search(r"kube\.list\(manifests::kSandboxResources", gc_text)
     assert "remove_sandbox(kube" in gc_text
@@ -801,7 +801,7 @@ def test_gc_cronjob_is_on_by_default_and_its_role_is_exactly_what_gc_calls(helm)
     for r in consts["kSandboxResources"].split(",") + [consts["kSandboxes"]]:
         needed.setdefault(RESOURCES[r], set()).update(DELETE_VERBS)  # list + the delete and its wait
     # remove_sandbox deletes the Secret by name without kubectl's wait: delete alone, no read.
-    lookup = next(iter(_read_sources("backends/kubernetes/sandbox_lookup.cpp").values()))
+    lookup = next(iter(_read_sources("kubernetes/sandbox_lookup.cpp").values()))
     assert re.search(r"kube\.delete_without_waiting\(manifests::kSecrets,", lookup)
     assert "secrets" not in consts["kSandboxResources"].split(",")
     needed[RESOURCES[consts["kSecrets"]]] = {"delete"}

@@ -1,16 +1,14 @@
 #include "commands/command_errors.hpp"
 
-#include "kubectl/kubectl_error.hpp"
-#include "manifests/settings.hpp"
+#include "sandbox/settings.hpp"
 
 #include <ostream>
 #include <sstream>
 
 namespace osf::commands {
 
-void check_interrupted(const CommandContext& context) {
-    if (const int signal = context.pending_signal ? context.pending_signal() : 0)
-        throw Interrupted(signal);
+void check_interrupted(const std::function<int()>& pending_signal) {
+    if (const int signal = pending_signal ? pending_signal() : 0) throw Interrupted(signal);
 }
 
 void print_error(std::ostream& err, const std::string& message, const std::string& prefix) {
@@ -44,17 +42,14 @@ int report_errors(std::ostream& err, const std::string& program, const std::func
     } catch (const UsageError& e) {
         print_error(err, e.what(), prefix);
         return kExitUsage;
-    } catch (const manifests::SettingsError& e) {
+    } catch (const sandbox::SettingsError& e) {
         print_error(err, e.what(), prefix);
         return kExitUsage;
     } catch (const Interrupted& e) {
         print_error(err, "interrupted", prefix);
         return 128 + e.signal();
-    } catch (const kubectl::KubectlError& e) {
-        print_error(err, one_line(e.what()), prefix); // kubectl's stderr may span lines
-        return kExitFailure;
     } catch (const std::exception& e) {
-        print_error(err, one_line(e.what()), prefix);
+        print_error(err, one_line(e.what()), prefix); // a tool's stderr may span lines
         return kExitFailure;
     }
 }

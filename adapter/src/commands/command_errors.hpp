@@ -2,8 +2,6 @@
 // bad usage or input (2), a failure (1), an interruption (128 + signal).
 #pragma once
 
-#include "commands/command_context.hpp"
-
 #include <functional>
 #include <iosfwd>
 #include <stdexcept>
@@ -37,8 +35,9 @@ private:
     int signal_;
 };
 
-// Throws Interrupted when a signal is pending.
-void check_interrupted(const CommandContext& context);
+// Throws Interrupted when `pending_signal` (SIGINT, SIGTERM since start, 0
+// when none) reports one.
+void check_interrupted(const std::function<int()>& pending_signal);
 
 // Prints `message` to `err`, every line of it prefixed with `prefix`.
 // A message that holds several errors prints one line per error.

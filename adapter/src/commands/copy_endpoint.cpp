@@ -1,7 +1,7 @@
 #include "commands/copy_endpoint.hpp"
 
 #include "commands/sandbox_id_argument.hpp"
-#include "manifests/sandbox_objects.hpp"
+#include "sandbox/sandbox_paths.hpp"
 
 namespace osf::commands {
 
@@ -13,9 +13,9 @@ CopyEndpoint parse_copy_endpoint(const std::string& text) {
     endpoint.id = parse_sandbox_id(text.substr(0, colon));
     std::string path = text.substr(colon + 1);
     if (path.empty() || path == ".")
-        path = manifests::kWorkspaceDir;
+        path = sandbox::kWorkspaceDir;
     else if (path.front() != '/')
-        path = std::string(manifests::kWorkspaceDir) + "/" + path;
+        path = std::string(sandbox::kWorkspaceDir) + "/" + path;
     endpoint.path = path;
     return endpoint;
 }

@@ -14,13 +14,8 @@
 
 namespace osf::commands {
 
-std::optional<LogKey> log_key_from_pem(const std::string& pem) {
-    auto key = egress_log::ed25519_key_from_pem(pem);
-    if (!key) return std::nullopt;
-    return LogKey{pem, *key};
-}
-
-LogCopy take_log_copy(EgressLogAccess& access, std::ostream& err, const std::string& program) {
+LogCopy take_log_copy(sandbox::EgressLogAccess& access, std::ostream& err,
+                      const std::string& program) {
     LogCopy copy;
     copy.key = access.key();
     try {

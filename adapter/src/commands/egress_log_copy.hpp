@@ -3,8 +3,10 @@
 // to sign its log to the last line, then the log; and what egress-log
 // --verify/--summary print about such a copy. Verifying against the stored key
 // does not take the proxy's word for it. Shared by sandbox-kubernetes and the
-// backends' command layer (backend/backend_commands).
+// command layer (commands/backend_commands).
 #pragma once
+
+#include "sandbox/egress_log_access.hpp"
 
 #include <iosfwd>
 #include <optional>
@@ -12,35 +14,16 @@
 
 namespace osf::commands {
 
-struct LogKey {
-    std::string pem; // as published (PUBLIC KEY)
-    std::string raw; // 32 bytes
-};
-
-// The key in a PEM text; nullopt when it is not an Ed25519 public key.
-std::optional<LogKey> log_key_from_pem(const std::string& pem);
-
-// Where one sandbox's log and key come from.
-class EgressLogAccess {
-public:
-    virtual ~EgressLogAccess() = default;
-    // The key stored for the sandbox's current proxy; CommandFailed when none.
-    virtual LogKey key() = 0;
-    // Asks the proxy to sign its log now; throws when it cannot.
-    virtual void request_checkpoint() = 0;
-    // The whole log as it is now.
-    virtual std::string text() = 0;
-};
-
 struct LogCopy {
     std::string text;
-    LogKey key;
+    sandbox::LogKey key;
 };
 
 // The key, a checkpoint (when the proxy cannot write one, one line on `err`:
 // "<program>: the proxy wrote no checkpoint (...); lines after its last one
 // are unsigned"), then the log.
-LogCopy take_log_copy(EgressLogAccess& access, std::ostream& err, const std::string& program);
+LogCopy take_log_copy(sandbox::EgressLogAccess& access, std::ostream& err,
+                      const std::string& program);
 
 // egress-log --verify, or --summary [--json], of sandbox `id`'s copy: prints
 // the report and returns the exit code (0 verified, 1 not).

@@ -5,7 +5,7 @@
 
 namespace osf::commands {
 
-std::chrono::seconds exec_timeout(const std::string& timeout, const manifests::Settings& settings) {
+std::chrono::seconds exec_timeout(const std::string& timeout, const sandbox::Settings& settings) {
     if (timeout.empty()) return settings.exec_timeout;
     const auto parsed = osf::parse_duration(timeout);
     if (const auto* problem = std::get_if<std::string>(&parsed))

@@ -2,7 +2,7 @@
 // every sandbox CLI.
 #pragma once
 
-#include "manifests/settings.hpp"
+#include "sandbox/settings.hpp"
 
 #include <chrono>
 #include <string>
@@ -15,7 +15,7 @@ inline constexpr int kExitExecTimeout = 137;
 
 // --timeout's value, or OSF_SANDBOX_EXEC_TIMEOUT when empty; UsageError when
 // it is not a duration. Shared with sandbox-local.
-std::chrono::seconds exec_timeout(const std::string& timeout, const manifests::Settings& settings);
+std::chrono::seconds exec_timeout(const std::string& timeout, const sandbox::Settings& settings);
 // The line after the program's prefix when exec stopped its command at the timeout.
 std::string exec_timed_out_message(std::chrono::seconds timeout);
 

@@ -35,7 +35,7 @@ void write_new_file(const std::string& path, const std::string& text) {
 
 } // namespace
 
-void save_log(EgressLogAccess& access, std::ostream& err, const std::string& program,
+void save_log(sandbox::EgressLogAccess& access, std::ostream& err, const std::string& program,
               const std::string& path) {
     const LogCopy copy = take_log_copy(access, err, program);
     const auto report = egress_log::verify_log(copy.text, copy.key.raw);

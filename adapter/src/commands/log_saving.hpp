@@ -24,7 +24,7 @@ public:
 // it verified. Throws LogDoesNotVerify when the copy does not verify,
 // CommandFailed (or the access's own error) when it cannot be read or
 // written: the caller then removes nothing.
-void save_log(EgressLogAccess& access, std::ostream& err, const std::string& program,
+void save_log(sandbox::EgressLogAccess& access, std::ostream& err, const std::string& program,
               const std::string& path);
 
 // destroy --save-log FILE: UsageError when FILE or FILE.pub already exists.

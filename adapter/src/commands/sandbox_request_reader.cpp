@@ -1,8 +1,8 @@
 #include "commands/sandbox_request_reader.hpp"
 
 #include "commands/command_errors.hpp"
-#include "manifests/lifetime.hpp"
-#include "manifests/sandbox_id.hpp"
+#include "sandbox/lifetime.hpp"
+#include "sandbox/sandbox_id.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -23,12 +23,12 @@ std::string read_spec_file(const std::string& path) {
 
 } // namespace
 
-manifests::SandboxRequest read_sandbox_request(const std::string& spec_path,
-                                               const manifests::EnvLookup& getenv,
-                                               const manifests::FileExists& file_exists,
-                                               const RandomBytes& random_bytes,
-                                               std::chrono::system_clock::time_point now) {
-    manifests::SandboxRequest request;
+sandbox::SandboxRequest read_sandbox_request(const std::string& spec_path,
+                                             const sandbox::EnvLookup& getenv,
+                                             const sandbox::FileExists& file_exists,
+                                             const RandomBytes& random_bytes,
+                                             std::chrono::system_clock::time_point now) {
+    sandbox::SandboxRequest request;
     request.spec_text = read_spec_file(spec_path);
     const osf::SpecResult parsed = osf::parse_spec(request.spec_text);
     if (!parsed.ok()) {
@@ -41,11 +41,11 @@ manifests::SandboxRequest read_sandbox_request(const std::string& spec_path,
     }
     request.spec = *parsed.spec;
     try {
-        request.settings = manifests::read_settings(getenv);
-    } catch (const manifests::SettingsError& e) {
+        request.settings = sandbox::read_settings(getenv);
+    } catch (const sandbox::SettingsError& e) {
         throw UsageError(e.what());
     }
-    auto secrets = manifests::plan_secrets(request.spec, request.settings, getenv, file_exists);
+    auto secrets = sandbox::plan_secrets(request.spec, request.settings, getenv, file_exists);
     if (!secrets.errors.empty()) {
         std::string message;
         for (const auto& error : secrets.errors)
@@ -54,12 +54,11 @@ manifests::SandboxRequest read_sandbox_request(const std::string& spec_path,
     }
     request.secrets = secrets.plan;
     try {
-        request.lifetime =
-            manifests::sandbox_lifetime(request.spec.lifetime, request.settings, now);
-    } catch (const manifests::LifetimeError& e) {
+        request.lifetime = sandbox::sandbox_lifetime(request.spec.lifetime, request.settings, now);
+    } catch (const sandbox::LifetimeError& e) {
         throw UsageError("invalid spec " + spec_path + ": $.lifetime: " + e.what());
     }
-    request.id = manifests::sandbox_id_from_bytes(random_bytes());
+    request.id = sandbox::sandbox_id_from_bytes(random_bytes());
     return request;
 }
 

@@ -3,7 +3,7 @@
 // every backend's create; nothing here starts anything.
 #pragma once
 
-#include "manifests/sandbox_request.hpp"
+#include "sandbox/sandbox_request.hpp"
 
 #include <array>
 #include <chrono>
@@ -18,10 +18,10 @@ using RandomBytes = std::function<std::array<std::uint8_t, 6>()>;
 // Throws UsageError (exit 2) for an unreadable or invalid spec, an invalid
 // variable, a secret that cannot be resolved or a lifetime beyond the maximum
 // (the expiry counts from `now`).
-manifests::SandboxRequest read_sandbox_request(const std::string& spec_path,
-                                               const manifests::EnvLookup& getenv,
-                                               const manifests::FileExists& file_exists,
-                                               const RandomBytes& random_bytes,
-                                               std::chrono::system_clock::time_point now);
+sandbox::SandboxRequest read_sandbox_request(const std::string& spec_path,
+                                             const sandbox::EnvLookup& getenv,
+                                             const sandbox::FileExists& file_exists,
+                                             const RandomBytes& random_bytes,
+                                             std::chrono::system_clock::time_point now);
 
 } // namespace osf::commands

@@ -1,8 +1,8 @@
 // The subcommands driven through the CLI with a fake kubectl: exit codes,
 // messages, the exact kubectl invocations and clean-up after failures.
-#include "backends/kubernetes/register_commands.hpp"
-#include "manifests/exec_relay.hpp"
-#include "manifests/exec_stop.hpp"
+#include "kubernetes/manifests/exec_relay.hpp"
+#include "kubernetes/register_commands.hpp"
+#include "sandbox/exec_stop.hpp"
 #include "test_support.hpp"
 
 #include <algorithm>
@@ -26,12 +26,12 @@ const std::string kLogKeyPem = "-----BEGIN PUBLIC KEY-----\nMCow\n-----END PUBLI
 
 int run(TestContext& t, std::vector<std::string> args) {
     CLI::App app{"sandbox-kubernetes"};
-    osf::commands::register_commands(app, t.context);
+    osf::kubernetes::register_commands(app, t.context);
     args.insert(args.begin(), "sandbox-kubernetes");
     std::vector<const char*> argv;
     for (const auto& arg : args)
         argv.push_back(arg.c_str());
-    return osf::commands::run_cli(app, t.context, static_cast<int>(argv.size()), argv.data());
+    return osf::kubernetes::run_cli(app, t.context, static_cast<int>(argv.size()), argv.data());
 }
 
 std::string write_spec(const std::string& text) {
@@ -522,7 +522,8 @@ TEST_CASE("exec: runs kubectl exec -i in the claim's pod and exits with the comm
     // Without a terminal, under the relay that returns when the command does.
     std::vector<std::string> expected = {"exec",        "-i",      "osf-sandbox-" + kId,
                                          "--namespace", "default", "--"};
-    for (auto& arg : osf::manifests::relayed_command("0123456789ab", {"sh", "-c", "exit 7"}))
+    for (auto& arg :
+         osf::kubernetes::manifests::relayed_command("0123456789ab", {"sh", "-c", "exit 7"}))
         expected.push_back(arg);
     CHECK(exec[0].args == expected);
     CHECK(exec[0].inherit_stdin);
@@ -562,7 +563,7 @@ TEST_CASE("exec: asks for a TTY when stdin and stdout are a terminal") {
     CHECK(run(t, {"exec", kId, "--", "sh"}) == 0);
     const auto exec = t.kubectl.find({"exec"});
     REQUIRE(exec.size() == 1);
-    const auto marked = osf::manifests::marked_command("0123456789ab", {"sh"});
+    const auto marked = osf::sandbox::marked_command("0123456789ab", {"sh"});
     std::vector<std::string> expected = {"exec",        "-i",      "-t", "osf-sandbox-" + kId,
                                          "--namespace", "default", "--"};
     expected.insert(expected.end(), marked.begin(), marked.end());
@@ -740,7 +741,7 @@ TEST_CASE("egress-log --follow: Ctrl-C stops kubectl and exits 130") {
     t.kubectl.on(kListEgress, ok(list_of({ready_pod()}).dump()));
     t.kubectl.on({"exec"}, fail("", 143)); // kubectl ended by the stop
     bool asked = false;
-    t.kubectl.while_running = [&](const osf::kubectl::KubectlCall& call) {
+    t.kubectl.while_running = [&](const osf::kubernetes::kubectl::KubectlCall& call) {
         if (call.args[0] != "exec") return;
         REQUIRE(call.should_stop);
         CHECK_FALSE(call.should_stop()); // following until a signal comes

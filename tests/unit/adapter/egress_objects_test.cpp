@@ -1,10 +1,11 @@
-#include "manifests/egress_objects.hpp"
+#include "kubernetes/manifests/egress_objects.hpp"
 #include "request_fixture.hpp"
 
 #include <catch2/catch.hpp>
 
 using nlohmann::json;
-using namespace osf::manifests;
+using namespace osf::kubernetes::manifests;
+using namespace osf::sandbox;
 
 namespace {
 

@@ -1,9 +1,10 @@
-#include "manifests/exec_relay.hpp"
-#include "manifests/exec_stop.hpp"
+#include "kubernetes/manifests/exec_relay.hpp"
+#include "sandbox/exec_stop.hpp"
 
 #include <catch2/catch.hpp>
 
-using namespace osf::manifests;
+using namespace osf::kubernetes::manifests;
+using namespace osf::sandbox;
 
 TEST_CASE("exec relay: the marked command, quoted, goes to the relay, not into its argv") {
     const auto argv = relayed_command("feedfacecafe", {"npm", "test"});

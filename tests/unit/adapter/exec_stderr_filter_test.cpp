@@ -1,8 +1,8 @@
-#include "commands/exec_stderr_filter.hpp"
+#include "kubernetes/exec_stderr_filter.hpp"
 
 #include <catch2/catch.hpp>
 
-using osf::commands::ExecStderrFilter;
+using osf::kubernetes::ExecStderrFilter;
 
 namespace {
 

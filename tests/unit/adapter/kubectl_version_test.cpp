@@ -1,12 +1,12 @@
-#include "kubectl/cluster_flags.hpp"
-#include "kubectl/kubectl_error.hpp"
-#include "kubectl/kubectl_version.hpp"
-#include "kubectl/version_checking_runner.hpp"
+#include "kubernetes/kubectl/cluster_flags.hpp"
+#include "kubernetes/kubectl/kubectl_error.hpp"
+#include "kubernetes/kubectl/kubectl_version.hpp"
+#include "kubernetes/kubectl/version_checking_runner.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
 
-using namespace osf::kubectl;
+using namespace osf::kubernetes::kubectl;
 using osf::testing::FakeKubectl;
 
 namespace {

@@ -1,6 +1,6 @@
 // extend, gc and exec's timeout and interruption through the CLI with a fake
 // kubectl: the exact calls, outputs and exit codes.
-#include "backends/kubernetes/register_commands.hpp"
+#include "kubernetes/register_commands.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
@@ -25,12 +25,12 @@ const std::vector<std::string> kListClaim = {
 
 int run(TestContext& t, std::vector<std::string> args) {
     CLI::App app{"sandbox-kubernetes"};
-    osf::commands::register_commands(app, t.context);
+    osf::kubernetes::register_commands(app, t.context);
     args.insert(args.begin(), "sandbox-kubernetes");
     std::vector<const char*> argv;
     for (const auto& arg : args)
         argv.push_back(arg.c_str());
-    return osf::commands::run_cli(app, t.context, static_cast<int>(argv.size()), argv.data());
+    return osf::kubernetes::run_cli(app, t.context, static_cast<int>(argv.size()), argv.data());
 }
 
 // Created 18:00, expires 20:00 (the test clock says 19:00).
@@ -221,7 +221,7 @@ TEST_CASE("exec --timeout: at the deadline kubectl is stopped, the command kille
     t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
     t.kubectl.on({"exec", "-i"}, fail("", 143));
     bool asked = false;
-    t.kubectl.while_running = [&](const osf::kubectl::KubectlCall& call) {
+    t.kubectl.while_running = [&](const osf::kubernetes::kubectl::KubectlCall& call) {
         if (call.args[1] != "-i") return;
         REQUIRE(call.should_stop);
         CHECK_FALSE(call.should_stop()); // not yet
@@ -247,7 +247,7 @@ TEST_CASE("exec: Ctrl-C stops the command in the sandbox and exits 130") {
     TestContext t;
     t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
     t.kubectl.on({"exec", "-i"}, fail("", 130));
-    t.kubectl.while_running = [&](const osf::kubectl::KubectlCall& call) {
+    t.kubectl.while_running = [&](const osf::kubernetes::kubectl::KubectlCall& call) {
         if (call.args[1] != "-i") return;
         t.signal = 2;
         CHECK(call.should_stop());
@@ -261,7 +261,7 @@ TEST_CASE("exec: the default timeout comes from OSF_SANDBOX_EXEC_TIMEOUT; bad va
     TestContext t;
     t.env["OSF_SANDBOX_EXEC_TIMEOUT"] = "30s";
     t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
-    t.kubectl.while_running = [&](const osf::kubectl::KubectlCall& call) {
+    t.kubectl.while_running = [&](const osf::kubernetes::kubectl::KubectlCall& call) {
         if (call.args[1] != "-i") return;
         t.now += 29s;
         CHECK_FALSE(call.should_stop());

@@ -1,20 +1,22 @@
 // Lifetime, ownership, gc decisions, list formatting and exec stopping: the
 // pure parts, table by table.
-#include "manifests/create_objects.hpp"
-#include "manifests/exec_stop.hpp"
-#include "manifests/gc_plan.hpp"
-#include "manifests/lifetime.hpp"
-#include "manifests/owner_references.hpp"
-#include "manifests/sandbox_list.hpp"
-#include "manifests/sandbox_objects.hpp"
-#include "manifests/settings.hpp"
+#include "kubernetes/manifests/claim_lifetime.hpp"
+#include "kubernetes/manifests/create_objects.hpp"
+#include "kubernetes/manifests/gc_plan.hpp"
+#include "kubernetes/manifests/owner_references.hpp"
+#include "kubernetes/manifests/sandbox_objects.hpp"
 #include "request_fixture.hpp"
+#include "sandbox/exec_stop.hpp"
+#include "sandbox/lifetime.hpp"
+#include "sandbox/sandbox_list.hpp"
+#include "sandbox/settings.hpp"
 
 #include <catch2/catch.hpp>
 #include <map>
 
 using nlohmann::json;
-using namespace osf::manifests;
+using namespace osf::kubernetes::manifests;
+using namespace osf::sandbox;
 using namespace std::chrono_literals;
 
 namespace {

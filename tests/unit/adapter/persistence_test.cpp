@@ -1,17 +1,18 @@
 // Persistent workspaces and suspension: the template's volume claim, the pod's
 // mounts, the saved egress pod, the patches.
-#include "manifests/create_objects.hpp"
-#include "manifests/persistence.hpp"
-#include "manifests/sandbox_objects.hpp"
-#include "manifests/snapshot_objects.hpp"
-#include "manifests/suspension.hpp"
+#include "kubernetes/manifests/create_objects.hpp"
+#include "kubernetes/manifests/persistence.hpp"
+#include "kubernetes/manifests/sandbox_objects.hpp"
+#include "kubernetes/manifests/snapshot_objects.hpp"
+#include "kubernetes/manifests/suspension.hpp"
 #include "request_fixture.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 
 using nlohmann::json;
-using namespace osf::manifests;
+using namespace osf::kubernetes::manifests;
+using namespace osf::sandbox;
 
 namespace {
 

@@ -1,16 +1,17 @@
 // Each mode's pods held to the Pod Security Standards, one control per row, and
 // the overlay's merge with a template's own settings: it only tightens.
-#include "manifests/egress_objects.hpp"
-#include "manifests/pod_security.hpp"
-#include "manifests/sandbox_objects.hpp"
-#include "manifests/snapshot_objects.hpp"
+#include "kubernetes/manifests/egress_objects.hpp"
+#include "kubernetes/manifests/pod_security.hpp"
+#include "kubernetes/manifests/sandbox_objects.hpp"
+#include "kubernetes/manifests/snapshot_objects.hpp"
 #include "pod_security_standards.hpp"
 #include "request_fixture.hpp"
 
 #include <catch2/catch.hpp>
 
 using nlohmann::json;
-using namespace osf::manifests;
+using namespace osf::kubernetes::manifests;
+using namespace osf::sandbox;
 namespace pss = osf::testing::pss;
 
 namespace {

@@ -1,12 +1,12 @@
 // The real runner, with /bin/sh standing in for kubectl: stdin, extra input
 // descriptors, pipelines, captured and streamed output, exit codes.
-#include "kubectl/kubectl_error.hpp"
-#include "kubectl/process_kubectl_runner.hpp"
+#include "kubernetes/kubectl/kubectl_error.hpp"
+#include "kubernetes/kubectl/process_kubectl_runner.hpp"
 
 #include <catch2/catch.hpp>
 
-using osf::kubectl::KubectlCall;
-using osf::kubectl::ProcessKubectlRunner;
+using osf::kubernetes::kubectl::KubectlCall;
+using osf::kubernetes::kubectl::ProcessKubectlRunner;
 
 TEST_CASE("runner: captures stdout, stderr and the exit code; feeds stdin") {
     ProcessKubectlRunner sh("sh");
@@ -60,7 +60,7 @@ TEST_CASE("runner: a missing program is exit 127 with a message") {
     call.args = {"version"};
     const auto result = missing.run(call);
     CHECK(result.exit_code == 127);
-    CHECK(osf::kubectl::describe_failure({"version"}, result)
+    CHECK(osf::kubernetes::kubectl::describe_failure({"version"}, result)
               .find("kubectl version failed: cannot run") == 0);
 }
 

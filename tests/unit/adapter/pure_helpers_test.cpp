@@ -1,20 +1,22 @@
-#include "backends/kubernetes/tool_check.hpp"
-#include "manifests/doctor_checks.hpp"
-#include "manifests/image_policy.hpp"
-#include "manifests/labels.hpp"
-#include "manifests/pod_security_refusal.hpp"
-#include "manifests/pod_status.hpp"
-#include "manifests/required_permissions.hpp"
-#include "manifests/sandbox_id.hpp"
-#include "manifests/sandbox_list.hpp"
-#include "manifests/secret_plan.hpp"
-#include "manifests/settings.hpp"
-#include "manifests/snapshot_objects.hpp"
+#include "kubernetes/manifests/doctor_checks.hpp"
+#include "kubernetes/manifests/pod_security_refusal.hpp"
+#include "kubernetes/manifests/pod_status.hpp"
+#include "kubernetes/manifests/required_permissions.hpp"
+#include "kubernetes/manifests/sandbox_rows.hpp"
+#include "kubernetes/manifests/snapshot_objects.hpp"
+#include "kubernetes/tool_check.hpp"
+#include "sandbox/image_policy.hpp"
+#include "sandbox/labels.hpp"
+#include "sandbox/sandbox_id.hpp"
+#include "sandbox/sandbox_list.hpp"
+#include "sandbox/secret_plan.hpp"
+#include "sandbox/settings.hpp"
 
 #include <catch2/catch.hpp>
 
 using nlohmann::json;
-using namespace osf::manifests;
+using namespace osf::kubernetes::manifests;
+using namespace osf::sandbox;
 
 TEST_CASE("sandbox IDs are 12 hex digits, normalised to lower case") {
     CHECK(normalize_sandbox_id("0123456789ab") == "0123456789ab");
@@ -341,8 +343,8 @@ TEST_CASE("snapshot objects: PVC, copy pod and template, labelled to survive des
 }
 
 TEST_CASE("image patterns: split, match, the first refused image of a pod template") {
-    using osf::manifests::image_allowed;
-    CHECK(osf::manifests::split_image_patterns(" a/* ,, node:24-* ,") ==
+    using osf::sandbox::image_allowed;
+    CHECK(osf::sandbox::split_image_patterns(" a/* ,, node:24-* ,") ==
           std::vector<std::string>{"a/*", "node:24-*"});
     struct Row {
         const char* image;
@@ -367,14 +369,14 @@ TEST_CASE("image patterns: split, match, the first refused image of a pod templa
         {"spec",
          {{"initContainers", nlohmann::json::array({{{"name", "i"}, {"image", "ok/i"}}})},
           {"containers", nlohmann::json::array({{{"name", "c"}, {"image", "bad/c"}}})}}}};
-    CHECK(osf::manifests::refused_image(pod, {"ok/*"}) == "bad/c");
-    CHECK_FALSE(osf::manifests::refused_image(pod, {"ok/*", "bad/*"}));
+    CHECK(osf::sandbox::refused_image(pod, {"ok/*"}) == "bad/c");
+    CHECK_FALSE(osf::sandbox::refused_image(pod, {"ok/*", "bad/*"}));
 }
 
 TEST_CASE("tool check: what each kubectl answer means") {
-    using osf::commands::tool_check_command;
-    using osf::commands::tool_problem;
-    using osf::kubectl::KubectlResult;
+    using osf::kubernetes::tool_check_command;
+    using osf::kubernetes::tool_problem;
+    using osf::kubernetes::kubectl::KubectlResult;
     CHECK(tool_check_command({"git", "timeout"})[2].rfind("for tool in env tar cp git timeout; ",
                                                           0) == 0);
     CHECK_FALSE(tool_problem(KubectlResult{0, "", ""}));
@@ -447,7 +449,8 @@ TEST_CASE("OSF_SANDBOX_POD_LABELS: Kubernetes labels, never one the adapter sets
 }
 
 TEST_CASE("doctor: each check's verdict and fix") {
-    using namespace osf::manifests;
+    using namespace osf::kubernetes::manifests;
+    using namespace osf::sandbox;
     using Verdict = DoctorCheck::Verdict;
     CHECK(agent_sandbox_check("v1\nagents.x-k8s.io/v1beta1\nextensions.agents.x-k8s.io/v1beta1\n")
               .verdict == Verdict::ok);

@@ -1,12 +1,12 @@
 // A SandboxRequest built directly (no parser), for the manifest tests.
 #pragma once
 
-#include "manifests/sandbox_request.hpp"
+#include "sandbox/sandbox_request.hpp"
 
 namespace osf::testing {
 
-inline manifests::SandboxRequest sample_request() {
-    manifests::SandboxRequest request;
+inline osf::sandbox::SandboxRequest sample_request() {
+    osf::sandbox::SandboxRequest request;
     request.id = "0123456789ab";
     request.spec.template_name = "node:24-alpine";
     request.spec.cpu = "2";
@@ -30,7 +30,7 @@ inline manifests::SandboxRequest sample_request() {
     request.secrets.file_names = {"npm-token"};
     request.secrets.openbao = true;
     // Created 2026-11-29T19:00:00Z, the default 8 hours, the default extend window of an hour.
-    const manifests::WallTime created{std::chrono::seconds(1795978800)};
+    const osf::sandbox::WallTime created{std::chrono::seconds(1795978800)};
     request.lifetime = {created, created + std::chrono::hours(8), created + std::chrono::hours(9)};
     return request;
 }

@@ -1,13 +1,14 @@
-#include "manifests/create_objects.hpp"
-#include "manifests/package_cache.hpp"
-#include "manifests/sandbox_objects.hpp"
-#include "manifests/sandbox_storage.hpp"
+#include "kubernetes/manifests/create_objects.hpp"
+#include "kubernetes/manifests/package_cache.hpp"
+#include "kubernetes/manifests/sandbox_objects.hpp"
+#include "kubernetes/manifests/sandbox_storage.hpp"
 #include "request_fixture.hpp"
 
 #include <catch2/catch.hpp>
 
 using nlohmann::json;
-using namespace osf::manifests;
+using namespace osf::kubernetes::manifests;
+using namespace osf::sandbox;
 
 namespace {
 

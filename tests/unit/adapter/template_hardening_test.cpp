@@ -1,15 +1,16 @@
 // A named SandboxTemplate's hardening is never weakened: for each
 // security-relevant field, the overlay's result is at least as strict as the
 // template and the adapter's own default; what cannot be tightened is refused.
-#include "manifests/create_objects.hpp"
-#include "manifests/sandbox_objects.hpp"
-#include "manifests/template_hardening.hpp"
+#include "kubernetes/manifests/create_objects.hpp"
+#include "kubernetes/manifests/sandbox_objects.hpp"
+#include "kubernetes/manifests/template_hardening.hpp"
 #include "request_fixture.hpp"
 
 #include <catch2/catch.hpp>
 
 using nlohmann::json;
-using namespace osf::manifests;
+using namespace osf::kubernetes::manifests;
+using namespace osf::sandbox;
 
 namespace {
 

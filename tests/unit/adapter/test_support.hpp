@@ -3,8 +3,8 @@
 // clock and signals.
 #pragma once
 
-#include "commands/command_context.hpp"
-#include "kubectl/kubectl_runner.hpp"
+#include "kubernetes/command_context.hpp"
+#include "kubernetes/kubectl/kubectl_runner.hpp"
 
 #include <chrono>
 #include <functional>
@@ -16,10 +16,10 @@
 
 namespace osf::testing {
 
-using kubectl::KubectlCall;
-using kubectl::KubectlResult;
+using osf::kubernetes::kubectl::KubectlCall;
+using osf::kubernetes::kubectl::KubectlResult;
 
-class FakeKubectl : public kubectl::KubectlRunner {
+class FakeKubectl : public osf::kubernetes::kubectl::KubectlRunner {
 public:
     // Calls whose args start with `prefix` get `results` in turn (the last repeats).
     void on(std::vector<std::string> prefix, std::vector<KubectlResult> results) {
@@ -99,7 +99,7 @@ struct TestContext {
     int signal_after_sleeps = 0;
     int raised = 2;
 
-    commands::CommandContext context{
+    osf::kubernetes::CommandContext context{
         .runner = kubectl,
         .getenv = [this](const std::string& name) -> std::optional<std::string> {
             const auto it = env.find(name);

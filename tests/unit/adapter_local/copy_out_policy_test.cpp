@@ -1,12 +1,12 @@
 // What a copy out of a sandbox brings onto the host: plain files and
 // directories with rwx bits only; symlinks, devices, FIFOs and sockets are
 // named on stderr (with the sandbox's names made printable) and left behind.
-#include "backends/local/copy_out_policy.hpp"
+#include "local/copy_out_policy.hpp"
 
 #include <catch2/catch.hpp>
 #include <sys/stat.h>
 
-using namespace osf::backends::local;
+using namespace osf::local;
 
 TEST_CASE("copy out keeps files and directories and names what it skips") {
     struct Row {

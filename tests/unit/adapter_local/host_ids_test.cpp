@@ -1,10 +1,10 @@
 // The host id of a root-run sandbox: the lowest of the range that no sandbox
 // holds and no account, group or subordinate range claims.
-#include "backends/local/host_ids.hpp"
+#include "local/host_ids.hpp"
 
 #include <catch2/catch.hpp>
 
-using namespace osf::backends::local;
+using namespace osf::local;
 
 TEST_CASE("host ids: the lowest free one, skipping held and claimed ids") {
     const auto nobody_claims = [](unsigned) { return false; };

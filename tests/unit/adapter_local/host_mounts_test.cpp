@@ -1,12 +1,12 @@
 // stage_sources: a root-run sandbox's bwrap binds from a staging directory
 // its own process made; every source it needs is staged, a foreign root
 // entry by entry.
-#include "backends/local/host_mounts.hpp"
+#include "local/host_mounts.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-using namespace osf::backends::local;
+using namespace osf::local;
 
 TEST_CASE("staging: every source bwrap binds is staged below /run/osf-stage") {
     SandboxMounts mounts;

@@ -1,14 +1,14 @@
 // The local backend's pure decisions: what the sandbox sees (mounts and
 // variables), what a template means, the cgroup values, the exec protocol and
 // where state lives.
-#include "backends/local/bwrap_command.hpp"
-#include "backends/local/cgroup_limits.hpp"
-#include "backends/local/exec_protocol.hpp"
-#include "backends/local/local_layout.hpp"
-#include "backends/local/sandbox_environment.hpp"
-#include "backends/local/template_choice.hpp"
-#include "backends/local/user_namespaces.hpp"
 #include "commands/command_errors.hpp"
+#include "local/bwrap_command.hpp"
+#include "local/cgroup_limits.hpp"
+#include "local/exec_protocol.hpp"
+#include "local/local_layout.hpp"
+#include "local/sandbox_environment.hpp"
+#include "local/template_choice.hpp"
+#include "local/user_namespaces.hpp"
 #include "process/wait.hpp"
 
 #include <algorithm>
@@ -16,8 +16,8 @@
 #include <map>
 #include <sys/wait.h>
 
-using namespace osf::backends::local;
-using osf::manifests::SandboxRequest;
+using namespace osf::local;
+using osf::sandbox::SandboxRequest;
 
 namespace {
 
@@ -319,9 +319,9 @@ TEST_CASE("state root: the variable, root's, XDG's or HOME's") {
     CHECK(state_root(env({{"XDG_STATE_HOME", "/h/s"}, {"HOME", "/h"}}), false) ==
           "/h/s/osf-sandbox-local");
     CHECK(state_root(env({{"HOME", "/h"}}), false) == "/h/.local/state/osf-sandbox-local");
-    CHECK_THROWS_AS(state_root(env({}), false), osf::manifests::SettingsError);
+    CHECK_THROWS_AS(state_root(env({}), false), osf::sandbox::SettingsError);
     CHECK_THROWS_AS(state_root(env({{"OSF_SANDBOX_LOCAL_STATE_DIR", "rel"}}), true),
-                    osf::manifests::SettingsError);
+                    osf::sandbox::SettingsError);
     const auto paths = sandbox_paths("/r", "0123456789ab");
     CHECK(paths.egress_socket == "/r/sandboxes/0123456789ab/run/egress.sock");
     CHECK(paths.ca() == "/r/sandboxes/0123456789ab/proxy/ca.crt");

@@ -1,17 +1,17 @@
 // A local sandbox's life from its stored state: list's status, what gc
 // removes, the supervisor's wait before the expiry; extend's
 // arithmetic shared with sandbox-kubernetes.
-#include "backends/local/cgroup_limits.hpp"
-#include "backends/local/exec_protocol.hpp"
-#include "backends/local/local_lifecycle.hpp"
-#include "manifests/lifetime.hpp"
+#include "local/cgroup_limits.hpp"
+#include "local/exec_protocol.hpp"
+#include "local/local_lifecycle.hpp"
+#include "sandbox/lifetime.hpp"
 
 #include <catch2/catch.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
-using namespace osf::backends::local;
+using namespace osf::local;
 using namespace std::chrono_literals;
 
 namespace {
@@ -66,7 +66,7 @@ TEST_CASE("the supervisor waits until the expiry, then not at all") {
 }
 
 TEST_CASE("extend from stored times: later by the duration, from now once past, within the max") {
-    using osf::manifests::extended_expiry;
+    using osf::sandbox::extended_expiry;
     // Not expired: from the current expiry.
     CHECK(extended_expiry(at(5000), at(1000), 600s, 7200s, at(4000)) == at(5600));
     // Expired: from now.

@@ -1,10 +1,10 @@
 // A local sandbox's egress log and key for --verify, --summary and the
 // save-log options: the stored key is read and checked, a suspended sandbox
 // needs no checkpoint, a stopped one cannot give one.
-#include "backends/local/local_layout.hpp"
-#include "backends/local/local_log_access.hpp"
-#include "backends/local/sandbox_store.hpp"
 #include "commands/command_errors.hpp"
+#include "local/local_layout.hpp"
+#include "local/local_log_access.hpp"
+#include "local/sandbox_store.hpp"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -12,7 +12,7 @@
 #include <string>
 #include <unistd.h>
 
-using namespace osf::backends::local;
+using namespace osf::local;
 namespace fs = std::filesystem;
 
 namespace {

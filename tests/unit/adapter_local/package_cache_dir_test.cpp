@@ -1,10 +1,10 @@
 // The default ACL of a shared /cache: rwx for owner, group and others, in the
 // kernel's xattr format, so files one sandbox makes the others can change.
-#include "backends/local/package_cache_dir.hpp"
+#include "local/package_cache_dir.hpp"
 
 #include <catch2/catch.hpp>
 
-using namespace osf::backends::local;
+using namespace osf::local;
 
 TEST_CASE("shared cache: the ACL blob the kernel takes") {
     const std::string acl = everyone_rwx_acl();

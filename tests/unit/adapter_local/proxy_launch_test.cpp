@@ -1,11 +1,11 @@
 // The local egress proxy's command line: what the supervisor runs and
 // `create --dry-run` shows.
-#include "backends/local/proxy_launch.hpp"
+#include "local/proxy_launch.hpp"
 
 #include <catch2/catch.hpp>
 #include <map>
 
-using namespace osf::backends::local;
+using namespace osf::local;
 
 TEST_CASE("the proxy listens on kernel-chosen loopback ports and never reaches another sandbox's") {
     const auto paths = sandbox_paths("/var/lib/osf-sandbox", "abc123def456");

@@ -1,7 +1,7 @@
 // The filter built from seccomp_policy with libseccomp, loaded into a real
 // child process: what it refuses fails with EPERM and the process goes on;
 // what programs need still works.
-#include "backends/local/seccomp_filter.hpp"
+#include "local/seccomp_filter.hpp"
 
 #include <catch2/catch.hpp>
 #include <cerrno>
@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-using namespace osf::backends::local;
+using namespace osf::local;
 
 namespace {
 

@@ -1,13 +1,13 @@
 // The system call rules of a local sandbox's commands: every class the issue
 // names is refused, each rule has a reason, int arguments are compared on
 // their 32 bits, the protected processes are the ones given.
-#include "backends/local/seccomp_policy.hpp"
+#include "local/seccomp_policy.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cerrno>
 
-using namespace osf::backends::local;
+using namespace osf::local;
 
 namespace {
 

@@ -1,10 +1,10 @@
 // What sandbox-local refuses in a spec (exit 2, naming the field) and what it
 // bounds /workspace to.
-#include "backends/local/spec_support.hpp"
+#include "local/spec_support.hpp"
 
 #include <catch2/catch.hpp>
 
-using namespace osf::backends::local;
+using namespace osf::local;
 
 namespace {
 

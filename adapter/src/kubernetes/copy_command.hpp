@@ -1,0 +1,14 @@
+// sandbox-kubernetes copy: one side is a sandbox's path, the other a local
+// path. Uses kubectl cp (tar).
+#pragma once
+
+#include "commands/copy_endpoint.hpp"
+#include "kubernetes/command_context.hpp"
+
+namespace osf::kubernetes {
+
+// Exactly one of `from` and `to` has an ID (the command layer checked it).
+void copy_files(CommandContext& context, const commands::CopyEndpoint& from,
+                const commands::CopyEndpoint& to);
+
+} // namespace osf::kubernetes

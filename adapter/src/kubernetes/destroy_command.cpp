@@ -1,0 +1,24 @@
+#include "kubernetes/destroy_command.hpp"
+
+#include "commands/command_errors.hpp"
+#include "kubernetes/manifests/resources.hpp"
+#include "kubernetes/sandbox_lookup.hpp"
+#include "sandbox/labels.hpp"
+#include "sandbox/settings.hpp"
+
+namespace osf::kubernetes {
+
+void check_sandbox_exists(CommandContext& context, const std::string& id) {
+    const auto settings = sandbox::read_settings(context.getenv);
+    kubectl::Kubectl kube(context.runner, settings.ns);
+    const auto objects = kube.list(manifests::kSandboxResources, sandbox::id_selector(id));
+    if (objects.empty()) throw commands::CommandFailed("no sandbox " + id);
+}
+
+void destroy_sandbox(CommandContext& context, const std::string& id) {
+    const auto settings = sandbox::read_settings(context.getenv);
+    kubectl::Kubectl kube(context.runner, settings.ns);
+    remove_sandbox(kube, id);
+}
+
+} // namespace osf::kubernetes

@@ -1,0 +1,16 @@
+// sandbox-kubernetes destroy: removes every object labelled with the ID.
+// Snapshots (labelled osf.snapshot.of) stay.
+#pragma once
+
+#include "kubernetes/command_context.hpp"
+
+#include <string>
+
+namespace osf::kubernetes {
+
+// CommandFailed "no sandbox <ID>" when no object has the ID's label.
+void check_sandbox_exists(CommandContext& context, const std::string& id);
+// Deletes them (what is already gone is not an error).
+void destroy_sandbox(CommandContext& context, const std::string& id);
+
+} // namespace osf::kubernetes

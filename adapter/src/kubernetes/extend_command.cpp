@@ -1,0 +1,36 @@
+#include "kubernetes/extend_command.hpp"
+
+#include "commands/command_errors.hpp"
+#include "kubernetes/manifests/claim_lifetime.hpp"
+#include "kubernetes/manifests/resources.hpp"
+#include "kubernetes/sandbox_lookup.hpp"
+#include "sandbox/labels.hpp"
+#include "sandbox/lifetime.hpp"
+#include "sandbox/settings.hpp"
+
+namespace osf::kubernetes {
+
+sandbox::WallTime extend_sandbox(CommandContext& context, const std::string& id,
+                                 std::chrono::seconds by, std::chrono::seconds max) {
+    const auto settings = sandbox::read_settings(context.getenv);
+    kubectl::Kubectl kube(context.runner, settings.ns);
+    const auto claim =
+        first_or_no_sandbox(kube.list(manifests::kSandboxClaims, sandbox::id_selector(id)), id);
+
+    const sandbox::WallTime expires =
+        manifests::extended_expiry(claim, by, max, context.wall_clock());
+    kubectl::KubectlCall call;
+    call.args = {"patch",
+                 manifests::kSandboxClaims,
+                 claim["metadata"]["name"].get<std::string>(),
+                 "--namespace",
+                 settings.ns,
+                 "--type",
+                 "merge",
+                 "-p",
+                 manifests::expiry_patch(expires).dump()};
+    kube.run_checked(call);
+    return expires;
+}
+
+} // namespace osf::kubernetes

@@ -1,0 +1,26 @@
+#include "kubernetes/gc_command.hpp"
+
+#include "kubernetes/manifests/gc_plan.hpp"
+#include "kubernetes/manifests/resources.hpp"
+#include "kubernetes/sandbox_lookup.hpp"
+#include "sandbox/labels.hpp"
+#include "sandbox/settings.hpp"
+
+namespace osf::kubernetes {
+
+std::vector<manifests::GcRemoval> plan_gc(CommandContext& context) {
+    const auto settings = sandbox::read_settings(context.getenv);
+    kubectl::Kubectl kube(context.runner, settings.ns);
+    return manifests::gc_plan(kube.list(manifests::kSandboxResources, sandbox::managed_selector()),
+                              context.wall_clock(), settings.gc_grace);
+}
+
+void gc_remove_sandbox(CommandContext& context, const std::string& id) {
+    const auto settings = sandbox::read_settings(context.getenv);
+    kubectl::Kubectl kube(context.runner, settings.ns);
+    // Deleting what is already gone (a destroy or expiry racing this gc) is
+    // not an error: every delete ignores not-found.
+    remove_sandbox(kube, id);
+}
+
+} // namespace osf::kubernetes

@@ -1,0 +1,16 @@
+// sandbox-kubernetes gc: what expired or failed sandboxes and parts left
+// without a claim left behind (kubernetes/manifests/gc_plan), and removing it.
+#pragma once
+
+#include "kubernetes/command_context.hpp"
+#include "kubernetes/manifests/gc_plan.hpp"
+
+#include <string>
+#include <vector>
+
+namespace osf::kubernetes {
+
+std::vector<manifests::GcRemoval> plan_gc(CommandContext& context);
+void gc_remove_sandbox(CommandContext& context, const std::string& id);
+
+} // namespace osf::kubernetes

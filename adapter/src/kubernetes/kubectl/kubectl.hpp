@@ -1,0 +1,47 @@
+// Kubectl: the few kubectl invocations the commands need, built in one place
+// and bound to one namespace. Every failure becomes a KubectlError.
+#pragma once
+
+#include "kubernetes/kubectl/kubectl_runner.hpp"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace osf::kubernetes::kubectl {
+
+class Kubectl {
+public:
+    Kubectl(KubectlRunner& runner, std::string ns) : runner_(runner), ns_(std::move(ns)) {}
+
+    const std::string& ns() const { return ns_; }
+    KubectlRunner& runner() { return runner_; }
+
+    // The object, or nullopt when it does not exist.
+    std::optional<nlohmann::json> get(const std::string& resource, const std::string& name);
+    // The items of every object of `resources` (comma-separated) matching `selector`.
+    nlohmann::json list(const std::string& resources, const std::string& selector);
+    // Creates an object or every item of a List, sent on stdin.
+    void create(const nlohmann::json& objects);
+    void delete_by_label(const std::string& resources, const std::string& selector);
+    void delete_named(const std::string& resource, const std::string& name);
+    // Foreground cascading deletion, waited for: returns when the object and
+    // every dependent that blocks its deletion (a controller's) are gone.
+    void delete_with_dependents(const std::string& resource, const std::string& name);
+    // Deletes without kubectl's wait for the object to go, which reads it (get,
+    // then list and watch on its name): for Secrets, which the adapter never reads.
+    void delete_without_waiting(const std::string& resource, const std::string& name);
+    // Runs a command in a container and returns its stdout.
+    std::string exec_output(const std::string& pod, const std::string& container,
+                            const std::vector<std::string>& command);
+
+    // Runs one call; throws KubectlError when it fails.
+    KubectlResult run_checked(const KubectlCall& call);
+
+private:
+    KubectlRunner& runner_;
+    std::string ns_;
+};
+
+} // namespace osf::kubernetes::kubectl

@@ -1,0 +1,131 @@
+#include "kubernetes/manifests/doctor_checks.hpp"
+
+#include <sstream>
+
+namespace osf::kubernetes::manifests {
+
+using nlohmann::json;
+using Verdict = DoctorCheck::Verdict;
+
+std::string format_check(const DoctorCheck& check) {
+    const char* word = check.verdict == Verdict::ok     ? "ok  "
+                       : check.verdict == Verdict::warn ? "warn"
+                                                        : "FAIL";
+    std::string line = std::string(word) + "  " + check.name + ": " + check.detail;
+    if (!check.fix.empty()) line += "; fix: " + check.fix;
+    return line;
+}
+
+int doctor_exit_code(const std::vector<DoctorCheck>& checks) {
+    for (const auto& check : checks)
+        if (check.verdict == Verdict::fail) return 1;
+    return 0;
+}
+
+DoctorCheck agent_sandbox_check(const std::string& api_versions) {
+    std::vector<std::string> missing;
+    for (const char* needed : {"agents.x-k8s.io/v1beta1", "extensions.agents.x-k8s.io/v1beta1"}) {
+        bool found = false;
+        std::istringstream lines(api_versions);
+        for (std::string line; std::getline(lines, line);)
+            if (line == needed) found = true;
+        if (!found) missing.push_back(needed);
+    }
+    if (missing.empty())
+        return {Verdict::ok, "agent-sandbox",
+                "agents.x-k8s.io/v1beta1 and extensions.agents.x-k8s.io/v1beta1 are served", ""};
+    std::string list;
+    for (const auto& group : missing)
+        list += (list.empty() ? "" : ", ") + group;
+    return {Verdict::fail, "agent-sandbox", list + " not served",
+            "install agent-sandbox v0.5.6 or later with its extensions (kubectl apply -f its "
+            "manifest.yaml and extensions.yaml release files)"};
+}
+
+DoctorCheck namespace_check(const std::string& ns, const std::optional<json>& object,
+                            bool forbidden) {
+    if (object) return {Verdict::ok, "namespace", ns + " exists", ""};
+    if (forbidden)
+        return {Verdict::warn, "namespace",
+                "cannot tell whether " + ns + " exists (no permission to read namespaces)", ""};
+    return {Verdict::fail, "namespace", ns + " does not exist",
+            "kubectl create namespace " + ns + ", or choose one with -n or OSF_SANDBOX_NAMESPACE"};
+}
+
+DoctorCheck pod_security_check(const std::string& ns, const std::optional<json>& object) {
+    if (!object) return {Verdict::warn, "pod-security", "cannot read " + ns + "'s labels", ""};
+    const json labels = object->value("metadata", json::object()).value("labels", json::object());
+    const std::string enforce = labels.value("pod-security.kubernetes.io/enforce", "");
+    if (enforce == "restricted" || enforce == "baseline")
+        return {Verdict::ok, "pod-security", ns + " enforces Pod Security \"" + enforce + "\"", ""};
+    return {Verdict::warn, "pod-security",
+            ns + (enforce.empty() ? " has no Pod Security enforce label"
+                                  : " enforces Pod Security \"" + enforce + "\""),
+            "kubectl label namespace " + ns +
+                " pod-security.kubernetes.io/enforce=restricted (non-root sandboxes; baseline "
+                "for root mode)"};
+}
+
+DoctorCheck rbac_check(const std::string& ns, const std::vector<std::string>& denied,
+                       std::size_t asked, const std::string& error) {
+    if (!error.empty() && denied.empty())
+        return {Verdict::fail, "rbac", "cannot ask the API server: " + error,
+                "kubectl auth can-i needs a working cluster connection"};
+    if (denied.empty())
+        return {Verdict::ok, "rbac",
+                "all " + std::to_string(asked) + " permissions the commands use are granted in " +
+                    ns,
+                ""};
+    std::string list;
+    for (const auto& permission : denied)
+        list += (list.empty() ? "" : ", ") + permission;
+    return {Verdict::fail, "rbac", "denied in " + ns + ": " + list,
+            "install the chart (its Role grants exactly what the commands use), or grant these "
+            "to whoever runs sandbox-kubernetes"};
+}
+
+DoctorCheck gc_check(const std::string& ns, const std::optional<json>& cronjobs) {
+    if (!cronjobs)
+        return {Verdict::warn, "gc",
+                "cannot tell whether a gc CronJob runs in " + ns + " (cronjobs cannot be listed)",
+                ""};
+    for (const auto& cronjob : cronjobs->value("items", json::array())) {
+        const json containers = cronjob.value("spec", json::object())
+                                    .value("jobTemplate", json::object())
+                                    .value("spec", json::object())
+                                    .value("template", json::object())
+                                    .value("spec", json::object())
+                                    .value("containers", json::array());
+        for (const auto& container : containers) {
+            std::vector<std::string> words;
+            for (const char* key : {"command", "args"})
+                for (const auto& word : container.value(key, json::array()))
+                    if (word.is_string()) words.push_back(word.get<std::string>());
+            bool adapter = false, gc = false;
+            for (const auto& word : words) {
+                adapter = adapter || word.find("sandbox-kubernetes") != std::string::npos;
+                gc = gc || word == "gc";
+            }
+            if (adapter && gc)
+                return {Verdict::ok, "gc",
+                        "CronJob " + cronjob.value("metadata", json::object()).value("name", "") +
+                            " runs sandbox-kubernetes gc",
+                        ""};
+        }
+    }
+    return {Verdict::warn, "gc",
+            "no CronJob runs sandbox-kubernetes gc in " + ns +
+                ": a create killed midway or a failed sandbox waits for its expiry",
+            "helm install the chart (its gc CronJob is on by default), or run "
+            "sandbox-kubernetes gc from cron"};
+}
+
+DoctorCheck network_policy_note() {
+    return {Verdict::warn, "network-policy",
+            "whether the cluster's network plugin enforces NetworkPolicy cannot be seen from the "
+            "API (kindnet and flannel do not; Calico, Cilium and most clouds' do)",
+            "create a sandbox and check that `sandbox-kubernetes exec ID -- wget -T 5 -O- "
+            "http://<another pod's IP>` fails while the proxy's allowed hosts work"};
+}
+
+} // namespace osf::kubernetes::manifests

@@ -1,0 +1,46 @@
+// The egress side of a sandbox: the proxy pod, what it reads (its spec and
+// its secrets), the Service the sandbox reaches it by, and the NetworkPolicy
+// that admits only that sandbox.
+#pragma once
+
+#include "sandbox/sandbox_request.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace osf::kubernetes::manifests {
+
+inline constexpr const char* kProxyContainer = "egress-proxy";
+// Where the project's image (images/egress-proxy) holds the proxy; absolute, because
+// the image is FROM scratch and may define no PATH.
+inline constexpr const char* kProxyBinary = "/usr/local/bin/egress-proxy";
+inline constexpr int kProxyPort = 8080;
+inline constexpr int kAdminPort = 9090;
+// An emptyDir: the root file system is read-only, the CA certificate and the
+// egress log live here.
+inline constexpr const char* kProxyStateDir = "/var/lib/egress-proxy";
+inline constexpr const char* kProxySpecDir = "/etc/osf/spec";
+inline constexpr const char* kProxySpecFile = "spec.json";
+// Where the Secret's file.<name> keys appear as <name>: the proxy's OSF_SECRETS_DIR.
+inline constexpr const char* kProxySecretsDir = "/run/secrets/osf";
+// The proxy image's user (distroless "nonroot").
+inline constexpr int kProxyUid = 65532;
+// The proxy's own bounds, apart from the sandbox's: one worker thread by
+// default (a CPU limit of 1 costs it nothing), its memory, and its state
+// directory (the egress log grows there; past the limit the pod is evicted).
+inline constexpr const char* kProxyStateSizeLimit = "1Gi";
+
+// The Secret as --dry-run shows it: every value replaced by its placeholder
+// text, and without its owner reference (the spec ConfigMap's uid exists only
+// once create made it).
+nlohmann::json egress_secret_preview(const sandbox::SandboxRequest& request);
+// The spec file, unchanged, for the proxy's --spec.
+nlohmann::json spec_config_map(const sandbox::SandboxRequest& request);
+nlohmann::json egress_pod(const sandbox::SandboxRequest& request);
+nlohmann::json egress_service(const sandbox::SandboxRequest& request);
+// Ingress-only: the proxy itself must reach the internet and DNS.
+nlohmann::json egress_network_policy(const sandbox::SandboxRequest& request);
+
+// The proxy's URL as the sandbox sees it: http://osf-sandbox-<ID>-egress:8080
+std::string proxy_url(const std::string& id);
+
+} // namespace osf::kubernetes::manifests

@@ -1,0 +1,26 @@
+// Fully qualified resource names for kubectl, so that a same-named resource
+// of another API group can never be picked by mistake.
+#pragma once
+
+namespace osf::kubernetes::manifests {
+
+inline constexpr const char* kSandboxClaims = "sandboxclaims.extensions.agents.x-k8s.io";
+inline constexpr const char* kSandboxTemplates = "sandboxtemplates.extensions.agents.x-k8s.io";
+inline constexpr const char* kSandboxWarmPools = "sandboxwarmpools.extensions.agents.x-k8s.io";
+inline constexpr const char* kSandboxes = "sandboxes.agents.x-k8s.io";
+inline constexpr const char* kPods = "pods";
+inline constexpr const char* kPersistentVolumeClaims = "persistentvolumeclaims";
+
+// Everything create makes but the Secret, in the order destroy removes it: the
+// claim first so the controller does not recreate the sandbox while the rest
+// goes. destroy and gc learn what exists from these; the Secret, which nothing
+// of the adapter may read (not even list), is deleted by its name.
+inline constexpr const char* kSandboxResources =
+    "sandboxclaims.extensions.agents.x-k8s.io,sandboxwarmpools.extensions.agents.x-k8s.io,"
+    "sandboxes.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io,pods,services,"
+    "networkpolicies.networking.k8s.io,configmaps,persistentvolumeclaims";
+inline constexpr const char* kSecrets = "secrets";
+
+inline constexpr const char* kApiVersionExtensions = "extensions.agents.x-k8s.io/v1beta1";
+
+} // namespace osf::kubernetes::manifests

@@ -1,0 +1,103 @@
+#include "kubernetes/manifests/sandbox_rows.hpp"
+
+#include "kubernetes/manifests/claim_lifetime.hpp"
+#include "kubernetes/manifests/pod_status.hpp"
+#include "kubernetes/manifests/suspension.hpp"
+#include "sandbox/labels.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace osf::kubernetes::manifests {
+
+using nlohmann::json;
+using sandbox::parse_timestamp;
+using sandbox::rfc3339;
+using sandbox::SandboxRow;
+using sandbox::WallTime;
+
+std::string status_word(const std::string& reason) {
+    static const std::pair<const char*, const char*> words[] = {
+        {"", "Starting"},
+        {"DependenciesNotReady", "Starting"},
+        {"SandboxNotReady", "Starting"},
+        {"PodFailed", "Failed"},
+        {"PodSucceeded", "Exited"},
+        {"ReconcilerError", "Error"},
+        {"SandboxCreateFailed", "Error"},
+        {"TemplateNotFound", "Error"},
+        {"WarmPoolNotFound", "Starting"}, // create makes the pool first; the controller retries
+        {"SandboxSuspended", "Suspended"},
+        {"SandboxExpired", "Expired"},
+        {"ClaimExpired", "Expired"},
+    };
+    for (const auto& [from, word] : words)
+        if (reason == from) return word;
+    return reason;
+}
+
+std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_clock::time_point now) {
+    struct Found {
+        std::string created;
+        bool has_claim = false;
+        ClaimStatus claim;
+        std::string image;
+        std::optional<WallTime> expires;
+        bool suspended = false;
+    };
+    std::map<std::string, Found> found;
+    for (const auto& item : items) {
+        const json metadata = item.value("metadata", json::object());
+        const json labels = metadata.value("labels", json::object());
+        const std::string id = labels.value(sandbox::kSandboxIdLabel, "");
+        if (id.empty()) continue;
+        Found& entry = found[id];
+        const std::string created = metadata.value("creationTimestamp", "");
+        if (!created.empty() && (entry.created.empty() || created < entry.created))
+            entry.created = created;
+        const std::string kind = item.value("kind", "");
+        if (kind == "SandboxClaim") {
+            entry.has_claim = true;
+            entry.claim = claim_status(item);
+            entry.expires = claim_expiry(item);
+            entry.suspended = claim_suspended(item);
+        } else if (kind == "SandboxTemplate") {
+            const json containers = item.value("spec", json::object())
+                                        .value("podTemplate", json::object())
+                                        .value("spec", json::object())
+                                        .value("containers", json::array());
+            if (!containers.empty() && containers[0].is_object())
+                entry.image = containers[0].value("image", "");
+        }
+    }
+    const long long now_seconds =
+        std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
+    std::vector<SandboxRow> rows;
+    for (const auto& [id, entry] : found) {
+        SandboxRow row;
+        row.id = id;
+        if (!entry.has_claim)
+            row.status = "Starting";
+        else if (entry.suspended)
+            row.status = "Suspended";
+        else if (entry.claim.ready)
+            row.status = "Ready";
+        else
+            row.status = status_word(entry.claim.reason);
+        row.created = entry.created;
+        if (auto created = parse_timestamp(entry.created)) row.age_seconds = now_seconds - *created;
+        row.image = entry.image.empty() ? "-" : entry.image;
+        if (entry.expires) {
+            row.expires = rfc3339(*entry.expires);
+            row.expires_in_seconds =
+                std::chrono::duration_cast<std::chrono::seconds>(*entry.expires - now).count();
+        }
+        rows.push_back(row);
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const SandboxRow& a, const SandboxRow& b) {
+        return a.created < b.created;
+    });
+    return rows;
+}
+
+} // namespace osf::kubernetes::manifests

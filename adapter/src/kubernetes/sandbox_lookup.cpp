@@ -1,0 +1,43 @@
+#include "kubernetes/sandbox_lookup.hpp"
+
+#include "commands/command_errors.hpp"
+#include "kubernetes/manifests/names.hpp"
+#include "kubernetes/manifests/pod_status.hpp"
+#include "kubernetes/manifests/resources.hpp"
+#include "kubernetes/manifests/suspension.hpp"
+#include "sandbox/labels.hpp"
+#include "sandbox/sandbox_id.hpp"
+
+namespace osf::kubernetes {
+
+nlohmann::json first_or_no_sandbox(const nlohmann::json& items, const std::string& id) {
+    if (!items.is_array() || items.empty()) throw commands::CommandFailed("no sandbox " + id);
+    return items.front();
+}
+
+std::string find_sandbox_pod(kubectl::Kubectl& kube, const std::string& id) {
+    const auto claim =
+        first_or_no_sandbox(kube.list(manifests::kSandboxClaims, sandbox::id_selector(id)), id);
+    const auto metadata = claim.value("metadata", nlohmann::json::object());
+    if (metadata.value("annotations", nlohmann::json::object())
+            .contains(manifests::kSuspendedAtAnnotation))
+        throw commands::CommandFailed("sandbox " + id + " is suspended (resume starts it again)");
+    const auto status = manifests::claim_status(claim);
+    if (!status.sandbox_name.empty()) return status.sandbox_name;
+    return claim.value("metadata", nlohmann::json::object())
+        .value("name", manifests::sandbox_name(id));
+}
+
+void remove_sandbox(kubectl::Kubectl& kube, const std::string& id) {
+    // The real values go first; if this is stopped midway, what is left still
+    // carries the label by which destroy and gc find the sandbox.
+    kube.delete_without_waiting(manifests::kSecrets, manifests::secret_name(id));
+    // The claim, then its Sandbox, each with its dependents and waited for: a
+    // cluster's garbage collector is asynchronous, and while a Sandbox exists
+    // its controller makes a pod again for the one deleted by label.
+    kube.delete_with_dependents(manifests::kSandboxClaims, manifests::sandbox_name(id));
+    kube.delete_with_dependents(manifests::kSandboxes, manifests::sandbox_name(id));
+    kube.delete_by_label(manifests::kSandboxResources, sandbox::id_selector(id));
+}
+
+} // namespace osf::kubernetes

@@ -1,0 +1,27 @@
+// Turning the ID a user typed into the cluster objects it names.
+#pragma once
+
+#include "commands/sandbox_id_argument.hpp"
+#include "kubernetes/kubectl/kubectl.hpp"
+
+#include <string>
+
+namespace osf::kubernetes {
+
+// The first of `items` (what Kubectl::list found by the ID's label), or
+// CommandFailed "no sandbox <ID>" when there is none.
+nlohmann::json first_or_no_sandbox(const nlohmann::json& items, const std::string& id);
+
+// The sandbox pod's name, from its claim's .status.sandbox.name (the claim's
+// own name until the controller fills it in). CommandFailed "no sandbox <ID>"
+// when there is no claim.
+std::string find_sandbox_pod(kubectl::Kubectl& kube, const std::string& id);
+
+// Deletes the sandbox's Secret by its name (never read, so whether it exists
+// is not known: not-found is fine), the claim and then the Sandbox named after
+// it (the controller may not label it) with foreground cascading deletion,
+// waited for, then every other object labelled with the ID. Returns when
+// nothing of the sandbox is left that a controller could start again.
+void remove_sandbox(kubectl::Kubectl& kube, const std::string& id);
+
+} // namespace osf::kubernetes

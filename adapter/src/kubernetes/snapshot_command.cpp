@@ -1,0 +1,90 @@
+#include "kubernetes/snapshot_command.hpp"
+
+#include "commands/command_errors.hpp"
+#include "kubernetes/kubectl/kubectl_error.hpp"
+#include "kubernetes/manifests/names.hpp"
+#include "kubernetes/manifests/resources.hpp"
+#include "kubernetes/manifests/sandbox_objects.hpp"
+#include "kubernetes/manifests/snapshot_objects.hpp"
+#include "kubernetes/sandbox_lookup.hpp"
+#include "kubernetes/start_waiter.hpp"
+#include "sandbox/labels.hpp"
+#include "sandbox/settings.hpp"
+
+#include <ctime>
+#include <ostream>
+
+namespace osf::kubernetes {
+
+using nlohmann::json;
+
+namespace {
+
+// Streams /workspace out of the sandbox into the copy pod's /data.
+void copy_workspace(kubectl::Kubectl& kube, const std::string& sandbox_pod,
+                    const std::string& copy_pod) {
+    kubectl::KubectlCall pack;
+    pack.args = {"exec", sandbox_pod, "--namespace",          kube.ns(), "--", "tar", "cf",
+                 "-",    "-C",        sandbox::kWorkspaceDir, "."};
+    kubectl::KubectlCall unpack;
+    unpack.args = {"exec",
+                   "-i",
+                   copy_pod,
+                   "--namespace",
+                   kube.ns(),
+                   "--",
+                   "tar",
+                   "xf",
+                   "-",
+                   "-C",
+                   manifests::kSnapshotCopyMount};
+    const auto results = kube.runner().run_pipeline({pack, unpack});
+    kubectl::check(pack.args, results[0]);
+    kubectl::check(unpack.args, results[1]);
+}
+
+} // namespace
+
+std::string take_snapshot(CommandContext& context, const std::string& id,
+                          const std::string& stamp) {
+    const auto settings = sandbox::read_settings(context.getenv);
+    kubectl::Kubectl kube(context.runner, settings.ns);
+    const std::string pod = find_sandbox_pod(kube, id);
+    // The sandbox's own template; snapshot templates carry osf.snapshot.of instead.
+    const auto source =
+        first_or_no_sandbox(kube.list(manifests::kSandboxTemplates, sandbox::id_selector(id)), id);
+
+    manifests::SnapshotRequest request{id, settings.ns, stamp, settings.snapshot_size, ""};
+    manifests::take_sandbox_pod_settings(source, request);
+    request.image_pull_policy = settings.image_pull_policy;
+    if (request.image.empty())
+        throw commands::CommandFailed("the sandbox's template names no image");
+    const std::string name = manifests::snapshot_name(id, request.stamp);
+    const std::string copy_pod = manifests::snapshot_copy_pod_name(id, request.stamp);
+    bool template_made = false;
+    try {
+        kube.create(manifests::snapshot_pvc(request));
+        kube.create(manifests::snapshot_copy_pod(request));
+        StartWaiter waiter(context, kube, std::chrono::seconds(settings.start_timeout_seconds));
+        waiter.wait_pod_ready(copy_pod, "snapshot copy");
+        check_interrupted(context);
+        copy_workspace(kube, pod, copy_pod);
+        kube.delete_named(manifests::kPods, copy_pod);
+        check_interrupted(context);
+        kube.create(manifests::snapshot_template(source, request));
+        template_made = true;
+    } catch (...) {
+        // A half-made snapshot is removed whole; the sandbox is untouched.
+        context.err << "removing snapshot " << name << "\n";
+        try {
+            kube.delete_named(manifests::kPods, copy_pod);
+            if (!template_made) kube.delete_named("persistentvolumeclaims", name);
+        } catch (const std::exception& e) {
+            context.err << "sandbox-kubernetes: cleanup failed: " << e.what() << "\n";
+        }
+        throw;
+    }
+    return name;
+}
+
+} // namespace osf::kubernetes

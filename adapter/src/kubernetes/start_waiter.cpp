@@ -1,0 +1,142 @@
+#include "kubernetes/start_waiter.hpp"
+
+#include "commands/command_errors.hpp"
+#include "kubernetes/manifests/pod_security_refusal.hpp"
+#include "kubernetes/manifests/pod_status.hpp"
+#include "kubernetes/manifests/resources.hpp"
+
+#include <ostream>
+
+namespace osf::kubernetes {
+
+StartWaiter::StartWaiter(CommandContext& context, kubectl::Kubectl& kube,
+                         std::chrono::seconds timeout)
+    : context_(context), kube_(kube), timeout_(timeout), deadline_(context.now() + timeout) {}
+
+void StartWaiter::progress(const std::string& line) {
+    if (line == last_progress_) return;
+    last_progress_ = line;
+    context_.err << line << "\n" << std::flush;
+}
+
+void StartWaiter::pause(const std::string& waiting_for) {
+    check_interrupted(context_);
+    if (context_.now() >= deadline_)
+        throw commands::CommandFailed(
+            "timed out after " + std::to_string(timeout_.count()) + "s waiting for " + waiting_for +
+            " (OSF_SANDBOX_START_TIMEOUT)" + (cause_.empty() ? "" : ": " + cause_));
+    context_.sleep(context_.poll_interval);
+    check_interrupted(context_);
+}
+
+namespace {
+
+[[noreturn]] void fail_start(const std::string& what, const std::string& pod,
+                             const manifests::StartFailure& failure) {
+    throw commands::CommandFailed(what + " did not start: pod " + pod + ", container " +
+                                  failure.container + ": " + failure.reason +
+                                  (failure.message.empty() ? "" : ": " + failure.message));
+}
+
+} // namespace
+
+nlohmann::json StartWaiter::claim_events(const std::string& pvc) {
+    kubectl::KubectlCall call;
+    call.args = {"get",
+                 "events",
+                 "--namespace",
+                 kube_.ns(),
+                 "--field-selector",
+                 "involvedObject.kind=PersistentVolumeClaim,involvedObject.name=" + pvc,
+                 "-o",
+                 "json"};
+    // Events are a hint: a cluster that does not let us read them still gets the phase.
+    const auto result = kube_.runner().run(call);
+    if (!result.ok()) return nlohmann::json::object();
+    return nlohmann::json::parse(result.out, nullptr, false);
+}
+
+void StartWaiter::note_cause(const std::string& pod, const nlohmann::json& object) {
+    const auto cause = manifests::pod_pending_cause(object);
+    if (!cause) {
+        if (cause_.rfind("pod " + pod + " ", 0) == 0) cause_.clear();
+        return;
+    }
+    cause_ = "pod " + pod + " " + *cause;
+    // A claim that does not bind is the usual reason a pod with one is not scheduled.
+    for (const auto& name : manifests::pod_claim_names(object))
+        if (const auto pvc = kube_.get(manifests::kPersistentVolumeClaims, name))
+            if (const auto problem = manifests::claim_binding_problem(*pvc, claim_events(name)))
+                cause_ += "; " + *problem;
+    progress(cause_);
+}
+
+void StartWaiter::check_pod(const std::string& pod, const std::string& what) {
+    const auto object = kube_.get(manifests::kPods, pod);
+    if (!object) return;
+    if (auto failure = manifests::pod_start_failure(*object)) fail_start(what, pod, *failure);
+    note_cause(pod, *object);
+}
+
+namespace {
+
+[[noreturn]] void claim_gone(const std::string& claim) {
+    throw commands::CommandFailed("SandboxClaim " + claim +
+                                  " disappeared (its lifetime ended, or it was deleted)");
+}
+
+} // namespace
+
+void StartWaiter::check_claim_exists(const std::string& claim) {
+    if (!kube_.get(manifests::kSandboxClaims, claim)) claim_gone(claim);
+}
+
+void StartWaiter::wait_pod_ready(const std::string& pod, const std::string& what,
+                                 const std::string& owner_claim) {
+    for (;;) {
+        check_interrupted(context_);
+        const auto object = kube_.get(manifests::kPods, pod);
+        if (!object) {
+            if (!owner_claim.empty()) check_claim_exists(owner_claim);
+            progress(what + " " + pod + ": not created yet");
+        } else if (auto failure = manifests::pod_start_failure(*object)) {
+            fail_start(what, pod, *failure);
+        } else if (manifests::pod_ready(*object)) {
+            progress(what + " " + pod + ": ready");
+            return;
+        } else {
+            progress(what + " " + pod + ": " + manifests::pod_progress(*object));
+            note_cause(pod, *object);
+        }
+        pause(what + " " + pod);
+    }
+}
+
+std::string StartWaiter::wait_claim_ready(const std::string& claim, const std::string& egress_pod) {
+    for (;;) {
+        check_interrupted(context_);
+        check_pod(egress_pod, "egress proxy");
+        const auto object = kube_.get(manifests::kSandboxClaims, claim);
+        if (!object) claim_gone(claim);
+        const auto status = manifests::claim_status(*object);
+        const std::string pod = status.sandbox_name.empty() ? claim : status.sandbox_name;
+        check_pod(pod, "sandbox");
+        if (status.ready) {
+            progress("sandbox " + pod + ": ready");
+            return pod;
+        }
+        // Pod Security admission refused the pod the controller made: waiting
+        // cannot help.
+        if (status.message.find("violates PodSecurity") != std::string::npos)
+            throw commands::CommandFailed(
+                "the sandbox's pod was refused: " +
+                manifests::pod_security_refusal(status.message, has_user_));
+        std::string line = "sandbox " + claim + ": ";
+        line += status.reason.empty() ? "waiting for the controller" : status.reason;
+        if (!status.message.empty()) line += " (" + status.message + ")";
+        progress(line);
+        pause("sandbox " + claim);
+    }
+}
+
+} // namespace osf::kubernetes

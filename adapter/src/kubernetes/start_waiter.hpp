@@ -1,0 +1,54 @@
+// Waits for pods and the claim to become ready, polling with kubectl get,
+// printing progress to stderr, and failing fast on a start failure (an image
+// that cannot be pulled, a container that exits) instead of waiting for the
+// timeout.
+#pragma once
+
+#include "kubernetes/command_context.hpp"
+#include "kubernetes/kubectl/kubectl.hpp"
+
+#include <chrono>
+#include <string>
+
+namespace osf::kubernetes {
+
+class StartWaiter {
+public:
+    StartWaiter(CommandContext& context, kubectl::Kubectl& kube, std::chrono::seconds timeout);
+
+    // Returns when the pod is ready. Throws CommandFailed naming the pod, the
+    // container, the reason and Kubernetes' message; Interrupted on a signal.
+    // With `owner_claim`, a pod that is missing is a start that failed when
+    // that claim is gone (the garbage collector took the pod with it).
+    void wait_pod_ready(const std::string& pod, const std::string& what,
+                        const std::string& owner_claim = "");
+
+    // Returns the sandbox pod's name when the claim is Ready; meanwhile also
+    // watches `egress_pod` so that a proxy that dies fails the start.
+    std::string wait_claim_ready(const std::string& claim, const std::string& egress_pod);
+
+    // Whether the sandbox's spec names a user: a Pod Security refusal about
+    // root then needs no hint about root mode.
+    void set_spec_has_user(bool has_user) { has_user_ = has_user; }
+
+private:
+    void check_pod(const std::string& pod, const std::string& what);
+    void check_claim_exists(const std::string& claim);
+    // Remembers why `pod` (already read) waits, for progress and the timeout.
+    void note_cause(const std::string& pod, const nlohmann::json& object);
+    // The Events about a PersistentVolumeClaim, as kubectl lists them; empty
+    // when they cannot be read.
+    nlohmann::json claim_events(const std::string& pvc);
+    void progress(const std::string& line);
+    void pause(const std::string& waiting_for);
+
+    CommandContext& context_;
+    kubectl::Kubectl& kube_;
+    std::chrono::seconds timeout_;
+    std::chrono::steady_clock::time_point deadline_;
+    std::string last_progress_;
+    std::string cause_; // "pod P not scheduled: ...", the last seen; empty when none
+    bool has_user_ = false;
+};
+
+} // namespace osf::kubernetes

@@ -1,0 +1,166 @@
+#include "local/bwrap_command.hpp"
+
+#include "sandbox/sandbox_paths.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace osf::local {
+
+namespace {
+
+constexpr std::array<std::string_view, 7> kHostRootEntries = {"usr",   "bin",   "sbin",  "lib",
+                                                              "lib32", "lib64", "libx32"};
+
+// Entries of a root file system directory that the sandbox gets fresh instead.
+constexpr std::array<std::string_view, 8> kReplacedRootEntries = {
+    "proc", "dev", "sys", "tmp", "run", "workspace", "etc", "cache"};
+
+constexpr std::array<std::string_view, 15> kHiddenEtcEntries = {"shadow",
+                                                                "shadow-",
+                                                                "gshadow",
+                                                                "gshadow-",
+                                                                "sudoers",
+                                                                "sudoers.d",
+                                                                "ssh",
+                                                                "resolv.conf",
+                                                                "krb5.keytab",
+                                                                "credstore",
+                                                                "credstore.encrypted",
+                                                                "NetworkManager",
+                                                                "wpa_supplicant",
+                                                                "openvpn",
+                                                                "wireguard"};
+
+template <std::size_t N>
+bool contains(const std::array<std::string_view, N>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+void add(std::vector<std::string>& args, std::initializer_list<std::string> more) {
+    args.insert(args.end(), more);
+}
+
+// Binds (or recreates as a symlink) one entry of `source_dir` at `target_dir`.
+void show_entry(std::vector<std::string>& args, const std::string& source_dir,
+                const std::string& target_dir, const HostEntry& entry) {
+    const std::string target = target_dir + "/" + entry.name;
+    switch (entry.kind) {
+    case HostEntry::Kind::Symlink:
+        add(args, {"--symlink", entry.link_target, target});
+        break;
+    case HostEntry::Kind::Directory:
+    case HostEntry::Kind::File:
+        add(args, {"--ro-bind", source_dir + "/" + entry.name, target});
+        break;
+    case HostEntry::Kind::Other: // sockets, devices, fifos: never
+        break;
+    }
+}
+
+std::string join(const std::string& dir, const std::string& name) {
+    return dir == "/" ? "/" + name : dir + "/" + name;
+}
+
+} // namespace
+
+bool host_root_entry_shown(const std::string& name) {
+    return contains(kHostRootEntries, name);
+}
+
+bool etc_entry_shown(const HostEntry& entry) {
+    if (contains(kHiddenEtcEntries, entry.name)) return false;
+    return entry.kind == HostEntry::Kind::Symlink || entry.world_readable;
+}
+
+const std::vector<std::string>& etc_masked_directories() {
+    static const std::vector<std::string> masked = {"/etc/ssl/private"};
+    return masked;
+}
+
+std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
+    std::vector<std::string> args = {
+        "bwrap", "--die-with-parent", "--new-session", "--unshare-user", "--unshare-ipc",
+        "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+        // No bwrap process inside: the agent (not dumpable) is
+        // PID 1, so no process there is outside the system call
+        // filter and open to the commands' /proc/<pid>/mem.
+        "--as-pid-1", "--disable-userns", "--uid", std::to_string(mounts.uid), "--gid",
+        std::to_string(mounts.gid), "--cap-drop", "ALL", "--hostname", "osf-sandbox-" + mounts.id,
+        "--clearenv"};
+    for (const auto& [name, value] : mounts.environment)
+        add(args, {"--setenv", name, value});
+
+    const std::string root_dir = mounts.root_source.empty() ? "/" : mounts.root_source;
+    for (const auto& entry : mounts.root_entries) {
+        const bool shown = mounts.host_template ? host_root_entry_shown(entry.name)
+                                                : !contains(kReplacedRootEntries, entry.name);
+        if (!shown) continue;
+        if (entry.kind == HostEntry::Kind::Symlink)
+            add(args, {"--symlink", entry.link_target, "/" + entry.name});
+        else if (entry.kind == HostEntry::Kind::Directory || entry.kind == HostEntry::Kind::File)
+            add(args, {"--ro-bind", join(root_dir, entry.name), "/" + entry.name});
+    }
+
+    add(args, {"--dir", "/etc"});
+    const std::string etc_dir = join(root_dir, "etc");
+    for (const auto& entry : mounts.etc_entries)
+        if (etc_entry_shown(entry)) show_entry(args, etc_dir, "/etc", entry);
+    for (const auto& masked : mounts.etc_masks_present) {
+        const std::string name = masked.substr(std::string_view("/etc/").size());
+        const auto slash = name.find('/');
+        const std::string top = name.substr(0, slash);
+        const bool parent_shown = std::any_of(
+            mounts.etc_entries.begin(), mounts.etc_entries.end(), [&](const HostEntry& e) {
+                return e.name == top && e.kind == HostEntry::Kind::Directory && etc_entry_shown(e);
+            });
+        if (parent_shown) add(args, {"--tmpfs", masked});
+    }
+    add(args, {"--dir", sandbox::kCaDir, "--ro-bind", mounts.ca_file, sandbox::kCaPath});
+
+    add(args, {"--proc",
+               "/proc",
+               "--dev",
+               "/dev",
+               "--size",
+               std::to_string(mounts.shm_bytes),
+               "--tmpfs",
+               "/dev/shm",
+               "--size",
+               std::to_string(mounts.tmp_bytes),
+               "--tmpfs",
+               "/tmp",
+               "--tmpfs",
+               "/run",
+               "--dir",
+               "/run/osf",
+               "--ro-bind",
+               mounts.egress_socket,
+               kEgressSocketPath,
+               "--ro-bind",
+               mounts.agent_binary,
+               kAgentPath});
+    add(args, {"--bind", mounts.cache, sandbox::kCacheDir});
+    add(args,
+        {"--bind", mounts.workspace, sandbox::kWorkspaceDir, "--chdir", sandbox::kWorkspaceDir});
+    std::vector<std::string> command;
+    if (!mounts.host_template && !mounts.host_loader.empty()) {
+        // The root's own libraries may not fit the agent (or be missing):
+        // the host's run it; the commands it starts use the root's.
+        add(args, {"--ro-bind", mounts.host_loader, "/run/osf/ld.so"});
+        std::string library_path;
+        for (std::size_t i = 0; i < mounts.host_library_dirs.size(); ++i) {
+            const std::string target = "/run/osf/lib/" + std::to_string(i);
+            add(args, {"--ro-bind", mounts.host_library_dirs[i], target});
+            library_path += (i ? ":" : "") + target;
+        }
+        command = {"/run/osf/ld.so", "--library-path", library_path};
+    }
+    add(args, {"--remount-ro", "/run", "--remount-ro", "/dev", "--remount-ro", "/", "--"});
+    args.insert(args.end(), command.begin(), command.end());
+    add(args, {kAgentPath, "__agent", std::to_string(mounts.control_fd)});
+    return args;
+}
+
+} // namespace osf::local

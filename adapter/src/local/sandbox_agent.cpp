@@ -1,0 +1,158 @@
+#include "local/sandbox_agent.hpp"
+
+#include "local/bwrap_command.hpp"
+#include "local/byte_relay.hpp"
+#include "local/exec_helper.hpp"
+#include "local/exec_protocol.hpp"
+#include "local/process_tree.hpp"
+#include "local/sandbox_environment.hpp"
+#include "local/seccomp_filter.hpp"
+#include "local/unix_socket.hpp"
+#include "process/spawn.hpp"
+
+#include <boost/asio.hpp>
+#include <csignal>
+#include <fcntl.h>
+#include <iostream>
+#include <set>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace osf::local {
+
+namespace {
+
+namespace asio = boost::asio;
+using Tcp = asio::ip::tcp;
+using Local = asio::local::stream_protocol;
+
+// The agent: the sandbox's PID 1 (bwrap --as-pid-1), one event loop. It
+// relays the sandbox's connections to 127.0.0.1:8080 to the egress socket and
+// forks one helper per exec request (exec_helper.hpp). As PID 1 it is every
+// orphan's parent: a process that ends up its child without being a helper
+// got there because its helper died (killed despite the filter, or by the OOM
+// killer), so nothing can prove which exec it belongs to, and it is killed.
+class Agent {
+public:
+    explicit Agent(int control) : control_(io_, control), signals_(io_, SIGCHLD) {}
+
+    int run() {
+        try {
+            // Compiled once: every exec's command loads it as it is.
+            filter_ = SeccompFilter(sandbox_syscall_rules()).program();
+        } catch (const std::exception& e) {
+            std::cerr << "sandbox-local agent: " << e.what() << "\n";
+            return 1;
+        }
+        try {
+            listener_.emplace(io_, Tcp::endpoint(asio::ip::make_address("127.0.0.1"),
+                                                 static_cast<unsigned short>(kSandboxProxyPort)));
+        } catch (const std::exception& e) {
+            std::cerr << "sandbox-local agent: 127.0.0.1:" << kSandboxProxyPort << ": " << e.what()
+                      << "\n";
+            return 1;
+        }
+        accept_connection();
+        wait_for_children();
+        send_with_fds(control_.native_handle(), "ready", {});
+        wait_for_request();
+        io_.run();
+        return status_;
+    }
+
+private:
+    void accept_connection() {
+        listener_->async_accept([this](boost::system::error_code error, Tcp::socket client) {
+            if (error == asio::error::operation_aborted) return;
+            if (!error && !relays_.full()) {
+                Local::socket egress(io_);
+                boost::system::error_code connect_error;
+                egress.connect(Local::endpoint(kEgressSocketPath), connect_error);
+                if (!connect_error) relay(std::move(client), std::move(egress), relays_);
+            }
+            accept_connection(); // a refused client sees its connection closed
+        });
+    }
+
+    void wait_for_request() {
+        control_.async_wait(asio::posix::stream_descriptor::wait_read,
+                            [this](boost::system::error_code error) {
+                                if (error) return stop(1);
+                                if (!take_request()) return stop(0);
+                                wait_for_request();
+                            });
+    }
+
+    // One exec request: its message, the connection and the command's three
+    // standard streams. False when the supervisor has gone.
+    bool take_request() {
+        std::string bytes;
+        std::vector<Fd> fds;
+        try {
+            if (!receive_with_fds(control_.native_handle(), bytes, fds)) return false;
+        } catch (const std::exception& e) {
+            std::cerr << "sandbox-local agent: " << e.what() << "\n";
+            return false;
+        }
+        const auto message = decode_exec_message(bytes);
+        if (!message || fds.size() != 4) return true; // closing the descriptors answers
+        process::SpawnSpec spec;
+        spec.fds = {{0, fds[1].get()}, {1, fds[2].get()}, {2, fds[3].get()}, {3, fds[0].get()}};
+        try {
+            helpers_.insert(process::spawn_function(
+                spec, [this, &message] { return run_exec_helper(*message, 3, filter_); }));
+        } catch (const std::exception& e) {
+            const std::string text = std::string("sandbox-local: ") + e.what() + "\n";
+            write_all(fds[3].get(), text.data(), text.size());
+            const std::string answer = encode_exit(kCannotRun);
+            write_all(fds[0].get(), answer.data(), answer.size());
+        }
+        return true;
+    }
+
+    void wait_for_children() {
+        signals_.async_wait([this](boost::system::error_code error, int) {
+            if (error) return;
+            reap_and_kill_strays();
+            wait_for_children();
+        });
+    }
+
+    void reap_and_kill_strays() {
+        pid_t pid;
+        while ((pid = ::waitpid(-1, nullptr, WNOHANG)) > 0)
+            helpers_.erase(pid);
+        for (const pid_t child : children_of(::getpid()))
+            if (!helpers_.count(child)) {
+                ::kill(child, SIGKILL);
+                kill_descendants(child);
+            }
+    }
+
+    void stop(int status) {
+        status_ = status;
+        io_.stop();
+    }
+
+    asio::io_context io_;
+    asio::posix::stream_descriptor control_;
+    asio::signal_set signals_;
+    std::optional<Tcp::acceptor> listener_;
+    RelayCount relays_;
+    std::set<pid_t> helpers_;
+    SeccompProgram filter_;
+    int status_ = 0;
+};
+
+} // namespace
+
+int run_sandbox_agent(int control_fd) {
+    ::prctl(PR_SET_DUMPABLE, 0); // the sandbox's own processes cannot read its descriptors
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    ::fcntl(control_fd, F_SETFD, FD_CLOEXEC);
+    ::signal(SIGPIPE, SIG_IGN);
+    return Agent(control_fd).run();
+}
+
+} // namespace osf::local

@@ -1,0 +1,14 @@
+// The first process inside a local sandbox (bwrap's command): it listens on
+// the sandbox's own 127.0.0.1:8080 and relays each connection to the proxy's
+// Unix socket bound at /run/osf/egress.sock, and runs the commands `exec`
+// sends through the supervisor (exec_protocol.hpp). It holds no secret and
+// nothing the sandbox could not do itself.
+#pragma once
+
+namespace osf::local {
+
+// `control_fd`: the agent's end of the supervisor's SOCK_SEQPACKET channel.
+// Returns when the supervisor goes away.
+int run_sandbox_agent(int control_fd);
+
+} // namespace osf::local
