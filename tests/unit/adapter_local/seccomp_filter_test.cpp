@@ -1,7 +1,7 @@
 // The filter built from seccomp_policy with libseccomp, loaded into a real
 // child process: what it refuses fails with EPERM and the process goes on;
 // what programs need still works.
-#include "local/seccomp_filter.hpp"
+#include "local/agent/seccomp_filter.hpp"
 
 #include <catch2/catch.hpp>
 #include <cerrno>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 using namespace osf::local;
+using namespace osf::local::agent;
 
 namespace {
 

@@ -1,12 +1,12 @@
-#include "local/sandbox_agent.hpp"
+#include "local/agent/sandbox_agent.hpp"
 
 #include "local/bwrap_command.hpp"
 #include "local/byte_relay.hpp"
-#include "local/exec_helper.hpp"
+#include "local/agent/exec_helper.hpp"
 #include "local/exec_protocol.hpp"
-#include "local/process_tree.hpp"
+#include "local/agent/process_tree.hpp"
 #include "local/sandbox_environment.hpp"
-#include "local/seccomp_filter.hpp"
+#include "local/agent/seccomp_filter.hpp"
 #include "local/unix_socket.hpp"
 #include "process/spawn.hpp"
 
@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace osf::local {
+namespace osf::local::agent {
 
 namespace {
 
@@ -155,4 +155,4 @@ int run_sandbox_agent(int control_fd) {
     return Agent(control_fd).run();
 }
 
-} // namespace osf::local
+} // namespace osf::local::agent

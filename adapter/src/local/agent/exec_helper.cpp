@@ -1,7 +1,7 @@
-#include "local/exec_helper.hpp"
+#include "local/agent/exec_helper.hpp"
 
-#include "local/process_tree.hpp"
-#include "local/seccomp_filter.hpp"
+#include "local/agent/process_tree.hpp"
+#include "local/agent/seccomp_filter.hpp"
 #include "process/fd.hpp"
 #include "process/spawn.hpp"
 #include "process/wait.hpp"
@@ -27,7 +27,7 @@
 
 extern char** environ;
 
-namespace osf::local {
+namespace osf::local::agent {
 
 namespace {
 
@@ -221,4 +221,4 @@ int run_exec_helper(const ExecMessage& message, int connection, const SeccompPro
     return Exec(message, connection, filter).run();
 }
 
-} // namespace osf::local
+} // namespace osf::local::agent

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace osf::local {
+namespace osf::local::agent {
 
 // A compiled filter: loading it is two system calls, fit for the child of a
 // fork (libseccomp's own load compiles again, some 25 ms for these rules).
@@ -39,4 +39,4 @@ private:
     void* context_ = nullptr;
 };
 
-} // namespace osf::local
+} // namespace osf::local::agent

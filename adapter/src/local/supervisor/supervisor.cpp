@@ -1,4 +1,4 @@
-#include "local/supervisor.hpp"
+#include "local/supervisor/supervisor.hpp"
 
 #include "local/bwrap_command.hpp"
 #include "local/byte_relay.hpp"
@@ -48,7 +48,7 @@
 
 extern char** environ;
 
-namespace osf::local {
+namespace osf::local::supervisor {
 
 namespace fs = std::filesystem;
 namespace asio = boost::asio;
@@ -630,4 +630,4 @@ int run_supervisor(const std::string& sandbox_dir, int status_fd, int lock_fd) {
     return Supervisor(sandbox_dir, status_fd, lock_fd).run();
 }
 
-} // namespace osf::local
+} // namespace osf::local::supervisor

@@ -7,7 +7,7 @@
 #include <sys/types.h>
 #include <vector>
 
-namespace osf::local {
+namespace osf::local::agent {
 
 std::vector<pid_t> descendants_of(pid_t ancestor);
 void signal_descendants(pid_t ancestor, int signal);
@@ -20,4 +20,4 @@ void kill_descendants(pid_t ancestor);
 // The caller's own children.
 std::vector<pid_t> children_of(pid_t parent);
 
-} // namespace osf::local
+} // namespace osf::local::agent

@@ -1,4 +1,4 @@
-#include "local/seccomp_filter.hpp"
+#include "local/agent/seccomp_filter.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-namespace osf::local {
+namespace osf::local::agent {
 
 namespace {
 
@@ -97,4 +97,4 @@ std::string SeccompFilter::describe() const {
     return text;
 }
 
-} // namespace osf::local
+} // namespace osf::local::agent

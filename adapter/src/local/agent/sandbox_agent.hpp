@@ -5,10 +5,10 @@
 // nothing the sandbox could not do itself.
 #pragma once
 
-namespace osf::local {
+namespace osf::local::agent {
 
 // `control_fd`: the agent's end of the supervisor's SOCK_SEQPACKET channel.
 // Returns when the supervisor goes away.
 int run_sandbox_agent(int control_fd);
 
-} // namespace osf::local
+} // namespace osf::local::agent

@@ -9,9 +9,9 @@
 #pragma once
 
 #include "local/exec_protocol.hpp"
-#include "local/seccomp_filter.hpp"
+#include "local/agent/seccomp_filter.hpp"
 
-namespace osf::local {
+namespace osf::local::agent {
 
 // Runs in the forked helper, whose descriptors 0-2 are the command's stdin,
 // stdout and stderr and `connection` the exec's connection; `filter` is the
@@ -19,4 +19,4 @@ namespace osf::local {
 // that protect itself and the agent. Returns the helper's exit status.
 int run_exec_helper(const ExecMessage& message, int connection, const SeccompProgram& filter);
 
-} // namespace osf::local
+} // namespace osf::local::agent

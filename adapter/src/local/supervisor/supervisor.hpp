@@ -9,11 +9,11 @@
 
 #include <string>
 
-namespace osf::local {
+namespace osf::local::supervisor {
 
 // `sandbox_dir`: <root>/sandboxes/<ID>, prepared by create. `status_fd`: a
 // pipe to create: "warning: ..." lines, then "ready" or "error: <message>".
 // `lock_fd`: the sandbox's lock, taken by create, held until the supervisor ends.
 int run_supervisor(const std::string& sandbox_dir, int status_fd, int lock_fd);
 
-} // namespace osf::local
+} // namespace osf::local::supervisor

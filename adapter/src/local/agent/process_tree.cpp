@@ -1,4 +1,4 @@
-#include "local/process_tree.hpp"
+#include "local/agent/process_tree.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -10,7 +10,7 @@
 #include <thread>
 #include <unistd.h>
 
-namespace osf::local {
+namespace osf::local::agent {
 
 namespace {
 
@@ -83,4 +83,4 @@ void kill_descendants(pid_t ancestor) {
     }
 }
 
-} // namespace osf::local
+} // namespace osf::local::agent
