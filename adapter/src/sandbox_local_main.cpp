@@ -5,8 +5,8 @@
 #include "commands/backend_commands.hpp"
 #include "commands/interrupt.hpp"
 #include "commands/process_environment.hpp"
-#include "local/local_backend.hpp"
 #include "local/agent/sandbox_agent.hpp"
+#include "local/local_backend.hpp"
 #include "local/supervisor/supervisor.hpp"
 #include "osf/process_env.hpp"
 
@@ -37,9 +37,11 @@ Exit codes: 0 ok; 1 failure (unknown ID, start failure, no bwrap, an egress log 
 int main(int argc, char** argv) {
     using namespace osf;
     const std::string_view first = argc >= 2 ? argv[1] : "";
-    if (first == "__agent" && argc == 3) return osf::local::agent::run_sandbox_agent(std::atoi(argv[2]));
+    if (first == "__agent" && argc == 3)
+        return osf::local::agent::run_sandbox_agent(std::atoi(argv[2]));
     if (first == "__supervise" && argc == 5)
-        return osf::local::supervisor::run_supervisor(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
+        return osf::local::supervisor::run_supervisor(argv[2], std::atoi(argv[3]),
+                                                      std::atoi(argv[4]));
 
     commands::install_interrupt_handlers();
     std::error_code error;

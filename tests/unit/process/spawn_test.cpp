@@ -83,7 +83,8 @@ TEST_CASE("spawn: a failing step is reported by name") {
 
 TEST_CASE("spawn: session, limits and environment are the child's own") {
     SpawnSpec spec;
-    spec.argv = {"/bin/sh", "-c", "ulimit -n; echo \"$OSF_X\"; ps -o sid= -p $$ | tr -d ' '; echo $$"};
+    spec.argv = {"/bin/sh", "-c",
+                 "ulimit -n; echo \"$OSF_X\"; ps -o sid= -p $$ | tr -d ' '; echo $$"};
     spec.env = std::vector<std::string>{"OSF_X=given", "PATH=/usr/bin:/bin"};
     spec.limits = {{RLIMIT_NOFILE, 77, 77}};
     spec.new_session = true;

@@ -8,8 +8,8 @@
 // started in the background), and the helper stays until the last has ended.
 #pragma once
 
-#include "local/exec_protocol.hpp"
 #include "local/agent/seccomp_filter.hpp"
+#include "local/exec_protocol.hpp"
 
 namespace osf::local::agent {
 

@@ -1,12 +1,12 @@
 #include "local/agent/sandbox_agent.hpp"
 
+#include "local/agent/exec_helper.hpp"
+#include "local/agent/process_tree.hpp"
+#include "local/agent/seccomp_filter.hpp"
 #include "local/bwrap_command.hpp"
 #include "local/byte_relay.hpp"
-#include "local/agent/exec_helper.hpp"
 #include "local/exec_protocol.hpp"
-#include "local/agent/process_tree.hpp"
 #include "local/sandbox_environment.hpp"
-#include "local/agent/seccomp_filter.hpp"
 #include "local/unix_socket.hpp"
 #include "process/spawn.hpp"
 
