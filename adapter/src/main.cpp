@@ -22,23 +22,26 @@ int main(int argc, char** argv) {
     osf::kubernetes::kubectl::ClusterFlagsRunner flagged_runner{process_runner, flags};
     osf::kubernetes::kubectl::VersionCheckingRunner runner{
         flagged_runner}; // kubectl >= 1.30, asked once
-    osf::kubernetes::CommandContext context{
-        .runner = runner,
-        .getenv = osf::kubernetes::kubectl::namespaced_getenv(
-            flags, osf::process_getenv,
-            [&flagged_runner] {
-                return osf::kubernetes::kubectl::context_namespace(flagged_runner);
-            }),
-        .file_exists = osf::commands::regular_file_exists,
-        .out = std::cout,
-        .err = std::cerr,
-        .now = [] { return std::chrono::steady_clock::now(); },
-        .wall_clock = osf::commands::wall_clock_now,
-        .sleep = [](std::chrono::milliseconds duration) { std::this_thread::sleep_for(duration); },
-        .pending_signal = [] { return osf::commands::pending_signal(); },
-        .random_bytes = osf::commands::random_id_bytes,
-        .terminal = osf::commands::stdio_is_terminal(),
-    };
+    osf::kubernetes::KubeContext context{
+        {
+            .program = "sandbox-kubernetes",
+            .getenv = osf::kubernetes::kubectl::namespaced_getenv(
+                flags, osf::process_getenv,
+                [&flagged_runner] {
+                    return osf::kubernetes::kubectl::context_namespace(flagged_runner);
+                }),
+            .file_exists = osf::commands::regular_file_exists,
+            .out = std::cout,
+            .err = std::cerr,
+            .now = [] { return std::chrono::steady_clock::now(); },
+            .wall_clock = osf::commands::wall_clock_now,
+            .sleep =
+                [](std::chrono::milliseconds duration) { std::this_thread::sleep_for(duration); },
+            .pending_signal = [] { return osf::commands::pending_signal(); },
+            .random_bytes = osf::commands::random_id_bytes,
+            .terminal = osf::commands::stdio_is_terminal(),
+        },
+        runner};
     CLI::App app{"sandbox-kubernetes: agent-sandbox sandboxes behind their own egress proxy"};
     osf::kubernetes::register_commands(app, context, &flags);
     osf::cli::add_bash_completion_flag(app, "sandbox-kubernetes", std::cout);

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <iostream>
 #include <string_view>
+#include <thread>
 
 namespace {
 
@@ -52,17 +53,19 @@ int main(int argc, char** argv) {
         .wall_clock = commands::wall_clock_now,
         .self_executable = error ? std::string(argv[0]) : self.string(),
     });
-    commands::BackendContext context{
-        .backend = backend,
+    commands::CommandContext context{
         .program = "sandbox-local",
         .getenv = osf::process_getenv,
         .file_exists = commands::regular_file_exists,
         .out = std::cout,
         .err = std::cerr,
+        .now = [] { return std::chrono::steady_clock::now(); },
         .wall_clock = commands::wall_clock_now,
-        .random_bytes = commands::random_id_bytes,
+        .sleep = [](std::chrono::milliseconds duration) { std::this_thread::sleep_for(duration); },
         .pending_signal = [] { return commands::pending_signal(); },
+        .random_bytes = commands::random_id_bytes,
         .terminal = commands::stdio_is_terminal(),
+        .backend = &backend,
     };
     CLI::App app{"sandbox-local: sandboxes on this machine (bubblewrap, a network namespace with "
                  "only loopback) behind their own egress proxy"};

@@ -405,7 +405,7 @@ def test_role_matches_the_kubectl_calls_in_the_adapter():
 
 def test_doctor_asks_about_exactly_the_permissions_file():
     """`doctor`'s kubectl auth can-i list (kubernetes/manifests/required_permissions.cpp) is the file's."""
-    with open(os.path.join(ADAPTER_SRC, "manifests", "required_permissions.cpp")) as f:
+    with open(os.path.join(ADAPTER_SRC, "kubernetes", "manifests", "required_permissions.cpp")) as f:
         text = f.read()
     asked = {}
     for group, resource, verbs in re.findall(r'\{"([\w.-]*)",\s*"([\w/]+)",\s*\{([^}]*)\}\}', text):

@@ -2,60 +2,17 @@
 // messages and exit codes over a sandbox::Backend, which does the work.
 #pragma once
 
-#include "sandbox/backend.hpp"
-#include "sandbox/secret_plan.hpp"
+#include "commands/command_context.hpp"
 
 #include <CLI/CLI.hpp>
-#include <array>
-#include <chrono>
-#include <cstdint>
-#include <functional>
-#include <iosfwd>
-#include <string>
 
 namespace osf::commands {
 
-// The help texts that say where sandboxes live; the defaults are sandbox-local's.
-struct CommandTexts {
-    std::string create_dry_run = "Print what would be started (JSON) and start nothing";
-    std::string snapshot =
-        "Keep a copy of /workspace; prints a template name a spec can start from";
-    std::string destroy_save_log =
-        "First save the egress log to this new file (and its key to FILE.pub), signed to its "
-        "last line and verified against the key stored when its proxy started; nothing is "
-        "removed if that fails";
-    std::string list = "List the sandbox IDs, one per line (-o wide: a table)";
-    std::string egress_log_follow =
-        "Keep printing lines as they are written, until the sandbox stops";
-    std::string egress_log_verify =
-        "Check the hash chain and signed checkpoints against the key stored when the proxy "
-        "started: exit 0, or 1 naming the first line that does not hold";
-    std::string gc = "Remove sandboxes whose supervisor is gone and suspended sandboxes past "
-                     "their expiry; one line each: ID and why";
-    std::string suspend =
-        "Stop every process of a sandbox and keep its workspace (resume brings it back)";
-};
-
-struct BackendContext {
-    sandbox::Backend& backend;
-    std::string program; // the prefix of every error line: "<program>: "
-    sandbox::EnvLookup getenv;
-    sandbox::FileExists file_exists;
-    std::ostream& out;
-    std::ostream& err;
-    std::function<std::chrono::system_clock::time_point()> wall_clock;
-    std::function<std::array<std::uint8_t, 6>()> random_bytes;
-    // The signal (SIGINT, SIGTERM) received since start, 0 when none.
-    std::function<int()> pending_signal;
-    // True when stdin and stdout are a terminal (exec then passes it on).
-    bool terminal = false;
-    CommandTexts texts{};
-    int exit_code = 0;
-};
-
-void register_backend_commands(CLI::App& app, BackendContext& context);
+// Adds every subcommand to `app`; each runs its work through `context.backend`,
+// which must be set.
+void register_backend_commands(CLI::App& app, CommandContext& context);
 
 // Parses and runs: returns the exit code (2 for a usage error, 0 for --help).
-int run_backend_cli(CLI::App& app, BackendContext& context, int argc, const char* const* argv);
+int run_backend_cli(CLI::App& app, CommandContext& context, int argc, const char* const* argv);
 
 } // namespace osf::commands

@@ -8,7 +8,7 @@
 
 namespace osf::kubernetes {
 
-void copy_files(CommandContext& context, const commands::CopyEndpoint& from,
+void copy_files(KubeContext& context, const commands::CopyEndpoint& from,
                 const commands::CopyEndpoint& to) {
     const std::string id = from.id ? *from.id : *to.id;
     const auto settings = sandbox::read_settings(context.getenv);

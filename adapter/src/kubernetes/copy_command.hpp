@@ -8,7 +8,7 @@
 namespace osf::kubernetes {
 
 // Exactly one of `from` and `to` has an ID (the command layer checked it).
-void copy_files(CommandContext& context, const commands::CopyEndpoint& from,
+void copy_files(KubeContext& context, const commands::CopyEndpoint& from,
                 const commands::CopyEndpoint& to);
 
 } // namespace osf::kubernetes

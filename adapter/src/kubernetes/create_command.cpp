@@ -38,7 +38,7 @@ std::string read_service_ip(kubectl::Kubectl& kube, const std::string& name) {
 // The claim first, then everything else born owned by it: a create killed at
 // any step leaves nothing that outlives the claim (owner_references.hpp). Any
 // exception leaves cleanup to the caller.
-void start(CommandContext& context, kubectl::Kubectl& kube, const sandbox::SandboxRequest& request,
+void start(KubeContext& context, kubectl::Kubectl& kube, const sandbox::SandboxRequest& request,
            const json& base_pod_template) {
     const std::string& id = request.id;
     StartWaiter waiter(context, kube, std::chrono::seconds(request.settings.start_timeout_seconds));
@@ -116,7 +116,7 @@ std::string with_doctor_hint(const std::string& message) {
 
 } // namespace
 
-json dry_run_objects(CommandContext& context, const sandbox::SandboxRequest& request) {
+json dry_run_objects(KubeContext& context, const sandbox::SandboxRequest& request) {
     const std::string& template_name = request.spec.template_name;
     json base = manifests::image_pod_template(template_name);
     if (!request.spec.template_is_image()) {
@@ -134,7 +134,7 @@ json dry_run_objects(CommandContext& context, const sandbox::SandboxRequest& req
     return manifests::dry_run_list(request, base);
 }
 
-void create_sandbox(CommandContext& context, const sandbox::SandboxRequest& request,
+void create_sandbox(KubeContext& context, const sandbox::SandboxRequest& request,
                     std::ostream& progress) {
     const std::string& template_name = request.spec.template_name;
     kubectl::Kubectl kube(context.runner, request.settings.ns);

@@ -8,14 +8,14 @@
 
 namespace osf::kubernetes {
 
-void check_sandbox_exists(CommandContext& context, const std::string& id) {
+void check_sandbox_exists(KubeContext& context, const std::string& id) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const auto objects = kube.list(manifests::kSandboxResources, sandbox::id_selector(id));
     if (objects.empty()) throw commands::CommandFailed("no sandbox " + id);
 }
 
-void destroy_sandbox(CommandContext& context, const std::string& id) {
+void destroy_sandbox(KubeContext& context, const std::string& id) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     remove_sandbox(kube, id);

@@ -9,8 +9,8 @@
 namespace osf::kubernetes {
 
 // CommandFailed "no sandbox <ID>" when no object has the ID's label.
-void check_sandbox_exists(CommandContext& context, const std::string& id);
+void check_sandbox_exists(KubeContext& context, const std::string& id);
 // Deletes them (what is already gone is not an error).
-void destroy_sandbox(CommandContext& context, const std::string& id);
+void destroy_sandbox(KubeContext& context, const std::string& id);
 
 } // namespace osf::kubernetes

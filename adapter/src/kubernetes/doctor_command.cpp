@@ -16,7 +16,7 @@ using Verdict = DoctorCheck::Verdict;
 
 namespace {
 
-kubectl::KubectlResult run(CommandContext& context, const std::vector<std::string>& args) {
+kubectl::KubectlResult run(KubeContext& context, const std::vector<std::string>& args) {
     kubectl::KubectlCall call;
     call.args = args;
     return context.runner.run(call);
@@ -29,7 +29,7 @@ std::optional<nlohmann::json> parsed(const kubectl::KubectlResult& result) {
     return value;
 }
 
-DoctorCheck kubectl_check(CommandContext& context) {
+DoctorCheck kubectl_check(KubeContext& context) {
     try {
         const std::vector<std::string> args = {"version", "--client", "-o", "json"};
         const auto result = run(context, args);
@@ -49,7 +49,7 @@ DoctorCheck kubectl_check(CommandContext& context) {
 
 } // namespace
 
-int run_doctor(CommandContext& context) {
+int run_doctor(KubeContext& context) {
     const auto settings = sandbox::read_settings(context.getenv);
     const std::string& ns = settings.ns;
     std::vector<DoctorCheck> checks;

@@ -9,6 +9,6 @@
 namespace osf::kubernetes {
 
 // Prints the checks to context.out; returns 1 when a required one failed.
-int run_doctor(CommandContext& context);
+int run_doctor(KubeContext& context);
 
 } // namespace osf::kubernetes

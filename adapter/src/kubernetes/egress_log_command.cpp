@@ -12,7 +12,7 @@
 
 namespace osf::kubernetes {
 
-void print_egress_log(CommandContext& context, const std::string& id, bool follow, bool raw) {
+void print_egress_log(KubeContext& context, const std::string& id, bool follow, bool raw) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const std::string pod = find_egress_pod(kube, id);

@@ -10,6 +10,6 @@ namespace osf::kubernetes {
 
 // kubectl streams the log to this process's stdout; with `follow` until the
 // proxy stops, or Interrupted at SIGINT/SIGTERM (kubectl is stopped).
-void print_egress_log(CommandContext& context, const std::string& id, bool follow, bool raw);
+void print_egress_log(KubeContext& context, const std::string& id, bool follow, bool raw);
 
 } // namespace osf::kubernetes

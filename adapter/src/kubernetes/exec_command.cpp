@@ -17,7 +17,7 @@ namespace {
 
 // Stops every process the command started in the sandbox. Best effort: a
 // failure is reported, not thrown, since the caller is already failing.
-void stop_remote_command(CommandContext& context, kubectl::Kubectl& kube, const std::string& pod,
+void stop_remote_command(KubeContext& context, kubectl::Kubectl& kube, const std::string& pod,
                          const std::string& marker) {
     kubectl::KubectlCall call;
     // No -c: the pod's default-container annotation names the sandbox container
@@ -36,7 +36,7 @@ void stop_remote_command(CommandContext& context, kubectl::Kubectl& kube, const 
 
 } // namespace
 
-ExecOutcome exec_in_sandbox(CommandContext& context, const std::string& id,
+ExecOutcome exec_in_sandbox(KubeContext& context, const std::string& id,
                             const std::vector<std::string>& command, bool terminal,
                             std::chrono::seconds timeout) {
     const auto settings = sandbox::read_settings(context.getenv);

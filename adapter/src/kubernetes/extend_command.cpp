@@ -10,7 +10,7 @@
 
 namespace osf::kubernetes {
 
-sandbox::WallTime extend_sandbox(CommandContext& context, const std::string& id,
+sandbox::WallTime extend_sandbox(KubeContext& context, const std::string& id,
                                  std::chrono::seconds by, std::chrono::seconds max) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);

@@ -11,7 +11,7 @@
 namespace osf::kubernetes {
 
 // The new expiry; sandbox::LifetimeError past created + `max`.
-sandbox::WallTime extend_sandbox(CommandContext& context, const std::string& id,
+sandbox::WallTime extend_sandbox(KubeContext& context, const std::string& id,
                                  std::chrono::seconds by, std::chrono::seconds max);
 
 } // namespace osf::kubernetes

@@ -8,14 +8,14 @@
 
 namespace osf::kubernetes {
 
-std::vector<manifests::GcRemoval> plan_gc(CommandContext& context) {
+std::vector<manifests::GcRemoval> plan_gc(KubeContext& context) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     return manifests::gc_plan(kube.list(manifests::kSandboxResources, sandbox::managed_selector()),
                               context.wall_clock(), settings.gc_grace);
 }
 
-void gc_remove_sandbox(CommandContext& context, const std::string& id) {
+void gc_remove_sandbox(KubeContext& context, const std::string& id) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     // Deleting what is already gone (a destroy or expiry racing this gc) is

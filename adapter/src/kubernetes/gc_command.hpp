@@ -10,7 +10,7 @@
 
 namespace osf::kubernetes {
 
-std::vector<manifests::GcRemoval> plan_gc(CommandContext& context);
-void gc_remove_sandbox(CommandContext& context, const std::string& id);
+std::vector<manifests::GcRemoval> plan_gc(KubeContext& context);
+void gc_remove_sandbox(KubeContext& context, const std::string& id);
 
 } // namespace osf::kubernetes

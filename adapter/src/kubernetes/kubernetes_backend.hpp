@@ -15,7 +15,7 @@ class KubernetesBackend final : public sandbox::Backend {
 public:
     // The runner, variables, clocks and signals of `context` (which must
     // outlive the backend).
-    explicit KubernetesBackend(kubernetes::CommandContext& context) : context_(context) {}
+    explicit KubernetesBackend(kubernetes::KubeContext& context) : context_(context) {}
 
     nlohmann::json describe(const sandbox::SandboxRequest& request) override;
     void create(const sandbox::SandboxRequest& request, std::ostream& progress) override;
@@ -36,7 +36,7 @@ public:
     sandbox::StateChange resume(const std::string& id, std::ostream& progress) override;
 
 private:
-    kubernetes::CommandContext& context_;
+    kubernetes::KubeContext& context_;
 };
 
 } // namespace osf::kubernetes

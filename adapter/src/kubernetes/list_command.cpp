@@ -26,7 +26,7 @@ void check_namespace_exists(kubectl::Kubectl& kube) {
 
 } // namespace
 
-std::vector<sandbox::SandboxRow> list_sandboxes(CommandContext& context) {
+std::vector<sandbox::SandboxRow> list_sandboxes(KubeContext& context) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const std::string kinds = std::string(manifests::kSandboxClaims) + "," +

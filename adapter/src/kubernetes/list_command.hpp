@@ -9,6 +9,6 @@
 namespace osf::kubernetes {
 
 // CommandFailed when there are none because the namespace does not exist.
-std::vector<sandbox::SandboxRow> list_sandboxes(CommandContext& context);
+std::vector<sandbox::SandboxRow> list_sandboxes(KubeContext& context);
 
 } // namespace osf::kubernetes

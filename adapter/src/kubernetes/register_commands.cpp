@@ -30,49 +30,32 @@ Exit codes: 0 ok; 1 failure (unknown ID, start failure, kubectl failure); 2 bad 
   ID, spec, secret, variable or duration (nothing started, nothing changed); 130/143
   create interrupted (cleaned up); exec: the command's own code, 137 at its timeout.)";
 
-// The backend and the command layer's context, kept alive with the app.
-struct KubernetesWiring {
-    explicit KubernetesWiring(CommandContext& context)
-        : backend(context), commands{
-                                .backend = backend,
-                                .program = "sandbox-kubernetes",
-                                .getenv = context.getenv,
-                                .file_exists = context.file_exists,
-                                .out = context.out,
-                                .err = context.err,
-                                .wall_clock = context.wall_clock,
-                                .random_bytes = context.random_bytes,
-                                .pending_signal = context.pending_signal,
-                                .terminal = context.terminal,
-                                .texts = kTexts,
-                            } {}
-
-    static inline const commands::CommandTexts kTexts{
-        .create_dry_run = "Print every object as one Kubernetes List (JSON) and touch no cluster",
-        .snapshot = "Copy /workspace into a new PVC; prints a SandboxTemplate name that starts "
-                    "from it",
-        .destroy_save_log = "First save the egress log to this new file (and its key to "
-                            "FILE.pub), signed to its last line and verified against the "
-                            "cluster's key; nothing is removed if that fails",
-        .list = "List the sandbox IDs in the namespace, one per line (-o wide: a table)",
-        .egress_log_follow = "Keep printing lines as they are written",
-        .egress_log_verify = "Check the hash chain and signed checkpoints against the key the "
-                             "cluster holds: exit 0, or 1 naming the first line that does not "
-                             "hold",
-        .gc = "Remove expired and failed sandboxes and parts left without a claim; one line "
-              "each: ID and why",
-        .suspend = "Stop a sandbox's pods and keep its persistent workspace (resume brings it "
-                   "back)",
-    };
-
-    kubernetes::KubernetesBackend backend;
-    commands::BackendContext commands;
+// The help texts that say where sandbox-kubernetes keeps sandboxes.
+const commands::CommandTexts kTexts{
+    .create_dry_run = "Print every object as one Kubernetes List (JSON) and touch no cluster",
+    .snapshot = "Copy /workspace into a new PVC; prints a SandboxTemplate name that starts "
+                "from it",
+    .destroy_save_log = "First save the egress log to this new file (and its key to "
+                        "FILE.pub), signed to its last line and verified against the "
+                        "cluster's key; nothing is removed if that fails",
+    .list = "List the sandbox IDs in the namespace, one per line (-o wide: a table)",
+    .egress_log_follow = "Keep printing lines as they are written",
+    .egress_log_verify = "Check the hash chain and signed checkpoints against the key the "
+                         "cluster holds: exit 0, or 1 naming the first line that does not "
+                         "hold",
+    .gc = "Remove expired and failed sandboxes and parts left without a claim; one line "
+          "each: ID and why",
+    .suspend = "Stop a sandbox's pods and keep its persistent workspace (resume brings it "
+               "back)",
 };
 
 } // namespace
 
-void register_commands(CLI::App& app, CommandContext& context, kubectl::ClusterFlags* flags) {
-    auto wiring = std::make_shared<KubernetesWiring>(context);
+void register_commands(CLI::App& app, KubeContext& context, kubectl::ClusterFlags* flags) {
+    // The backend lives as long as the app: the doctor's callback holds it.
+    auto backend = std::make_shared<KubernetesBackend>(context);
+    context.backend = backend.get();
+    context.texts = kTexts;
     app.footer(kFooter);
     if (flags) {
         // Subcommands made after this pass options they do not know to the app.
@@ -90,20 +73,18 @@ void register_commands(CLI::App& app, CommandContext& context, kubectl::ClusterF
                                              "The kubeconfig file (over KUBECONFIG)")
             ->type_name("FILE");
     }
-    commands::register_backend_commands(app, wiring->commands);
+    commands::register_backend_commands(app, context);
     CLI::App* doctor = app.add_subcommand(
         "doctor", "Check the cluster: kubectl, agent-sandbox, the namespace and its Pod Security "
                   "labels, every permission the commands use, a gc CronJob; one line each with "
                   "the fix, exit 1 when a required one fails");
-    doctor->callback([wiring, &context] {
-        wiring->commands.exit_code = commands::report_errors(context.err, "sandbox-kubernetes",
-                                                             [&] { return run_doctor(context); });
+    doctor->callback([backend, &context] {
+        context.exit_code = commands::report_errors(context.err, context.program,
+                                                    [&] { return run_doctor(context); });
     });
-    // Runs after the chosen subcommand: its exit code, for run_cli.
-    app.final_callback([wiring, &context] { context.exit_code = wiring->commands.exit_code; });
 }
 
-int run_cli(CLI::App& app, CommandContext& context, int argc, const char* const* argv) {
+int run_cli(CLI::App& app, KubeContext& context, int argc, const char* const* argv) {
     if (const auto code =
             commands::parse_cli(app, context.out, context.err, commands::kErrorPrefix, argc, argv))
         return *code;

@@ -9,6 +9,6 @@
 namespace osf::kubernetes {
 
 // False (nothing done) when it is not suspended.
-bool resume_sandbox(CommandContext& context, const std::string& id);
+bool resume_sandbox(KubeContext& context, const std::string& id);
 
 } // namespace osf::kubernetes

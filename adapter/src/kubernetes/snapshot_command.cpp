@@ -45,8 +45,7 @@ void copy_workspace(kubectl::Kubectl& kube, const std::string& sandbox_pod,
 
 } // namespace
 
-std::string take_snapshot(CommandContext& context, const std::string& id,
-                          const std::string& stamp) {
+std::string take_snapshot(KubeContext& context, const std::string& id, const std::string& stamp) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const std::string pod = find_sandbox_pod(kube, id);

@@ -9,6 +9,6 @@
 namespace osf::kubernetes {
 
 // Returns the SandboxTemplate's name; a half-made snapshot is removed whole.
-std::string take_snapshot(CommandContext& context, const std::string& id, const std::string& stamp);
+std::string take_snapshot(KubeContext& context, const std::string& id, const std::string& stamp);
 
 } // namespace osf::kubernetes

@@ -9,8 +9,7 @@
 
 namespace osf::kubernetes {
 
-StartWaiter::StartWaiter(CommandContext& context, kubectl::Kubectl& kube,
-                         std::chrono::seconds timeout)
+StartWaiter::StartWaiter(KubeContext& context, kubectl::Kubectl& kube, std::chrono::seconds timeout)
     : context_(context), kube_(kube), timeout_(timeout), deadline_(context.now() + timeout) {}
 
 void StartWaiter::progress(const std::string& line) {

@@ -14,7 +14,7 @@ namespace osf::kubernetes {
 
 class StartWaiter {
 public:
-    StartWaiter(CommandContext& context, kubectl::Kubectl& kube, std::chrono::seconds timeout);
+    StartWaiter(KubeContext& context, kubectl::Kubectl& kube, std::chrono::seconds timeout);
 
     // Returns when the pod is ready. Throws CommandFailed naming the pod, the
     // container, the reason and Kubernetes' message; Interrupted on a signal.
@@ -42,7 +42,7 @@ private:
     void progress(const std::string& line);
     void pause(const std::string& waiting_for);
 
-    CommandContext& context_;
+    KubeContext& context_;
     kubectl::Kubectl& kube_;
     std::chrono::seconds timeout_;
     std::chrono::steady_clock::time_point deadline_;

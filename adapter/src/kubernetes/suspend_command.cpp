@@ -12,7 +12,7 @@
 
 namespace osf::kubernetes {
 
-bool suspend_sandbox(CommandContext& context, const std::string& id) {
+bool suspend_sandbox(KubeContext& context, const std::string& id) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const SandboxState state = find_sandbox_state(kube, id);

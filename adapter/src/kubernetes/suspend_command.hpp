@@ -9,6 +9,6 @@
 namespace osf::kubernetes {
 
 // False (nothing done) when it is already suspended.
-bool suspend_sandbox(CommandContext& context, const std::string& id);
+bool suspend_sandbox(KubeContext& context, const std::string& id);
 
 } // namespace osf::kubernetes

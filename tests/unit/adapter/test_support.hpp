@@ -99,31 +99,33 @@ struct TestContext {
     int signal_after_sleeps = 0;
     int raised = 2;
 
-    osf::kubernetes::CommandContext context{
-        .runner = kubectl,
-        .getenv = [this](const std::string& name) -> std::optional<std::string> {
-            const auto it = env.find(name);
-            return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+    osf::kubernetes::KubeContext context{
+        {
+            .program = "sandbox-kubernetes",
+            .getenv = [this](const std::string& name) -> std::optional<std::string> {
+                const auto it = env.find(name);
+                return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+            },
+            .file_exists = [this](const std::string& path) { return files.count(path) > 0; },
+            .out = out,
+            .err = err,
+            .now = [this] { return now; },
+            .wall_clock =
+                [] {
+                    // 2026-11-29T19:00:00Z
+                    return std::chrono::system_clock::time_point(std::chrono::seconds(1795978800));
+                },
+            .sleep =
+                [this](std::chrono::milliseconds duration) {
+                    now += duration;
+                    ++sleeps;
+                    if (signal_after_sleeps > 0 && sleeps >= signal_after_sleeps) signal = raised;
+                },
+            .pending_signal = [this] { return signal; },
+            .random_bytes =
+                [] { return std::array<std::uint8_t, 6>{0x01, 0x23, 0x45, 0x67, 0x89, 0xab}; },
         },
-        .file_exists = [this](const std::string& path) { return files.count(path) > 0; },
-        .out = out,
-        .err = err,
-        .now = [this] { return now; },
-        .wall_clock =
-            [] {
-                // 2026-11-29T19:00:00Z
-                return std::chrono::system_clock::time_point(std::chrono::seconds(1795978800));
-            },
-        .sleep =
-            [this](std::chrono::milliseconds duration) {
-                now += duration;
-                ++sleeps;
-                if (signal_after_sleeps > 0 && sleeps >= signal_after_sleeps) signal = raised;
-            },
-        .pending_signal = [this] { return signal; },
-        .random_bytes =
-            [] { return std::array<std::uint8_t, 6>{0x01, 0x23, 0x45, 0x67, 0x89, 0xab}; },
-    };
+        kubectl};
 };
 
 inline KubectlResult ok(std::string out = {}) {

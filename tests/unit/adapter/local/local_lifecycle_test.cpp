@@ -1,8 +1,3 @@
-// A local sandbox's life from its stored state: list's status, what gc
-// removes, the supervisor's wait before the expiry; extend's
-// arithmetic shared with sandbox-kubernetes.
-#include "local/cgroup_limits.hpp"
-#include "local/exec_protocol.hpp"
 #include "local/local_lifecycle.hpp"
 #include "sandbox/lifetime.hpp"
 
@@ -74,20 +69,4 @@ TEST_CASE("extend from stored times: later by the duration, from now once past, 
     // Past created + max: refused, naming the latest time.
     CHECK_THROWS_WITH(extended_expiry(at(5000), at(1000), 7200s, 7200s, at(4000)),
                       Catch::Contains("until 1970-01-01T02:16:40Z"));
-}
-
-TEST_CASE("cgroup v2: the controllers the limits need that the parent does not pass on") {
-    const std::vector<std::pair<std::string, std::string>> all = {
-        {"cpu.max", "50000 100000"}, {"memory.max", "1024"}, {"pids.max", "4096"}};
-    using List = std::vector<std::string>;
-    CHECK(missing_controllers("cpu memory pids\n", all).empty());
-    CHECK(missing_controllers("cpuset cpu io memory hugetlb pids rdma\n", all).empty());
-    // This machine's hybrid layout: the unified hierarchy has only hugetlb.
-    CHECK(missing_controllers("hugetlb\n", all) == List{"cpu", "memory", "pids"});
-    CHECK(missing_controllers("", all) == List{"cpu", "memory", "pids"});
-    CHECK(missing_controllers("memory pids", all) == List{"cpu"});
-    // A spec without cpu and memory needs only pids.
-    CHECK(missing_controllers("pids", {{"pids.max", "4096"}}).empty());
-    // "cpuset" is not "cpu".
-    CHECK(missing_controllers("cpuset memory pids", all) == List{"cpu"});
 }

@@ -1,0 +1,60 @@
+#include "commands/command_errors.hpp"
+#include "commands/egress_log_copy.hpp"
+#include "commands/egress_log_options.hpp"
+#include "commands/log_saving.hpp"
+#include "commands/sandbox_id_argument.hpp"
+#include "commands/subcommands.hpp"
+#include "sandbox/lifetime.hpp"
+#include "sandbox/settings.hpp"
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace osf::commands {
+
+void setup_egress_log(CLI::App& app, CommandContext& context) {
+    auto options = std::make_shared<EgressLogOptions>();
+    CLI::App* sub = app.add_subcommand(
+        "egress-log",
+        "Print the sandbox's egress log (one JSON line per request), verify, summarise or "
+        "report on it");
+    sub->add_option("id", options->id, "The sandbox ID (12 hex digits)")->required();
+    auto* follow = sub->add_flag("-f,--follow", options->follow, context.texts.egress_log_follow);
+    auto* raw = sub->add_flag("--raw", options->raw,
+                              "Print the signed file exactly as written: the chain's start and "
+                              "checkpoint lines with the requests (what --verify reads)");
+    auto* verify = sub->add_flag("--verify", options->verify, context.texts.egress_log_verify);
+    auto* summary = sub->add_flag("--summary", options->summary,
+                                  "Hosts, refusals, secrets, MCP tools, time range, and "
+                                  "whether the chain verified (exit 1 when it did not)");
+    auto* json = sub->add_flag("--json", options->json, "With --summary: one JSON object");
+    auto* report = sub->add_option("--report", options->report,
+                                   "Write a self-contained HTML page for a reviewer to FILE (- "
+                                   "for standard output): the verdict of --verify, a timeline of "
+                                   "requests per host, the tables of --summary linked to the log "
+                                   "lines they count (exit 1 when the log does not verify)");
+    report->type_name("FILE");
+    follow->excludes(verify)->excludes(summary)->excludes(report);
+    raw->excludes(verify)->excludes(summary)->excludes(report);
+    verify->excludes(summary)->excludes(report);
+    summary->excludes(report);
+    json->needs(summary);
+    sub->callback([&context, options] {
+        guarded(context, [&] {
+            const std::string id = parse_sandbox_id(options->id);
+            if (!options->verify && !options->summary && options->report.empty()) {
+                context.backend->egress_log(id, context.out, options->follow, options->raw);
+                return 0;
+            }
+            if (!options->report.empty()) check_report_file(options->report);
+            const auto access = context.backend->egress_log_access(id);
+            const auto copy = take_log_copy(*access, context.err, context.program);
+            if (!options->report.empty())
+                return write_log_report(copy, id, options->report, context.out, context.err);
+            return report_log_copy(copy, id, options->summary, options->json, context.out,
+                                   context.err);
+        });
+    });
+}
+
+} // namespace osf::commands

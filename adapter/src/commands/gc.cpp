@@ -1,0 +1,60 @@
+#include "commands/command_errors.hpp"
+#include "commands/interrupt.hpp"
+#include "commands/log_saving.hpp"
+#include "commands/subcommands.hpp"
+#include "sandbox/lifetime.hpp"
+#include "sandbox/settings.hpp"
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+namespace osf::commands {
+
+void setup_gc(CLI::App& app, CommandContext& context) {
+    auto dry_run = std::make_shared<bool>(false);
+    auto save_logs = std::make_shared<std::string>();
+    CLI::App* sub = app.add_subcommand("gc", context.texts.gc);
+    sub->add_flag("--dry-run", *dry_run, "Only print what would be removed");
+    sub->add_option("--save-logs", *save_logs,
+                    "First save each sandbox's egress log to DIR/<ID>.jsonl (and its key to "
+                    "DIR/<ID>.jsonl.pub), verified as destroy --save-log does; a sandbox whose "
+                    "log cannot be saved or does not verify is not removed");
+    sub->callback([&context, dry_run, save_logs] {
+        guarded(context, [&] {
+            if (!save_logs->empty()) check_log_directory(*save_logs);
+            int failures = 0;
+            for (const auto& removal : context.backend->gc_plan()) {
+                if (const int signal = context.pending_signal ? context.pending_signal() : 0)
+                    throw Interrupted(signal);
+                if (!*dry_run) {
+                    if (!save_logs->empty() &&
+                        !keep_log_in(*save_logs, removal.id, context.err, context.program,
+                                     [&](const std::string& path) {
+                                         const auto access =
+                                             context.backend->egress_log_access(removal.id);
+                                         commands::save_log(*access, context.err, context.program,
+                                                            path);
+                                     })) {
+                        ++failures;
+                        continue;
+                    }
+                    try {
+                        if (!context.backend->gc_remove(removal.id)) continue;
+                    } catch (const Interrupted&) {
+                        throw;
+                    } catch (const std::exception& e) {
+                        context.err << context.program << ": cannot remove " << removal.id << ": "
+                                    << e.what() << "\n";
+                        ++failures;
+                        continue;
+                    }
+                }
+                context.out << removal.id << " " << removal.reason << "\n" << std::flush;
+            }
+            return failures == 0 ? 0 : kExitFailure;
+        });
+    });
+}
+
+} // namespace osf::commands

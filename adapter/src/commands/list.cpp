@@ -1,0 +1,43 @@
+#include "commands/command_errors.hpp"
+#include "commands/log_saving.hpp"
+#include "commands/subcommands.hpp"
+#include "sandbox/lifetime.hpp"
+#include "sandbox/settings.hpp"
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+namespace osf::commands {
+
+void setup_list(CLI::App& app, CommandContext& context) {
+    auto output = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    CLI::App* sub = app.add_subcommand("list", context.texts.list);
+    sub->add_option("-o,--output", *output,
+                    "wide: ID, STATUS, AGE, EXPIRES, IMAGE with a header; json: an array; "
+                    "yaml: the same as YAML; name: sandbox/<ID> per line, as kubectl -o name")
+        ->check(CLI::IsMember({"wide", "json", "yaml", "name"}));
+    sub->add_flag("--json", *json, "The same as -o json");
+    sub->callback([&context, output, json] {
+        guarded(context, [&] {
+            const auto rows = context.backend->list();
+            const std::string format = *json ? "json" : *output;
+            if (format == "json")
+                context.out << sandbox::rows_json(rows).dump(2) << "\n";
+            else if (format == "yaml")
+                context.out << sandbox::rows_yaml(rows);
+            else if (format == "wide")
+                context.out << sandbox::wide_table(rows);
+            else if (format == "name")
+                for (const auto& row : rows)
+                    context.out << "sandbox/" << row.id << "\n";
+            else
+                for (const auto& row : rows)
+                    context.out << row.id << "\n";
+            return 0;
+        });
+    });
+}
+
+} // namespace osf::commands

@@ -1,0 +1,100 @@
+#include "../../request_fixture.hpp"
+#include "kubernetes/manifests/gc_plan.hpp"
+#include "sandbox/lifetime.hpp"
+#include "sandbox/settings.hpp"
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+using namespace osf::kubernetes::manifests;
+using namespace osf::sandbox;
+using namespace std::chrono_literals;
+
+namespace {
+
+// 2026-11-29T19:00:00Z
+const WallTime kNow{std::chrono::seconds(1795978800)};
+
+json claim(const std::string& id, const std::string& created, const std::string& expires) {
+    json object = {{"kind", "SandboxClaim"},
+                   {"metadata",
+                    {{"name", "osf-sandbox-" + id},
+                     {"uid", "uid-" + id},
+                     {"creationTimestamp", created},
+                     {"labels", {{"osf.sandbox.id", id}}}}}};
+    if (!expires.empty()) object["spec"]["lifecycle"]["shutdownTime"] = expires;
+    return object;
+}
+
+json pod(const std::string& id, const std::string& role, const std::string& phase,
+         const std::string& reason = "") {
+    json object = {{"kind", "Pod"},
+                   {"metadata",
+                    {{"name", "osf-sandbox-" + id + (role == "egress" ? "-egress" : "")},
+                     {"creationTimestamp", "2026-11-29T18:00:00Z"},
+                     {"labels", {{"osf.sandbox.id", id}, {"osf.sandbox.role", role}}}}},
+                   {"status", {{"phase", phase}}}};
+    if (!reason.empty()) object["status"]["reason"] = reason;
+    return object;
+}
+
+json part(const std::string& id, const std::string& kind, const std::string& created) {
+    return {{"kind", kind},
+            {"metadata",
+             {{"name", "osf-sandbox-" + id + "-x"},
+              {"creationTimestamp", created},
+              {"labels", {{"osf.sandbox.id", id}}}}}};
+}
+
+} // namespace
+
+TEST_CASE("gc_plan: expired, failed or ended pods, unfinished creates after the grace") {
+    const json items = json::array({
+        // expired an hour ago
+        claim("aaaaaaaaaaaa", "2026-11-29T10:00:00Z", "2026-11-29T18:00:00Z"),
+        // alive, with a healthy egress pod
+        claim("bbbbbbbbbbbb", "2026-11-29T18:00:00Z", "2026-11-29T20:00:00Z"),
+        part("bbbbbbbbbbbb", "SandboxWarmPool", "2026-11-29T18:00:05Z"),
+        pod("bbbbbbbbbbbb", "egress", "Running"),
+        // its egress pod hit activeDeadlineSeconds
+        claim("cccccccccccc", "2026-11-29T18:00:00Z", "2026-11-29T20:00:00Z"),
+        pod("cccccccccccc", "egress", "Failed", "DeadlineExceeded"),
+        // its sandbox container ended
+        claim("dddddddddddd", "2026-11-29T18:00:00Z", "2026-11-29T20:00:00Z"),
+        pod("dddddddddddd", "sandbox", "Succeeded"),
+        // no claim, parts 20 minutes old: a create killed midway
+        part("eeeeeeeeeeee", "ConfigMap", "2026-11-29T18:30:00Z"),
+        part("eeeeeeeeeeee", "Pod", "2026-11-29T18:40:00Z"),
+        // no claim, but only 5 minutes old: a create in progress
+        part("ffffffffffff", "ConfigMap", "2026-11-29T18:55:00Z"),
+        // a claim with no lifecycle (made before lifetimes existed) and nothing wrong
+        claim("999999999999", "2026-11-29T10:00:00Z", ""),
+        part("999999999999", "SandboxWarmPool", "2026-11-29T10:00:05Z"),
+        // a claim whose create was killed before the warm pool, 20 minutes ago
+        claim("777777777777", "2026-11-29T18:40:00Z", "2026-11-29T20:00:00Z"),
+        part("777777777777", "Secret", "2026-11-29T18:40:01Z"),
+        // the same, 5 minutes old: a create in progress
+        claim("888888888888", "2026-11-29T18:55:00Z", "2026-11-29T20:00:00Z"),
+        // not the adapter's sandbox
+        json{{"kind", "ConfigMap"}, {"metadata", {{"name", "other"}}}},
+    });
+    const auto plan = gc_plan(items, kNow, 15min);
+    std::vector<std::string> lines;
+    for (const auto& removal : plan)
+        lines.push_back(removal.id + " " + removal.reason);
+    CHECK(lines == std::vector<std::string>{
+                       "777777777777 create did not finish: no SandboxWarmPool after 19m",
+                       "aaaaaaaaaaaa expired at 2026-11-29T18:00:00Z",
+                       "cccccccccccc egress pod osf-sandbox-cccccccccccc-egress Failed "
+                       "(DeadlineExceeded)",
+                       "dddddddddddd sandbox pod osf-sandbox-dddddddddddd Succeeded",
+                       "eeeeeeeeeeee no SandboxClaim, parts left for 20m",
+                   });
+    // Exactly at the expiry counts as expired; one second before does not.
+    CHECK(gc_plan(json::array({claim("aaaaaaaaaaaa", "", "2026-11-29T19:00:00Z")}), kNow, 15min)
+              .size() == 1);
+    CHECK(gc_plan(json::array({claim("aaaaaaaaaaaa", "", "2026-11-29T19:00:01Z")}), kNow, 15min)
+              .empty());
+}

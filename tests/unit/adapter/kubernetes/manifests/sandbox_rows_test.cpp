@@ -1,0 +1,70 @@
+#include "kubernetes/manifests/sandbox_rows.hpp"
+#include "sandbox/sandbox_list.hpp"
+#include "sandbox/settings.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+using namespace osf::kubernetes::manifests;
+using namespace osf::sandbox;
+
+TEST_CASE("list rows: one per ID with status, age and image") {
+    auto meta = [](const std::string& id, const std::string& created) {
+        return json{{"labels", {{"osf.sandbox.id", id}}}, {"creationTimestamp", created}};
+    };
+    const json items = json::array({
+        json{{"kind", "SandboxClaim"},
+             {"metadata", meta("bbbbbbbbbbbb", "2026-11-29T18:00:00Z")},
+             {"status",
+              {{"conditions", json::array({json{{"type", "Ready"}, {"status", "True"}}})}}}},
+        json{{"kind", "SandboxTemplate"},
+             {"metadata", meta("bbbbbbbbbbbb", "2026-11-29T18:00:00Z")},
+             {"spec",
+              {{"podTemplate",
+                {{"spec", {{"containers", json::array({json{{"image", "node:24"}}})}}}}}}}},
+        json{{"kind", "Pod"}, {"metadata", meta("aaaaaaaaaaaa", "2026-11-29T17:00:00Z")}},
+        json{{"kind", "SandboxClaim"},
+             {"metadata", meta("cccccccccccc", "2026-11-29T18:59:30Z")},
+             {"status",
+              {{"conditions",
+                json::array({json{
+                    {"type", "Ready"}, {"status", "False"}, {"reason", "SandboxNotReady"}}})}}}},
+        json{{"kind", "SandboxTemplate"},
+             {"metadata", {{"labels", {{"osf.snapshot.of", "bbbbbbbbbbbb"}}}}}},
+    });
+    const auto now =
+        std::chrono::system_clock::time_point(std::chrono::seconds(1795978800)); // 19:00:00Z
+    const auto rows = sandbox_rows(items, now);
+    REQUIRE(rows.size() == 3);
+    CHECK(rows[0].id == "aaaaaaaaaaaa");
+    CHECK(rows[0].status == "Starting");
+    CHECK(rows[0].image == "-");
+    CHECK(rows[0].age_seconds == 7200);
+    CHECK(rows[1].id == "bbbbbbbbbbbb");
+    CHECK(rows[1].status == "Ready");
+    CHECK(rows[1].image == "node:24");
+    CHECK(rows[2].status == "Starting"); // SandboxNotReady
+    CHECK(rows[2].age_seconds == 30);
+    // agent-sandbox's reasons as list shows them.
+    CHECK(status_word("DependenciesNotReady") == "Starting");
+    CHECK(status_word("") == "Starting");
+    CHECK(status_word("PodFailed") == "Failed");
+    CHECK(status_word("PodSucceeded") == "Exited");
+    CHECK(status_word("ReconcilerError") == "Error");
+    CHECK(status_word("SandboxSuspended") == "Suspended");
+    CHECK(status_word("SandboxExpired") == "Expired");
+    CHECK(status_word("SomethingNew") == "SomethingNew");
+    // As kubectl prints ages (HumanDuration): two units while the larger is small.
+    const std::vector<std::pair<long long, std::string>> ages = {
+        {-3, "0s"},        {30, "30s"},         {119, "119s"},         {120, "2m"},
+        {125, "2m5s"},     {599, "9m59s"},      {600, "10m"},          {7200, "120m"},
+        {10740, "179m"},   {10800, "3h"},       {11100, "3h5m"},       {28799, "7h59m"},
+        {28800, "8h"},     {47 * 3600, "47h"},  {48 * 3600, "2d"},     {50 * 3600, "2d2h"},
+        {8 * 86400, "8d"}, {730 * 86400, "2y"}, {731 * 86400, "2y1d"}, {8 * 365 * 86400, "8y"}};
+    for (const auto& [seconds, text] : ages) {
+        INFO(seconds);
+        CHECK(format_age(seconds) == text);
+    }
+    CHECK_FALSE(parse_timestamp("yesterday"));
+}
