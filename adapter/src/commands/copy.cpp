@@ -2,8 +2,6 @@
 #include "commands/copy_endpoint.hpp"
 #include "commands/log_saving.hpp"
 #include "commands/subcommands.hpp"
-#include "sandbox/lifetime.hpp"
-#include "sandbox/settings.hpp"
 
 #include <memory>
 

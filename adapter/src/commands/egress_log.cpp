@@ -1,11 +1,9 @@
-#include "commands/command_errors.hpp"
+
 #include "commands/egress_log_copy.hpp"
 #include "commands/egress_log_options.hpp"
 #include "commands/log_saving.hpp"
 #include "commands/sandbox_id_argument.hpp"
 #include "commands/subcommands.hpp"
-#include "sandbox/lifetime.hpp"
-#include "sandbox/settings.hpp"
 
 #include <memory>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,6 @@
 #include "commands/egress_log_copy.hpp"
 
 #include "commands/command_errors.hpp"
-#include "egress_log/log_chain.hpp"
 #include "egress_log/log_summary.hpp"
 #include "egress_log/log_verifier.hpp"
 #include "log/report_page.hpp"

@@ -3,7 +3,6 @@
 #include "commands/log_saving.hpp"
 #include "commands/sandbox_id_argument.hpp"
 #include "commands/subcommands.hpp"
-#include "sandbox/lifetime.hpp"
 #include "sandbox/settings.hpp"
 
 #include <memory>

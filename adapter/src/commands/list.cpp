@@ -1,8 +1,6 @@
-#include "commands/command_errors.hpp"
+
 #include "commands/log_saving.hpp"
 #include "commands/subcommands.hpp"
-#include "sandbox/lifetime.hpp"
-#include "sandbox/settings.hpp"
 
 #include <memory>
 #include <nlohmann/json.hpp>

@@ -1,10 +1,8 @@
-#include "commands/command_errors.hpp"
+
 #include "commands/log_saving.hpp"
 #include "commands/sandbox_id_argument.hpp"
 #include "commands/snapshot_stamp.hpp"
 #include "commands/subcommands.hpp"
-#include "sandbox/lifetime.hpp"
-#include "sandbox/settings.hpp"
 
 #include <memory>
 #include <ostream>

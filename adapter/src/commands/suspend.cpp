@@ -1,9 +1,7 @@
-#include "commands/command_errors.hpp"
+
 #include "commands/log_saving.hpp"
 #include "commands/sandbox_id_argument.hpp"
 #include "commands/subcommands.hpp"
-#include "sandbox/lifetime.hpp"
-#include "sandbox/settings.hpp"
 
 #include <memory>
 #include <ostream>

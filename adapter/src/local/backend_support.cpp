@@ -1,7 +1,6 @@
 #include "local/backend_support.hpp"
 
 #include "commands/command_errors.hpp"
-#include "egress_log/request_lines.hpp"
 #include "local/copy_out.hpp"
 #include "local/exec_client.hpp"
 #include "local/host_program.hpp"

@@ -1,5 +1,4 @@
 #include "commands/command_errors.hpp"
-#include "egress_log/request_lines.hpp"
 #include "local/copy_out.hpp"
 #include "local/copy_out_policy.hpp"
 #include "local/exec_client.hpp"
@@ -11,7 +10,6 @@
 #include "local/template_choice.hpp"
 #include "local/workspace_copy.hpp"
 #include "process/spawn.hpp"
-#include "sandbox/lifetime.hpp"
 #include "sandbox/sandbox_id.hpp"
 
 #include <array>

@@ -1,5 +1,4 @@
 #include "commands/command_errors.hpp"
-#include "egress_log/request_lines.hpp"
 #include "local/backend_support.hpp"
 #include "local/cgroup_limits.hpp"
 #include "local/cgroup_placement.hpp"
@@ -22,7 +21,6 @@
 #include "local/user_namespaces.hpp"
 #include "local/workspace_volume.hpp"
 #include "process/spawn.hpp"
-#include "sandbox/lifetime.hpp"
 
 #include <array>
 #include <cerrno>

@@ -8,7 +8,6 @@
 #include "local/sandbox_store.hpp"
 #include "local/template_choice.hpp"
 #include "process/spawn.hpp"
-#include "sandbox/lifetime.hpp"
 
 #include <array>
 #include <filesystem>

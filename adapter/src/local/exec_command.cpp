@@ -1,6 +1,5 @@
 #include "commands/command_errors.hpp"
 #include "commands/exec_timeout.hpp"
-#include "egress_log/request_lines.hpp"
 #include "local/copy_out.hpp"
 #include "local/exec_client.hpp"
 #include "local/exec_protocol.hpp"
@@ -10,7 +9,6 @@
 #include "local/template_choice.hpp"
 #include "local/unix_socket.hpp"
 #include "process/spawn.hpp"
-#include "sandbox/lifetime.hpp"
 
 #include <filesystem>
 

@@ -1,12 +1,11 @@
-#include "commands/command_errors.hpp"
-#include "egress_log/request_lines.hpp"
+
+
 #include "local/backend_support.hpp"
 #include "local/host_ids.hpp"
 #include "local/local_backend.hpp"
 #include "local/local_lifecycle.hpp"
 #include "local/sandbox_store.hpp"
 #include "local/template_choice.hpp"
-#include "sandbox/lifetime.hpp"
 
 #include <filesystem>
 

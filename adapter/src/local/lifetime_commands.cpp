@@ -1,5 +1,4 @@
 #include "commands/command_errors.hpp"
-#include "egress_log/request_lines.hpp"
 #include "local/backend_support.hpp"
 #include "local/copy_out.hpp"
 #include "local/exec_client.hpp"

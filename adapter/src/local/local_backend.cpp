@@ -1,7 +1,6 @@
 #include "local/local_backend.hpp"
 
 #include "commands/command_errors.hpp"
-#include "egress_log/request_lines.hpp"
 #include "local/backend_support.hpp"
 #include "local/cgroup_placement.hpp"
 #include "local/local_lifecycle.hpp"

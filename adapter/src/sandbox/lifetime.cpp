@@ -1,7 +1,6 @@
 #include "sandbox/lifetime.hpp"
 
 #include "osf/duration.hpp"
-#include "sandbox/sandbox_list.hpp"
 
 #include <algorithm>
 #include <ctime>
