@@ -1,6 +1,6 @@
 // ref:openbao: the request sent, and every answer turned into a value or a
 // clear message. The HTTP client is replaced by a fake here; the real one is
-// exercised against tests/openbao/server.py in openbao_server_test.cpp.
+// exercised against tests/openbao/server.py in http_get_test.cpp.
 #include "secrets/openbao_address.hpp"
 #include "secrets/openbao_reply.hpp"
 #include "secrets/secret_loader.hpp"

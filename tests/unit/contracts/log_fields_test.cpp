@@ -1,7 +1,6 @@
-// The C++ constants and the JSON Schemas spell the same names: log field names,
-// outcomes, refusal reasons, reserved variables.
+// The C++ constants and the egress log's JSON Schema spell the same names: log
+// field names, outcomes, refusal reasons.
 #include "osf/log_fields.hpp"
-#include "osf/spec_limits.hpp"
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -71,17 +70,4 @@ TEST_CASE("error kinds fit the schema's error pattern and are named in its descr
         CHECK(name.size() <= error["maxLength"].get<std::size_t>());
         CHECK(description.find(name) != std::string::npos);
     }
-}
-
-TEST_CASE("reserved variable names are the spec schema's", "[spec_limits]") {
-    const auto spec = schema("sandbox-spec.schema.json");
-    CHECK(as_set(osf::spec_limits::reserved_env_names) ==
-          strings(spec["$defs"]["reservedEnvName"]["enum"]));
-    CHECK(spec["properties"]["env"]["maxProperties"] == osf::spec_limits::max_env_vars);
-    CHECK(spec["properties"]["egress"]["maxItems"] == osf::spec_limits::max_egress_entries);
-    CHECK(spec["properties"]["secrets"]["maxProperties"] == osf::spec_limits::max_secrets);
-    CHECK(spec["properties"]["mcp"]["maxItems"] == osf::spec_limits::max_mcp_servers);
-    CHECK(spec["$defs"]["envValue"]["maxLength"] == osf::spec_limits::max_env_value_length);
-    CHECK(spec["$defs"]["egressEntry"]["maxLength"] == osf::spec_limits::max_egress_entry_length);
-    CHECK(spec["properties"]["template"]["maxLength"] == osf::spec_limits::max_template_length);
 }
