@@ -4,6 +4,7 @@
 // destinations through, and every secret name can appear in a placeholder.
 #include "fuzz_check.hpp"
 #include "osf/spec.hpp"
+#include "osf/spec_limits.hpp"
 #include "policy/host.hpp"
 #include "policy/policy.hpp"
 
@@ -19,7 +20,8 @@ bool is_placeholder_name(const std::string& name) {
 }
 
 void check_accepted(const osf::Spec& spec) {
-    OSF_FUZZ_CHECK(!spec.template_name.empty());
+    // `template` is optional (empty: the adapter's default); a given one is bounded.
+    OSF_FUZZ_CHECK(spec.template_name.size() <= osf::spec_limits::max_template_length);
     const osf::policy::Policy policy(spec, {});
     for (const auto& rule : spec.egress) {
         OSF_FUZZ_CHECK(!rule.host.empty());
