@@ -46,8 +46,8 @@ json with_pod_deadline(json pod_spec, WallTime pods_end, WallTime now) {
     return pod_spec;
 }
 
-json sandbox_deadline_patch(const json& sandbox, WallTime pods_end, WallTime now) {
-    const json pod_spec = sandbox.value("spec", json::object())
+json sandbox_deadline_patch(const json& sandbox_object, WallTime pods_end, WallTime now) {
+    const json pod_spec = sandbox_object.value("spec", json::object())
                               .value("podTemplate", json::object())
                               .value("spec", json::object());
     const json bounded = with_pod_deadline(pod_spec, pods_end, now);

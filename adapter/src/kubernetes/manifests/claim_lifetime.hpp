@@ -33,8 +33,8 @@ nlohmann::json with_pod_deadline(nlohmann::json pod_spec, sandbox::WallTime pods
 
 // The merge patch that bounds the pod a Sandbox makes next (after resume) by
 // pods_end, counted from `now`, from the Sandbox as the API server returned it.
-nlohmann::json sandbox_deadline_patch(const nlohmann::json& sandbox, sandbox::WallTime pods_end,
-                                      sandbox::WallTime now);
+nlohmann::json sandbox_deadline_patch(const nlohmann::json& sandbox_object,
+                                      sandbox::WallTime pods_end, sandbox::WallTime now);
 
 // The pods' deadline a claim records (its pods-end-at annotation); nullopt
 // for a sandbox made before there was one.

@@ -1,4 +1,4 @@
-#include "../request_fixture.hpp"
+#include "request_fixture.hpp"
 #include "sandbox/lifetime.hpp"
 #include "sandbox/settings.hpp"
 

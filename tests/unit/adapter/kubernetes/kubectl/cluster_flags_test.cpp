@@ -1,6 +1,6 @@
-#include "../../test_support.hpp"
 #include "kubernetes/kubectl/cluster_flags.hpp"
 #include "kubernetes/kubectl/version_checking_runner.hpp"
+#include "test_support.hpp"
 
 #include <catch2/catch.hpp>
 

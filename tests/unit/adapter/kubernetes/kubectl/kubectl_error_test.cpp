@@ -1,5 +1,5 @@
-#include "../../test_support.hpp"
 #include "kubernetes/kubectl/kubectl_error.hpp"
+#include "test_support.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
-#include "../../test_support.hpp"
 #include "kubernetes/kubectl/kubectl_error.hpp"
 #include "kubernetes/kubectl/kubectl_version.hpp"
 #include "kubernetes/kubectl/version_checking_runner.hpp"
+#include "test_support.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>

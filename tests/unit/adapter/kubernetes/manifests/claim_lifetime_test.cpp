@@ -1,5 +1,6 @@
-#include "../../request_fixture.hpp"
+#include "claim_fixture.hpp"
 #include "kubernetes/manifests/claim_lifetime.hpp"
+#include "request_fixture.hpp"
 #include "sandbox/lifetime.hpp"
 #include "sandbox/settings.hpp"
 
@@ -11,24 +12,8 @@ using nlohmann::json;
 using namespace osf::kubernetes::manifests;
 using namespace osf::sandbox;
 using namespace std::chrono_literals;
-
-namespace {
-
-// 2026-11-29T19:00:00Z
-const WallTime kNow{std::chrono::seconds(1795978800)};
-
-json claim(const std::string& id, const std::string& created, const std::string& expires) {
-    json object = {{"kind", "SandboxClaim"},
-                   {"metadata",
-                    {{"name", "osf-sandbox-" + id},
-                     {"uid", "uid-" + id},
-                     {"creationTimestamp", created},
-                     {"labels", {{"osf.sandbox.id", id}}}}}};
-    if (!expires.empty()) object["spec"]["lifecycle"]["shutdownTime"] = expires;
-    return object;
-}
-
-} // namespace
+using osf::testing::claim;
+using osf::testing::kNow;
 
 TEST_CASE("the claim's lifecycle, annotations and the pods' deadline") {
     const Lifetime lifetime{kNow, kNow + 90min, kNow + 150min};

@@ -1,5 +1,6 @@
-#include "../../request_fixture.hpp"
+#include "claim_fixture.hpp"
 #include "kubernetes/manifests/gc_plan.hpp"
+#include "request_fixture.hpp"
 #include "sandbox/lifetime.hpp"
 #include "sandbox/settings.hpp"
 
@@ -11,22 +12,10 @@ using nlohmann::json;
 using namespace osf::kubernetes::manifests;
 using namespace osf::sandbox;
 using namespace std::chrono_literals;
+using osf::testing::claim;
+using osf::testing::kNow;
 
 namespace {
-
-// 2026-11-29T19:00:00Z
-const WallTime kNow{std::chrono::seconds(1795978800)};
-
-json claim(const std::string& id, const std::string& created, const std::string& expires) {
-    json object = {{"kind", "SandboxClaim"},
-                   {"metadata",
-                    {{"name", "osf-sandbox-" + id},
-                     {"uid", "uid-" + id},
-                     {"creationTimestamp", created},
-                     {"labels", {{"osf.sandbox.id", id}}}}}};
-    if (!expires.empty()) object["spec"]["lifecycle"]["shutdownTime"] = expires;
-    return object;
-}
 
 json pod(const std::string& id, const std::string& role, const std::string& phase,
          const std::string& reason = "") {

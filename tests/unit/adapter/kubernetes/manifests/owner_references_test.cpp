@@ -1,7 +1,8 @@
-#include "../../request_fixture.hpp"
+#include "claim_fixture.hpp"
 #include "kubernetes/manifests/create_objects.hpp"
 #include "kubernetes/manifests/owner_references.hpp"
 #include "kubernetes/manifests/sandbox_objects.hpp"
+#include "request_fixture.hpp"
 #include "sandbox/lifetime.hpp"
 #include "sandbox/settings.hpp"
 
@@ -13,24 +14,8 @@ using nlohmann::json;
 using namespace osf::kubernetes::manifests;
 using namespace osf::sandbox;
 using namespace std::chrono_literals;
-
-namespace {
-
-// 2026-11-29T19:00:00Z
-const WallTime kNow{std::chrono::seconds(1795978800)};
-
-json claim(const std::string& id, const std::string& created, const std::string& expires) {
-    json object = {{"kind", "SandboxClaim"},
-                   {"metadata",
-                    {{"name", "osf-sandbox-" + id},
-                     {"uid", "uid-" + id},
-                     {"creationTimestamp", created},
-                     {"labels", {{"osf.sandbox.id", id}}}}}};
-    if (!expires.empty()) object["spec"]["lifecycle"]["shutdownTime"] = expires;
-    return object;
-}
-
-} // namespace
+using osf::testing::claim;
+using osf::testing::kNow;
 
 TEST_CASE("ownership: the claim's reference, and everything after it born owned by it") {
     const json reference = claim_owner_reference(claim("0123456789ab", "", ""));
