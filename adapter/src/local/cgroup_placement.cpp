@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -11,6 +12,7 @@
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <thread>
 #include <unistd.h>
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -196,8 +198,12 @@ CgroupPlacement place_sandbox_cgroups(const std::string& id, const osf::Spec& sp
 }
 
 void remove_sandbox_cgroups(const std::vector<std::string>& directories) {
+    // The kernel counts a killed process in its cgroup until it is fully gone,
+    // so on a busy machine the first rmdir can meet EBUSY: retry for up to 2 s.
     for (auto it = directories.rbegin(); it != directories.rend(); ++it)
-        ::rmdir(it->c_str());
+        for (int attempt = 0; attempt < 100 && ::rmdir(it->c_str()) != 0 && errno == EBUSY;
+             ++attempt)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
 }
 
 std::vector<std::string> unenforced_limits(const osf::Spec& spec,
