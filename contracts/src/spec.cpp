@@ -1,8 +1,8 @@
 #include "osf/spec.hpp"
 
 #include "json_path.hpp"
-#include "json_reader.hpp"
 #include "osf/spec_limits.hpp"
+#include "osf/strict_json.hpp"
 #include "spec_sections.hpp"
 
 namespace osf {
@@ -19,8 +19,13 @@ SpecResult parse_spec(std::string_view json_text) {
                                           " bytes; at most 1 MiB (1048576 bytes) is allowed"});
         return result;
     }
-    JsonReadResult read = read_json(json_text);
-    result.errors = std::move(read.errors);
+    // Objects nest at most 64 deep: a spec needs 3 levels, the limit only stops
+    // absurd documents before they cost memory. A byte order mark is allowed:
+    // editors write them into files.
+    auto read = strict_json::read<nlohmann::json>(
+        json_text, {.max_depth = 64, .allow_byte_order_mark = true, .record_numbers = true});
+    for (auto& error : read.errors)
+        result.errors.push_back({std::move(error.path), std::move(error.message)});
     if (!read.complete) return result;
 
     const nlohmann::json& document = read.document;

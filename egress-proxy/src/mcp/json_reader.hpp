@@ -1,7 +1,8 @@
 // Strict JSON reading for MCP messages: RFC 8259 only (no comments, no
-// trailing data), valid UTF-8, no duplicate object keys at any depth and a
-// bounded nesting depth. Anything else is unreadable, so the proxy refuses it
-// rather than guess how the server would read it.
+// trailing data, no byte order mark), valid UTF-8, no duplicate object keys at
+// any depth and a bounded nesting depth. Anything else is unreadable, so the
+// proxy refuses it rather than guess how the server would read it. The reading
+// itself is the project's one strict reader (osf/strict_json.hpp).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -34,6 +34,7 @@ TEST_CASE("only RFC 8259 JSON is readable") {
     CHECK_FALSE(read_strict_json("{'a':1}").value);
     CHECK_FALSE(read_strict_json("{\"a\":NaN}").value);
     CHECK_FALSE(read_strict_json("\xEF\xBB\xBF{}").value);
+    CHECK_FALSE(read_strict_json(std::string("{}\0{}", 5)).value);
     CHECK_FALSE(read_strict_json("{\"a\":\"\xC3\x28\"}").value); // invalid UTF-8
     CHECK(read_strict_json(" \r\n\t{}\n").value);
 }
@@ -45,4 +46,10 @@ TEST_CASE("nesting is bounded") {
     std::string fine(20, '[');
     fine += std::string(20, ']');
     CHECK(read_strict_json(fine).value);
+    const auto nested = [](std::size_t depth) {
+        return std::string(depth, '[') + std::string(depth, ']');
+    };
+    CHECK(read_strict_json(nested(osf::mcp::kMaxJsonDepth)).value);
+    CHECK(read_strict_json(nested(osf::mcp::kMaxJsonDepth + 1)).error ==
+          "nests deeper than 128 levels");
 }

@@ -1,5 +1,6 @@
-// What the JSON reader catches before the spec's rules: syntax, duplicate keys
-// at any depth, absurd nesting.
+// The strict JSON reader (osf/strict_json.hpp), and what it catches before the
+// spec's rules: syntax, duplicate keys at any depth, absurd nesting, NUL bytes.
+#include "osf/strict_json.hpp"
 #include "spec_test_support.hpp"
 
 #include <catch2/catch.hpp>
@@ -66,4 +67,50 @@ TEST_CASE("keys and values keep their escapes and Unicode", "[spec][json]") {
 TEST_CASE("a control character in a key is shown escaped in the path", "[spec][json]") {
     CHECK(spec_test::error_paths(R"({"template": "a", "env": {"A\nB": "x"}})") ==
           std::vector<std::string>{"$.env['A\\nB']"});
+}
+
+TEST_CASE("a NUL byte is an error, not the end of the text", "[spec][json]") {
+    using namespace std::string_literals;
+    const auto result = osf::parse_spec("{\"template\": \"a\"}\0garbage"s);
+    REQUIRE(result.errors.size() == 1);
+    CHECK(result.errors[0].to_string() ==
+          "$: not valid JSON: a NUL byte at offset 17 (JSON text never holds one raw)");
+}
+
+TEST_CASE("a spec file may start with a byte order mark, an MCP message may not", "[spec][json]") {
+    CHECK(spec_test::valid_spec("\xEF\xBB\xBF{\"template\": \"a\"}").template_name == "a");
+    const auto read =
+        osf::strict_json::read<nlohmann::ordered_json>("\xEF\xBB\xBF{}", {.max_depth = 8});
+    CHECK_FALSE(read.ok());
+    REQUIRE(read.errors.size() == 1);
+    CHECK_THAT(read.errors[0].message, Catch::StartsWith("not valid JSON: a byte order mark"));
+}
+
+TEST_CASE("the depth limit allows exactly max_depth containers", "[json]") {
+    for (const std::size_t depth : {1u, 7u, 8u, 9u}) {
+        INFO(depth);
+        const std::string text = std::string(depth, '[') + std::string(depth, ']');
+        const auto read = osf::strict_json::read<nlohmann::json>(text, {.max_depth = 8});
+        CHECK(read.ok() == (depth <= 8));
+        if (depth > 8) CHECK(read.errors.at(0).path == "$[0][0][0][0][0][0][0][0]");
+    }
+}
+
+TEST_CASE("numbers are recorded as written, by path, only when asked", "[json]") {
+    const std::string text = R"({"a": [1, 2.50, {"b c": -3e2}], "d": 18446744073709551615})";
+    const auto recorded =
+        osf::strict_json::read<nlohmann::json>(text, {.max_depth = 8, .record_numbers = true});
+    REQUIRE(recorded.ok());
+    CHECK(recorded.numbers == std::map<std::string, std::string>{{"$.a[0]", "1"},
+                                                                 {"$.a[1]", "2.50"},
+                                                                 {"$.a[2]['b c']", "-3e2"},
+                                                                 {"$.d", "18446744073709551615"}});
+    CHECK(osf::strict_json::read<nlohmann::json>(text, {.max_depth = 8}).numbers.empty());
+}
+
+TEST_CASE("an ordered document keeps the keys in the text's order", "[json]") {
+    const auto read =
+        osf::strict_json::read<nlohmann::ordered_json>(R"({"z":1,"a":{"y":2,"b":3}})", {});
+    REQUIRE(read.ok());
+    CHECK(read.document.dump() == R"({"z":1,"a":{"y":2,"b":3}})");
 }
