@@ -7,11 +7,11 @@
 #include "local/host_ids.hpp"
 #include "local/host_mounts.hpp"
 #include "local/host_program.hpp"
+#include "local/launch_plan.hpp"
 #include "local/local_backend.hpp"
 #include "local/local_log_access.hpp"
 #include "local/package_cache_dir.hpp"
 #include "local/proxy_binary.hpp"
-#include "local/proxy_launch.hpp"
 #include "local/sandbox_environment.hpp"
 #include "local/sandbox_store.hpp"
 #include "local/seccomp_policy.hpp"
@@ -104,27 +104,29 @@ nlohmann::json LocalBackend::describe(const sandbox::SandboxRequest& request) {
     std::string sandbox_root = resolved.meta.root;
     if (resolved.choice.kind == TemplateChoice::Kind::Image)
         sandbox_root = "(buildah mount of " + resolved.choice.image + ")";
-    SandboxMounts mounts = read_host_mounts(paths, request, sandbox_root,
-                                            package_cache_path(root(), paths, request.spec));
-    const bool root_caller = ::geteuid() == 0;
-    nlohmann::json staged = nlohmann::json::array();
-    if (root_caller)
-        for (const auto& bind : stage_sources(mounts))
-            staged.push_back({{"source", bind.source}, {"target", bind.target}});
-    nlohmann::json proxy_variables = nlohmann::json::array();
-    for (const auto& [name, value] : proxy_environment(request, options_.getenv))
-        proxy_variables.push_back(name); // names only: values may be secrets
-    nlohmann::json limits = nlohmann::json::object();
-    for (const auto& [file, value] : cgroup_values(request.spec))
-        limits[file] = value;
-    nlohmann::json refused = nlohmann::json::array();
-    for (const auto& rule : sandbox_syscall_rules())
-        if (rule.when.empty()) refused.push_back(rule.name);
     std::string proxy = "egress-proxy";
     try {
         proxy = find_proxy_binary(options_.getenv);
     } catch (const std::exception&) {
     }
+    const bool root_caller = ::geteuid() == 0;
+    const LaunchPlan plan =
+        launch_plan({request, paths, root(), proxy, options_.getenv,
+                     read_host_mounts(paths, request, sandbox_root,
+                                      package_cache_path(root(), paths, request.spec)),
+                     root_caller});
+    nlohmann::json staged = nlohmann::json::array();
+    for (const auto& bind : plan.staged)
+        staged.push_back({{"source", bind.source}, {"target", bind.target}});
+    nlohmann::json proxy_variables = nlohmann::json::array();
+    for (const auto& [name, value] : plan.proxy_environment)
+        proxy_variables.push_back(name); // names only: values may be secrets
+    nlohmann::json limits = nlohmann::json::object();
+    for (const auto& [file, value] : plan.cgroup_limits)
+        limits[file] = value;
+    nlohmann::json refused = nlohmann::json::array();
+    for (const auto& rule : sandbox_syscall_rules())
+        if (rule.when.empty()) refused.push_back(rule.name);
     return {{"id", request.id},
             {"stateDirectory", paths.dir},
             {"template", resolved.meta.template_name},
@@ -136,8 +138,8 @@ nlohmann::json LocalBackend::describe(const sandbox::SandboxRequest& request) {
                                          ", chosen at create"
                                    : "the caller's own (" + std::to_string(::geteuid()) + ")"},
             {"workspaceBytes", workspace_bound(request.spec)},
-            {"proxy", {{"argv", proxy_argv(proxy, paths, root())}, {"variables", proxy_variables}}},
-            {"sandbox", {{"argv", bwrap_arguments(mounts)}, {"staged", staged}}},
+            {"proxy", {{"argv", plan.proxy_argv}, {"variables", proxy_variables}}},
+            {"sandbox", {{"argv", plan.sandbox_argv}, {"staged", staged}}},
             {"cgroup", limits},
             {"refusedSyscalls", refused}};
 }

@@ -5,12 +5,12 @@
 #include "local/cgroup_limits.hpp"
 #include "local/cgroup_placement.hpp"
 #include "local/host_mounts.hpp"
+#include "local/launch_plan.hpp"
 #include "local/local_layout.hpp"
 #include "local/local_lifecycle.hpp"
 #include "local/mount_staging.hpp"
 #include "local/package_cache_dir.hpp"
 #include "local/proxy_binary.hpp"
-#include "local/proxy_launch.hpp"
 #include "local/sandbox_environment.hpp"
 #include "local/sandbox_store.hpp"
 #include "local/unix_socket.hpp"
@@ -190,11 +190,20 @@ private:
         return spec;
     }
 
+    // The same plan `create --dry-run` prints (launch_plan.hpp), from this
+    // host's directories as they are now.
+    void plan_launch() {
+        const std::string cache = package_cache_dir(root_, paths_, request_.spec);
+        const sandbox::EnvLookup caller = osf::process_getenv;
+        plan_ =
+            launch_plan({request_, paths_, root_, find_proxy_binary(osf::process_getenv), caller,
+                         read_host_mounts(paths_, request_, meta_.root, cache), own_host_id()});
+    }
+
     void start_proxy() {
-        const std::string binary = find_proxy_binary(osf::process_getenv);
         process::SpawnSpec spec = output_to(paths_.proxy_output);
-        spec.argv = proxy_argv(binary, paths_, root_);
-        spec.env = to_envp(proxy_environment(request_, osf::process_getenv));
+        spec.argv = plan_.proxy_argv;
+        spec.env = to_envp(plan_.proxy_environment);
         spec.die_with_parent = true;
         // A resumed sandbox's state directory still names the last run's ports.
         const std::string listen_file = paths_.listen_file();
@@ -289,15 +298,12 @@ private:
         agent_ = Fd(pair[0]);
         Fd agent_end(pair[1]);
 
-        const std::string cache = package_cache_dir(root_, paths_, request_.spec);
-        SandboxMounts mounts = read_host_mounts(paths_, request_, meta_.root, cache);
-        std::vector<StagedBind> binds;
-        if (own_host_id()) binds = stage_sources(mounts);
+        const std::vector<StagedBind>& binds = plan_.staged;
 
         process::Pipe output = process::make_pipe();
         Fd null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
         process::SpawnSpec spec;
-        spec.argv = bwrap_arguments(mounts);
+        spec.argv = plan_.sandbox_argv;
         spec.env = std::vector<std::string>{
             "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"};
         spec.fds = {{0, null.get()},
@@ -402,6 +408,7 @@ private:
         block_signals();
         raise_descriptor_limit();
         if (meta_.workspace_bytes > 0) mount_workspace_volume(paths_);
+        plan_launch();
         start_proxy();
         listen();
         place_in_cgroups();
@@ -607,6 +614,7 @@ private:
     mutable std::vector<Fd> keep_open_;
     sandbox::SandboxRequest request_;
     SandboxMeta meta_;
+    LaunchPlan plan_;
     CgroupPlacement placement_;
     Clock::time_point deadline_;
     int proxy_pid_ = -1;

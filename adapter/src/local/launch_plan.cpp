@@ -1,0 +1,33 @@
+#include "local/launch_plan.hpp"
+
+#include "local/cgroup_limits.hpp"
+#include "local/host_mounts.hpp"
+
+namespace osf::local {
+
+std::vector<std::string> proxy_argv(const std::string& binary, const SandboxPaths& paths,
+                                    const std::string& root) {
+    return {binary,
+            "--spec",
+            paths.spec,
+            "--listen",
+            "127.0.0.1:0",
+            "--admin-listen",
+            "127.0.0.1:0",
+            "--state-dir",
+            paths.proxy_state,
+            "--peer-listeners",
+            listeners_dir(root)};
+}
+
+LaunchPlan launch_plan(LaunchInputs inputs) {
+    LaunchPlan plan;
+    plan.proxy_argv = proxy_argv(inputs.proxy_binary, inputs.paths, inputs.state_root);
+    plan.proxy_environment = proxy_environment(inputs.request, inputs.caller);
+    if (inputs.own_host_id) plan.staged = stage_sources(inputs.mounts);
+    plan.sandbox_argv = bwrap_arguments(inputs.mounts);
+    plan.cgroup_limits = cgroup_values(inputs.request.spec);
+    return plan;
+}
+
+} // namespace osf::local
