@@ -6,6 +6,7 @@
 #   ./scripts/fuzz.sh 20              every target, 20 s each
 #   ./scripts/fuzz.sh 600 sse host    only these targets
 #   OSF_FUZZ_ARGS="-jobs=2 -workers=2" ./scripts/fuzz.sh 300   extra libFuzzer flags
+#   OSF_FUZZ_JOBS=1 ./scripts/fuzz.sh 20    one target at a time (default: one per CPU)
 # Runs go to build/fuzz/runs/<target>/ (corpus copy, log, crash files); the
 # committed corpus in tests/fuzz/corpus is never written. See docs/fuzzing.md.
 set -euo pipefail
@@ -39,19 +40,17 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:symbolize=1}"
 read -r -a extra_args <<<"${OSF_FUZZ_ARGS:-}"
 
-started=$SECONDS
-passed=0
-failed=0
-summary=()
-for t in "${targets[@]}"; do
-  dir="$runs/$t"
-  rm -rf "$dir"
-  mkdir -p "$dir/corpus" "$dir/artifacts"
-  cp tests/fuzz/corpus/"$t"/* "$dir/corpus/"
+# Targets run side by side, OSF_FUZZ_JOBS at a time (default: one per CPU);
+# each is one libFuzzer process, so a run takes about SECONDS x targets / jobs.
+jobs=${OSF_FUZZ_JOBS:-$(nproc)}
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: OSF_FUZZ_JOBS must be a positive number" >&2; exit 2; }
+
+# Runs one target; its verdict goes to $runs/<target>/result (status, then the line).
+run_target() {
+  local t=$1 dir="$runs/$1" seeds status execs cov found grown
   seeds=$(find "$dir/corpus" -type f | wc -l)
-  dict=()
+  local dict=()
   [ -f "tests/fuzz/dict/$t.dict" ] && dict=("-dict=tests/fuzz/dict/$t.dict")
-  echo "fuzz.sh: fuzz-$t for ${seconds}s ($seeds seeds, log in $dir/log)"
   status=0
   # -timeout: one input taking 10 s is a hang; the outer timeout is a backstop.
   timeout --kill-after=30 $((seconds + 300)) \
@@ -64,10 +63,40 @@ for t in "${targets[@]}"; do
   cov=$(grep -oE 'cov: [0-9]+' "$dir/log" | tail -1 | cut -d' ' -f2)
   found=$(find "$dir/artifacts" -type f | wc -l)
   grown=$(find "$dir/corpus" -type f | wc -l)
-  line="fuzz-$t: ${execs:-?} runs, coverage ${cov:-?}, corpus $seeds -> $grown"
-  if [ "$status" -ne 0 ] || [ "$found" -gt 0 ]; then
+  if [ "$found" -gt 0 ] && [ "$status" -eq 0 ]; then status=1; fi
+  printf '%s\n%s\n' "$status" \
+    "fuzz-$t: ${execs:-?} runs, coverage ${cov:-?}, corpus $seeds -> $grown, $found artifact(s)" \
+    >"$dir/result"
+}
+
+started=$SECONDS
+running=()
+for t in "${targets[@]}"; do
+  dir="$runs/$t"
+  rm -rf "$dir"
+  mkdir -p "$dir/corpus" "$dir/artifacts"
+  cp tests/fuzz/corpus/"$t"/* "$dir/corpus/"
+  echo "fuzz.sh: fuzz-$t for ${seconds}s ($(find "$dir/corpus" -type f | wc -l) seeds, log in $dir/log)"
+  run_target "$t" &
+  running+=($!)
+  if [ ${#running[@]} -ge "$jobs" ]; then
+    wait -n || true
+    alive=()
+    for pid in "${running[@]}"; do kill -0 "$pid" 2>/dev/null && alive+=("$pid"); done
+    running=("${alive[@]}")
+  fi
+done
+wait
+
+passed=0
+failed=0
+summary=()
+for t in "${targets[@]}"; do
+  dir="$runs/$t"
+  { read -r status; read -r line; } <"$dir/result" 2>/dev/null || { status=1; line="fuzz-$t: no result"; }
+  if [ "$status" -ne 0 ]; then
     failed=$((failed + 1))
-    summary+=("FAIL $line, exit $status, $found artifact(s) in $dir/artifacts")
+    summary+=("FAIL $line, exit $status, in $dir/artifacts")
     echo "---- fuzz-$t failed; end of its log:"
     grep -v '^#[0-9]' "$dir/log" | tail -60
     echo "----"

@@ -27,6 +27,9 @@
 # workflow publishes). The Debian roots are made once (debootstrap) and kept
 # under build/debian-roots/; each test works on a copy. Needs root.
 #   ./scripts/package-test.sh
+#   ./scripts/package-test.sh --prepare   only what the tests need first and test nothing:
+#       the Debian 11 glibc sysroot, the static build and the two Debian roots (CI starts
+#       this in the background while its first phase downloads; see docs/ci.md)
 #   OSF_PACKAGE_VERSION=1.2.0-rc.1 ./scripts/package-test.sh   artifacts' version (default:
 #       the CMake project version, which --version prints); Debian's is 1.2.0~rc.1
 set -euo pipefail
@@ -39,6 +42,12 @@ version="${OSF_PACKAGE_VERSION:-$program_version}"
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.]+)?$ ]] || { echo "package-test: bad OSF_PACKAGE_VERSION $version" >&2; exit 2; }
 [ "${version%%-*}" = "$program_version" ] ||
   { echo "package-test: version $version does not match CMakeLists.txt's $program_version" >&2; exit 2; }
+prepare_only=0
+case "${1:-}" in
+  "") ;;
+  --prepare) prepare_only=1 ;;
+  *) echo "usage: $0 [--prepare]" >&2; exit 2 ;;
+esac
 deb_version="${version/-/\~}"
 out="$repo/build/packages"
 work="$repo/build/package-test"
@@ -86,6 +95,14 @@ proxy="$bins/egress-proxy/egress-proxy"
 adapter="$bins/adapter/sandbox-kubernetes"
 local_bin="$bins/adapter/sandbox-local"
 spec_check="$bins/contracts/osf-spec-check"
+if [ "$prepare_only" = 1 ]; then
+  step "Debian roots"
+  packaging/debian-root.sh bullseye >/dev/null
+  wait "$bookworm_pid" || die "debootstrap bookworm: $(cat build/debian-root-bookworm.log)"
+  bookworm_pid=""
+  step "prepared: the static build and the Debian roots"
+  exit 0
+fi
 
 rm -rf "$work" "$out"
 mkdir -p "$work" "$out"

@@ -3,7 +3,8 @@
 # builds (default preset: Debug, warnings as errors), runs every unit and
 # integration test with CTest, runs each libFuzzer target for a bounded time
 # (in CI, or when OSF_FUZZ_SECONDS is set), then the unit tests and the proxy's
-# main integration tests again under ASan+UBSan.
+# main integration tests again under ASan+UBSan. The fuzz and ASan builds run
+# beside CTest at idle priority (docs/ci.md).
 #   ./scripts/test.sh                 everything
 #   OSF_SKIP_ASAN=1 ./scripts/test.sh without the sanitizer pass
 #   OSF_FUZZ_SECONDS=60 ./scripts/test.sh  fuzz each target 60 s (CI: 20 s; 0: skip)
@@ -17,16 +18,46 @@ if [ "$(id -u)" = 0 ]; then ./scripts/install-deps.sh; else echo "test.sh: not r
 # npm test tools (the MCP SDK, ajv, kubectl and helm): locked versions, from the lock files.
 ./scripts/test-tools.sh
 
-cmake --preset default
-cmake --build --preset default -j"$jobs"
-ctest --preset default -j"$jobs" "$@"
-
 fuzz_seconds=${OSF_FUZZ_SECONDS:-}
 if [ -z "$fuzz_seconds" ] && [ -n "${CI:-}" ]; then fuzz_seconds=20; fi
-if [ -n "$fuzz_seconds" ] && [ "$fuzz_seconds" != 0 ] && [ $# -eq 0 ]; then
+run_fuzz=""
+if [ -n "$fuzz_seconds" ] && [ "$fuzz_seconds" != 0 ] && [ $# -eq 0 ]; then run_fuzz=1; fi
+run_asan=""
+if [ -z "${OSF_SKIP_ASAN:-}" ] && [ $# -eq 0 ]; then run_asan=1; fi
+
+cmake --preset default
+cmake --build --preset default -j"$jobs"
+
+# The fuzz and sanitizer builds need nothing from the test run: they compile
+# while CTest runs, under SCHED_IDLE (only on the CPU the tests leave idle, so
+# the tests run as they would alone), and the passes below wait for them. A
+# failed background build is repeated by the pass, which then shows the error.
+background_pid=""
+stop_background() { [ -z "$background_pid" ] || kill -- "-$background_pid" 2>/dev/null || true; }
+trap stop_background EXIT
+if [ -n "$run_fuzz$run_asan" ]; then
+  mkdir -p build
+  setsid chrt --idle 0 bash -c '
+    if [ -n "$1" ]; then cmake --preset fuzz && cmake --build --preset fuzz --target osf-fuzz -j"$3"; fi
+    if [ -n "$2" ]; then cmake --preset asan && cmake --build --preset asan -j"$3"; fi
+  ' background-builds "$run_fuzz" "$run_asan" "$jobs" >build/background-builds.log 2>&1 </dev/null &
+  background_pid=$!
+  echo "test.sh: the fuzz and ASan builds run beside the tests at idle priority (build/background-builds.log)"
+fi
+
+ctest --preset default -j"$jobs" "$@"
+
+if [ -n "$background_pid" ]; then
+  waited=$SECONDS
+  wait "$background_pid" || echo "test.sh: a background build failed; the pass below repeats it"
+  background_pid=""
+  echo "test.sh: waited $((SECONDS - waited)) s for the background builds after the tests"
+fi
+
+if [ -n "$run_fuzz" ]; then
   ./scripts/fuzz.sh "$fuzz_seconds"
 fi
 
-if [ -z "${OSF_SKIP_ASAN:-}" ] && [ $# -eq 0 ]; then
+if [ -n "$run_asan" ]; then
   ./scripts/asan-tests.sh
 fi
