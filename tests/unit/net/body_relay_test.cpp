@@ -30,6 +30,8 @@ struct Relay {
     http::response_parser<http::buffer_body> parser;
     RelayBuffer chunk;
     std::uint64_t bytes = 0;
+    // Held here: relay_body keeps a reference to it for as long as it runs.
+    std::function<void()> before_last_write;
 
     Relay() {
         in.connect(server);
@@ -50,7 +52,8 @@ struct Relay {
 
     // Starts relaying the body, the head first (with what arrived of the body).
     std::shared_ptr<std::optional<std::pair<beast::error_code, bool>>>
-    start(MessageFramer& framer, const std::function<void()>& before_last_write = {}) {
+    start(MessageFramer& framer, std::function<void()> on_last = {}) {
+        before_last_write = std::move(on_last);
         beast::error_code ec;
         const bool prefilled = osf::net::prefill_body(in, buffer, parser, chunk, ec);
         REQUIRE_FALSE(ec);
