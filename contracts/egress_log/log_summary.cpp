@@ -24,6 +24,14 @@ std::uint64_t count_of(const json& line, std::string_view name) {
     return it != line.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
 }
 
+std::vector<std::string> strings_of(const json& line, std::string_view name) {
+    std::vector<std::string> out;
+    if (const auto it = line.find(name); it != line.end() && it->is_array())
+        for (const auto& item : *it)
+            if (item.is_string()) out.push_back(item.get<std::string>());
+    return out;
+}
+
 // Entries of a map, biggest count first, then by name.
 template <class Map, class Count>
 std::vector<typename Map::const_iterator> biggest_first(const Map& map, Count count) {
@@ -132,10 +140,26 @@ LogSummary summarise_log(std::string_view text, const VerifyReport& verification
     namespace f = osf::log_field;
     LogSummary s;
     s.verification = verification;
+    std::size_t number = 0;
     for (const auto raw : whole_lines(text)) {
+        ++number;
         const json line = json::parse(raw, nullptr, false);
         if (!line.is_object()) {
             ++s.unreadable_lines;
+            continue;
+        }
+        if (text_of(line, osf::log_evidence_field::kind) == osf::log_kind::policy) {
+            namespace p = osf::policy_field;
+            PolicyChangeCounts change{number,
+                                      text_of(line, f::time),
+                                      text_of(line, p::change),
+                                      text_of(line, p::by),
+                                      strings_of(line, p::entries),
+                                      strings_of(line, p::tools),
+                                      count_of(line, p::generation),
+                                      s.requests,
+                                      0};
+            s.policy_changes.push_back(std::move(change));
             continue;
         }
         if (line.contains(osf::log_evidence_field::kind)) continue;
@@ -158,6 +182,9 @@ LogSummary summarise_log(std::string_view text, const VerifyReport& verification
         if (outcome == to_string(osf::Outcome::allowed)) {
             h.allowed += n;
             s.allowed += n;
+            if (const auto generation = count_of(line, f::policy))
+                for (auto& change : s.policy_changes)
+                    if (change.generation == generation) change.allowed_under += n;
         } else if (outcome == to_string(osf::Outcome::refused)) {
             h.refused += n;
             s.refused += n;
@@ -252,6 +279,22 @@ std::string render_text(const LogSummary& s) {
         if (out.back() == ';') out.pop_back();
         out += "\n";
     }
+    out += "\npolicy changes:";
+    if (s.policy_changes.empty())
+        out += " none (the spec's policy throughout)\n";
+    else
+        out += "\n";
+    for (const auto& c : s.policy_changes) {
+        out += "  line " + std::to_string(c.line) + "  " + c.time + "  " + display_label(c.change) +
+               " by " + display_label(c.by) + ":";
+        for (const auto& entry : c.entries)
+            out += " " + host_label(entry);
+        for (const auto& tool : c.tools)
+            out += " tool " + display_label(tool);
+        out += " (after " + std::to_string(c.requests_before) + " requests; policy " +
+               std::to_string(c.generation) + " then admitted " + std::to_string(c.allowed_under) +
+               " allowed requests)\n";
+    }
     return out;
 }
 
@@ -285,6 +328,17 @@ json render_json(const LogSummary& s) {
                        {"called", m.called},
                        {"refused", m.refused},
                        {"toolsRemoved", m.tools_removed}});
+    json policy_changes = json::array();
+    for (const auto& c : s.policy_changes)
+        policy_changes.push_back({{"line", c.line},
+                                  {"time", c.time},
+                                  {"change", c.change},
+                                  {"entries", c.entries},
+                                  {"tools", c.tools},
+                                  {"by", c.by},
+                                  {"generation", c.generation},
+                                  {"requestsBefore", c.requests_before},
+                                  {"allowedUnder", c.allowed_under}});
     json time = json::object();
     if (s.requests) time = {{"first", s.first_time}, {"last", s.last_time}};
     return {{"verification", verification},
@@ -299,7 +353,8 @@ json render_json(const LogSummary& s) {
             {"refusals", counts_by_host_json(s.refusals, "reason")},
             {"errors", counts_by_host_json(s.failures, "error")},
             {"secrets", counts_by_host_json(s.secrets, "secret")},
-            {"mcp", mcp}};
+            {"mcp", mcp},
+            {"policyChanges", policy_changes}};
 }
 
 } // namespace osf::egress_log

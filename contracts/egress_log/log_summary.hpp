@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace osf::egress_log {
 
@@ -27,20 +28,32 @@ struct McpServerCounts {
 // host -> count, per reason (or per secret).
 using CountsByHost = std::map<std::string, std::map<std::string, std::uint64_t>>;
 
+// A policy line (allow or revoke while the sandbox ran), with how many
+// requests the log holds before it and how many the changed rules admitted.
+struct PolicyChangeCounts {
+    std::size_t line = 0;
+    std::string time, change, by;
+    std::vector<std::string> entries, tools;
+    std::uint64_t generation = 0;
+    std::uint64_t requests_before = 0; // request lines (folded ones counted whole) before it
+    std::uint64_t allowed_under = 0;   // allowed requests whose `policy` is this generation
+};
+
 struct LogSummary {
     std::string first_time, last_time; // of request lines
     std::uint64_t requests = 0, allowed = 0, refused = 0, errors = 0;
-    std::uint64_t unreadable_lines = 0;         // lines that are not JSON objects (not counted)
-    std::map<std::string, HostCounts> hosts;    // by host as logged
-    CountsByHost refusals;                      // reason -> host -> count
-    CountsByHost failures;                      // error -> host -> count
-    CountsByHost secrets;                       // secret name -> host -> count
-    std::map<std::string, McpServerCounts> mcp; // by server name
+    std::uint64_t unreadable_lines = 0;             // lines that are not JSON objects (not counted)
+    std::map<std::string, HostCounts> hosts;        // by host as logged
+    CountsByHost refusals;                          // reason -> host -> count
+    CountsByHost failures;                          // error -> host -> count
+    CountsByHost secrets;                           // secret name -> host -> count
+    std::map<std::string, McpServerCounts> mcp;     // by server name
+    std::vector<PolicyChangeCounts> policy_changes; // in line order
     VerifyReport verification;
 };
 
-// Counts request lines (lines without `kind`); start and checkpoint lines are
-// the verifier's.
+// Counts request lines (lines without `kind`) and lists policy lines; start
+// and checkpoint lines are the verifier's.
 LogSummary summarise_log(std::string_view text, const VerifyReport& verification);
 
 // A name from the log (host, tool, server, reason, secret) as the text summary

@@ -526,4 +526,7 @@ def test_ca_key_is_never_written_to_disk(proxy):
         for f in files:
             with open(os.path.join(root, f), "rb") as fh:
                 assert b"PRIVATE KEY" not in fh.read(), f
-    assert sorted(os.listdir(proxy.state_dir)) == ["ca.crt", "egress.jsonl", "listen.json", "log-key.pub"]
+    assert sorted(os.listdir(proxy.state_dir)) == ["admin-token", "ca.crt", "egress.jsonl",
+                                                   "listen.json", "log-key.pub"]
+    # The admin token: the proxy's user alone may read it.
+    assert os.stat(os.path.join(proxy.state_dir, "admin-token")).st_mode & 0o777 == 0o600

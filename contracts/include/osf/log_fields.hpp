@@ -30,17 +30,19 @@ inline constexpr std::string_view bytes_down = "bytesDown";
 inline constexpr std::string_view duration_ms = "durationMs";
 inline constexpr std::string_view mcp_events_dropped = "mcpEventsDropped";
 inline constexpr std::string_view tools_removed = "toolsRemoved";
+// The policy that admitted the request when a change made it (absent: the spec's).
+inline constexpr std::string_view policy = "policy";
 // A folded line (many refusals of one kind in a window): how many, since when.
 inline constexpr std::string_view count = "count";
 inline constexpr std::string_view since = "since";
 
 // Every field, in the order a line is best written and read.
-inline constexpr std::array<std::string_view, 23> all = {
+inline constexpr std::array<std::string_view, 24> all = {
     time,          connection, client,     host,        port,
     scheme,        method,     path,       outcome,     status,
     refused_by,    error,      mcp_server, tool,        secrets,
     upgrade,       bytes_up,   bytes_down, duration_ms, mcp_events_dropped,
-    tools_removed, count,      since};
+    tools_removed, policy,     count,      since};
 
 } // namespace osf::log_field
 
@@ -208,7 +210,7 @@ static_assert(detail::dense_in_order(all_error_kinds));
 
 // The fields that make the log evidence (contracts/README.md, "Tamper evidence"):
 // a hash chain on every line and signed checkpoints. Lines without `kind` are
-// requests; `kind` names the two other kinds of line.
+// requests; `kind` names the other kinds of line.
 namespace osf::log_evidence_field {
 
 inline constexpr std::string_view chain = "chain";  // SHA-256 (hex) of the previous line's bytes
@@ -228,7 +230,21 @@ namespace osf::log_kind {
 
 inline constexpr std::string_view start = "start";           // first line of each proxy run
 inline constexpr std::string_view checkpoint = "checkpoint"; // signs the chain head
+inline constexpr std::string_view policy = "policy";         // allow or revoke while running
 
-inline constexpr std::array<std::string_view, 2> all = {start, checkpoint};
+inline constexpr std::array<std::string_view, 3> all = {start, checkpoint, policy};
 
 } // namespace osf::log_kind
+
+// The fields of a policy line (log_kind::policy).
+namespace osf::policy_field {
+
+inline constexpr std::string_view change = "change";         // "allow" or "revoke"
+inline constexpr std::string_view entries = "entries";       // egress entries added or removed
+inline constexpr std::string_view tools = "tools";           // "server:tool"s added or removed
+inline constexpr std::string_view by = "by";                 // who asked
+inline constexpr std::string_view generation = "generation"; // the policy's number from here on
+
+inline constexpr std::array<std::string_view, 5> all = {change, entries, tools, by, generation};
+
+} // namespace osf::policy_field

@@ -12,6 +12,8 @@ inline constexpr std::string_view ca_certificate = "ca.crt"; // the runtime CA, 
 inline constexpr std::string_view log_key = "log-key.pub";   // the checkpoints' key, PEM
 inline constexpr std::string_view egress_log = "egress.jsonl";
 inline constexpr std::string_view listen = "listen.json"; // written once the proxy listens
+// The bearer token POST /policy on the admin port needs (0600, new at each start).
+inline constexpr std::string_view admin_token = "admin-token";
 
 // `dir`/`name`.
 std::string path_in(std::string_view dir, std::string_view name);

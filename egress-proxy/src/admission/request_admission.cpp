@@ -62,6 +62,11 @@ private:
         logged_.scheme = tunnel.tls ? "https" : "http";
         logged_.host = plan_.host;
         logged_.port = plan_.port;
+        // The CONNECT was admitted under the rules of its time; each request in
+        // the tunnel under those in force now (a revoke holds from the next one).
+        const auto decision = policy_.destinations.check_destination(plan_.host, plan_.port);
+        if (!decision.allowed)
+            return refuse(http::status::forbidden, *decision.refused_by, decision.detail);
         if (request_.target.starts_with('/')) return true;
         auto url = boost::urls::parse_absolute_uri(request_.target);
         const auto named = url ? policy::canonical_host(url->encoded_host()) : std::nullopt;

@@ -26,28 +26,6 @@ std::variant<ListenAddress, std::string> parse_listen(std::string_view text) {
     return ListenAddress{std::string(host), static_cast<std::uint16_t>(value)};
 }
 
-namespace {
-
-std::map<std::string, mcp::ServerPolicy, std::less<>> mcp_policies_of(const osf::Spec& spec,
-                                                                      const Limits& limits) {
-    std::map<std::string, mcp::ServerPolicy, std::less<>> policies;
-    for (const auto& server : spec.mcp) {
-        mcp::ServerPolicy p;
-        p.name = server.name;
-        p.tools.insert(server.tools.begin(), server.tools.end());
-        p.max_message_bytes = limits.max_mcp_message_bytes;
-        policies.emplace(server.name, std::move(p));
-    }
-    return policies;
-}
-
-} // namespace
-
-const mcp::ServerPolicy* ProxyConfig::mcp_policy(std::string_view server) const {
-    const auto it = mcp_policies.find(server);
-    return it == mcp_policies.end() ? nullptr : &it->second;
-}
-
 std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const Getenv& getenv,
                                                    const secrets::SourceEnvironment& sources) {
     const auto& limits = options.limits;
@@ -102,10 +80,10 @@ std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const G
     auto loaded = secrets::SecretStore::load(spec, source_env);
     if (!loaded.error.empty()) return loaded.error;
 
-    auto mcp_policies = mcp_policies_of(spec, options.limits);
-    policy::Policy policy(spec, std::move(aliases));
-    return ProxyConfig{std::move(options),      std::move(spec),         std::move(policy),
-                       std::move(mcp_policies), std::move(loaded.store), std::move(upstream_tls)};
+    auto rules =
+        make_egress_rules(text.str(), std::move(spec), std::move(aliases), options.limits, 0);
+    return ProxyConfig{std::move(options), std::move(rules), std::move(loaded.store),
+                       std::move(upstream_tls)};
 }
 
 } // namespace osf::config

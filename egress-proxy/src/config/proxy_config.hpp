@@ -6,6 +6,8 @@
 // the log, the leaf cache, MCP sessions, draining) is net::ProxyRuntime's.
 #pragma once
 
+#include "config/egress_rules.hpp"
+#include "config/limits.hpp"
 #include "mcp/mcp_filter.hpp"
 #include "osf/spec.hpp"
 #include "policy/policy.hpp"
@@ -23,23 +25,6 @@
 #include <variant>
 
 namespace osf::config {
-
-// Defaults are documented in egress-proxy/README.md; each has a flag.
-struct Limits {
-    std::size_t max_header_bytes = 64 * 1024;
-    std::size_t max_mcp_message_bytes = 4 * 1024 * 1024;
-    std::size_t max_connections = 20000;
-    std::chrono::seconds header_timeout{30}; // first request head of a connection
-    std::chrono::seconds idle_timeout{300};  // keep-alive wait and any stalled body transfer
-    std::chrono::seconds upstream_timeout{
-        30}; // DNS + connect + TLS handshake, and the response head
-
-    // The most a connection's read buffer (client or upstream) ever holds: a
-    // head and one read past it. A chunk-size line (with its extensions) or a
-    // trailer section must fit in it too, which Beast's header_limit does not
-    // cover; past it the read fails (http::error::buffer_overflow).
-    std::size_t read_buffer_bytes() const { return max_header_bytes + 64 * 1024; }
-};
 
 struct ProxyOptions {
     std::string spec_path;
@@ -63,9 +48,9 @@ struct ProxyOptions {
 
 struct ProxyConfig {
     ProxyOptions options; // upstream_ca includes OSF_UPSTREAM_CA_BUNDLE
-    osf::Spec spec;
-    policy::Policy policy; // the spec's egress and MCP hosts, with OSF_SANDBOX_HOST_ALIASES
-    std::map<std::string, mcp::ServerPolicy, std::less<>> mcp_policies; // by server name
+    // The rules the proxy starts with (the spec's egress and MCP hosts, with
+    // OSF_SANDBOX_HOST_ALIASES); a policy change replaces them in ProxyRuntime.
+    std::shared_ptr<const EgressRules> rules;
     secrets::SecretStore secrets;
     // Upstream TLS: TLS 1.2+, the system store plus options.upstream_ca. Shared
     // by every upstream connection (OpenSSL allows SSL_new on one SSL_CTX from
@@ -73,7 +58,6 @@ struct ProxyConfig {
     std::shared_ptr<boost::asio::ssl::context> upstream_tls;
 
     const Limits& limits() const { return options.limits; }
-    const mcp::ServerPolicy* mcp_policy(std::string_view server) const;
 };
 
 using Getenv = std::function<std::optional<std::string>(const std::string&)>;

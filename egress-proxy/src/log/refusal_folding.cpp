@@ -56,6 +56,7 @@ void RefusalFolder::fold_into(Tally& tally, const LogRecord& r) {
     f.status = r.status;
     f.bytes_down += r.bytes_down;
     f.duration_ms = std::max(f.duration_ms, r.duration_ms);
+    f.policy = std::max(f.policy, r.policy); // the newest rules among those it counts
 }
 
 bool RefusalFolder::admit(const LogRecord& r) {

@@ -151,7 +151,11 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
     ex.rec.scheme = "https";
     ex.client_keep = false;
     ex.client_version = head.get().version() == 10 ? 10 : 11;
-    auto admitted = admission::admit_connect(ctx.config.policy, head.get().target());
+    // A tunnel is admitted under the rules in force now; each request inside it
+    // is admitted again under the rules in force when it comes.
+    const auto rules = ctx.rules();
+    auto admitted = admission::admit_connect(rules->policy, head.get().target());
+    ex.rec.policy = rules->generation;
     ex.rec.host = std::move(admitted.logged.host);
     ex.rec.port = admitted.logged.port;
     if (const auto& refusal = admitted.refusal) {
@@ -213,7 +217,12 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
 
     // OpenSSL reads the socket itself from here on; what detect_ssl has read
     // already reaches it first.
-    auto tls_context = std::static_pointer_cast<asio::ssl::context>(ctx.leaves->get(target.host));
+    auto tls_context = std::static_pointer_cast<asio::ssl::context>(ctx.issuers->get(target.host));
+    if (!tls_context) { // never for an admitted host: a change adds its CA before its rules
+        spdlog::warn("connection {}: no CA may sign for {}", conn.id, target.host);
+        end_tunnel(0, ErrorKind::client_tls);
+        co_return;
+    }
     const auto first_bytes = buffer.cdata();
     TlsStream tls(
         stream.release_socket(), *tls_context,

@@ -6,8 +6,8 @@
 // as a sequence of one buffer per field, wrapped in prefix, suffix and
 // concatenation views: walking that sequence cost more per keep-alive request
 // than both TLS writes (docs/benchmark.md). Here the head is built in one
-// pass into one string, and a piece is at most three buffers. Beast still parses; its serializer is the
-// oracle of the unit tests (tests/unit/net/http_framing_test.cpp).
+// pass into one string, and a piece is at most three buffers. Beast still parses; its serializer is
+// the oracle of the unit tests (tests/unit/net/http_framing_test.cpp).
 #pragma once
 
 #include <array>

@@ -12,14 +12,15 @@ constexpr std::size_t leaf_cache_capacity = 4096;
 
 ProxyRuntime::ProxyRuntime(const config::ProxyConfig& cfg,
                            std::unique_ptr<ca::CertificateAuthority> ca,
+                           std::vector<std::string> permitted_names,
                            std::unique_ptr<log::EgressLogWriter> writer)
-    : config(cfg), authority(std::move(ca)), log(std::move(writer)) {
-    X509* ca_cert = authority->certificate();
-    leaves = std::make_unique<ca::LeafCache>(
-        *authority, leaf_cache_capacity, [ca_cert](const ca::Leaf& leaf) {
-            return std::static_pointer_cast<void>(make_leaf_context(leaf, ca_cert));
-        });
-}
+    : config(cfg),
+      issuers(std::make_unique<ca::Issuers>(
+          std::move(ca), std::move(permitted_names), leaf_cache_capacity,
+          [](const ca::Leaf& leaf, X509* ca_certificate) {
+              return std::static_pointer_cast<void>(make_leaf_context(leaf, ca_certificate));
+          })),
+      log(std::move(writer)), rules_(cfg.rules) {}
 
 void ProxyRuntime::write_log(const log::LogRecord& record) {
     switch (record.outcome) {

@@ -7,7 +7,7 @@
 
 #include "admin/metrics.hpp"
 #include "ca/certificate_authority.hpp"
-#include "ca/leaf_cache.hpp"
+#include "ca/issuers.hpp"
 #include "config/proxy_config.hpp"
 #include "log/egress_log_writer.hpp"
 #include "log/log_record.hpp"
@@ -25,11 +25,19 @@ namespace osf::net {
 struct ProxyRuntime {
     ProxyRuntime(const config::ProxyConfig& config,
                  std::unique_ptr<ca::CertificateAuthority> authority,
+                 std::vector<std::string> permitted_names,
                  std::unique_ptr<log::EgressLogWriter> log);
 
     const config::ProxyConfig& config;
-    std::unique_ptr<ca::CertificateAuthority> authority;
-    std::unique_ptr<ca::LeafCache> leaves; // values: std::shared_ptr<boost::asio::ssl::context>
+    // The rules new admissions read: config.rules at start, replaced whole by a
+    // policy change (never edited). A request or tunnel holds the snapshot it
+    // was admitted with until it ends.
+    std::shared_ptr<const config::EgressRules> rules() const { return rules_.load(); }
+    void replace_rules(std::shared_ptr<const config::EgressRules> next) {
+        rules_.store(std::move(next));
+    }
+    // The CAs and their leaf caches (values: std::shared_ptr<boost::asio::ssl::context>).
+    std::unique_ptr<ca::Issuers> issuers;
     std::unique_ptr<log::EgressLogWriter> log;
     admin::Metrics metrics;
     // The 2024-11-05 HTTP+SSE transport: tools/list ids and refusals per session.
@@ -53,6 +61,7 @@ struct ProxyRuntime {
 private:
     void append(const log::LogRecord& record);
 
+    std::atomic<std::shared_ptr<const config::EgressRules>> rules_;
     std::mutex fold_mutex_; // the folder, and the order of its lines among the others it sees
     log::RefusalFolder folder_;
 };

@@ -226,7 +226,10 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
     facts.carries_placeholder = [&] { return ctx.config.secrets.has_placeholder(req.base()); };
 
     // Admitted or refused: every rule about the request itself is in admit().
-    auto admitted = admission::admit({ctx.config.policy, ctx.config.mcp_policies}, facts);
+    // The rules in force now; held until the request ends (plan.mcp points into them).
+    const auto rules = ctx.rules();
+    auto admitted = admission::admit({rules->policy, rules->mcp_policies}, facts);
+    ex.rec.policy = rules->generation;
     record_destination(ex.rec, std::move(admitted.logged));
     if (const auto* refusal = admitted.refusal()) {
         if (refusal->close_client) ex.client_keep = false;

@@ -2,7 +2,9 @@
 
 #include "admin/admin_server.hpp"
 #include "config/cpu_budget.hpp"
+#include "config/policy_change.hpp"
 #include "net/client_session.hpp"
+#include "net/policy_update.hpp"
 #include "net/proxy_runtime.hpp"
 #include "net/worker.hpp"
 #include "osf/atomic_file.hpp"
@@ -18,6 +20,7 @@
 #include <csignal>
 #include <filesystem>
 #include <functional>
+#include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <thread>
@@ -29,6 +32,23 @@ namespace asio = boost::asio;
 using asio::ip::tcp;
 
 namespace {
+
+// A new random token at each start, readable by the proxy's user only: what
+// POST /policy on the admin port needs (admin/admin_server.hpp).
+std::string admin_token(const std::string& state_dir) {
+    unsigned char bytes[32];
+    if (RAND_bytes(bytes, sizeof bytes) != 1)
+        throw std::runtime_error("cannot make the admin token: no random bytes");
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string token;
+    for (const unsigned char b : bytes) {
+        token += hex[b >> 4];
+        token += hex[b & 15];
+    }
+    osf::write_file_atomically(proxy_state::path_in(state_dir, proxy_state::admin_token),
+                               token + "\n", 0600);
+    return token;
+}
 
 tcp::endpoint endpoint_of(const std::string& text) {
     auto parsed = config::parse_listen(text);
@@ -125,7 +145,7 @@ ProxyServer::ProxyServer(const config::ProxyConfig& config)
     std::filesystem::create_directories(options.state_dir);
 
     ca::CaOptions ca_options;
-    ca_options.permitted_names = config.policy.permitted_names();
+    ca_options.permitted_names = config.rules->policy.permitted_names();
     auto authority = ca::CertificateAuthority::create(ca_options);
     auto log = std::make_unique<log::EgressLogWriter>(
         proxy_state::path_in(options.state_dir, proxy_state::egress_log), options.log_stdout,
@@ -136,9 +156,10 @@ ProxyServer::ProxyServer(const config::ProxyConfig& config)
     // Next to ca.crt: the key the log's checkpoints verify against.
     osf::write_file_atomically(proxy_state::path_in(options.state_dir, proxy_state::log_key),
                                log->public_key_pem());
-    impl_->ctx = std::make_unique<ProxyRuntime>(config, std::move(authority), std::move(log));
+    impl_->ctx = std::make_unique<ProxyRuntime>(config, std::move(authority),
+                                                ca_options.permitted_names, std::move(log));
     osf::write_file_atomically(proxy_state::path_in(options.state_dir, proxy_state::ca_certificate),
-                               impl_->ctx->authority->certificate_pem());
+                               impl_->ctx->issuers->bundle_pem());
 
     const unsigned threads = options.threads ? options.threads : usable_cpus();
     for (unsigned i = 0; i < threads; ++i)
@@ -160,10 +181,13 @@ ProxyServer::ProxyServer(const config::ProxyConfig& config)
             impl_->main_io.get_executor(), endpoint_of(options.admin_listen),
             admin::AdminHandlers{[ctx] { return !ctx->draining.load(); },
                                  [ctx] {
-                                     return admin::render_prometheus(
-                                         ctx->metrics, {ctx->leaves->hits(), ctx->leaves->misses(),
-                                                        ctx->leaves->size()});
-                                 }});
+                                     return admin::render_prometheus(ctx->metrics,
+                                                                     {ctx->issuers->hits(),
+                                                                      ctx->issuers->misses(),
+                                                                      ctx->issuers->cached()});
+                                 },
+                                 [ctx](std::string_view body) { return update_policy(*ctx, body); },
+                                 admin_token(options.state_dir), config::max_policy_request_bytes});
     } catch (const boost::system::system_error& e) {
         throw std::runtime_error("cannot listen on " + options.admin_listen + ": " +
                                  e.code().message());

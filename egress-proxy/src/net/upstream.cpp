@@ -118,7 +118,10 @@ asio::awaitable<ResolvedDestination> resolve_checked(ProxyRuntime& ctx, std::str
                                                      std::uint16_t port, Deadline deadline) {
     ResolvedDestination out;
     std::vector<asio::ip::address> candidates;
-    if (auto alias = ctx.config.policy.alias_for(host)) {
+    // Aliases and address classes never change while the proxy runs, so any
+    // snapshot of the rules answers alike.
+    const auto rules = ctx.rules();
+    if (auto alias = rules->policy.alias_for(host)) {
         candidates.push_back(*alias);
     } else if (auto literal = policy::host_as_address(host)) {
         candidates.push_back(*literal);
@@ -139,7 +142,7 @@ asio::awaitable<ResolvedDestination> resolve_checked(ProxyRuntime& ctx, std::str
             candidates.push_back(entry.endpoint().address());
     }
     for (const auto& address : candidates) {
-        auto decision = ctx.config.policy.check_address(host, address);
+        auto decision = rules->policy.check_address(host, address);
         // Even an alias does not make the proxy's own listeners a destination.
         if (ctx.is_own_endpoint({address, port}))
             decision = policy::Decision::refuse(RefusalReason::destination_address,

@@ -56,19 +56,19 @@ TEST_CASE("load_config builds the policy, MCP policies and upstream TLS once") {
     REQUIRE(std::holds_alternative<ProxyConfig>(loaded));
     const auto& config = std::get<ProxyConfig>(loaded);
 
-    CHECK(config.policy.check_destination("api.example.com", 443).allowed);
-    CHECK(config.policy.check_destination("a.cdn.example.com", 443).allowed);
-    CHECK(config.policy.check_destination("other.example.com", 443).refused_by ==
+    CHECK(config.rules->policy.check_destination("api.example.com", 443).allowed);
+    CHECK(config.rules->policy.check_destination("a.cdn.example.com", 443).allowed);
+    CHECK(config.rules->policy.check_destination("other.example.com", 443).refused_by ==
           osf::RefusalReason::host_not_allowed);
-    REQUIRE(config.policy.alias_for("wiki.example.com"));
-    CHECK(config.policy.alias_for("wiki.example.com")->to_string() == "127.0.0.1");
+    REQUIRE(config.rules->policy.alias_for("wiki.example.com"));
+    CHECK(config.rules->policy.alias_for("wiki.example.com")->to_string() == "127.0.0.1");
 
-    const auto* wiki = config.mcp_policy("wiki");
+    const auto* wiki = config.rules->mcp_policy("wiki");
     REQUIRE(wiki);
     CHECK(wiki->name == "wiki");
     CHECK(wiki->tools == std::set<std::string>{"search", "get_page"});
     CHECK(wiki->max_message_bytes == 12345);
-    CHECK(config.mcp_policy("linear") == nullptr);
+    CHECK(config.rules->mcp_policy("linear") == nullptr);
 
     CHECK(config.limits().max_mcp_message_bytes == 12345);
     REQUIRE(config.upstream_tls);

@@ -43,6 +43,8 @@ TEST_CASE("log_field names are the egress log schema's properties", "[log_fields
     auto fields = as_set(osf::log_field::all);
     const auto evidence = as_set(osf::log_evidence_field::all);
     fields.insert(evidence.begin(), evidence.end());
+    const auto policy = as_set(osf::policy_field::all);
+    fields.insert(policy.begin(), policy.end());
     CHECK(fields == properties);
     CHECK(log["additionalProperties"] == false);
     for (const auto& required : log["required"])

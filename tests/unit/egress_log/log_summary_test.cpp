@@ -49,3 +49,47 @@ TEST_CASE("a tool name cannot add a line or a tool to the text summary") {
     CHECK(text.find("\"x\\x0a  wiki: search called 7\" REFUSED 1") != std::string::npos);
     CHECK(text.find("\"y called 3; search\" REFUSED 1") != std::string::npos);
 }
+
+TEST_CASE("policy changes are listed with the requests before them and those they admitted") {
+    const std::string log =
+        R"({"time":"2026-01-01T00:00:00.000Z","host":"api.test","outcome":"allowed","bytesUp":1,"bytesDown":2})"
+        "\n"
+        R"({"time":"2026-01-01T00:00:01.000Z","host":"new.test","outcome":"refused","refusedBy":"host-not-allowed"})"
+        "\n"
+        R"({"time":"2026-01-01T00:00:02.000Z","kind":"policy","change":"allow","entries":["new.test","*.cdn.test"],"tools":["wiki:edit"],"by":"ops@box","generation":1})"
+        "\n"
+        R"({"time":"2026-01-01T00:00:03.000Z","host":"new.test","outcome":"allowed","policy":1})"
+        "\n"
+        R"({"time":"2026-01-01T00:00:04.000Z","host":"new.test","outcome":"allowed","policy":1,"count":2,"since":"2026-01-01T00:00:03.500Z"})"
+        "\n"
+        R"({"time":"2026-01-01T00:00:05.000Z","kind":"policy","change":"revoke","entries":["new.test"],"by":"ops@box","generation":2})"
+        "\n"
+        R"({"time":"2026-01-01T00:00:06.000Z","host":"new.test","outcome":"refused","refusedBy":"host-not-allowed","policy":2})"
+        "\n";
+    const auto summary = el::summarise_log(log, {});
+    CHECK(summary.requests == 6);
+    REQUIRE(summary.policy_changes.size() == 2);
+    const auto& allow = summary.policy_changes[0];
+    CHECK(allow.line == 3);
+    CHECK(allow.change == "allow");
+    CHECK(allow.entries == std::vector<std::string>{"new.test", "*.cdn.test"});
+    CHECK(allow.tools == std::vector<std::string>{"wiki:edit"});
+    CHECK(allow.by == "ops@box");
+    CHECK(allow.requests_before == 2);
+    CHECK(allow.allowed_under == 3); // a folded line counts whole
+    CHECK(summary.policy_changes[1].requests_before == 5);
+    CHECK(summary.policy_changes[1].allowed_under == 0);
+    const auto text = el::render_text(summary);
+    CHECK(text.find("line 3  2026-01-01T00:00:02.000Z  allow by ops@box: new.test *.cdn.test tool "
+                    "wiki:edit (after 2 requests; policy 1 then admitted 3 allowed requests)") !=
+          std::string::npos);
+    const auto json = el::render_json(summary);
+    CHECK(json["policyChanges"].size() == 2);
+    CHECK(json["policyChanges"][1]["change"] == "revoke");
+    CHECK(
+        el::render_text(el::summarise_log(
+                            R"({"time":"2026-01-01T00:00:00.000Z","host":"a","outcome":"allowed"})"
+                            "\n",
+                            {}))
+            .find("policy changes: none") != std::string::npos);
+}

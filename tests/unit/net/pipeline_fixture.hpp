@@ -121,7 +121,8 @@ inline std::shared_ptr<bool> spawn(asio::io_context& io, asio::awaitable<void> t
 // `start`), its egress log in a temporary file read back by `lines`.
 struct Runtime {
     // An empty spec: nothing here admits requests (forward() is past admission).
-    osf::config::ProxyConfig config{{}, {}, osf::policy::Policy(osf::Spec{}, {}), {}, {}, nullptr};
+    osf::config::ProxyConfig config{
+        {}, osf::config::make_egress_rules("{}", osf::Spec{}, {}, {}, 0), {}, nullptr};
     std::filesystem::path log_path;
     std::optional<osf::net::ProxyRuntime> ctx;
 
@@ -143,6 +144,7 @@ struct Runtime {
     osf::net::ProxyRuntime& start() {
         if (!ctx)
             ctx.emplace(config, osf::ca::CertificateAuthority::create({}),
+                        std::vector<std::string>{},
                         std::make_unique<osf::log::EgressLogWriter>(log_path.string(), false));
         return *ctx;
     }

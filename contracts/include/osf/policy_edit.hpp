@@ -1,0 +1,56 @@
+// Changing what a running sandbox may reach: an `allow` or `revoke` of egress
+// entries and MCP tools applied to its spec's text, giving a new spec that the
+// same validator checks; and the difference between two specs, which is what
+// the proxy applies and logs. Only `egress` and the declared servers' `tools`
+// change while a sandbox runs: everything else (secrets included) needs a new
+// sandbox. Pure; shared by both CLIs and the proxy.
+#pragma once
+
+#include "osf/spec.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace osf::policy_edit {
+
+enum class Direction { allow, revoke };
+
+struct Edit {
+    Direction direction = Direction::allow;
+    std::vector<std::string> hosts; // egress entries, as the spec writes them ("host[:port]")
+    std::vector<std::string> tools; // "server:tool", a declared MCP server's tool
+};
+
+struct EditResult {
+    std::string spec_text;              // the new spec (the old one when nothing changed)
+    std::vector<std::string> errors;    // one line each, naming the entry and the fix
+    std::vector<std::string> changed;   // entries and "server:tool"s the edit changed
+    std::vector<std::string> unchanged; // already allowed (allow) or absent (never: an error)
+    bool ok() const { return errors.empty(); }
+};
+
+// Applies `edit` to a valid spec's text. Allowing an entry already there
+// changes nothing (`unchanged`); revoking one that is not there is an error.
+EditResult apply(std::string_view spec_text, const Edit& edit);
+
+// An egress entry as the policy compares them: "host" or "host:port", the host
+// canonical (lower case, no trailing dot).
+std::string entry_name(const EgressRule& rule);
+
+struct Difference {
+    std::vector<std::string> allowed_hosts, revoked_hosts; // entry_name()s
+    std::vector<std::string> allowed_tools, revoked_tools; // "server:tool"
+    // A field other than `egress` and the servers' `tools` that differs, by
+    // JSONPath ("$.secrets"); empty when none does.
+    std::string other;
+    bool empty() const {
+        return allowed_hosts.empty() && revoked_hosts.empty() && allowed_tools.empty() &&
+               revoked_tools.empty();
+    }
+};
+
+// What changes from `before` to `after`, two valid specs' texts.
+Difference difference(std::string_view before, std::string_view after);
+
+} // namespace osf::policy_edit

@@ -1,0 +1,206 @@
+#include "osf/policy_edit.hpp"
+
+#include "json_path.hpp"
+#include "osf/strict_json.hpp"
+
+#include <algorithm>
+#include <set>
+#include <variant>
+
+namespace osf::policy_edit {
+
+namespace {
+
+using ordered = nlohmann::ordered_json;
+
+// The rule an entry means, or why it is not one (the spec validator's words).
+std::variant<EgressRule, std::string> rule_of(const std::string& entry) {
+    const auto parsed = parse_spec(nlohmann::json{{"egress", {entry}}}.dump());
+    if (!parsed.ok()) {
+        std::string why = parsed.errors.front().message;
+        return why;
+    }
+    return parsed.spec->egress.front();
+}
+
+std::set<std::string> entry_names(const Spec& spec) {
+    std::set<std::string> names;
+    for (const auto& rule : spec.egress)
+        names.insert(entry_name(rule));
+    return names;
+}
+
+std::set<std::string> tool_names(const Spec& spec) {
+    std::set<std::string> names;
+    for (const auto& server : spec.mcp)
+        for (const auto& tool : server.tools)
+            names.insert(server.name + ":" + tool);
+    return names;
+}
+
+std::vector<std::string> minus(const std::set<std::string>& a, const std::set<std::string>& b) {
+    std::vector<std::string> out;
+    std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+    return out;
+}
+
+// The document without what may change live: `egress` and each server's `tools`.
+nlohmann::json fixed_part(std::string_view text) {
+    auto read =
+        strict_json::read<nlohmann::json>(text, {.max_depth = 64, .allow_byte_order_mark = true});
+    nlohmann::json document = std::move(read.document);
+    if (!document.is_object()) return document;
+    document.erase("egress");
+    if (auto mcp = document.find("mcp"); mcp != document.end() && mcp->is_array())
+        for (auto& server : *mcp)
+            if (server.is_object()) server.erase("tools");
+    return document;
+}
+
+void edit_hosts(ordered& document, const Spec& spec, const Edit& edit, EditResult& result) {
+    const bool allow = edit.direction == Direction::allow;
+    for (const auto& entry : edit.hosts) {
+        const auto rule = rule_of(entry);
+        if (const auto* why = std::get_if<std::string>(&rule)) {
+            result.errors.push_back(spec_detail::json_quoted(entry) + ": " + *why);
+            continue;
+        }
+        const std::string name = entry_name(std::get<EgressRule>(rule));
+        const auto names = entry_names(spec);
+        auto& egress = document["egress"];
+        if (egress.is_null()) egress = ordered::array();
+        // Where the entry is in the document (its text may be spelled otherwise).
+        auto at = std::find_if(egress.begin(), egress.end(), [&](const ordered& written) {
+            if (!written.is_string()) return false;
+            const auto rule = rule_of(written.get<std::string>());
+            return std::holds_alternative<EgressRule>(rule) &&
+                   entry_name(std::get<EgressRule>(rule)) == name;
+        });
+        if (allow) {
+            if (at != egress.end() || names.contains(name)) {
+                result.unchanged.push_back(name);
+            } else {
+                egress.push_back(name);
+                result.changed.push_back(name);
+            }
+        } else if (at == egress.end()) {
+            result.errors.push_back(spec_detail::json_quoted(name) +
+                                    " is not in the sandbox's egress (`list -o json` shows "
+                                    "its policy); nothing to revoke");
+        } else {
+            egress.erase(at);
+            result.changed.push_back(name);
+        }
+    }
+}
+
+void edit_tools(ordered& document, const Edit& edit, EditResult& result) {
+    const bool allow = edit.direction == Direction::allow;
+    for (const auto& named : edit.tools) {
+        const auto colon = named.find(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == named.size()) {
+            result.errors.push_back(spec_detail::json_quoted(named) +
+                                    ": an MCP tool is SERVER:TOOL, a server the spec declares "
+                                    "and one of its tools (wiki:search)");
+            continue;
+        }
+        const std::string server = named.substr(0, colon), tool = named.substr(colon + 1);
+        ordered* entry = nullptr;
+        if (auto mcp = document.find("mcp"); mcp != document.end() && mcp->is_array())
+            for (auto& candidate : *mcp)
+                if (candidate.is_object() && candidate.value("name", "") == server)
+                    entry = &candidate;
+        if (!entry) {
+            result.errors.push_back(
+                spec_detail::json_quoted(named) + ": the spec declares no MCP server " +
+                spec_detail::json_quoted(server) +
+                " (a new server needs a new sandbox: its URL is part of the CA and the filter)");
+            continue;
+        }
+        auto& tools = (*entry)["tools"];
+        if (tools.is_null()) tools = ordered::array();
+        const auto at = std::find(tools.begin(), tools.end(), ordered(tool));
+        if (allow) {
+            if (at != tools.end()) {
+                result.unchanged.push_back(named);
+            } else {
+                tools.push_back(tool);
+                result.changed.push_back(named);
+            }
+        } else if (at == tools.end()) {
+            result.errors.push_back(spec_detail::json_quoted(named) + " is not among server " +
+                                    spec_detail::json_quoted(server) +
+                                    "'s tools; nothing to revoke");
+        } else {
+            tools.erase(at);
+            result.changed.push_back(named);
+        }
+    }
+}
+
+} // namespace
+
+std::string entry_name(const EgressRule& rule) {
+    return rule.port ? rule.host + ":" + std::to_string(*rule.port) : rule.host;
+}
+
+EditResult apply(std::string_view spec_text, const Edit& edit) {
+    EditResult result;
+    result.spec_text = std::string(spec_text);
+    const auto parsed = parse_spec(spec_text);
+    if (!parsed.ok()) {
+        result.errors.push_back("the sandbox's spec is not valid: " +
+                                parsed.errors.front().to_string());
+        return result;
+    }
+    auto read =
+        strict_json::read<ordered>(spec_text, {.max_depth = 64, .allow_byte_order_mark = true});
+    ordered document = std::move(read.document);
+    edit_hosts(document, *parsed.spec, edit, result);
+    edit_tools(document, edit, result);
+    if (!result.errors.empty() || result.changed.empty()) return result;
+    const std::string edited = document.dump(2) + "\n";
+    // The same validator as at create: limits (256 entries) hold for the new spec too.
+    const auto checked = parse_spec(edited);
+    if (!checked.ok()) {
+        for (const auto& error : checked.errors)
+            result.errors.push_back("the changed spec is not valid: " + error.to_string());
+        return result;
+    }
+    result.spec_text = edited;
+    return result;
+}
+
+Difference difference(std::string_view before, std::string_view after) {
+    Difference out;
+    const auto old_spec = parse_spec(before), new_spec = parse_spec(after);
+    if (!old_spec.ok() || !new_spec.ok()) {
+        out.other = "$";
+        return out;
+    }
+    const auto old_hosts = entry_names(*old_spec.spec), new_hosts = entry_names(*new_spec.spec);
+    out.allowed_hosts = minus(new_hosts, old_hosts);
+    out.revoked_hosts = minus(old_hosts, new_hosts);
+    const auto old_tools = tool_names(*old_spec.spec), new_tools = tool_names(*new_spec.spec);
+    out.allowed_tools = minus(new_tools, old_tools);
+    out.revoked_tools = minus(old_tools, new_tools);
+    const auto a = fixed_part(before), b = fixed_part(after);
+    if (a != b) {
+        out.other = "$";
+        if (a.is_object() && b.is_object()) {
+            std::set<std::string> keys;
+            for (const auto& [key, value] : a.items())
+                keys.insert(key);
+            for (const auto& [key, value] : b.items())
+                keys.insert(key);
+            for (const auto& key : keys)
+                if (a.value(key, nlohmann::json()) != b.value(key, nlohmann::json())) {
+                    out.other = spec_detail::member_path("$", key);
+                    break;
+                }
+        }
+    }
+    return out;
+}
+
+} // namespace osf::policy_edit

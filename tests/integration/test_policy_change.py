@@ -1,0 +1,174 @@
+"""What a running proxy may reach, changed without restarting it (POST /policy on the
+admin port, with the token in its state directory): a host outside the spec is allowed
+(a CA of its own, trusted through the rewritten ca.crt) and revoked, an MCP tool is
+allowed, a TLS tunnel open across the changes has each request judged by the rules in
+force when it comes, nothing without the token (or from the proxy port) changes
+anything, what may not change live is refused, and the log verifies with its policy
+lines, each request saying which rules admitted it."""
+import json
+import os
+import urllib.error
+import urllib.request
+
+import pytest
+
+from osftest import Proxy, TestCA, Upstream
+from osftest.clients import body_of, curl, status_of
+from osftest.proxy import run_proxy
+from test_bypass_mcp import jsonrpc_route
+from test_bypass_smuggling import RawUpstream, open_tunnel, read_response
+
+OLD, NEW, MCP = "api.live.test", "registry.other.test", "mcp.live.test"
+ALIASES = {OLD: "127.0.0.1", NEW: "127.0.0.1", MCP: "127.0.0.1"}
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    ca = TestCA(str(tmp_path_factory.mktemp("live-ca")))
+    https = Upstream(ca, [OLD, NEW])
+    mcp = RawUpstream(route=jsonrpc_route)
+    yield ca, https, mcp
+    https.stop()
+    mcp.stop()
+
+
+def spec_of(mcp, egress, tools=("search",)):
+    return {"template": "debian:12", "egress": list(egress),
+            "secrets": {"API_TOKEN": "ref:env/API_TOKEN"},
+            "mcp": [{"name": "tools", "url": f"http://{MCP}:{mcp.port}/mcp", "tools": list(tools)}]}
+
+
+@pytest.fixture
+def proxy(servers, tmp_path):
+    ca, _, mcp = servers
+    p = Proxy(spec_of(mcp, [OLD]), str(tmp_path / "p"), aliases=ALIASES,
+              upstream_ca=ca.cert_path, env={"OSF_SECRET_API_TOKEN": "live-token-value"})
+    yield p
+    p.stop()
+
+
+def post_policy(proxy, spec, by="operator@test", token=None, raw=None):
+    """POST /policy straight to the admin port (no proxy from the environment)."""
+    if token is None:
+        with open(os.path.join(proxy.state_dir, "admin-token")) as f:
+            token = f.read().strip()
+    body = raw if raw is not None else json.dumps({"spec": json.dumps(spec), "by": by}).encode()
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(proxy.admin_url + "/policy", data=body, method="POST",
+                                     headers=headers)
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(request, timeout=15) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def policy_lines(proxy):
+    return [l for l in proxy.log_lines(evidence=True) if l.get("kind") == "policy"]
+
+
+def tools_call(proxy, mcp, tool):
+    body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                       "params": {"name": tool, "arguments": {}}})
+    return curl(proxy, f"http://{MCP}:{mcp.port}/mcp", "-X", "POST", "-H",
+                "Content-Type: application/json", "-H",
+                "Accept: application/json, text/event-stream", "--data", body)
+
+
+def get_on(sock, host, port, path):
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
+    return read_response(sock)
+
+
+def test_allow_a_host_outside_the_spec_then_revoke_it(servers, proxy):
+    _, https, _ = servers
+    assert status_of(curl(proxy, https.url(NEW, "/before"))) in (0, 403)
+    with open(proxy.ca_path) as f:
+        assert f.read().count("BEGIN CERTIFICATE") == 1
+
+    status, answer = post_policy(proxy, spec_of(servers[2], [OLD, NEW]))
+    assert status == 200, answer
+    assert json.loads(answer) == {"generation": 1, "allowed": [NEW], "revoked": [],
+                                  "toolsAllowed": [], "toolsRevoked": []}
+    # The CA made at start may sign only for the spec's names: a second one, in the bundle.
+    with open(proxy.ca_path) as f:
+        assert f.read().count("BEGIN CERTIFICATE") == 2
+    res = curl(proxy, https.url(NEW, "/after-allow"), check=True)
+    assert status_of(res) == 200
+    assert status_of(curl(proxy, https.url(OLD, "/old-still"))) == 200
+
+    status, answer = post_policy(proxy, spec_of(servers[2], [OLD]), by="reviewer@test")
+    assert status == 200, answer
+    assert json.loads(answer)["revoked"] == [NEW] and json.loads(answer)["generation"] == 2
+    res = curl(proxy, https.url(NEW, "/after-revoke"))
+    assert status_of(res) in (0, 403)
+
+    changes = policy_lines(proxy)
+    assert [(l["change"], l["entries"], l["by"], l["generation"]) for l in changes] == [
+        ("allow", [NEW], "operator@test", 1), ("revoke", [NEW], "reviewer@test", 2)]
+    requests = [l for l in proxy.log_lines() if l.get("path", "").startswith("/")]
+    by_path = {l["path"]: l for l in requests}
+    assert by_path["/after-allow"]["outcome"] == "allowed" and by_path["/after-allow"]["policy"] == 1
+    assert "policy" not in by_path.get("/before", {"outcome": "refused"})
+    key = os.path.join(proxy.state_dir, "log-key.pub")
+    run = run_proxy(["log", "verify", "--pubkey", key, proxy.log_path], timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_a_tunnel_open_across_changes_is_judged_request_by_request(servers, proxy):
+    _, https, mcp = servers
+    with open_tunnel(proxy, OLD, https.port, server_hostname=OLD) as tls:
+        assert get_on(tls, OLD, https.port, "/first")[0] == 200
+        status, answer = post_policy(proxy, spec_of(mcp, [NEW]))
+        assert status == 200, answer
+        status, head, _ = get_on(tls, OLD, https.port, "/second")
+        assert status == 403 and b"X-Osf-Refused-By: host-not-allowed" in head
+    status, _ = post_policy(proxy, spec_of(mcp, [OLD]))
+    assert status == 200
+    with open_tunnel(proxy, OLD, https.port, server_hostname=OLD) as tls:
+        assert get_on(tls, OLD, https.port, "/third")[0] == 200
+
+
+def test_an_mcp_tool_is_allowed_while_the_session_runs(servers, proxy):
+    _, _, mcp = servers
+    res = tools_call(proxy, mcp, "delete_everything")
+    assert status_of(res) == 200 and "Unknown tool: delete_everything" in body_of(res)
+    status, answer = post_policy(proxy, spec_of(mcp, [OLD], tools=("search", "delete_everything")))
+    assert status == 200 and json.loads(answer)["toolsAllowed"] == ["tools:delete_everything"]
+    res = tools_call(proxy, mcp, "delete_everything")
+    assert status_of(res) == 200 and "called delete_everything" in body_of(res)
+    assert policy_lines(proxy)[-1]["tools"] == ["tools:delete_everything"]
+
+
+def test_nothing_changes_without_the_token(servers, proxy):
+    _, https, mcp = servers
+    wider = spec_of(mcp, [OLD, NEW])
+    assert post_policy(proxy, wider, token="")[0] == 401
+    assert post_policy(proxy, wider, token="0" * 64)[0] == 401
+    # The sandbox's only way out is the proxy port: it cannot reach the admin port.
+    host, port = proxy.admin.rsplit(":", 1)
+    res = curl(proxy, f"http://{host}:{port}/policy", "-X", "POST", "--data", "{}")
+    assert status_of(res) == 403
+    assert status_of(curl(proxy, https.url(NEW, "/still-refused"))) in (0, 403)
+    assert policy_lines(proxy) == []
+
+
+def test_what_may_not_change_live_is_refused(servers, proxy):
+    _, _, mcp = servers
+    other_secret = spec_of(mcp, [OLD, NEW])
+    other_secret["secrets"] = {"API_TOKEN": "ref:env/OTHER"}
+    status, answer = post_policy(proxy, other_secret)
+    assert status == 409 and "$.secrets differs" in answer
+    moved = spec_of(mcp, [OLD])
+    moved["mcp"][0]["url"] = f"http://{MCP}:{mcp.port}/other"
+    assert post_policy(proxy, moved)[0] == 409
+    bad = spec_of(mcp, [OLD, "https://not-a-host/"])
+    status, answer = post_policy(proxy, bad)
+    assert status == 400 and "$.egress[1]" in answer
+    assert post_policy(proxy, None, raw=b"{not json")[0] == 400
+    status, answer = post_policy(proxy, spec_of(mcp, [OLD]))
+    assert status == 200 and json.loads(answer)["generation"] == 0  # nothing to change
+    assert policy_lines(proxy) == []

@@ -1,0 +1,110 @@
+// allow and revoke applied to a spec's text, and the difference the proxy
+// applies and logs.
+#include "osf/policy_edit.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace osf::policy_edit;
+
+namespace {
+
+const std::string base = R"({
+  "template": "debian:12",
+  "egress": ["api.example.com", "*.githubusercontent.com", "Git.Example.com:8443"],
+  "secrets": {"TOKEN": "ref:env/TOKEN"},
+  "mcp": [{"name": "wiki", "url": "https://wiki.example.com/mcp", "tools": ["search"]}]
+})";
+
+std::vector<std::string> hosts_of(const std::string& text) {
+    std::vector<std::string> names;
+    const auto parsed = osf::parse_spec(text);
+    REQUIRE(parsed.ok());
+    for (const auto& rule : parsed.spec->egress)
+        names.push_back(entry_name(rule));
+    return names;
+}
+
+} // namespace
+
+TEST_CASE("allow adds entries in the spec's own grammar, once") {
+    const auto result = apply(
+        base, {Direction::allow, {"Registry.NPMjs.org.", "*.pypi.org", "api.example.com"}, {}});
+    REQUIRE(result.ok());
+    CHECK(result.changed == std::vector<std::string>{"registry.npmjs.org", "*.pypi.org"});
+    CHECK(result.unchanged == std::vector<std::string>{"api.example.com"});
+    CHECK(hosts_of(result.spec_text) ==
+          std::vector<std::string>{"api.example.com", "*.githubusercontent.com",
+                                   "git.example.com:8443", "registry.npmjs.org", "*.pypi.org"});
+    // Everything else is as it was.
+    CHECK(difference(base, result.spec_text).other.empty());
+    const auto again = apply(result.spec_text, {Direction::allow, {"registry.npmjs.org"}, {}});
+    CHECK(again.changed.empty());
+    CHECK(again.spec_text == result.spec_text);
+}
+
+TEST_CASE("revoke removes an entry however it was spelled; an absent one is an error") {
+    const auto result = apply(base, {Direction::revoke, {"git.example.com:8443"}, {}});
+    REQUIRE(result.ok());
+    CHECK(result.changed == std::vector<std::string>{"git.example.com:8443"});
+    CHECK(hosts_of(result.spec_text) ==
+          std::vector<std::string>{"api.example.com", "*.githubusercontent.com"});
+    const auto absent = apply(base, {Direction::revoke, {"other.example.com"}, {}});
+    REQUIRE(absent.errors.size() == 1);
+    CHECK(absent.errors[0] == "\"other.example.com\" is not in the sandbox's egress (`list -o "
+                              "json` shows its policy); nothing to revoke");
+    CHECK(absent.spec_text == base);
+}
+
+TEST_CASE("a bad entry is refused with the validator's reason, naming it") {
+    const auto result =
+        apply(base, {Direction::allow, {"https://x.example.com/", "ok.example.com"}, {}});
+    REQUIRE(result.errors.size() == 1);
+    CHECK_THAT(result.errors[0], Catch::StartsWith("\"https://x.example.com/\": "));
+    CHECK(result.spec_text == base); // nothing applied when any entry is bad
+}
+
+TEST_CASE("MCP tools of a declared server are allowed and revoked; others are errors") {
+    const auto allowed = apply(base, {Direction::allow, {}, {"wiki:edit", "wiki:search"}});
+    REQUIRE(allowed.ok());
+    CHECK(allowed.changed == std::vector<std::string>{"wiki:edit"});
+    CHECK(osf::parse_spec(allowed.spec_text).spec->mcp[0].tools ==
+          std::vector<std::string>{"search", "edit"});
+    const auto revoked = apply(allowed.spec_text, {Direction::revoke, {}, {"wiki:search"}});
+    REQUIRE(revoked.ok());
+    CHECK(osf::parse_spec(revoked.spec_text).spec->mcp[0].tools ==
+          std::vector<std::string>{"edit"});
+    CHECK_THAT(apply(base, {Direction::allow, {}, {"jira:create"}}).errors.at(0),
+               Catch::Contains("declares no MCP server \"jira\""));
+    CHECK_THAT(apply(base, {Direction::allow, {}, {"search"}}).errors.at(0),
+               Catch::Contains("SERVER:TOOL"));
+    CHECK_THAT(apply(base, {Direction::revoke, {}, {"wiki:edit"}}).errors.at(0),
+               Catch::Contains("not among server \"wiki\"'s tools"));
+}
+
+TEST_CASE("the spec's limits hold for the changed spec") {
+    std::string many = R"({"egress": [)";
+    for (int i = 0; i < 256; ++i)
+        many += (i ? "," : "") + std::string("\"h") + std::to_string(i) + ".example.com\"";
+    many += "]}";
+    const auto result = apply(many, {Direction::allow, {"one-more.example.com"}, {}});
+    REQUIRE(result.errors.size() == 1);
+    CHECK_THAT(result.errors[0], Catch::StartsWith("the changed spec is not valid: $.egress:"));
+}
+
+TEST_CASE("the difference names what changed live and any other field that differs") {
+    const auto edited = apply(base, {Direction::allow, {"registry.npmjs.org"}, {"wiki:edit"}});
+    const auto narrowed = apply(edited.spec_text, {Direction::revoke, {"api.example.com"}, {}});
+    const auto d = difference(base, narrowed.spec_text);
+    CHECK(d.allowed_hosts == std::vector<std::string>{"registry.npmjs.org"});
+    CHECK(d.revoked_hosts == std::vector<std::string>{"api.example.com"});
+    CHECK(d.allowed_tools == std::vector<std::string>{"wiki:edit"});
+    CHECK(d.revoked_tools.empty());
+    CHECK(d.other.empty());
+    CHECK(difference(base, base).empty());
+    std::string with_secret = base;
+    with_secret.replace(with_secret.find("ref:env/TOKEN"), 13, "ref:env/OTHER");
+    CHECK(difference(base, with_secret).other == "$.secrets");
+    std::string moved = base;
+    moved.replace(moved.find("https://wiki.example.com/mcp"), 28, "https://wiki.example.org/mcp");
+    CHECK(difference(base, moved).other == "$.mcp");
+}
