@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
                  "only loopback) behind their own egress proxy"};
     app.footer(kFooter);
     commands::register_backend_commands(app, context);
+    commands::setup_policy_commands(app, context, backend);
     cli::add_bash_completion_flag(app, "sandbox-local", std::cout);
     return commands::run_backend_cli(app, context, argc, argv);
 }

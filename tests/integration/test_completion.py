@@ -40,7 +40,9 @@ def test_adapter_completes_subcommands_and_their_options(words, expected):
 
 @pytest.mark.parametrize("words, expected", [
     (["sandbox-local", ""], {"create", "exec", "copy", "snapshot", "destroy", "list", "egress-log",
-                             "extend", "gc", "suspend", "resume", "--help", "-h", "--version"}),
+                             "extend", "gc", "suspend", "resume", "allow", "revoke", "--help", "-h",
+                             "--version"}),
+    (["sandbox-local", "allow", "--"], {"--help", "--mcp"}),
     (["sandbox-local", "create", "--d"], {"--dry-run"}),
     (["sandbox-local", "exec", "--t"], {"--timeout", "--tty"}),
     (["sandbox-local", "list", "--"], {"--help", "--json", "--output"}),

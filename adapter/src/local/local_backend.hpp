@@ -7,6 +7,7 @@
 #include "local/sandbox_store.hpp"
 #include "local/template_choice.hpp"
 #include "sandbox/backend.hpp"
+#include "sandbox/policy_changer.hpp"
 
 #include <chrono>
 #include <functional>
@@ -22,7 +23,7 @@ struct LocalBackendOptions {
     std::string program = "sandbox-local"; // the prefix of warnings
 };
 
-class LocalBackend : public sandbox::Backend {
+class LocalBackend : public sandbox::Backend, public sandbox::PolicyChanger {
 public:
     explicit LocalBackend(LocalBackendOptions options);
 
@@ -41,6 +42,10 @@ public:
                              std::chrono::seconds max) override;
     sandbox::StateChange suspend(const std::string& id) override;
     sandbox::StateChange resume(const std::string& id, std::ostream& progress) override;
+    // allow, revoke (local/policy_command.cpp): the stored spec, then the running proxy.
+    sandbox::PolicyChangeResult change_policy(const std::string& id,
+                                              const osf::policy_edit::Edit& edit,
+                                              const std::string& by) override;
 
 private:
     struct ResolvedTemplate {

@@ -1,0 +1,66 @@
+#include "local/admin_client.hpp"
+
+#include "osf/proxy_state.hpp"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace osf::local {
+
+namespace {
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read " + path + " (is the sandbox running?)");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+} // namespace
+
+AdminAnswer post_policy(const SandboxPaths& paths, const std::string& body) {
+    namespace beast = boost::beast;
+    namespace http = beast::http;
+    using boost::asio::ip::tcp;
+    const auto listen = osf::proxy_state::parse_listen(read_text(paths.listen_file()));
+    if (!listen || listen->admin.empty())
+        throw std::runtime_error(paths.listen_file() + " names no admin address");
+    std::string token =
+        read_text(osf::proxy_state::path_in(paths.proxy_state, osf::proxy_state::admin_token));
+    while (!token.empty() && (token.back() == '\n' || token.back() == '\r'))
+        token.pop_back();
+    const auto colon = listen->admin.rfind(':');
+    if (colon == std::string::npos) throw std::runtime_error("bad admin address " + listen->admin);
+    std::string host = listen->admin.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+
+    boost::asio::io_context io;
+    beast::tcp_stream stream(io);
+    stream.expires_after(std::chrono::seconds(30));
+    const tcp::endpoint at(boost::asio::ip::make_address(host),
+                           static_cast<unsigned short>(std::stoi(listen->admin.substr(colon + 1))));
+    stream.connect(at);
+    http::request<http::string_body> request{http::verb::post, "/policy", 11};
+    request.set(http::field::host, listen->admin);
+    request.set(http::field::authorization, "Bearer " + token);
+    request.set(http::field::content_type, "application/json");
+    request.body() = body;
+    request.prepare_payload();
+    http::write(stream, request);
+    beast::flat_buffer buffer;
+    http::response<http::string_body> response;
+    http::read(stream, buffer, response);
+    beast::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    return {response.result_int(), response.body()};
+}
+
+} // namespace osf::local

@@ -1,0 +1,110 @@
+"""sandbox-local allow and revoke on a real sandbox (bubblewrap, its egress proxy, curl
+inside): a host outside the spec is refused, allowed (curl inside trusts the new CA at
+once), revoked; an MCP tool is allowed; bad entries are refused with exit 2 and change
+nothing; a suspended sandbox keeps the change and resumes with it; code inside cannot
+reach the admin port or read the token; the log verifies with the policy lines."""
+import json
+import os
+import shutil
+
+import pytest
+
+from test_local_sandbox import SECRET, ca, local_state, upstream  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+
+
+@pytest.fixture(scope="module")
+def local(ca):  # noqa: F811
+    with local_state(ca, "olp-") as local:
+        yield local
+
+
+def spec_for(upstream):  # noqa: F811
+    return {"template": "host", "egress": ["allowed.test"],
+            "secrets": {"API_TOKEN": "ref:env/API_TOKEN"},
+            "mcp": [{"name": "tools", "url": f"https://tools.test:{upstream.port}/mcp",
+                     "tools": ["search"]}]}
+
+
+def curl_status(local, sandbox_id, url):
+    """The answer's status, or the proxy's answer to curl's CONNECT when there was none."""
+    res = local.sh(sandbox_id, f"curl -s -o /dev/null -w '%{{http_code}} %{{http_connect}}' --max-time 20 {url}")
+    code, connect = res.stdout.strip().split(" ")
+    return code if code != "000" else connect
+
+
+def policy_lines(local, sandbox_id):
+    res = local.run("egress-log", sandbox_id, "--raw")
+    assert res.returncode == 0, res.stderr
+    return [json.loads(l) for l in res.stdout.splitlines() if '"kind":"policy"' in l]
+
+
+def test_allow_then_revoke_a_host_in_a_running_sandbox(local, upstream):  # noqa: F811
+    sandbox_id = local.create(spec_for(upstream))
+    url = f"https://refused.test:{upstream.port}/live"
+    assert curl_status(local, sandbox_id, url) == "403"
+
+    res = local.run("allow", sandbox_id, "refused.test")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == f"allowed in {sandbox_id}: refused.test (policy 1, in force now)\n"
+    # curl inside reads the CA bundle anew: the CA made for refused.test is in it.
+    assert curl_status(local, sandbox_id, url) == "200"
+    again = local.run("allow", sandbox_id, "refused.test")
+    assert again.returncode == 0 and again.stdout == f"already allowed in {sandbox_id}: refused.test\n"
+
+    res = local.run("revoke", sandbox_id, "refused.test")
+    assert res.returncode == 0, res.stderr
+    assert curl_status(local, sandbox_id, url) == "403"
+    assert [(l["change"], l["entries"], l["generation"]) for l in policy_lines(local, sandbox_id)] == [
+        ("allow", ["refused.test"], 1), ("revoke", ["refused.test"], 2)]
+    assert all("@" in l["by"] for l in policy_lines(local, sandbox_id))
+    verify = local.run("egress-log", sandbox_id, "--verify")
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    summary = local.run("egress-log", sandbox_id, "--summary")
+    assert "allow by" in summary.stdout and "revoke by" in summary.stdout, summary.stdout
+
+
+def test_an_mcp_tool_and_bad_entries(local, upstream):  # noqa: F811
+    sandbox_id = local.create(spec_for(upstream))
+    res = local.run("allow", sandbox_id, "--mcp", "tools:delete_everything")
+    assert res.returncode == 0, res.stderr
+    assert "tools:delete_everything" in res.stdout
+    with open(os.path.join(local.dir(sandbox_id), "spec.json")) as f:
+        assert json.load(f)["mcp"][0]["tools"] == ["search", "delete_everything"]
+    for args, words in [(["https://x.test/"], "https://x.test/"),
+                        (["--mcp", "jira:create"], "declares no MCP server"),
+                        (["--mcp", "nocolon"], "SERVER:TOOL")]:
+        bad = local.run("allow", sandbox_id, *args)
+        assert bad.returncode == 2 and words in bad.stderr, bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1
+    missing = local.run("revoke", sandbox_id, "never.test")
+    assert missing.returncode == 2 and "is not in the sandbox's egress" in missing.stderr
+    assert local.run("allow", sandbox_id).returncode == 2
+    assert local.run("allow", "000000000000", "x.test").returncode == 1
+    assert [l["tools"] for l in policy_lines(local, sandbox_id)] == [["tools:delete_everything"]]
+
+
+def test_the_sandbox_cannot_change_its_own_policy(local, upstream):  # noqa: F811
+    sandbox_id = local.create(spec_for(upstream))
+    with open(os.path.join(local.dir(sandbox_id), "proxy", "listen.json")) as f:
+        admin = json.load(f)["admin"]
+    # Inside, 127.0.0.1 is the sandbox's own loopback; through the proxy the admin
+    # port is the proxy itself (refused); the token is in no directory it sees.
+    direct = local.sh(sandbox_id, f"curl -s --noproxy '*' --max-time 5 -X POST http://{admin}/policy; echo rc=$?")
+    assert "rc=0" not in direct.stdout
+    proxied = curl_status(local, sandbox_id, f"-X POST http://{admin}/policy")
+    assert proxied == "403"
+    found = local.sh(sandbox_id, "find / -xdev -name admin-token 2>/dev/null | head -1")
+    assert found.stdout.strip() == ""
+    assert policy_lines(local, sandbox_id) == []
+
+
+def test_a_suspended_sandbox_resumes_with_the_changed_policy(local, upstream):  # noqa: F811
+    sandbox_id = local.create(spec_for(upstream))
+    assert local.run("suspend", sandbox_id).returncode == 0
+    res = local.run("allow", sandbox_id, "refused.test")
+    assert res.returncode == 0, res.stderr
+    assert "in force when the sandbox resumes" in res.stdout
+    assert local.run("resume", sandbox_id).returncode == 0
+    assert curl_status(local, sandbox_id, f"https://refused.test:{upstream.port}/resumed") == "200"
