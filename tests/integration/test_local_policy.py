@@ -44,6 +44,10 @@ def test_allow_then_revoke_a_host_in_a_running_sandbox(local, upstream):  # noqa
     sandbox_id = local.create(spec_for(upstream))
     url = f"https://refused.test:{upstream.port}/live"
     assert curl_status(local, sandbox_id, url) == "403"
+    assert curl_status(local, sandbox_id, f"https://refused.test:{upstream.port}/twice") == "403"
+    # What was refused, once, as allow takes it.
+    refused = local.run("egress-log", sandbox_id, "--refused")
+    assert refused.returncode == 0 and refused.stdout == f"refused.test:{upstream.port}\n", refused
 
     res = local.run("allow", sandbox_id, "refused.test")
     assert res.returncode == 0, res.stderr

@@ -4,9 +4,12 @@
 #include "commands/log_saving.hpp"
 #include "commands/sandbox_id_argument.hpp"
 #include "commands/subcommands.hpp"
+#include "egress_log/refused_entries.hpp"
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
 
 namespace osf::commands {
 
@@ -37,9 +40,24 @@ void setup_egress_log(CLI::App& app, CommandContext& context) {
     verify->excludes(summary)->excludes(report);
     summary->excludes(report);
     json->needs(summary);
+    auto* refused = sub->add_flag(
+        "--refused", options->refused,
+        "Print what the sandbox was refused, one line each and once: the egress entry or MCP "
+        "tool (--mcp SERVER:TOOL) that would have let it through, as allow takes it");
+    refused->excludes(follow)->excludes(raw)->excludes(verify)->excludes(summary)->excludes(report);
     sub->callback([&context, options] {
         guarded(context, [&] {
             const std::string id = parse_sandbox_id(options->id);
+            if (options->refused) {
+                // The whole log as both backends hand it over (the copy --verify reads).
+                const auto access = context.backend->egress_log_access(id);
+                const auto copy = take_log_copy(*access, context.err, context.program);
+                osf::egress_log::RefusedEntries entries;
+                std::istringstream lines(copy.text);
+                for (std::string line; std::getline(lines, line);)
+                    if (const auto entry = entries.add(line)) context.out << *entry << "\n";
+                return 0;
+            }
             if (!options->verify && !options->summary && options->report.empty()) {
                 context.backend->egress_log(id, context.out, options->follow, options->raw);
                 return 0;

@@ -12,7 +12,8 @@ struct EgressLogOptions {
     bool verify = false;
     bool summary = false;
     bool json = false;
-    std::string report; // --report FILE: the HTML report (- for standard output)
+    bool refused = false; // the entries and tools refused requests needed, once each
+    std::string report;   // --report FILE: the HTML report (- for standard output)
 };
 
 } // namespace osf::commands
