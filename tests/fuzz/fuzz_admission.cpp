@@ -105,9 +105,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto& plan = admitted.plan();
     OSF_FUZZ_CHECK(osf::policy::canonical_host(plan.host) == plan.host);
     OSF_FUZZ_CHECK(plan.port != 0);
-    if (!facts.tunnel)
-        OSF_FUZZ_CHECK(setup.destinations.check_destination(plan.host, plan.port).allowed);
-    else
+    // Inside a tunnel too: each request is admitted by the rules in force when it
+    // comes, whatever admitted the CONNECT (a revoke holds from the next request).
+    OSF_FUZZ_CHECK(setup.destinations.check_destination(plan.host, plan.port).allowed);
+    if (facts.tunnel)
         OSF_FUZZ_CHECK(plan.host == facts.tunnel->host && plan.port == facts.tunnel->port &&
                        facts.tunnel->sni_problem.empty());
     OSF_FUZZ_CHECK(plan.target.starts_with('/'));
