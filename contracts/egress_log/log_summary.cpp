@@ -242,6 +242,22 @@ std::string render_text(const LogSummary& s) {
     if (s.unreadable_lines)
         out += "unreadable lines (not counted): " + std::to_string(s.unreadable_lines) + "\n";
 
+    out += "\npolicy changes:";
+    if (s.policy_changes.empty())
+        out += " none (the spec's policy throughout)\n";
+    else
+        out += "\n";
+    for (const auto& c : s.policy_changes) {
+        out += "  line " + std::to_string(c.line) + "  " + c.time + "  " + display_label(c.change) +
+               " by " + display_label(c.by) + ":";
+        for (const auto& entry : c.entries)
+            out += " " + host_label(entry);
+        for (const auto& tool : c.tools)
+            out += " tool " + display_label(tool);
+        out += " (after " + std::to_string(c.requests_before) + " requests; policy " +
+               std::to_string(c.generation) + " then admitted " + std::to_string(c.allowed_under) +
+               " allowed requests)\n";
+    }
     out += "\nhosts:";
     if (s.hosts.empty()) {
         out += " none\n";
@@ -278,22 +294,6 @@ std::string render_text(const LogSummary& s) {
             out += " " + std::to_string(m.tools_removed) + " tool(s) hidden from tools/list";
         if (out.back() == ';') out.pop_back();
         out += "\n";
-    }
-    out += "\npolicy changes:";
-    if (s.policy_changes.empty())
-        out += " none (the spec's policy throughout)\n";
-    else
-        out += "\n";
-    for (const auto& c : s.policy_changes) {
-        out += "  line " + std::to_string(c.line) + "  " + c.time + "  " + display_label(c.change) +
-               " by " + display_label(c.by) + ":";
-        for (const auto& entry : c.entries)
-            out += " " + host_label(entry);
-        for (const auto& tool : c.tools)
-            out += " tool " + display_label(tool);
-        out += " (after " + std::to_string(c.requests_before) + " requests; policy " +
-               std::to_string(c.generation) + " then admitted " + std::to_string(c.allowed_under) +
-               " allowed requests)\n";
     }
     return out;
 }
