@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace osf::local {
@@ -53,6 +54,8 @@ sandbox::PolicyChangeResult LocalBackend::change_policy(const std::string& id,
                                                         const std::string& by) {
     const SandboxPaths paths = existing(id);
     const std::string before = read_text(paths.spec);
+    struct stat info {};
+    const mode_t mode = ::stat(paths.spec.c_str(), &info) == 0 ? (info.st_mode & 07777) : 0644;
     const auto edited = osf::policy_edit::apply(before, edit);
     if (!edited.ok()) {
         std::string message = edited.errors.front();
@@ -64,18 +67,18 @@ sandbox::PolicyChangeResult LocalBackend::change_policy(const std::string& id,
     if (edited.changed.empty()) return result;
     // Stored first: a restarted proxy (resume) starts from it. Restored when the
     // running proxy refuses the change.
-    osf::write_file_atomically(paths.spec, edited.spec_text, 0644);
+    osf::write_file_atomically(paths.spec, edited.spec_text, mode);
     if (!supervisor_running(paths)) return result;
     AdminAnswer answer;
     try {
         answer = post_policy(paths, nlohmann::json{{"spec", edited.spec_text}, {"by", by}}.dump());
     } catch (const std::exception& e) {
-        osf::write_file_atomically(paths.spec, before, 0644);
+        osf::write_file_atomically(paths.spec, before, mode);
         throw CommandFailed("sandbox " + id + ": its egress proxy cannot be reached (" + e.what() +
                             "); nothing changed");
     }
     if (answer.status != 200) {
-        osf::write_file_atomically(paths.spec, before, 0644);
+        osf::write_file_atomically(paths.spec, before, mode);
         std::string why = answer.body;
         while (!why.empty() && why.back() == '\n')
             why.pop_back();
