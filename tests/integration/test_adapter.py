@@ -851,6 +851,20 @@ def test_egress_log_verify_and_summary_use_the_clusters_key(cluster, sandbox):
     text = adapter(kube, "egress-log", sandbox, "--summary", check=0).stdout
     assert text.startswith("chain: verified, 7 lines, signed through line 7 by the given key")
     assert "delete_page REFUSED 1" in text
+    # What was refused, as allow takes it, once each (worked out here from the raw lines).
+    expected = []
+    for line in map(json.loads, EGRESS_LOG.splitlines()):
+        if "kind" in line or line.get("outcome") != "refused":
+            continue
+        reason, host, port = line.get("refusedBy"), line.get("host"), line.get("port")
+        entry = {"host-not-allowed": host if port in (80, 443) else f"{host}:{port}",
+                 "port-not-allowed": f"{host}:{port}",
+                 "mcp-tool": f"--mcp {line.get('mcpServer')}:{line.get('tool')}"}.get(reason)
+        if entry and entry not in expected:
+            expected.append(entry)
+    assert "--mcp wiki:delete_page" in expected
+    assert adapter(kube, "egress-log", sandbox, "--refused", check=0).stdout.splitlines() == expected
+    adapter(kube, "egress-log", sandbox, "--refused", "--follow", check=2)
 
     lines = EGRESS_LOG.splitlines(keepends=True)
     set_log(kube, "".join(lines[:2] + lines[3:]))  # line 3 deleted
