@@ -57,8 +57,25 @@ nlohmann::json fixed_part(std::string_view text) {
     return document;
 }
 
-void edit_hosts(ordered& document, const Spec& spec, const Edit& edit, EditResult& result) {
+// The canonical name of each element of the document's `egress`, in order
+// (empty for an element that is not an entry): read once per edit.
+std::vector<std::string> written_names(const ordered& egress) {
+    std::vector<std::string> names;
+    for (const auto& written : egress) {
+        const auto rule =
+            written.is_string() ? rule_of(written.get<std::string>()) : std::string("no entry");
+        names.push_back(std::holds_alternative<EgressRule>(rule)
+                            ? entry_name(std::get<EgressRule>(rule))
+                            : std::string());
+    }
+    return names;
+}
+
+void edit_hosts(ordered& document, const Edit& edit, EditResult& result) {
     const bool allow = edit.direction == Direction::allow;
+    auto& egress = document["egress"];
+    if (egress.is_null()) egress = ordered::array();
+    std::vector<std::string> names = written_names(egress);
     for (const auto& entry : edit.hosts) {
         const auto rule = rule_of(entry);
         if (const auto* why = std::get_if<std::string>(&rule)) {
@@ -66,29 +83,24 @@ void edit_hosts(ordered& document, const Spec& spec, const Edit& edit, EditResul
             continue;
         }
         const std::string name = entry_name(std::get<EgressRule>(rule));
-        const auto names = entry_names(spec);
-        auto& egress = document["egress"];
-        if (egress.is_null()) egress = ordered::array();
-        // Where the entry is in the document (its text may be spelled otherwise).
-        auto at = std::find_if(egress.begin(), egress.end(), [&](const ordered& written) {
-            if (!written.is_string()) return false;
-            const auto rule = rule_of(written.get<std::string>());
-            return std::holds_alternative<EgressRule>(rule) &&
-                   entry_name(std::get<EgressRule>(rule)) == name;
-        });
+        const bool present = std::find(names.begin(), names.end(), name) != names.end();
         if (allow) {
-            if (at != egress.end() || names.contains(name)) {
-                result.unchanged.push_back(name);
-            } else {
+            (present ? result.unchanged : result.changed).push_back(name);
+            if (!present) {
                 egress.push_back(name);
-                result.changed.push_back(name);
+                names.push_back(name);
             }
-        } else if (at == egress.end()) {
+        } else if (!present) {
             result.errors.push_back(spec_detail::json_quoted(name) +
-                                    " is not in the sandbox's egress (`list -o json` shows "
-                                    "its policy); nothing to revoke");
+                                    " is not in the sandbox's egress (its spec lists what it "
+                                    "may reach); nothing to revoke");
         } else {
-            egress.erase(at);
+            // Every spelling of it ("Example.com" and "example.com." are one rule).
+            for (std::size_t k = names.size(); k-- > 0;)
+                if (names[k] == name) {
+                    egress.erase(egress.begin() + static_cast<std::ptrdiff_t>(k));
+                    names.erase(names.begin() + static_cast<std::ptrdiff_t>(k));
+                }
             result.changed.push_back(name);
         }
     }
@@ -156,7 +168,7 @@ EditResult apply(std::string_view spec_text, const Edit& edit) {
     auto read =
         strict_json::read<ordered>(spec_text, {.max_depth = 64, .allow_byte_order_mark = true});
     ordered document = std::move(read.document);
-    edit_hosts(document, *parsed.spec, edit, result);
+    edit_hosts(document, edit, result);
     edit_tools(document, edit, result);
     if (!result.errors.empty() || result.changed.empty()) return result;
     const std::string edited = document.dump(2) + "\n";

@@ -50,9 +50,14 @@ TEST_CASE("revoke removes an entry however it was spelled; an absent one is an e
           std::vector<std::string>{"api.example.com", "*.githubusercontent.com"});
     const auto absent = apply(base, {Direction::revoke, {"other.example.com"}, {}});
     REQUIRE(absent.errors.size() == 1);
-    CHECK(absent.errors[0] == "\"other.example.com\" is not in the sandbox's egress (`list -o "
-                              "json` shows its policy); nothing to revoke");
+    CHECK(absent.errors[0] == "\"other.example.com\" is not in the sandbox's egress (its spec "
+                              "lists what it may reach); nothing to revoke");
     CHECK(absent.spec_text == base);
+    // Two spellings of one rule: revoked together, or the host would stay reachable.
+    const auto twice = apply(R"({"egress": ["Example.com", "example.com.", "b.test"]})",
+                             {Direction::revoke, {"example.com"}, {}});
+    REQUIRE(twice.ok());
+    CHECK(hosts_of(twice.spec_text) == std::vector<std::string>{"b.test"});
 }
 
 TEST_CASE("a bad entry is refused with the validator's reason, naming it") {
