@@ -9,6 +9,7 @@ writes exactly one framing of its own, so the next answer on the connection
 is always the other host's."""
 import socket
 import threading
+import time
 
 import pytest
 
@@ -133,36 +134,81 @@ def test_a_bodiless_answer_goes_out_as_its_head_alone_and_the_next_answer_is_the
         assert status == 200 and body == b"ok /next", head + body
 
 
-def test_a_close_delimited_answer_is_chunked_for_the_client(proxy):
-    # Control for the framing rewrite: an HTTP/1.0-style answer without length
-    # reaches an HTTP/1.1 client chunked, whole, with one framing field.
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(1)
-    port = server.getsockname()[1]
+class OneAnswerServer:
+    """A server on 127.0.0.1 for one request: once its head is in, it sends
+    `pieces` in order, `pause` seconds apart (each a read of its own at the
+    proxy), then waits for the proxy to close or move on."""
 
-    def serve():
-        conn, _ = server.accept()
+    def __init__(self, pieces, pause=0.0):
+        self.server = socket.socket()
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(1)
+        self.port = self.server.getsockname()[1]
+        self.pieces, self.pause = pieces, pause
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+
+    def _serve(self):
+        conn, _ = self.server.accept()
         with conn:
             data = b""
             while b"\r\n\r\n" not in data:
                 data += conn.recv(65536)
-            conn.sendall(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nwhole body, ended by the close")
-    t = threading.Thread(target=serve, daemon=True)
-    t.start()
-    with socket.create_connection(proxy_address(proxy), timeout=15) as s:
-        ask(s, b"upstream.test", port, b"/close")
-        s.settimeout(15)
-        data = b""
-        while not data.endswith(b"0\r\n\r\n"):
-            chunk = s.recv(65536)
-            assert chunk, data
-            data += chunk
+            for i, piece in enumerate(self.pieces):
+                if i and self.pause:
+                    time.sleep(self.pause)  # pacing only, no timing is asserted
+                conn.sendall(piece)
+            conn.settimeout(5)
+            try:
+                conn.recv(1)
+            except OSError:
+                pass
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.thread.join(10)
+        self.server.close()
+
+
+def test_a_close_delimited_answer_is_chunked_for_the_client(proxy):
+    # Control for the framing rewrite: an HTTP/1.0-style answer without length
+    # reaches an HTTP/1.1 client chunked, whole, with one framing field.
+    with OneAnswerServer([b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nwhole body, ended by the close"]) as server:
+        with socket.create_connection(proxy_address(proxy), timeout=15) as s:
+            ask(s, b"upstream.test", server.port, b"/close")
+            s.settimeout(15)
+            data = b""
+            while not data.endswith(b"0\r\n\r\n"):
+                chunk = s.recv(65536)
+                assert chunk, data
+                data += chunk
     head, body = data.split(b"\r\n\r\n", 1)
     assert framing_fields(head) == [b"Transfer-Encoding: chunked"], head
     assert b"whole body, ended by the close" in body
-    t.join(5)
-    server.close()
+
+
+def test_a_last_chunk_that_arrives_a_byte_at_a_time_is_relayed_and_the_proxy_stays_up(proxy, upstreams):
+    # "0\r\n", then "\r", then "\n", each in its own read: Beast 1.81 asserted on
+    # the second one, and a proxy built without NDEBUG (the tests' Debug build)
+    # aborted, so any upstream could stop it (compat/, fuzz target body_framing).
+    _, other = upstreams
+    pieces = [b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", b"0\r\n", b"\r", b"\n"]
+    with OneAnswerServer(pieces, pause=0.3) as server:
+        with socket.create_connection(proxy_address(proxy), timeout=15) as s:
+            ask(s, b"upstream.test", server.port, b"/slow-last-chunk")
+            s.settimeout(15)
+            data = b""
+            while not data.endswith(b"\r\n\r\n0\r\n\r\n"):
+                chunk = s.recv(65536)
+                assert chunk, data  # the proxy went away mid-answer
+                data += chunk
+            assert data.startswith(b"HTTP/1.1 200 "), data
+            ask(s, b"other.test", other.port, b"/after")
+            status, head, body = read_response(s)
+            assert status == 200 and body == b"ok /after", head + body
+    assert proxy.proc.poll() is None
 
 
 def test_an_http10_client_never_gets_chunks(proxy, upstreams):
