@@ -1,9 +1,11 @@
 // egress-proxy: wiring only. Flags and variables -> configuration -> server;
-// the `ca` and `log` subcommands are in cli/, the exit codes in cli/exit_codes.hpp.
+// the `ca`, `log` and `policy` subcommands are in cli/, the exit codes in
+// cli/exit_codes.hpp.
 #include "cli/bash_completion.hpp"
 #include "cli/ca_command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/log_commands.hpp"
+#include "cli/policy_command.hpp"
 #include "config/proxy_config.hpp"
 #include "net/server.hpp"
 #include "osf/process_env.hpp"
@@ -88,6 +90,7 @@ int run(int argc, char** argv) {
 
     osf::cli::CaCommand ca_command(app, options.state_dir);
     osf::cli::LogCommands log_commands(app, options.state_dir);
+    osf::cli::PolicyCommand policy_command(app, options.state_dir);
     osf::cli::add_bash_completion_flag(app, "egress-proxy", std::cout);
 
     try {
@@ -100,6 +103,7 @@ int run(int argc, char** argv) {
     }
     if (const auto code = ca_command.run()) return *code;
     if (const auto code = log_commands.run()) return *code;
+    if (const auto code = policy_command.run()) return *code;
 
     spdlog::set_level(spdlog::level::from_str(log_level));
     options.grace = std::chrono::seconds(grace);
