@@ -437,6 +437,10 @@ def test_exec_handlers_answer_for_the_egress_proxy_image(kube, name, default_sim
     kube.set_exec(handlers=[], bin_dirs=[{"image": "*egress-proxy*", "dir": str(bin_dir)}])
     result = kube.kubectl("exec", name, "--", "egress-proxy", "log")
     assert result.returncode == 4 and result.stdout == "log for log\n"
+    # `at`: bound where the image has its binary, so its absolute path runs the test's.
+    kube.set_exec(handlers=[], bin_dirs=[{"image": "*egress-proxy*", "dir": str(bin_dir), "at": "/usr/local/bin"}])
+    result = kube.kubectl("exec", name, "--", "/usr/local/bin/egress-proxy", "ca")
+    assert result.returncode == 4 and result.stdout == "log for ca\n"
 
 
 # -- simulation: kubelet and agent-sandbox controller -------------------------------------------

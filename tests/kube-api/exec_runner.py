@@ -55,7 +55,7 @@ class ExecService:
         self.simulation = simulation
         self.use_bwrap = use_bwrap and _bwrap_works()
         self.canned: list[dict] = []   # {image, command: [argv prefix], stdout, stderr, exitCode}
-        self.bin_dirs: list[dict] = []  # {image, dir}
+        self.bin_dirs: list[dict] = []  # {image, dir, at}
         self.logs: dict[tuple[str, str, str], str] = {}
         self._processes: set[asyncio.subprocess.Process] = set()
         self.spaces = PodProcessSpaces()
@@ -212,10 +212,11 @@ class ExecService:
         rt = self.registry.by_plural("", plural)
         return self.objects.find(rt, namespace, name) if rt else None
 
-    def _bin_dir(self, container: dict) -> str | None:
+    def _bin_dir(self, container: dict) -> tuple[str, str] | None:
+        """(host directory, where the container sees it) of the first binDirs entry for its image."""
         for b in self.bin_dirs:
             if fnmatch.fnmatchcase(container.get("image", ""), b.get("image", "*")):
-                return b["dir"]
+                return b["dir"], os.path.normpath("/" + b.get("at", BIN_MOUNT).lstrip("/"))
         return None
 
     def _executable(self, argv0: str, env: dict, mounts) -> bool:
@@ -235,8 +236,8 @@ class ExecService:
         mounts = self.fs.container_mounts(pod, container, root, sources)
         bin_dir = self._bin_dir(container)
         if bin_dir:
-            mounts.append((BIN_MOUNT, bin_dir, True))
-        env = self._environment(pod, container, tty, BIN_MOUNT if bin_dir else None)
+            mounts = [m for m in mounts if m[0] != bin_dir[1]] + [(bin_dir[1], bin_dir[0], True)]
+        env = self._environment(pod, container, tty, bin_dir[1] if bin_dir else None)
         workdir = os.path.normpath("/" + (container.get("workingDir") or "/").lstrip("/"))
         return mounts, env, workdir
 
