@@ -9,6 +9,7 @@
 #include "kubernetes/extend_command.hpp"
 #include "kubernetes/gc_command.hpp"
 #include "kubernetes/list_command.hpp"
+#include "kubernetes/policy_command.hpp"
 #include "kubernetes/resume_command.hpp"
 #include "kubernetes/snapshot_command.hpp"
 #include "kubernetes/suspend_command.hpp"
@@ -102,6 +103,12 @@ sandbox::StateChange KubernetesBackend::suspend(const std::string& id) {
 sandbox::StateChange KubernetesBackend::resume(const std::string& id, std::ostream&) {
     return resume_sandbox(context_, id) ? sandbox::StateChange::Done
                                         : sandbox::StateChange::AlreadyThere;
+}
+
+sandbox::PolicyChangeResult KubernetesBackend::change_policy(const std::string& id,
+                                                             const osf::policy_edit::Edit& edit,
+                                                             const std::string& by) {
+    return change_sandbox_policy(context_, id, edit, by);
 }
 
 } // namespace osf::kubernetes

@@ -5,13 +5,14 @@
 
 #include "kubernetes/command_context.hpp"
 #include "sandbox/backend.hpp"
+#include "sandbox/policy_changer.hpp"
 
 #include <optional>
 #include <string>
 
 namespace osf::kubernetes {
 
-class KubernetesBackend final : public sandbox::Backend {
+class KubernetesBackend final : public sandbox::Backend, public sandbox::PolicyChanger {
 public:
     // The runner, variables, clocks and signals of `context` (which must
     // outlive the backend).
@@ -34,6 +35,9 @@ public:
                              std::chrono::seconds max) override;
     sandbox::StateChange suspend(const std::string& id) override;
     sandbox::StateChange resume(const std::string& id, std::ostream& progress) override;
+    sandbox::PolicyChangeResult change_policy(const std::string& id,
+                                              const osf::policy_edit::Edit& edit,
+                                              const std::string& by) override;
 
 private:
     kubernetes::KubeContext& context_;

@@ -74,6 +74,7 @@ void register_commands(CLI::App& app, KubeContext& context, kubectl::ClusterFlag
             ->type_name("FILE");
     }
     commands::register_backend_commands(app, context);
+    commands::setup_policy_commands(app, context, *backend);
     CLI::App* doctor = app.add_subcommand(
         "doctor", "Check the cluster: kubectl, agent-sandbox, the namespace and its Pod Security "
                   "labels, every permission the commands use, a gc CronJob; one line each with "

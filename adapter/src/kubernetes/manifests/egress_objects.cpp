@@ -70,6 +70,19 @@ json spec_config_map(const sandbox::SandboxRequest& request) {
             {"data", {{kProxySpecFile, request.spec_text}}}};
 }
 
+json spec_config_patch(const std::string& spec_text) {
+    return {{"data", {{kProxySpecFile, spec_text}}}};
+}
+
+std::optional<std::string> spec_text_of(const json& config_map) {
+    if (!config_map.is_object()) return std::nullopt;
+    const auto data = config_map.find("data");
+    if (data == config_map.end() || !data->is_object()) return std::nullopt;
+    const auto text = data->find(kProxySpecFile);
+    if (text == data->end() || !text->is_string()) return std::nullopt;
+    return text->get<std::string>();
+}
+
 json egress_pod(const sandbox::SandboxRequest& request) {
     const std::string& id = request.id;
     json volumes = json::array({

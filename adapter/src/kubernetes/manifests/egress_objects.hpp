@@ -6,6 +6,8 @@
 #include "sandbox/sandbox_request.hpp"
 
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 
 namespace osf::kubernetes::manifests {
 
@@ -35,6 +37,11 @@ inline constexpr const char* kProxyStateSizeLimit = "1Gi";
 nlohmann::json egress_secret_preview(const sandbox::SandboxRequest& request);
 // The spec file, unchanged, for the proxy's --spec.
 nlohmann::json spec_config_map(const sandbox::SandboxRequest& request);
+// allow and revoke: the spec ConfigMap's merge patch to a changed spec (what
+// an egress pod started after it, by resume, runs), and the spec it holds
+// (nullopt when it holds none).
+nlohmann::json spec_config_patch(const std::string& spec_text);
+std::optional<std::string> spec_text_of(const nlohmann::json& config_map);
 nlohmann::json egress_pod(const sandbox::SandboxRequest& request);
 nlohmann::json egress_service(const sandbox::SandboxRequest& request);
 // Ingress-only: the proxy itself must reach the internet and DNS.

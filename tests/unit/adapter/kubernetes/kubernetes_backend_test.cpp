@@ -3,6 +3,7 @@
 #include "kubernetes/register_commands.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -400,4 +401,132 @@ TEST_CASE("resume: a sandbox that is not suspended is left alone") {
     CHECK(run(t, {"resume", kId}) == 0);
     CHECK(t.err.str() == "sandbox " + kId + " is not suspended\n");
     CHECK(t.kubectl.find({"create"}).empty());
+}
+
+namespace {
+
+const std::string kStoredSpec = R"({"template": "node:24-alpine", "egress": ["a.test"]})";
+
+json spec_config_map() {
+    return {{"kind", "ConfigMap"}, {"data", {{"spec.json", kStoredSpec}}}};
+}
+
+json running_egress_pod() {
+    return {{"kind", "Pod"},
+            {"metadata", {{"name", "osf-sandbox-" + kId + "-egress"}}},
+            {"status", {{"phase", "Running"}}}};
+}
+
+// A running sandbox whose stored spec allows a.test.
+void policy_cluster(TestContext& t, bool suspended) {
+    const std::string p = "osf-sandbox-" + kId;
+    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetSandbox, ok(sandbox_object(true, suspended).dump()));
+    t.kubectl.on({"get", "configmaps", p + "-spec"}, ok(spec_config_map().dump()));
+    t.kubectl.on(kGetEgressPod, ok(suspended ? "" : running_egress_pod().dump()));
+}
+
+} // namespace
+
+TEST_CASE("allow: the running proxy first, through kubectl exec -i, then the CA and spec "
+          "ConfigMaps") {
+    TestContext t;
+    policy_cluster(t, false);
+    const std::string p = "osf-sandbox-" + kId;
+    t.kubectl.on({"exec", "-i", p + "-egress"}, ok(R"({"generation":1,"allowed":["b.test"]})"));
+    const std::string bundle = "-----BEGIN CERTIFICATE-----\nA\n-----END CERTIFICATE-----\n"
+                               "-----BEGIN CERTIFICATE-----\nB\n-----END CERTIFICATE-----\n";
+    const std::string key = "-----BEGIN PUBLIC KEY-----\nMCow\n-----END PUBLIC KEY-----\n";
+    t.kubectl.on({"exec", p + "-egress"}, ok(bundle + key));
+    REQUIRE(run(t, {"allow", kId, "b.test"}) == 0);
+    CHECK_THAT(t.out.str(), Catch::StartsWith("allowed in " + kId +
+                                              ": b.test (policy 1, in force "
+                                              "now)\n"));
+    CHECK(verbs(t) == std::vector<std::string>{
+                          "get sandboxclaims.extensions.agents.x-k8s.io --namespace",
+                          "get sandboxes.agents.x-k8s.io " + p,
+                          "get configmaps " + p + "-spec",
+                          "get pods " + p + "-egress",
+                          "exec -i",
+                          "exec " + p + "-egress",
+                          "patch configmaps " + p + "-ca",
+                          "patch configmaps " + p + "-spec",
+                      });
+    const auto policy = t.kubectl.find({"exec", "-i"});
+    REQUIRE(policy.size() == 1);
+    const std::vector<std::string> tail = {
+        "-c",          "egress-proxy",          "--",  "/usr/local/bin/egress-proxy", "policy",
+        "--state-dir", "/var/lib/egress-proxy", "--by"};
+    CHECK(std::search(policy[0].args.begin(), policy[0].args.end(), tail.begin(), tail.end()) !=
+          policy[0].args.end());
+    // The edited spec on stdin: the new entry added, the rest as it was.
+    const auto sent = json::parse(policy[0].input);
+    CHECK(sent["egress"] == json::array({"a.test", "b.test"}));
+    CHECK(sent["template"] == "node:24-alpine");
+    const auto spec_patch = t.kubectl.find({"patch", "configmaps", p + "-spec"});
+    REQUIRE(spec_patch.size() == 1);
+    CHECK(json::parse(spec_patch[0].input) == json{{"data", {{"spec.json", policy[0].input}}}});
+    const auto ca_patch = t.kubectl.find({"patch", "configmaps", p + "-ca"});
+    REQUIRE(ca_patch.size() == 1);
+    CHECK(json::parse(ca_patch[0].args.back()) ==
+          json{{"data", {{"egress-ca.crt", bundle}, {"egress-log-key.pub", key}}}});
+}
+
+TEST_CASE("allow: the proxy's refusal or silence stores nothing and names the reason") {
+    const std::string p = "osf-sandbox-" + kId;
+    TestContext refused;
+    policy_cluster(refused, false);
+    refused.kubectl.on({"exec", "-i", p + "-egress"},
+                       fail("egress-proxy: the proxy refused the new policy (400): the new spec "
+                            "is not valid: x\ncommand terminated with exit code 2\n",
+                            2));
+    CHECK(run(refused, {"allow", kId, "b.test"}) == 1);
+    CHECK(refused.err.str() == "sandbox-kubernetes: sandbox " + kId +
+                                   ": its egress proxy refused the change (the proxy refused the "
+                                   "new policy (400): the new spec is not valid: x); nothing "
+                                   "changed\n");
+    CHECK(refused.kubectl.find({"patch"}).empty());
+    TestContext silent;
+    policy_cluster(silent, false);
+    silent.kubectl.on({"exec", "-i", p + "-egress"},
+                      fail("error: unable to upgrade connection: container not found\n", 1));
+    CHECK(run(silent, {"revoke", kId, "a.test"}) == 1);
+    CHECK_THAT(silent.err.str(), Catch::Contains("its egress proxy cannot be reached (error: "
+                                                 "unable to upgrade connection"));
+    CHECK(silent.kubectl.find({"patch"}).empty());
+}
+
+TEST_CASE("allow: a suspended sandbox gets the spec ConfigMap only, in force at resume") {
+    TestContext t;
+    policy_cluster(t, true);
+    const std::string p = "osf-sandbox-" + kId;
+    REQUIRE(run(t, {"allow", kId, "b.test", "--mcp", "x:y"}) == 2); // no server x: nothing
+    CHECK_THAT(t.err.str(), Catch::Contains("x:y"));
+    CHECK(t.kubectl.find({"patch"}).empty());
+    TestContext stored;
+    policy_cluster(stored, true);
+    REQUIRE(run(stored, {"allow", kId, "b.test"}) == 0);
+    CHECK(stored.out.str() ==
+          "allowed in " + kId + ": b.test (stored: in force when the sandbox resumes)\n");
+    CHECK(stored.kubectl.find({"exec"}).empty());
+    const auto patches = stored.kubectl.find({"patch"});
+    REQUIRE(patches.size() == 1);
+    CHECK(patches[0].args[2] == p + "-spec");
+    CHECK(json::parse(
+              json::parse(patches[0].input)["data"]["spec.json"].get<std::string>())["egress"] ==
+          json::array({"a.test", "b.test"}));
+}
+
+TEST_CASE("revoke: what the spec does not allow exits 2 naming it; nothing is called after") {
+    TestContext t;
+    policy_cluster(t, false);
+    CHECK(run(t, {"revoke", kId, "c.test"}) == 2);
+    CHECK_THAT(t.err.str(), Catch::Contains("c.test"));
+    CHECK(t.kubectl.find({"exec"}).empty());
+    CHECK(t.kubectl.find({"patch"}).empty());
+    TestContext again;
+    policy_cluster(again, false);
+    CHECK(run(again, {"allow", kId, "a.test"}) == 0);
+    CHECK(again.out.str() == "already allowed in " + kId + ": a.test\n");
+    CHECK(again.kubectl.find({"exec"}).empty());
 }

@@ -155,7 +155,7 @@ TEST_CASE("cli: usage errors exit 2 and call no kubectl") {
 
 TEST_CASE("cli: --help exits 0 for the app and every subcommand") {
     for (const char* sub : {"create", "exec", "copy", "snapshot", "destroy", "list", "egress-log",
-                            "extend", "gc", "suspend", "resume"}) {
+                            "extend", "gc", "suspend", "resume", "allow", "revoke"}) {
         TestContext t;
         CHECK(run(t, {sub, "--help"}) == 0);
         CHECK(t.out.str().find(sub) != std::string::npos);
@@ -850,7 +850,8 @@ TEST_CASE("cli: usage errors are one line each with the prefix; unknown command;
     run(unknown, {"frobnicate"});
     CHECK(unknown.err.str() ==
           "sandbox-kubernetes: unknown command 'frobnicate'; the commands are create, exec, copy, "
-          "snapshot, destroy, list, egress-log, extend, gc, suspend, resume, doctor (run with "
+          "snapshot, destroy, list, egress-log, extend, gc, suspend, resume, allow, revoke, doctor "
+          "(run with "
           "--help)\n");
     TestContext version;
     CHECK(run(version, {"--version"}) == 0);

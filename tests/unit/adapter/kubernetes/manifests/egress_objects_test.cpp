@@ -168,3 +168,17 @@ TEST_CASE("egress pod: its own small requests and limits") {
           json{{"requests", {{"cpu", "100m"}, {"memory", "64Mi"}, {"ephemeral-storage", "64Mi"}}},
                {"limits", {{"cpu", "1"}, {"memory", "512Mi"}, {"ephemeral-storage", "1Gi"}}}});
 }
+
+TEST_CASE("spec ConfigMap: allow and revoke patch its spec file and read it back") {
+    const std::string text = "{\"egress\": [\"a.test\", \"b.test\"]}\n";
+    const json patch = spec_config_patch(text);
+    CHECK(patch == json{{"data", {{"spec.json", text}}}});
+    CHECK(spec_text_of(json{{"kind", "ConfigMap"}, {"data", {{"spec.json", text}}}}) == text);
+    // What create writes is what allow reads.
+    const auto request = osf::testing::sample_request();
+    CHECK(spec_text_of(spec_config_map(request)) == request.spec_text);
+    CHECK_FALSE(spec_text_of(json{{"kind", "ConfigMap"}}));
+    CHECK_FALSE(spec_text_of(json{{"data", {{"other", "x"}}}}));
+    CHECK_FALSE(spec_text_of(json{{"data", {{"spec.json", 1}}}}));
+    CHECK_FALSE(spec_text_of(json()));
+}

@@ -1,0 +1,275 @@
+"""sandbox-kubernetes allow and revoke against the test Kubernetes API server, with the real
+egress proxy running in the egress pod (the test server binds the built egress-proxy at
+/usr/local/bin, where the adapter's kubectl exec finds it) and curl in the sandbox pod: a host
+outside the spec is refused, allowed (the CA ConfigMap gets the proxy's new CA bundle, which
+curl in the sandbox pod trusts), revoked; an MCP tool is allowed; bad entries exit 2 naming the
+entry and change nothing; a suspended sandbox gets a stored change, in force in the proxy that
+resume starts; the egress log verifies with the policy lines; the admin port stays out of the
+sandbox's reach."""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from osftest import TestCA as UpstreamCA  # noqa: E402  (aliased: pytest would collect a Test* class)
+from osftest import Upstream, proxy_bin  # noqa: E402
+from test_adapter import EXEC_HANDLERS, adapter, create, pytestmark  # noqa: E402,F401
+from kube_api_fixture import KubeApiServer  # noqa: E402
+
+__all__ = ["pytestmark"]
+
+PROXY = "/usr/local/bin/egress-proxy"
+STATE = "/var/lib/egress-proxy"
+ALIASES = "allowed.test=127.0.0.1,tools.test=127.0.0.1,refused.test=127.0.0.1"
+
+if shutil.which("bwrap") is None:
+    pytestmark = pytestmark + [pytest.mark.skip(reason="the test API server runs pod commands in bubblewrap")]
+
+
+@pytest.fixture(scope="module")
+def kube(tmp_path_factory):
+    with KubeApiServer(tmp_path_factory.mktemp("kube-api")) as server:
+        server.set_exec(handlers=EXEC_HANDLERS)
+        yield server
+
+
+@pytest.fixture(scope="module")
+def bin_dir(tmp_path_factory):
+    """A directory holding the built egress-proxy, bound at /usr/local/bin in egress pods.
+    A link when the binary is outside /tmp (pods have their own /tmp), else a copy."""
+    d = tmp_path_factory.mktemp("proxy-bin")
+    real = os.path.realpath(proxy_bin())
+    if real.startswith("/tmp/"):
+        shutil.copy2(real, d / "egress-proxy")
+    else:
+        os.symlink(real, d / "egress-proxy")
+    return str(d)
+
+
+@pytest.fixture(scope="module")
+def upstream():
+    with tempfile.TemporaryDirectory(prefix="okp-ca-") as d:
+        ca = UpstreamCA(d)
+        with Upstream(ca, ["allowed.test", "tools.test", "refused.test"], route=answer_tools_list) as u:
+            u.ca = ca
+            yield u
+
+
+def answer_tools_list(handler, url, body):
+    """The MCP server's side of tools/list: three tools, one of them not granted."""
+    if url.path != "/mcp" or b'"tools/list"' not in body:
+        return False
+    request = json.loads(body)
+    tools = [{"name": n, "inputSchema": {"type": "object"}} for n in ("search", "delete_everything", "fetch_page")]
+    handler._send(200, json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": tools}}).encode())
+    return True
+
+
+@pytest.fixture
+def cluster(kube, bin_dir):
+    """Sandboxes are created with the canned `egress-proxy ca` answer (no proxy runs yet); the
+    tests then run the real proxy in the egress pod (real_proxy)."""
+    yield kube
+    kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True, forbid=[], gcDelaySeconds=0)
+    kube.set_exec(handlers=EXEC_HANDLERS, bin_dirs=[])
+
+
+def spec_for(upstream, **extra):
+    return {"template": "alpine:3", "egress": ["allowed.test"],
+            "mcp": [{"name": "tools", "url": f"https://tools.test:{upstream.port}/mcp", "tools": ["search"]}],
+            **extra}
+
+
+def real_proxy(kube, bin_dir, sandbox_id, upstream, handlers=()):
+    """Starts the built egress-proxy in the sandbox's egress pod, as the pod's container would
+    (its spec from the spec ConfigMap, its state in the pod's emptyDir), listening on loopback
+    here; returns its listen.json. Every later exec into the pod runs the real binary."""
+    kube.set_exec(handlers=list(handlers), bin_dirs=[{"image": "*egress-proxy*", "dir": bin_dir,
+                                                      "at": "/usr/local/bin"}])
+    pod = f"osf-sandbox-{sandbox_id}-egress"
+    state = kube.pod_filesystem(pod)["volumes"]["state"]
+    shutil.copy(upstream.ca.cert_path, os.path.join(state, "upstream-ca.crt"))
+    script = (f"OSF_SANDBOX_HOST_ALIASES={ALIASES} {PROXY} --spec /etc/osf/spec/spec.json "
+              f"--listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --state-dir {STATE} "
+              f"--upstream-ca {STATE}/upstream-ca.crt >{STATE}/proxy.out 2>&1 &")
+    kube.kubectl("exec", pod, "-c", "egress-proxy", "--", "sh", "-c", script, check=True)
+    listen = os.path.join(state, "listen.json")
+    kube.wait_for(lambda: os.path.exists(listen) and os.path.getsize(listen) > 0, timeout=60,
+                  what=f"the egress proxy in {pod} to listen ({state}/proxy.out)")
+    with open(listen) as f:
+        return json.load(f)
+
+
+def curl_status(kube, sandbox_id, proxy, url):
+    """curl in the sandbox pod through the proxy (the pod's CA variables name the CA ConfigMap's
+    file): the answer's status, or the proxy's answer to the CONNECT when there was none."""
+    res = adapter(kube, "exec", sandbox_id, "--", "sh", "-c",
+                  f"curl -s -o /dev/null -w '%{{http_code}} %{{http_connect}}' --max-time 20 "
+                  f"--proxy http://{proxy} {url}")
+    code, connect = res.stdout.strip().split(" ")
+    return code if code != "000" else connect
+
+
+def policy_lines(kube, sandbox_id):
+    res = adapter(kube, "egress-log", sandbox_id, "--raw", check=0)
+    return [json.loads(l) for l in res.stdout.splitlines() if '"kind":"policy"' in l]
+
+
+def stored_spec(kube, sandbox_id):
+    return json.loads(kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-spec")["data"]["spec.json"])
+
+
+def test_allow_then_revoke_a_host_in_a_running_sandbox(cluster, bin_dir, upstream, tmp_path):
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, spec_for(upstream))
+    try:
+        proxy = real_proxy(kube, bin_dir, sandbox_id, upstream)["proxy"]
+        url = f"https://refused.test:{upstream.port}/live"
+        assert curl_status(kube, sandbox_id, proxy, url) == "403"
+        refused = adapter(kube, "egress-log", sandbox_id, "--refused", check=0)
+        assert refused.stdout == f"refused.test:{upstream.port}\n"
+
+        res = adapter(kube, "allow", sandbox_id, "refused.test", check=0)
+        assert res.stdout == f"allowed in {sandbox_id}: refused.test (policy 1, in force now)\n"
+        assert stored_spec(kube, sandbox_id)["egress"] == ["allowed.test", "refused.test"]
+        # The CA ConfigMap holds the proxy's bundle now (a CA made for refused.test in it),
+        # which curl in the sandbox pod reads.
+        ca = kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-ca")["data"]["egress-ca.crt"]
+        assert ca.count("-----BEGIN CERTIFICATE-----") == 2
+        assert curl_status(kube, sandbox_id, proxy, url) == "200"
+        assert curl_status(kube, sandbox_id, proxy, f"https://allowed.test:{upstream.port}/") == "200"
+        again = adapter(kube, "allow", sandbox_id, "refused.test", check=0)
+        assert again.stdout == f"already allowed in {sandbox_id}: refused.test\n"
+
+        res = adapter(kube, "revoke", sandbox_id, "refused.test", check=0)
+        assert res.stdout == f"revoked in {sandbox_id}: refused.test (policy 2, in force now)\n"
+        assert curl_status(kube, sandbox_id, proxy, url) == "403"
+        assert stored_spec(kube, sandbox_id)["egress"] == ["allowed.test"]
+        lines = policy_lines(kube, sandbox_id)
+        assert [(l["change"], l["entries"], l["generation"]) for l in lines] == [
+            ("allow", ["refused.test"], 1), ("revoke", ["refused.test"], 2)]
+        assert all("@" in l["by"] for l in lines)
+        # The log verifies against the key in the CA ConfigMap (the running proxy's, republished
+        # with its CA bundle), with the policy lines in its chain.
+        verify = adapter(kube, "egress-log", sandbox_id, "--verify", check=0)
+        assert verify.stdout.startswith(f"egress log of {sandbox_id}: verified:"), verify.stdout
+        summary = adapter(kube, "egress-log", sandbox_id, "--summary", check=0).stdout
+        assert "allow by" in summary and "revoke by" in summary, summary
+        assert summary.startswith("chain: verified"), summary
+    finally:
+        adapter(kube, "destroy", sandbox_id)
+
+
+def test_an_mcp_tool_and_bad_entries(cluster, bin_dir, upstream, tmp_path):
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, spec_for(upstream))
+    try:
+        real_proxy(kube, bin_dir, sandbox_id, upstream)
+        res = adapter(kube, "allow", sandbox_id, "--mcp", "tools:delete_everything", check=0)
+        assert res.stdout == f"allowed in {sandbox_id}: tools:delete_everything (policy 1, in force now)\n"
+        assert stored_spec(kube, sandbox_id)["mcp"][0]["tools"] == ["search", "delete_everything"]
+        before = kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-spec")["data"]
+        for args, words in [(["https://x.test/"], "https://x.test/"),
+                            (["--mcp", "jira:create"], "declares no MCP server"),
+                            (["--mcp", "nocolon"], "SERVER:TOOL")]:
+            bad = adapter(kube, "allow", sandbox_id, *args, check=2)
+            assert words in bad.stderr, bad.stderr
+            assert len(bad.stderr.strip().splitlines()) == 1
+        missing = adapter(kube, "revoke", sandbox_id, "never.test", check=2)
+        assert "is not in the sandbox's egress" in missing.stderr
+        adapter(kube, "allow", sandbox_id, check=2)
+        assert adapter(kube, "allow", "000000000000", "x.test", check=1).stderr == \
+            "sandbox-kubernetes: no sandbox 000000000000\n"
+        assert kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-spec")["data"] == before
+        assert [l["tools"] for l in policy_lines(kube, sandbox_id)] == [["tools:delete_everything"]]
+    finally:
+        adapter(kube, "destroy", sandbox_id)
+
+
+def test_a_proxy_that_cannot_be_reached_changes_nothing(cluster, upstream, tmp_path):
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, spec_for(upstream))
+    try:
+        before = kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-spec")["data"]
+        ca_before = kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-ca")["data"]
+        # The proxy's answer as a refusal (400), then no proxy at all (exit 1).
+        kube.set_exec(handlers=[{"image": "*egress-proxy*", "command": [PROXY, "policy"], "exitCode": 2,
+                                 "stderr": "egress-proxy: the proxy refused the new policy (400): no\n"}])
+        res = adapter(kube, "allow", sandbox_id, "refused.test", check=1)
+        assert res.stderr == (f"sandbox-kubernetes: sandbox {sandbox_id}: its egress proxy refused the change "
+                              "(the proxy refused the new policy (400): no); nothing changed\n")
+        kube.set_exec(handlers=[{"image": "*egress-proxy*", "command": [PROXY, "policy"], "exitCode": 1,
+                                 "stderr": f"egress-proxy: no running proxy named in {STATE}/listen.json\n"}])
+        res = adapter(kube, "allow", sandbox_id, "refused.test", check=1)
+        assert "its egress proxy cannot be reached (no running proxy named in" in res.stderr
+        assert kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-spec")["data"] == before
+        assert kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-ca")["data"] == ca_before
+    finally:
+        adapter(kube, "destroy", sandbox_id)
+
+
+def test_a_suspended_sandbox_resumes_with_the_changed_policy(cluster, bin_dir, upstream, tmp_path):
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, spec_for(upstream, persistence={"size": "1Gi"}))
+    egress = f"osf-sandbox-{sandbox_id}-egress"
+    try:
+        adapter(kube, "suspend", sandbox_id, check=0)
+        assert kube.kubectl("get", "pod", egress).returncode != 0
+        res = adapter(kube, "allow", sandbox_id, "refused.test", check=0)
+        assert res.stdout == f"allowed in {sandbox_id}: refused.test (stored: in force when the sandbox resumes)\n"
+        assert stored_spec(kube, sandbox_id)["egress"] == ["allowed.test", "refused.test"]
+        # resume reads the new proxy's CA (canned here: the real proxy is started after it).
+        adapter(kube, "resume", sandbox_id, check=0)
+        proxy = real_proxy(kube, bin_dir, sandbox_id, upstream)["proxy"]
+        spec = kube.kubectl("exec", egress, "-c", "egress-proxy", "--", "cat", "/etc/osf/spec/spec.json",
+                            check=True).stdout
+        assert json.loads(spec)["egress"] == ["allowed.test", "refused.test"]
+        # The new proxy admits the host from its start: the CONNECT is answered 200 (TLS then
+        # fails, as the CA ConfigMap holds the canned CA resume read).
+        assert curl_status(kube, sandbox_id, proxy, f"https://refused.test:{upstream.port}/resumed") == "200"
+        assert curl_status(kube, sandbox_id, proxy, f"https://never.test:{upstream.port}/") == "403"
+        # A change to it now is live, and republishes the real proxy's CA: TLS works too.
+        adapter(kube, "revoke", sandbox_id, "allowed.test", check=0)
+        assert curl_status(kube, sandbox_id, proxy, f"https://refused.test:{upstream.port}/after") == "200"
+        assert curl_status(kube, sandbox_id, proxy, f"https://allowed.test:{upstream.port}/") == "403"
+    finally:
+        adapter(kube, "destroy", sandbox_id)
+
+
+def test_the_admin_port_is_out_of_the_sandboxs_reach(cluster, bin_dir, upstream, tmp_path):
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, spec_for(upstream))
+    pod = f"osf-sandbox-{sandbox_id}"
+    try:
+        listen = real_proxy(kube, bin_dir, sandbox_id, upstream)
+        # The cluster's side: only the proxy port is admitted into the egress pod, only from the
+        # sandbox pod, and the Service names only that port.
+        policy = kube.kubectl_json("get", "networkpolicy", f"{pod}-egress")
+        assert policy["spec"]["policyTypes"] == ["Ingress"]
+        [rule] = policy["spec"]["ingress"]
+        assert rule["ports"] == [{"protocol": "TCP", "port": 8080}]
+        assert rule["from"] == [{"podSelector": {"matchLabels": {"osf.sandbox.id": sandbox_id,
+                                                                 "osf.sandbox.role": "sandbox"}}}]
+        service = kube.kubectl_json("get", "service", f"{pod}-egress")
+        assert [p["port"] for p in service["spec"]["ports"]] == [8080]
+        # Through the proxy, its own admin port is refused.
+        admin = listen["admin"]
+        assert curl_status(kube, sandbox_id, listen["proxy"], f"-X POST http://{admin}/policy") == "403"
+        # The token lives in the egress pod's emptyDir, which no other pod can mount; the sandbox
+        # pod mounts only its own volumes and the CA ConfigMap.
+        egress = kube.kubectl_json("get", "pod", f"{pod}-egress")
+        state = [v for v in egress["spec"]["volumes"] if v["name"] == "state"]
+        assert state and "emptyDir" in state[0]
+        sandbox_pod = kube.kubectl_json("get", "pod", pod)
+        assert not [v for v in sandbox_pod["spec"]["volumes"] if "secret" in v or "hostPath" in v]
+        assert policy_lines(kube, sandbox_id) == []
+    finally:
+        adapter(kube, "destroy", sandbox_id)
