@@ -665,7 +665,7 @@ def _forbid_all_but(kube, role):
 def test_the_adapter_needs_nothing_beyond_the_role(helm, tmp_path):
     """Against the test API server authorizing only what the rendered Role
     grants, every adapter command works: create (with env and file secrets),
-    list, exec, copy both ways, egress-log, snapshot, destroy; and gc with only
+    list, exec, copy both ways, egress-log, allow, revoke, snapshot, destroy; and gc with only
     the gc CronJob's Role. Neither Role can read a Secret."""
     import sys
     from osftest import adapter_bin
@@ -691,6 +691,8 @@ def test_the_adapter_needs_nothing_beyond_the_role(helm, tmp_path):
         kube.set_exec(handlers=[
             {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "ca"], "stdout": ca + key},
             {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "log"], "stdout": log_line},
+            {"image": "*egress-proxy*", "command": ["/usr/local/bin/egress-proxy", "policy"],
+             "stdout": '{"generation":1,"allowed":[],"revoked":[],"toolsAllowed":[],"toolsRevoked":[]}\n'},
         ])
         kube.configure(forbid=_forbid_all_but(kube, role))
         refused = kube.kubectl("get", "serviceaccounts")
@@ -713,6 +715,10 @@ def test_the_adapter_needs_nothing_beyond_the_role(helm, tmp_path):
         assert (tmp_path / "out.txt").read_text() == "made inside\n"
         adapter("copy", str(spec), f"{sandbox}:spec.json")
         assert '"host":"example.com"' in adapter("egress-log", sandbox)
+        # allow and revoke: the spec ConfigMap read, egress-proxy policy and ca in the egress
+        # pod, both ConfigMaps patched.
+        assert "(policy 1, in force now)" in adapter("allow", sandbox, "other.example.com")
+        assert "(policy 1, in force now)" in adapter("revoke", sandbox, "other.example.com")
         snapshot = adapter("snapshot", sandbox).strip()
         assert snapshot.startswith(f"osf-snapshot-{sandbox}-")
         adapter("destroy", sandbox)
