@@ -1239,7 +1239,7 @@ def test_create_fails_when_the_image_lacks_a_tool_and_removes_the_sandbox(cluste
 def test_help_and_usage(cluster):
     kube = cluster
     for sub in ("create", "exec", "copy", "snapshot", "destroy", "list", "egress-log", "extend", "gc", "suspend",
-                "resume"):
+                "resume", "allow", "revoke"):
         result = adapter(kube, sub, "--help", check=0)
         assert sub in result.stdout
     for args in ((), ("nonsense",), ("create",), ("create", "a", "b"), ("list", "--bogus"), ("exec",)):

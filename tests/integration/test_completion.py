@@ -28,11 +28,13 @@ def complete(binary, program, words):
 
 @pytest.mark.parametrize("words, expected", [
     (["sandbox-kubernetes", ""], {"create", "exec", "copy", "snapshot", "destroy", "list",
-                                  "egress-log", "extend", "gc", "suspend", "resume", "doctor", "--help",
+                                  "egress-log", "extend", "gc", "suspend", "resume", "allow", "revoke",
+                                  "doctor", "--help",
                                   "-h", "--version", "-n", "--namespace", "--context", "--kubeconfig"}),
     (["sandbox-kubernetes", "cr"], {"create"}),
     (["sandbox-kubernetes", "create", "--d"], {"--dry-run"}),
     (["sandbox-kubernetes", "list", "--"], {"--help", "--json", "--output"}),
+    (["sandbox-kubernetes", "revoke", "--"], {"--help", "--mcp"}),
 ])
 def test_adapter_completes_subcommands_and_their_options(words, expected):
     assert set(complete(adapter_bin(), "sandbox-kubernetes", words)) == expected
