@@ -1,11 +1,12 @@
 """sandbox-kubernetes allow and revoke against the test Kubernetes API server, with the real
-egress proxy running in the egress pod (the test server binds the built egress-proxy at
-/usr/local/bin, where the adapter's kubectl exec finds it) and curl in the sandbox pod: a host
-outside the spec is refused, allowed (the CA ConfigMap gets the proxy's new CA bundle, which
-curl in the sandbox pod trusts), revoked; an MCP tool is allowed; bad entries exit 2 naming the
-entry and change nothing; a suspended sandbox gets a stored change, in force in the proxy that
-resume starts; the egress log verifies with the policy lines; the admin port stays out of the
-sandbox's reach."""
+egress proxy running in the egress pod (the test server binds the built egress-proxy, behind a
+wrapper that starts it as the pod's container would, at /usr/local/bin, where the adapter's
+kubectl exec finds it) and curl in the sandbox pod: a host outside the spec is refused, allowed
+(the CA ConfigMap gets the proxy's new CA bundle, which curl in the sandbox pod trusts),
+revoked; an MCP tool is allowed; bad entries exit 2 naming the entry and change nothing; a
+refusing or absent proxy changes nothing; a suspended sandbox gets a stored change, in force in
+the new proxy resume starts (with its new CA); the egress log verifies with the policy lines;
+the admin port stays out of the sandbox's reach."""
 
 import json
 import os
@@ -21,7 +22,7 @@ sys.path.insert(0, HERE)
 
 from osftest import TestCA as UpstreamCA  # noqa: E402  (aliased: pytest would collect a Test* class)
 from osftest import Upstream, proxy_bin  # noqa: E402
-from test_adapter import EXEC_HANDLERS, adapter, create, pytestmark  # noqa: E402,F401
+from test_adapter import adapter, create, pytestmark  # noqa: E402,F401
 from kube_api_fixture import KubeApiServer  # noqa: E402
 
 __all__ = ["pytestmark"]
@@ -34,24 +35,20 @@ if shutil.which("bwrap") is None:
     pytestmark = pytestmark + [pytest.mark.skip(reason="the test API server runs pod commands in bubblewrap")]
 
 
-@pytest.fixture(scope="module")
-def kube(tmp_path_factory):
-    with KubeApiServer(tmp_path_factory.mktemp("kube-api")) as server:
-        server.set_exec(handlers=EXEC_HANDLERS)
-        yield server
-
-
-@pytest.fixture(scope="module")
-def bin_dir(tmp_path_factory):
-    """A directory holding the built egress-proxy, bound at /usr/local/bin in egress pods.
-    A link when the binary is outside /tmp (pods have their own /tmp), else a copy."""
-    d = tmp_path_factory.mktemp("proxy-bin")
-    real = os.path.realpath(proxy_bin())
-    if real.startswith("/tmp/"):
-        shutil.copy2(real, d / "egress-proxy")
-    else:
-        os.symlink(real, d / "egress-proxy")
-    return str(d)
+# The egress pod's container, as the test API server does not run containers' own commands:
+# the first command run in the pod starts the proxy as the pod would (its spec from the spec
+# ConfigMap, its state in the pod's emptyDir), listening on loopback here, then runs.
+WRAPPER = """#!/bin/sh
+state=/var/lib/egress-proxy
+if mkdir "$state/.started" 2>/dev/null; then
+  OSF_SANDBOX_HOST_ALIASES={aliases} {real} --spec /etc/osf/spec/spec.json \\
+    --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --state-dir "$state" \\
+    --upstream-ca /usr/local/bin/upstream-ca.crt >"$state/proxy.out" 2>&1 &
+fi
+tries=0
+while [ ! -s "$state/listen.json" ] && [ "$tries" -lt 300 ]; do sleep 0.1; tries=$((tries + 1)); done
+exec {real} "$@"
+"""
 
 
 @pytest.fixture(scope="module")
@@ -73,13 +70,36 @@ def answer_tools_list(handler, url, body):
     return True
 
 
+@pytest.fixture(scope="module")
+def proxy_bin_dirs(tmp_path_factory, upstream):
+    """The test API server's binDirs: WRAPPER as /usr/local/bin/egress-proxy in egress pods,
+    beside the built binary (linked, or copied when it is under /tmp: pods have their own
+    /tmp) and the upstreams' CA."""
+    d = tmp_path_factory.mktemp("proxy-bin")
+    real = os.path.realpath(proxy_bin())
+    if real.startswith("/tmp/"):
+        shutil.copy2(real, d / "egress-proxy-real")
+    else:
+        os.symlink(real, d / "egress-proxy-real")
+    shutil.copy(upstream.ca.cert_path, d / "upstream-ca.crt")
+    wrapper = d / "egress-proxy"
+    wrapper.write_text(WRAPPER.format(aliases=ALIASES, real="/usr/local/bin/egress-proxy-real"))
+    wrapper.chmod(0o755)
+    return [{"image": "*egress-proxy*", "dir": str(d), "at": "/usr/local/bin"}]
+
+
+@pytest.fixture(scope="module")
+def kube(tmp_path_factory, proxy_bin_dirs):
+    with KubeApiServer(tmp_path_factory.mktemp("kube-api")) as server:
+        server.set_exec(handlers=[], bin_dirs=proxy_bin_dirs)
+        yield server
+
+
 @pytest.fixture
-def cluster(kube, bin_dir):
-    """Sandboxes are created with the canned `egress-proxy ca` answer (no proxy runs yet); the
-    tests then run the real proxy in the egress pod (real_proxy)."""
+def cluster(kube, proxy_bin_dirs):
     yield kube
     kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True, forbid=[], gcDelaySeconds=0)
-    kube.set_exec(handlers=EXEC_HANDLERS, bin_dirs=[])
+    kube.set_exec(handlers=[], bin_dirs=proxy_bin_dirs)
 
 
 def spec_for(upstream, **extra):
@@ -88,23 +108,11 @@ def spec_for(upstream, **extra):
             **extra}
 
 
-def real_proxy(kube, bin_dir, sandbox_id, upstream, handlers=()):
-    """Starts the built egress-proxy in the sandbox's egress pod, as the pod's container would
-    (its spec from the spec ConfigMap, its state in the pod's emptyDir), listening on loopback
-    here; returns its listen.json. Every later exec into the pod runs the real binary."""
-    kube.set_exec(handlers=list(handlers), bin_dirs=[{"image": "*egress-proxy*", "dir": bin_dir,
-                                                      "at": "/usr/local/bin"}])
-    pod = f"osf-sandbox-{sandbox_id}-egress"
-    state = kube.pod_filesystem(pod)["volumes"]["state"]
-    shutil.copy(upstream.ca.cert_path, os.path.join(state, "upstream-ca.crt"))
-    script = (f"OSF_SANDBOX_HOST_ALIASES={ALIASES} {PROXY} --spec /etc/osf/spec/spec.json "
-              f"--listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --state-dir {STATE} "
-              f"--upstream-ca {STATE}/upstream-ca.crt >{STATE}/proxy.out 2>&1 &")
-    kube.kubectl("exec", pod, "-c", "egress-proxy", "--", "sh", "-c", script, check=True)
-    listen = os.path.join(state, "listen.json")
-    kube.wait_for(lambda: os.path.exists(listen) and os.path.getsize(listen) > 0, timeout=60,
-                  what=f"the egress proxy in {pod} to listen ({state}/proxy.out)")
-    with open(listen) as f:
+def listening(kube, sandbox_id):
+    """The listen.json of the proxy in the sandbox's egress pod (started by create's
+    `egress-proxy ca`, or resume's)."""
+    state = kube.pod_filesystem(f"osf-sandbox-{sandbox_id}-egress")["volumes"]["state"]
+    with open(os.path.join(state, "listen.json")) as f:
         return json.load(f)
 
 
@@ -127,12 +135,13 @@ def stored_spec(kube, sandbox_id):
     return json.loads(kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-spec")["data"]["spec.json"])
 
 
-def test_allow_then_revoke_a_host_in_a_running_sandbox(cluster, bin_dir, upstream, tmp_path):
+def test_allow_then_revoke_a_host_in_a_running_sandbox(cluster, upstream, tmp_path):
     kube = cluster
     sandbox_id, _ = create(kube, tmp_path, spec_for(upstream))
     try:
-        proxy = real_proxy(kube, bin_dir, sandbox_id, upstream)["proxy"]
+        proxy = listening(kube, sandbox_id)["proxy"]
         url = f"https://refused.test:{upstream.port}/live"
+        assert curl_status(kube, sandbox_id, proxy, f"https://allowed.test:{upstream.port}/") == "200"
         assert curl_status(kube, sandbox_id, proxy, url) == "403"
         refused = adapter(kube, "egress-log", sandbox_id, "--refused", check=0)
         assert refused.stdout == f"refused.test:{upstream.port}\n"
@@ -168,11 +177,10 @@ def test_allow_then_revoke_a_host_in_a_running_sandbox(cluster, bin_dir, upstrea
         adapter(kube, "destroy", sandbox_id)
 
 
-def test_an_mcp_tool_and_bad_entries(cluster, bin_dir, upstream, tmp_path):
+def test_an_mcp_tool_and_bad_entries(cluster, upstream, tmp_path):
     kube = cluster
     sandbox_id, _ = create(kube, tmp_path, spec_for(upstream))
     try:
-        real_proxy(kube, bin_dir, sandbox_id, upstream)
         res = adapter(kube, "allow", sandbox_id, "--mcp", "tools:delete_everything", check=0)
         assert res.stdout == f"allowed in {sandbox_id}: tools:delete_everything (policy 1, in force now)\n"
         assert stored_spec(kube, sandbox_id)["mcp"][0]["tools"] == ["search", "delete_everything"]
@@ -216,40 +224,46 @@ def test_a_proxy_that_cannot_be_reached_changes_nothing(cluster, upstream, tmp_p
         adapter(kube, "destroy", sandbox_id)
 
 
-def test_a_suspended_sandbox_resumes_with_the_changed_policy(cluster, bin_dir, upstream, tmp_path):
+def test_a_suspended_sandbox_resumes_with_the_changed_policy(cluster, upstream, tmp_path):
     kube = cluster
     sandbox_id, _ = create(kube, tmp_path, spec_for(upstream, persistence={"size": "1Gi"}))
     egress = f"osf-sandbox-{sandbox_id}-egress"
     try:
+        ca_before = kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-ca")["data"]["egress-ca.crt"]
         adapter(kube, "suspend", sandbox_id, check=0)
         assert kube.kubectl("get", "pod", egress).returncode != 0
         res = adapter(kube, "allow", sandbox_id, "refused.test", check=0)
         assert res.stdout == f"allowed in {sandbox_id}: refused.test (stored: in force when the sandbox resumes)\n"
         assert stored_spec(kube, sandbox_id)["egress"] == ["allowed.test", "refused.test"]
-        # resume reads the new proxy's CA (canned here: the real proxy is started after it).
+        # resume: a new egress pod, whose proxy starts from the spec ConfigMap with a new CA,
+        # which resume puts into the CA ConfigMap before the sandbox pod starts.
         adapter(kube, "resume", sandbox_id, check=0)
-        proxy = real_proxy(kube, bin_dir, sandbox_id, upstream)["proxy"]
         spec = kube.kubectl("exec", egress, "-c", "egress-proxy", "--", "cat", "/etc/osf/spec/spec.json",
                             check=True).stdout
         assert json.loads(spec)["egress"] == ["allowed.test", "refused.test"]
-        # The new proxy admits the host from its start: the CONNECT is answered 200 (TLS then
-        # fails, as the CA ConfigMap holds the canned CA resume read).
+        ca_after = kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-ca")["data"]["egress-ca.crt"]
+        assert ca_after != ca_before and ca_after.count("-----BEGIN CERTIFICATE-----") == 1
+        proxy = listening(kube, sandbox_id)["proxy"]
         assert curl_status(kube, sandbox_id, proxy, f"https://refused.test:{upstream.port}/resumed") == "200"
+        assert curl_status(kube, sandbox_id, proxy, f"https://allowed.test:{upstream.port}/") == "200"
         assert curl_status(kube, sandbox_id, proxy, f"https://never.test:{upstream.port}/") == "403"
-        # A change to it now is live, and republishes the real proxy's CA: TLS works too.
-        adapter(kube, "revoke", sandbox_id, "allowed.test", check=0)
-        assert curl_status(kube, sandbox_id, proxy, f"https://refused.test:{upstream.port}/after") == "200"
+        # A change to the resumed sandbox is live; the new proxy's log numbers its policies anew.
+        res = adapter(kube, "revoke", sandbox_id, "allowed.test", check=0)
+        assert res.stdout == f"revoked in {sandbox_id}: allowed.test (policy 1, in force now)\n"
         assert curl_status(kube, sandbox_id, proxy, f"https://allowed.test:{upstream.port}/") == "403"
+        assert curl_status(kube, sandbox_id, proxy, f"https://refused.test:{upstream.port}/after") == "200"
+        assert [(l["change"], l["entries"]) for l in policy_lines(kube, sandbox_id)] == [("revoke", ["allowed.test"])]
+        adapter(kube, "egress-log", sandbox_id, "--verify", check=0)
     finally:
         adapter(kube, "destroy", sandbox_id)
 
 
-def test_the_admin_port_is_out_of_the_sandboxs_reach(cluster, bin_dir, upstream, tmp_path):
+def test_the_admin_port_is_out_of_the_sandboxs_reach(cluster, upstream, tmp_path):
     kube = cluster
     sandbox_id, _ = create(kube, tmp_path, spec_for(upstream))
     pod = f"osf-sandbox-{sandbox_id}"
     try:
-        listen = real_proxy(kube, bin_dir, sandbox_id, upstream)
+        listen = listening(kube, sandbox_id)
         # The cluster's side: only the proxy port is admitted into the egress pod, only from the
         # sandbox pod, and the Service names only that port.
         policy = kube.kubectl_json("get", "networkpolicy", f"{pod}-egress")
