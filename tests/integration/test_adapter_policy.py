@@ -3,17 +3,20 @@ egress proxy running in the egress pod (the test server binds the built egress-p
 wrapper that starts it as the pod's container would, at /usr/local/bin, where the adapter's
 kubectl exec finds it) and curl in the sandbox pod: a host outside the spec is refused, allowed
 (the CA ConfigMap gets the proxy's new CA bundle, which curl in the sandbox pod trusts),
-revoked; an MCP tool is allowed; bad entries exit 2 naming the entry and change nothing; a
+revoked; a TLS tunnel open across a revoke is refused from its next request; an MCP tool is
+allowed; bad entries exit 2 naming the entry and change nothing; a
 refusing or absent proxy changes nothing; a suspended sandbox gets a stored change, in force in
 the new proxy resume starts (with its new CA); the egress log verifies with the policy lines;
 the admin port stays out of the sandbox's reach."""
 
+import http.client
 import json
 import os
 import shutil
+import socket
+import ssl
 import sys
 import tempfile
-import time
 
 import pytest
 
@@ -173,6 +176,37 @@ def test_allow_then_revoke_a_host_in_a_running_sandbox(cluster, upstream, tmp_pa
         summary = adapter(kube, "egress-log", sandbox_id, "--summary", check=0).stdout
         assert "allow by" in summary and "revoke by" in summary, summary
         assert summary.startswith("chain: verified"), summary
+    finally:
+        adapter(kube, "destroy", sandbox_id)
+
+
+def test_a_tunnel_open_across_a_revoke_is_refused_from_its_next_request(cluster, upstream, tmp_path):
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, spec_for(upstream))
+    try:
+        host, port = listening(kube, sandbox_id)["proxy"].rsplit(":", 1)
+        ca = kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-ca")["data"]["egress-ca.crt"]
+        target = f"allowed.test:{upstream.port}"
+        with socket.create_connection((host, int(port)), timeout=30) as sock:
+            sock.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = sock.recv(1)
+                assert chunk, head
+                head += chunk
+            assert head.split(b" ")[1] == b"200", head
+            with ssl.create_default_context(cadata=ca).wrap_socket(sock, server_hostname="allowed.test") as tls:
+                def get(path):
+                    tls.sendall(f"GET {path} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+                    answer = http.client.HTTPResponse(tls)
+                    answer.begin()
+                    answer.read()
+                    return answer.status
+
+                assert get("/before") == 200
+                adapter(kube, "revoke", sandbox_id, "allowed.test", check=0)
+                # The same tunnel, the same keep-alive connection: judged again at this request.
+                assert get("/after") == 403
     finally:
         adapter(kube, "destroy", sandbox_id)
 
