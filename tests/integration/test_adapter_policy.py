@@ -4,7 +4,7 @@ wrapper that starts it as the pod's container would, at /usr/local/bin, where th
 kubectl exec finds it) and curl in the sandbox pod: a host outside the spec is refused, allowed
 (the CA ConfigMap gets the proxy's new CA bundle, which curl in the sandbox pod trusts),
 revoked; a TLS tunnel open across a revoke is refused from its next request; an MCP tool is
-allowed; bad entries exit 2 naming the entry and change nothing; a
+allowed (tools/list through the proxy lists it); bad entries exit 2 naming the entry and change nothing; a
 refusing or absent proxy changes nothing; a suspended sandbox gets a stored change, in force in
 the new proxy resume starts (with its new CA); the egress log verifies with the policy lines;
 the admin port stays out of the sandbox's reach."""
@@ -129,6 +129,15 @@ def curl_status(kube, sandbox_id, proxy, url):
     return code if code != "000" else connect
 
 
+def listed_tools(kube, sandbox_id, proxy, upstream):
+    """tools/list from the sandbox pod through the proxy: the tool names the proxy let through."""
+    body = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+    res = adapter(kube, "exec", sandbox_id, "--", "curl", "-s", "--max-time", "20", "--proxy", f"http://{proxy}",
+                  "-H", "Content-Type: application/json", "-H", "Accept: application/json, text/event-stream",
+                  "--data", body, f"https://tools.test:{upstream.port}/mcp", check=0)
+    return [tool["name"] for tool in json.loads(res.stdout)["result"]["tools"]]
+
+
 def policy_lines(kube, sandbox_id):
     res = adapter(kube, "egress-log", sandbox_id, "--raw", check=0)
     return [json.loads(l) for l in res.stdout.splitlines() if '"kind":"policy"' in l]
@@ -215,9 +224,13 @@ def test_an_mcp_tool_and_bad_entries(cluster, upstream, tmp_path):
     kube = cluster
     sandbox_id, _ = create(kube, tmp_path, spec_for(upstream))
     try:
+        proxy = listening(kube, sandbox_id)["proxy"]
+        assert listed_tools(kube, sandbox_id, proxy, upstream) == ["search"]
         res = adapter(kube, "allow", sandbox_id, "--mcp", "tools:delete_everything", check=0)
         assert res.stdout == f"allowed in {sandbox_id}: tools:delete_everything (policy 1, in force now)\n"
         assert stored_spec(kube, sandbox_id)["mcp"][0]["tools"] == ["search", "delete_everything"]
+        # The server's tools/list, pruned to the declared tools: the allowed one is in it now.
+        assert listed_tools(kube, sandbox_id, proxy, upstream) == ["search", "delete_everything"]
         before = kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-spec")["data"]
         for args, words in [(["https://x.test/"], "https://x.test/"),
                             (["--mcp", "jira:create"], "declares no MCP server"),
