@@ -530,3 +530,23 @@ TEST_CASE("revoke: what the spec does not allow exits 2 naming it; nothing is ca
     CHECK(again.out.str() == "already allowed in " + kId + ": a.test\n");
     CHECK(again.kubectl.find({"exec"}).empty());
 }
+
+TEST_CASE(
+    "allow: a patch that fails after the proxy applied the change says so and how to finish") {
+    TestContext t;
+    policy_cluster(t, false);
+    const std::string p = "osf-sandbox-" + kId;
+    t.kubectl.on({"exec", "-i", p + "-egress"}, ok(R"({"generation":4})"));
+    t.kubectl.on({"exec", p + "-egress"},
+                 ok("-----BEGIN CERTIFICATE-----\nA\n-----END CERTIFICATE-----\n"
+                    "-----BEGIN PUBLIC KEY-----\nMCow\n-----END PUBLIC KEY-----\n"));
+    t.kubectl.on({"patch", "configmaps", p + "-spec"},
+                 fail("Error from server (Forbidden): configmaps is forbidden\n"));
+    CHECK(run(t, {"allow", kId, "b.test"}) == 1);
+    CHECK(t.err.str() == "sandbox-kubernetes: sandbox " + kId +
+                             ": its egress proxy applied the change (policy 4) but it was not "
+                             "stored: kubectl patch failed: Error from server (Forbidden): "
+                             "configmaps is forbidden; run the same command again to store it\n");
+    // The CA ConfigMap first: a run again finds the spec ConfigMap without the change.
+    CHECK(t.kubectl.find({"patch", "configmaps", p + "-ca"}).size() == 1);
+}
