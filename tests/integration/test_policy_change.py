@@ -4,15 +4,17 @@ admin port, with the token in its state directory): a host outside the spec is a
 allowed, a TLS tunnel open across the changes has each request judged by the rules in
 force when it comes, nothing without the token (or from the proxy port) changes
 anything, what may not change live is refused, and the log verifies with its policy
-lines, each request saying which rules admitted it."""
+lines, each request saying which rules admitted it. `egress-proxy policy` (the same
+request from beside the proxy) and its exit codes."""
 import json
 import os
+import subprocess
 import urllib.error
 import urllib.request
 
 import pytest
 
-from osftest import Proxy, TestCA, Upstream
+from osftest import Proxy, TestCA, Upstream, proxy_bin
 from osftest.clients import body_of, curl, status_of
 from osftest.proxy import run_proxy
 from test_bypass_mcp import jsonrpc_route
@@ -172,3 +174,44 @@ def test_what_may_not_change_live_is_refused(servers, proxy):
     status, answer = post_policy(proxy, spec_of(mcp, [OLD]))
     assert status == 200 and json.loads(answer)["generation"] == 0  # nothing to change
     assert policy_lines(proxy) == []
+
+
+def policy_command(proxy, spec_text, *args, state_dir=None):
+    """`egress-proxy policy`, as sandbox-kubernetes runs it beside the proxy (in its pod)."""
+    return subprocess.run([proxy_bin(), "policy", "--state-dir", state_dir or proxy.state_dir, *args],
+                          input=spec_text, capture_output=True, text=True, timeout=60)
+
+
+def test_the_policy_subcommand_posts_from_beside_the_proxy(servers, proxy, tmp_path):
+    _, https, mcp = servers
+    with open(os.path.join(proxy.state_dir, "admin-token")) as f:
+        token = f.read().strip()
+    res = policy_command(proxy, json.dumps(spec_of(mcp, [OLD, NEW])), "--by", "operator@pod")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout) == {"generation": 1, "allowed": [NEW], "revoked": [],
+                                      "toolsAllowed": [], "toolsRevoked": []}
+    assert [(l["change"], l["entries"], l["by"]) for l in policy_lines(proxy)] == [("allow", [NEW], "operator@pod")]
+    assert status_of(curl(proxy, https.url(NEW, "/via-subcommand"))) == 200
+    # The proxy's refusals are the input's fault: exit 2, its reason on one line, nothing changed.
+    other_secret = spec_of(mcp, [OLD, NEW])
+    other_secret["secrets"] = {"API_TOKEN": "ref:env/OTHER"}
+    res = policy_command(proxy, json.dumps(other_secret))
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr.startswith("egress-proxy: the proxy refused the new policy (409): ") and \
+        "$.secrets differs" in res.stderr and res.stderr.count("\n") == 1
+    res = policy_command(proxy, "{not json")
+    assert res.returncode == 2 and "(400): the new spec is not valid" in res.stderr
+    assert policy_command(proxy, "  \n").returncode == 2
+    # No answer: no running proxy in that state directory, or a token that is not its own
+    # (401); the token is never printed.
+    res = policy_command(proxy, json.dumps(spec_of(mcp, [OLD])), state_dir=str(tmp_path / "none"))
+    assert res.returncode == 1 and "no running proxy named in" in res.stderr
+    fake = tmp_path / "fake-state"
+    fake.mkdir()
+    with open(os.path.join(proxy.state_dir, "listen.json")) as f:
+        (fake / "listen.json").write_text(f.read())
+    (fake / "admin-token").write_text("0" * 64 + "\n")
+    res = policy_command(proxy, json.dumps(spec_of(mcp, [OLD])), state_dir=str(fake))
+    assert res.returncode == 1 and "(401)" in res.stderr
+    assert token not in res.stdout + res.stderr and "0" * 64 not in res.stderr
+    assert [l["change"] for l in policy_lines(proxy)] == ["allow"]
