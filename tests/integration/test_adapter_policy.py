@@ -301,6 +301,10 @@ def test_a_suspended_sandbox_resumes_with_the_changed_policy(cluster, upstream, 
         assert curl_status(kube, sandbox_id, proxy, f"https://refused.test:{upstream.port}/after") == "200"
         assert [(l["change"], l["entries"]) for l in policy_lines(kube, sandbox_id)] == [("revoke", ["allowed.test"])]
         adapter(kube, "egress-log", sandbox_id, "--verify", check=0)
+        # The new egress pod's state directory is new: its log is a chain of its own (the change
+        # made while suspended is its spec, in no line).
+        raw = adapter(kube, "egress-log", sandbox_id, "--raw", check=0).stdout
+        assert [json.loads(l).get("kind") for l in raw.splitlines()].count("start") == 1
     finally:
         adapter(kube, "destroy", sandbox_id)
 
