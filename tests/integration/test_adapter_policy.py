@@ -328,6 +328,12 @@ def test_the_admin_port_is_out_of_the_sandboxs_reach(cluster, upstream, tmp_path
         # Through the proxy, its own admin port is refused.
         admin = listen["admin"]
         assert curl_status(kube, sandbox_id, listen["proxy"], f"-X POST http://{admin}/policy") == "403"
+        # Pods of the test server share this machine's network, which a cluster's pods do not:
+        # even reaching the admin port directly, a sandbox without the token changes nothing.
+        direct = adapter(kube, "exec", sandbox_id, "--", "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}",
+                         "--noproxy", "*", "--max-time", "10", "-X", "POST", "--data", '{"spec": "{}"}',
+                         f"http://{admin}/policy", check=0)
+        assert direct.stdout == "401"
         # The token lives in the egress pod's emptyDir, which no other pod can mount; the sandbox
         # pod mounts only its own volumes and the CA ConfigMap.
         egress = kube.kubectl_json("get", "pod", f"{pod}-egress")
