@@ -170,11 +170,12 @@ void LocalBackend::create(const sandbox::SandboxRequest& request, std::ostream& 
     make_private_dirs(root());
     make_private_dirs(sandboxes_dir(root()));
     progress << "creating sandbox " << request.id << " in " << paths.dir << "\n";
-    auto clean_up = [&] {
+    // By reference (set below); clang 14 cannot capture a structured binding itself.
+    auto clean_up = [&, &buildah_container = meta.buildah_container] {
         progress << "removing sandbox " << request.id << "\n";
         try {
             stop_supervisor(paths);
-            remove_buildah_container(meta.buildah_container);
+            remove_buildah_container(buildah_container);
             unmount_workspace_volume(paths);
             remove_tree(paths.dir);
         } catch (const std::exception& e) {

@@ -34,11 +34,16 @@ SeccompFilter::SeccompFilter(const std::vector<SyscallRule>& rules) {
         if (number == __NR_SCMP_ERROR) continue; // not on this architecture
         std::vector<scmp_arg_cmp> comparisons;
         for (const auto& match : rule.when) {
+            // What SCMP_CMP builds, without its C compound literal (not C++).
+            const auto index = static_cast<unsigned>(match.index);
             if (match.at_least)
-                comparisons.push_back(SCMP_CMP(match.index, SCMP_CMP_GE, match.value));
-            else
                 comparisons.push_back(
-                    SCMP_CMP(match.index, SCMP_CMP_MASKED_EQ, match.mask, match.value));
+                    {.arg = index, .op = SCMP_CMP_GE, .datum_a = match.value, .datum_b = 0});
+            else
+                comparisons.push_back({.arg = index,
+                                       .op = SCMP_CMP_MASKED_EQ,
+                                       .datum_a = match.mask,
+                                       .datum_b = match.value});
         }
         const int result =
             seccomp_rule_add_array(context, SCMP_ACT_ERRNO(static_cast<std::uint16_t>(rule.error)),
