@@ -146,6 +146,8 @@ if [ "$failed" = 0 ]; then
   step "${test_env[*]} ./scripts/test.sh"
   in_root "${test_env[@]}" /bin/bash -c 'cd /root/osf-sandbox && ./scripts/test.sh' || failed=1
   took test.sh
+  # test.sh's own steps, so a CI log's last lines say where the time went.
+  while IFS= read -r line; do timings+=("  $line"); done <"$root/root/osf-sandbox/build/test-steps.txt" || true
   step "./scripts/run-proxy.sh --check"
   out=$work/run-proxy.out
   in_root /bin/bash -c 'cd /root/osf-sandbox && PRESET=default ./scripts/run-proxy.sh --check' 2>&1 | tee "$out" || failed=1

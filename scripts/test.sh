@@ -25,8 +25,19 @@ if [ -n "$fuzz_seconds" ] && [ "$fuzz_seconds" != 0 ] && [ $# -eq 0 ]; then run_
 run_asan=""
 if [ -z "${OSF_SKIP_ASAN:-}" ] && [ $# -eq 0 ]; then run_asan=1; fi
 
+# Each step's wall time goes to build/test-steps.txt (printed at the end;
+# fresh-debian-test.sh and CI show it, docs/ci.md).
+mkdir -p build
+: >build/test-steps.txt
+step_started=$SECONDS
+took() {
+  printf '%-34s %5d s\n' "$1" $((SECONDS - step_started)) >>build/test-steps.txt
+  step_started=$SECONDS
+}
+
 cmake --preset default
 cmake --build --preset default -j"$jobs"
+took "build (default preset)"
 
 # The fuzz and sanitizer builds need nothing from the test run: they compile
 # while CTest runs, under SCHED_IDLE (only on the CPU the tests leave idle, so
@@ -38,26 +49,36 @@ trap stop_background EXIT
 if [ -n "$run_fuzz$run_asan" ]; then
   mkdir -p build
   setsid chrt --idle 0 bash -c '
-    if [ -n "$1" ]; then cmake --preset fuzz && cmake --build --preset fuzz --target osf-fuzz -j"$3"; fi
-    if [ -n "$2" ]; then cmake --preset asan && cmake --build --preset asan -j"$3"; fi
+    built() { printf "%-34s %5d s\n" "(beside ctest) $1" $((SECONDS - started)) >>build/test-steps.txt; }
+    started=$SECONDS
+    if [ -n "$1" ]; then cmake --preset fuzz && cmake --build --preset fuzz --target osf-fuzz -j"$3" && built "fuzz build"; fi
+    started=$SECONDS
+    if [ -n "$2" ]; then cmake --preset asan && cmake --build --preset asan -j"$3" && built "asan build"; fi
   ' background-builds "$run_fuzz" "$run_asan" "$jobs" >build/background-builds.log 2>&1 </dev/null &
   background_pid=$!
   echo "test.sh: the fuzz and ASan builds run beside the tests at idle priority (build/background-builds.log)"
 fi
 
 ctest --preset default -j"$jobs" "$@"
+took "ctest (default preset)"
 
 if [ -n "$background_pid" ]; then
   waited=$SECONDS
   wait "$background_pid" || echo "test.sh: a background build failed; the pass below repeats it"
   background_pid=""
   echo "test.sh: waited $((SECONDS - waited)) s for the background builds after the tests"
+  took "wait for the fuzz and ASan builds"
 fi
 
 if [ -n "$run_fuzz" ]; then
   ./scripts/fuzz.sh "$fuzz_seconds"
+  took "fuzz.sh $fuzz_seconds"
 fi
 
 if [ -n "$run_asan" ]; then
   ./scripts/asan-tests.sh
+  took "asan-tests.sh"
 fi
+echo
+echo "test.sh steps:"
+cat build/test-steps.txt

@@ -9,4 +9,8 @@ cd "$(dirname "$0")/../.."
 export CI="${CI:-1}"
 export OSF_BROWSER_TESTS="${OSF_BROWSER_TESTS:-1}"
 export OSF_FRESH_FULL=1
-./scripts/fresh-debian-test.sh
+status=0
+./scripts/fresh-debian-test.sh || status=$?
+# .ci/run prints a phase's build/ci/NAME.steps after its summary line.
+cp build/fresh-debian/timings.txt build/ci/10-fresh-debian.steps 2>/dev/null || true
+exit "$status"
