@@ -2,14 +2,17 @@
 inside): a host outside the spec is refused, allowed (curl inside trusts the new CA at
 once), revoked; an MCP tool is allowed; bad entries are refused with exit 2 and change
 nothing; a suspended sandbox keeps the change and resumes with it; code inside cannot
-reach the admin port or read the token; the log verifies with the policy lines."""
+reach the admin port or read the token; the log verifies with the policy lines; list -o json
+shows the policy in force; egress-log --refused --follow prints each new refusal once, as it
+happens."""
 import json
 import os
 import shutil
 
 import pytest
 
-from test_local_sandbox import SECRET, ca, local_state, upstream  # noqa: F401 (fixtures)
+from osftest import Followed
+from test_local_sandbox import SECRET, ca, local_bin, local_state, upstream  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 
@@ -67,6 +70,24 @@ def test_allow_then_revoke_a_host_in_a_running_sandbox(local, upstream):  # noqa
     assert verify.returncode == 0, verify.stdout + verify.stderr
     summary = local.run("egress-log", sandbox_id, "--summary")
     assert "allow by" in summary.stdout and "revoke by" in summary.stdout, summary.stdout
+
+
+def test_refused_follow_prints_each_new_refusal_once_as_it_happens(local, upstream):  # noqa: F811
+    sandbox_id = local.create(spec_for(upstream))
+    port = upstream.port
+    assert curl_status(local, sandbox_id, f"https://refused.test:{port}/before") == "403"
+    followed = Followed([local_bin(), "egress-log", sandbox_id, "--refused", "--follow"], local.env)
+    try:
+        # What was refused before it started, then each new refusal once.
+        assert followed.next_line() == f"refused.test:{port}\n"
+        assert curl_status(local, sandbox_id, f"https://other.test:{port}/new") == "403"
+        assert followed.next_line() == f"other.test:{port}\n"
+        assert curl_status(local, sandbox_id, f"https://refused.test:{port}/again") == "403"
+        assert curl_status(local, sandbox_id, f"https://third.test:{port}/new") == "403"
+        assert followed.next_line() == f"third.test:{port}\n"  # not refused.test again
+    finally:
+        code, err, rest = followed.interrupt()
+    assert (code, err, rest) == (130, "sandbox-local: interrupted\n", [])
 
 
 def test_an_mcp_tool_and_bad_entries(local, upstream):  # noqa: F811

@@ -1,6 +1,7 @@
 
 #include "commands/egress_log_copy.hpp"
 #include "commands/egress_log_options.hpp"
+#include "commands/line_stream.hpp"
 #include "commands/log_saving.hpp"
 #include "commands/sandbox_id_argument.hpp"
 #include "commands/subcommands.hpp"
@@ -43,11 +44,26 @@ void setup_egress_log(CLI::App& app, CommandContext& context) {
     auto* refused = sub->add_flag(
         "--refused", options->refused,
         "Print what the sandbox was refused, one line each and once: the egress entry or MCP "
-        "tool (--mcp SERVER:TOOL) that would have let it through, as allow takes it");
-    refused->excludes(follow)->excludes(raw)->excludes(verify)->excludes(summary)->excludes(report);
+        "tool (--mcp SERVER:TOOL) that would have let it through, as allow takes it; with "
+        "--follow, then each new one as it is refused");
+    refused->excludes(raw)->excludes(verify)->excludes(summary)->excludes(report);
     sub->callback([&context, options] {
         guarded(context, [&] {
             const std::string id = parse_sandbox_id(options->id);
+            if (options->refused && options->follow) {
+                // The log's request lines as the backend streams them, until the
+                // sandbox stops or a signal comes; each new entry flushed at
+                // once, for an orchestrator reading line by line.
+                osf::egress_log::RefusedEntries entries;
+                LineStream lines([&](std::string_view line) {
+                    if (const auto entry = entries.add(line))
+                        context.out << *entry << "\n" << std::flush;
+                    return static_cast<bool>(context.out);
+                });
+                context.backend->egress_log(id, lines, true, false);
+                lines.finish();
+                return 0;
+            }
             if (options->refused) {
                 // The whole log as both backends hand it over (the copy --verify reads).
                 const auto access = context.backend->egress_log_access(id);

@@ -12,7 +12,8 @@
 
 namespace osf::kubernetes {
 
-void print_egress_log(KubeContext& context, const std::string& id, bool follow, bool raw) {
+void print_egress_log(KubeContext& context, const std::string& id, std::ostream& out, bool follow,
+                      bool raw) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const std::string pod = find_egress_pod(kube, id);
@@ -26,15 +27,19 @@ void print_egress_log(KubeContext& context, const std::string& id, bool follow, 
     if (raw) call.args.push_back("--raw");
     call.args.insert(call.args.end(), {"--state-dir", manifests::kProxyStateDir});
     if (follow) call.args.push_back("--follow");
-    call.inherit_stdout = true; // the log can be long: stream it
+    // The log can be long: streamed, never held whole, into `out` (which
+    // `egress-log --refused --follow` reads line by line), flushed per chunk.
+    call.on_stdout = [&out](std::string_view chunk) { out << chunk << std::flush; };
     // kubectl runs in its own process group, so a terminal's Ctrl-C reaches
     // only the adapter: stop kubectl then, or --follow would never end.
-    call.should_stop = [&context] {
-        return context.pending_signal && context.pending_signal() != 0;
+    // A reader gone (`| head`) ends it too: with SIGPIPE ignored nothing else would.
+    call.should_stop = [&context, &out] {
+        return !out || (context.pending_signal && context.pending_signal() != 0);
     };
     const kubectl::KubectlResult result = context.runner.run(call);
     if (const int signal = context.pending_signal ? context.pending_signal() : 0; signal != 0)
         throw commands::Interrupted(signal);
+    if (!out) return;
     kubectl::check(call.args, result);
 }
 

@@ -4,12 +4,15 @@
 
 #include "kubernetes/command_context.hpp"
 
+#include <iosfwd>
 #include <string>
 
 namespace osf::kubernetes {
 
-// kubectl streams the log to this process's stdout; with `follow` until the
-// proxy stops, or Interrupted at SIGINT/SIGTERM (kubectl is stopped).
-void print_egress_log(KubeContext& context, const std::string& id, bool follow, bool raw);
+// kubectl's output is written to `out` as it arrives; with `follow` until the
+// proxy stops, or Interrupted at SIGINT/SIGTERM (kubectl is stopped). Once
+// `out` fails (a closed pipe) kubectl is stopped and nothing more is said.
+void print_egress_log(KubeContext& context, const std::string& id, std::ostream& out, bool follow,
+                      bool raw);
 
 } // namespace osf::kubernetes

@@ -67,9 +67,9 @@ std::vector<sandbox::SandboxRow> KubernetesBackend::list() {
     return list_sandboxes(context_);
 }
 
-void KubernetesBackend::egress_log(const std::string& id, std::ostream&, bool follow, bool raw) {
-    // kubectl writes the log to this process's stdout itself.
-    print_egress_log(context_, id, follow, raw);
+void KubernetesBackend::egress_log(const std::string& id, std::ostream& out, bool follow,
+                                   bool raw) {
+    print_egress_log(context_, id, out, follow, raw);
 }
 
 std::unique_ptr<sandbox::EgressLogAccess>

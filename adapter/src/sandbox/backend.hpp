@@ -70,9 +70,10 @@ public:
     virtual void check_exists(const std::string& /*id*/) {}
     virtual void destroy(const std::string& id) = 0;
     virtual std::vector<sandbox::SandboxRow> list() = 0;
-    // Streams the egress log (JSON lines) to `out`. With `follow`, keeps
-    // printing whole lines as they are written until the sandbox stops
-    // running; Interrupted on SIGINT or SIGTERM.
+    // Streams the egress log (JSON lines) to `out`, as it comes (what
+    // egress-log --refused --follow reads). With `follow`, keeps printing
+    // whole lines as they are written until the sandbox stops running or
+    // `out` fails; Interrupted on SIGINT or SIGTERM.
     virtual void egress_log(const std::string& id, std::ostream& out, bool follow, bool raw) = 0;
     // The sandbox's log and the key stored for its current proxy, as
     // egress-log --verify/--summary, destroy --save-log and gc --save-logs take

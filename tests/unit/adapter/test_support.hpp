@@ -36,6 +36,10 @@ public:
             this->calls.push_back(call);
             if (while_running) while_running(call);
             results.push_back(answer(call));
+            if (call.on_stdout && !results.back().out.empty()) {
+                call.on_stdout(results.back().out);
+                results.back().out.clear();
+            }
             if (call.on_stderr && !results.back().err.empty()) {
                 call.on_stderr(results.back().err);
                 results.back().err.clear();

@@ -22,6 +22,9 @@ struct KubectlCall {
     std::vector<std::string> extra_inputs;
     bool inherit_stdin = false;  // the child reads our stdin (exec -i)
     bool inherit_stdout = false; // the child writes straight to our stdout
+    // When set (and stdout is not inherited), the last stage's stdout is
+    // delivered here as it arrives instead of being captured.
+    std::function<void(std::string_view)> on_stdout;
     // When set, stderr is delivered here as it arrives instead of being captured.
     std::function<void(std::string_view)> on_stderr;
     // When set, asked a few times a second while the call runs; once it
@@ -31,7 +34,7 @@ struct KubectlCall {
 
 struct KubectlResult {
     int exit_code = 0; // 128 + N when kubectl died of signal N
-    std::string out;   // captured stdout (empty when inherited)
+    std::string out;   // captured stdout (empty when inherited or streamed)
     std::string err;   // captured stderr (empty when streamed)
     bool ok() const { return exit_code == 0; }
 };

@@ -181,6 +181,8 @@ private:
                 call.on_stderr(chunk);
             else if (reader.is_stderr)
                 results_[reader.stage].err.append(chunk);
+            else if (call.on_stdout)
+                call.on_stdout(chunk);
             else
                 results_[reader.stage].out.append(chunk);
         } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {

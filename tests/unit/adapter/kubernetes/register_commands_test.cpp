@@ -722,6 +722,7 @@ TEST_CASE("list: an empty list in a namespace that does not exist exits 1") {
 TEST_CASE("egress-log: execs egress-proxy log in the egress pod") {
     TestContext t;
     t.kubectl.on(kListEgress, ok(list_of({ready_pod()}).dump()));
+    t.kubectl.on({"exec"}, ok("{\"host\":\"a.example\"}\n"));
     CHECK(run(t, {"egress-log", kId}) == 0);
     const auto exec = t.kubectl.find({"exec"});
     REQUIRE(exec.size() == 1);
@@ -729,7 +730,10 @@ TEST_CASE("egress-log: execs egress-proxy log in the egress pod") {
                                                    "--namespace", "default", "-c", "egress-proxy",
                                                    "--", "/usr/local/bin/egress-proxy", "log",
                                                    "--state-dir", "/var/lib/egress-proxy"});
-    CHECK(exec[0].inherit_stdout);
+    // Streamed through the adapter's output (what --refused --follow reads), not inherited.
+    CHECK_FALSE(exec[0].inherit_stdout);
+    CHECK(exec[0].on_stdout);
+    CHECK(t.out.str() == "{\"host\":\"a.example\"}\n");
     TestContext unknown;
     unknown.kubectl.on(kListEgress, ok(list_of({}).dump()));
     CHECK(run(unknown, {"egress-log", kId}) == 1);
@@ -751,6 +755,27 @@ TEST_CASE("egress-log --follow: Ctrl-C stops kubectl and exits 130") {
     CHECK(run(t, {"egress-log", "-f", kId}) == 130);
     CHECK(asked);
     CHECK(t.err.str() == "sandbox-kubernetes: interrupted\n");
+}
+
+TEST_CASE("egress-log --refused --follow: follows the log, prints each new refusal once") {
+    TestContext t;
+    t.kubectl.on(kListEgress, ok(list_of({ready_pod()}).dump()));
+    const std::string refused =
+        R"({"host":"a.test","port":443,"outcome":"refused","refusedBy":"host-not-allowed"})";
+    t.kubectl.on(
+        {"exec"},
+        ok(refused + "\n" + R"({"host":"b.test","port":443,"outcome":"allowed"})" + "\n" + refused +
+           "\n" +
+           R"({"host":"c.test","port":22,"outcome":"refused","refusedBy":"port-not-allowed"})" +
+           "\n"));
+    CHECK(run(t, {"egress-log", kId, "--refused", "--follow"}) == 0);
+    CHECK(t.out.str() == "a.test\nc.test:22\n");
+    const auto exec = t.kubectl.find({"exec"});
+    REQUIRE(exec.size() == 1);
+    CHECK(exec[0].args.back() == "--follow");
+    CHECK(std::find(exec[0].args.begin(), exec[0].args.end(), "--raw") == exec[0].args.end());
+    TestContext raw; // --raw still excludes --refused
+    CHECK(run(raw, {"egress-log", kId, "--refused", "--raw"}) == 2);
 }
 
 TEST_CASE("snapshot: PVC, copy pod, tar pipeline, template; prints its name") {

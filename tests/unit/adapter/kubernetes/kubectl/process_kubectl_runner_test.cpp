@@ -43,15 +43,23 @@ TEST_CASE("runner: a pipeline connects stdout to stdin; large data does not dead
     CHECK(results[1].out.find("1048576") != std::string::npos);
 }
 
-TEST_CASE("runner: streamed stderr goes to the callback") {
+TEST_CASE("runner: streamed stderr and stdout go to their callbacks, not into the result") {
     ProcessKubectlRunner sh("sh");
     KubectlCall call;
-    call.args = {"-c", "echo one >&2; echo two >&2"};
+    call.args = {"-c", "echo one >&2; echo out; echo two >&2"};
     std::string streamed;
     call.on_stderr = [&](std::string_view chunk) { streamed.append(chunk); };
     const auto result = sh.run(call);
     CHECK(streamed == "one\ntwo\n");
     CHECK(result.err.empty());
+    CHECK(result.out == "out\n"); // captured: no stdout callback
+    std::string streamed_out;
+    call.on_stdout = [&](std::string_view chunk) { streamed_out.append(chunk); };
+    call.on_stderr = nullptr;
+    const auto both = sh.run(call);
+    CHECK(streamed_out == "out\n");
+    CHECK(both.out.empty());
+    CHECK(both.err == "one\ntwo\n");
 }
 
 TEST_CASE("runner: a missing program is exit 127 with a message") {
