@@ -7,7 +7,8 @@ revoked; a TLS tunnel open across a revoke is refused from its next request; an 
 allowed (tools/list through the proxy lists it); bad entries exit 2 naming the entry and change nothing; a
 refusing or absent proxy changes nothing; a suspended sandbox gets a stored change, in force in
 the new proxy resume starts (with its new CA); the egress log verifies with the policy lines;
-the admin port stays out of the sandbox's reach."""
+the admin port stays out of the sandbox's reach; list -o json shows the policy in force;
+egress-log --refused --follow prints each new refusal once, as it happens."""
 
 import http.client
 import json
@@ -24,8 +25,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from osftest import TestCA as UpstreamCA  # noqa: E402  (aliased: pytest would collect a Test* class)
-from osftest import Upstream, proxy_bin  # noqa: E402
-from test_adapter import adapter, create, pytestmark  # noqa: E402,F401
+from osftest import Followed, Upstream, proxy_bin  # noqa: E402
+from test_adapter import ADAPTER, adapter, create, pytestmark  # noqa: E402,F401
 from kube_api_fixture import KubeApiServer  # noqa: E402
 
 __all__ = ["pytestmark"]
@@ -147,6 +148,11 @@ def stored_spec(kube, sandbox_id):
     return json.loads(kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-spec")["data"]["spec.json"])
 
 
+def listed_policy(kube, sandbox_id):
+    listed = json.loads(adapter(kube, "list", "-o", "json", check=0).stdout)
+    return next(row["policy"] for row in listed if row["id"] == sandbox_id)
+
+
 def test_allow_then_revoke_a_host_in_a_running_sandbox(cluster, upstream, tmp_path):
     kube = cluster
     sandbox_id, _ = create(kube, tmp_path, spec_for(upstream))
@@ -161,6 +167,8 @@ def test_allow_then_revoke_a_host_in_a_running_sandbox(cluster, upstream, tmp_pa
         res = adapter(kube, "allow", sandbox_id, "refused.test", check=0)
         assert res.stdout == f"allowed in {sandbox_id}: refused.test (policy 1, in force now)\n"
         assert stored_spec(kube, sandbox_id)["egress"] == ["allowed.test", "refused.test"]
+        assert listed_policy(kube, sandbox_id) == {"egress": ["allowed.test", "refused.test"],
+                                                   "mcp": {"tools": ["search"]}}
         # The CA ConfigMap holds the proxy's bundle now (a CA made for refused.test in it),
         # which curl in the sandbox pod reads.
         ca = kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-ca")["data"]["egress-ca.crt"]
@@ -174,6 +182,7 @@ def test_allow_then_revoke_a_host_in_a_running_sandbox(cluster, upstream, tmp_pa
         assert res.stdout == f"revoked in {sandbox_id}: refused.test (policy 2, in force now)\n"
         assert curl_status(kube, sandbox_id, proxy, url) == "403"
         assert stored_spec(kube, sandbox_id)["egress"] == ["allowed.test"]
+        assert listed_policy(kube, sandbox_id)["egress"] == ["allowed.test"]
         lines = policy_lines(kube, sandbox_id)
         assert [(l["change"], l["entries"], l["generation"]) for l in lines] == [
             ("allow", ["refused.test"], 1), ("revoke", ["refused.test"], 2)]
@@ -186,6 +195,32 @@ def test_allow_then_revoke_a_host_in_a_running_sandbox(cluster, upstream, tmp_pa
         assert "allow by" in summary and "revoke by" in summary, summary
         assert summary.startswith("chain: verified"), summary
     finally:
+        adapter(kube, "destroy", sandbox_id)
+
+
+def test_refused_follow_prints_each_new_refusal_once_as_it_happens(cluster, upstream, tmp_path):
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, spec_for(upstream))
+    followed = None
+    try:
+        proxy = listening(kube, sandbox_id)["proxy"]
+        port = upstream.port
+        assert curl_status(kube, sandbox_id, proxy, f"https://refused.test:{port}/before") == "403"
+        followed = Followed([ADAPTER, "egress-log", sandbox_id, "--refused", "--follow"], kube.env())
+        # What was refused before it started, then each new refusal once.
+        assert followed.next_line() == f"refused.test:{port}\n"
+        assert curl_status(kube, sandbox_id, proxy, f"https://other.test:{port}/new") == "403"
+        assert followed.next_line() == f"other.test:{port}\n"
+        assert curl_status(kube, sandbox_id, proxy, f"https://refused.test:{port}/again") == "403"
+        assert curl_status(kube, sandbox_id, proxy, f"https://third.test:{port}/new") == "403"
+        assert followed.next_line() == f"third.test:{port}\n"  # not refused.test again
+        code, err, rest = followed.interrupt()
+        followed = None
+        # Ctrl-C stops kubectl and exits as egress-log --follow does.
+        assert (code, err, rest) == (130, "sandbox-kubernetes: interrupted\n", [])
+    finally:
+        if followed is not None:
+            followed.interrupt()
         adapter(kube, "destroy", sandbox_id)
 
 

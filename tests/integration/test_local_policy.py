@@ -43,6 +43,12 @@ def policy_lines(local, sandbox_id):
     return [json.loads(l) for l in res.stdout.splitlines() if '"kind":"policy"' in l]
 
 
+def listed_policy(local, sandbox_id):
+    res = local.run("list", "-o", "json")
+    assert res.returncode == 0, res.stderr
+    return next(row["policy"] for row in json.loads(res.stdout) if row["id"] == sandbox_id)
+
+
 def test_allow_then_revoke_a_host_in_a_running_sandbox(local, upstream):  # noqa: F811
     sandbox_id = local.create(spec_for(upstream))
     url = f"https://refused.test:{upstream.port}/live"
@@ -55,6 +61,8 @@ def test_allow_then_revoke_a_host_in_a_running_sandbox(local, upstream):  # noqa
     res = local.run("allow", sandbox_id, "refused.test")
     assert res.returncode == 0, res.stderr
     assert res.stdout == f"allowed in {sandbox_id}: refused.test (policy 1, in force now)\n"
+    assert listed_policy(local, sandbox_id) == {"egress": ["allowed.test", "refused.test"],
+                                                "mcp": {"tools": ["search"]}}
     # curl inside reads the CA bundle anew: the CA made for refused.test is in it.
     assert curl_status(local, sandbox_id, url) == "200"
     again = local.run("allow", sandbox_id, "refused.test")
@@ -63,6 +71,7 @@ def test_allow_then_revoke_a_host_in_a_running_sandbox(local, upstream):  # noqa
     res = local.run("revoke", sandbox_id, "refused.test")
     assert res.returncode == 0, res.stderr
     assert curl_status(local, sandbox_id, url) == "403"
+    assert listed_policy(local, sandbox_id)["egress"] == ["allowed.test"]
     assert [(l["change"], l["entries"], l["generation"]) for l in policy_lines(local, sandbox_id)] == [
         ("allow", ["refused.test"], 1), ("revoke", ["refused.test"], 2)]
     assert all("@" in l["by"] for l in policy_lines(local, sandbox_id))

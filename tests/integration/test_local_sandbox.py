@@ -562,6 +562,8 @@ def test_dry_run_shows_the_plan_and_starts_nothing(local, upstream):
     argv = plan["sandbox"]["argv"]
     assert argv[0] == "bwrap" and "--unshare-net" in argv and "--clearenv" in argv
     assert SECRET not in res.stdout and PLACEHOLDER in res.stdout
+    # The policy it would start with, shaped as list -o json shows it.
+    assert plan["policy"] == {"egress": ["allowed.test"], "mcp": {"tools": ["search"]}}
     assert set(os.listdir(os.path.join(local.state, "sandboxes"))) == before
 
 

@@ -29,8 +29,10 @@ void check_namespace_exists(kubectl::Kubectl& kube) {
 std::vector<sandbox::SandboxRow> list_sandboxes(KubeContext& context) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
+    // The spec ConfigMaps in the same call: every sandbox's policy at once.
     const std::string kinds = std::string(manifests::kSandboxClaims) + "," +
-                              manifests::kSandboxTemplates + "," + manifests::kPods;
+                              manifests::kSandboxTemplates + "," + manifests::kPods + "," +
+                              manifests::kConfigMaps;
     const auto rows = manifests::sandbox_rows(kube.list(kinds, sandbox::managed_selector()),
                                               context.wall_clock());
     if (rows.empty()) check_namespace_exists(kube);

@@ -21,6 +21,7 @@
 #include "local/user_namespaces.hpp"
 #include "local/workspace_volume.hpp"
 #include "process/spawn.hpp"
+#include "sandbox/spec_policy.hpp"
 
 #include <array>
 #include <cerrno>
@@ -141,7 +142,9 @@ nlohmann::json LocalBackend::describe(const sandbox::SandboxRequest& request) {
             {"proxy", {{"argv", plan.proxy_argv}, {"variables", proxy_variables}}},
             {"sandbox", {{"argv", plan.sandbox_argv}, {"staged", staged}}},
             {"cgroup", limits},
-            {"refusedSyscalls", refused}};
+            {"refusedSyscalls", refused},
+            // What the proxy will admit, as list -o json shows it once running.
+            {"policy", sandbox::spec_policy(request.spec_text)}};
 }
 
 void LocalBackend::create(const sandbox::SandboxRequest& request, std::ostream& progress) {

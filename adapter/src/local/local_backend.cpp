@@ -7,9 +7,11 @@
 #include "local/sandbox_store.hpp"
 #include "local/workspace_volume.hpp"
 #include "sandbox/lifetime.hpp"
+#include "sandbox/spec_policy.hpp"
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <unistd.h>
 
 namespace osf::local {
@@ -68,6 +70,12 @@ std::vector<sandbox::SandboxRow> LocalBackend::list() {
         if (meta.expires != 0) {
             row.expires = sandbox::rfc3339(wall_time(meta.expires));
             row.expires_in_seconds = meta.expires - now;
+        }
+        // The stored spec, which allow and revoke rewrite: the policy in force.
+        if (std::ifstream spec(paths.spec, std::ios::binary); spec) {
+            std::ostringstream text;
+            text << spec.rdbuf();
+            row.policy = sandbox::spec_policy(text.str());
         }
         rows.push_back(row);
     }

@@ -83,7 +83,8 @@ std::string wide_table(const std::vector<SandboxRow>& rows) {
 std::string rows_yaml(const std::vector<SandboxRow>& rows) {
     // Block YAML of flat rows by hand: the values are IDs, words, RFC 3339
     // times, image names and numbers, each written as a JSON string (a YAML
-    // double-quoted scalar), so no library is needed for what it would escape.
+    // double-quoted scalar), and the policy as JSON (a YAML flow mapping), so
+    // no library is needed for what it would escape.
     const json array = rows_json(rows);
     if (array.empty()) return "[]\n";
     std::string text;
@@ -106,7 +107,8 @@ json rows_json(const std::vector<SandboxRow>& rows) {
                          {"created", row.created},
                          {"ageSeconds", row.age_seconds},
                          {"expires", row.expires.empty() ? json(nullptr) : json(row.expires)},
-                         {"image", row.image}});
+                         {"image", row.image},
+                         {"policy", row.policy}});
     return array;
 }
 

@@ -19,6 +19,9 @@ struct SandboxRow {
     std::string image;   // the sandbox container's image, "-" when unknown
     std::string expires; // the claim's shutdownTime (RFC 3339), empty when none
     std::optional<long long> expires_in_seconds; // negative once past
+    // spec_policy() of the stored spec (what allow and revoke rewrite); null
+    // when it could not be read.
+    nlohmann::json policy;
 };
 
 // "45s", "12m", "3h", "5d"
@@ -29,11 +32,13 @@ std::string format_expires(const std::optional<long long>& seconds);
 // `list -o wide`: a header (ID STATUS AGE EXPIRES IMAGE), then one aligned
 // line per row.
 std::string wide_table(const std::vector<SandboxRow>& rows);
-// `list -o json`: an array of {id, status, created, ageSeconds, expires, image}.
+// `list -o json`: an array of {id, status, created, ageSeconds, expires, image,
+// policy}.
 nlohmann::json rows_json(const std::vector<SandboxRow>& rows);
 
 // `list -o yaml`: the same rows as a block YAML sequence, keys sorted as
-// kubectl sorts them; "[]" when there are none.
+// kubectl sorts them (policy as a JSON flow mapping, which YAML reads);
+// "[]" when there are none.
 std::string rows_yaml(const std::vector<SandboxRow>& rows);
 
 // Seconds since the epoch of "2026-11-29T18:55:00Z"; nullopt when malformed.

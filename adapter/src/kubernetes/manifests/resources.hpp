@@ -10,6 +10,7 @@ inline constexpr const char* kSandboxWarmPools = "sandboxwarmpools.extensions.ag
 inline constexpr const char* kSandboxes = "sandboxes.agents.x-k8s.io";
 inline constexpr const char* kPods = "pods";
 inline constexpr const char* kPersistentVolumeClaims = "persistentvolumeclaims";
+inline constexpr const char* kConfigMaps = "configmaps";
 
 // Everything create makes but the Secret, in the order destroy removes it: the
 // claim first so the controller does not recreate the sandbox while the rest

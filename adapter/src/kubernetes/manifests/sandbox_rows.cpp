@@ -1,9 +1,12 @@
 #include "kubernetes/manifests/sandbox_rows.hpp"
 
 #include "kubernetes/manifests/claim_lifetime.hpp"
+#include "kubernetes/manifests/egress_objects.hpp"
+#include "kubernetes/manifests/names.hpp"
 #include "kubernetes/manifests/pod_status.hpp"
 #include "kubernetes/manifests/suspension.hpp"
 #include "sandbox/labels.hpp"
+#include "sandbox/spec_policy.hpp"
 
 #include <algorithm>
 #include <map>
@@ -46,16 +49,25 @@ std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_cloc
         bool suspended = false;
     };
     std::map<std::string, Found> found;
+    std::map<std::string, json> policies; // by ID, from the spec ConfigMaps
     for (const auto& item : items) {
         const json metadata = item.value("metadata", json::object());
         const json labels = metadata.value("labels", json::object());
         const std::string id = labels.value(sandbox::kSandboxIdLabel, "");
         if (id.empty()) continue;
+        const std::string kind = item.value("kind", "");
+        // A ConfigMap only says what policy a sandbox has: one left alone
+        // makes no row, and its age is not the sandbox's.
+        if (kind == "ConfigMap") {
+            if (metadata.value("name", "") == spec_config_name(id))
+                if (const auto text = spec_text_of(item))
+                    policies[id] = sandbox::spec_policy(*text);
+            continue;
+        }
         Found& entry = found[id];
         const std::string created = metadata.value("creationTimestamp", "");
         if (!created.empty() && (entry.created.empty() || created < entry.created))
             entry.created = created;
-        const std::string kind = item.value("kind", "");
         if (kind == "SandboxClaim") {
             entry.has_claim = true;
             entry.claim = claim_status(item);
@@ -92,6 +104,8 @@ std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_cloc
             row.expires_in_seconds =
                 std::chrono::duration_cast<std::chrono::seconds>(*entry.expires - now).count();
         }
+        if (const auto policy = policies.find(id); policy != policies.end())
+            row.policy = policy->second;
         rows.push_back(row);
     }
     std::stable_sort(rows.begin(), rows.end(), [](const SandboxRow& a, const SandboxRow& b) {

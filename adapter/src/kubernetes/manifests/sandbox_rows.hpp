@@ -11,8 +11,9 @@
 
 namespace osf::kubernetes::manifests {
 
-// `items`: claims, templates and pods labelled by the adapter. Sorted by
-// creation time, oldest first.
+// `items`: claims, templates, pods and ConfigMaps labelled by the adapter
+// (the spec ConfigMap gives a row its policy). Sorted by creation time,
+// oldest first.
 std::vector<sandbox::SandboxRow> sandbox_rows(const nlohmann::json& items,
                                               std::chrono::system_clock::time_point now);
 

@@ -662,14 +662,22 @@ TEST_CASE("list: IDs one per line; -o wide a table with a header; -o json and --
     const json items = {
         {"kind", "List"},
         {"items",
-         json::array({json{
-             {"kind", "SandboxClaim"},
-             {"metadata",
-              {{"labels", {{"osf.sandbox.id", kId}}},
-               {"creationTimestamp", "2026-11-29T18:58:00Z"}}},
-             {"spec", {{"lifecycle", {{"shutdownTime", "2026-11-29T21:00:00Z"}}}}},
-             {"status",
-              {{"conditions", json::array({json{{"type", "Ready"}, {"status", "True"}}})}}}}})}};
+         json::array(
+             {json{{"kind", "SandboxClaim"},
+                   {"metadata",
+                    {{"labels", {{"osf.sandbox.id", kId}}},
+                     {"creationTimestamp", "2026-11-29T18:58:00Z"}}},
+                   {"spec", {{"lifecycle", {{"shutdownTime", "2026-11-29T21:00:00Z"}}}}},
+                   {"status",
+                    {{"conditions", json::array({json{{"type", "Ready"}, {"status", "True"}}})}}}},
+              json{{"kind", "ConfigMap"},
+                   {"metadata",
+                    {{"name", "osf-sandbox-" + kId + "-spec"},
+                     {"labels", {{"osf.sandbox.id", kId}}},
+                     {"creationTimestamp", "2026-11-29T18:58:01Z"}}},
+                   {"data",
+                    {{"spec.json",
+                      R"({"template": "node:24", "egress": ["api.linear.app"]})"}}}}})}};
     t.kubectl.on({"get"}, ok(items.dump()));
     CHECK(run(t, {"list"}) == 0);
     CHECK(t.out.str() == kId + "\n");
@@ -678,7 +686,7 @@ TEST_CASE("list: IDs one per line; -o wide a table with a header; -o json and --
     CHECK(gets[0].args == std::vector<std::string>{
                               "get",
                               "sandboxclaims.extensions.agents.x-k8s.io,sandboxtemplates."
-                              "extensions.agents.x-k8s.io,pods",
+                              "extensions.agents.x-k8s.io,pods,configmaps",
                               "--namespace", "default", "-l",
                               "app.kubernetes.io/managed-by=sandbox-kubernetes", "-o", "json"});
     TestContext w;
@@ -695,6 +703,9 @@ TEST_CASE("list: IDs one per line; -o wide a table with a header; -o json and --
         CHECK(rows[0]["status"] == "Ready");
         CHECK(rows[0]["ageSeconds"] == 120);
         CHECK(rows[0]["expires"] == "2026-11-29T21:00:00Z");
+        // From the spec ConfigMap, fetched with the rest.
+        CHECK(rows[0]["policy"] ==
+              json{{"egress", json::array({"api.linear.app"})}, {"mcp", json::object()}});
     }
     TestContext bad;
     CHECK(run(bad, {"list", "-o", "table"}) == 2);

@@ -26,17 +26,24 @@ TEST_CASE("list formatting: EXPIRES column and the wide table") {
     CHECK(wide_table({}) == "ID   STATUS   AGE   EXPIRES   IMAGE\n");
     CHECK(rows_json({row})[0]["expires"].is_null());
     row.created = "2026-11-29T18:59:30Z";
-    CHECK(rows_yaml({row, row}) == "- ageSeconds: 30\n"
-                                   "  created: \"2026-11-29T18:59:30Z\"\n"
-                                   "  expires: null\n"
-                                   "  id: \"0123456789ab\"\n"
-                                   "  image: \"node:24-alpine\"\n"
-                                   "  status: \"SandboxNotReady\"\n"
-                                   "- ageSeconds: 30\n"
-                                   "  created: \"2026-11-29T18:59:30Z\"\n"
-                                   "  expires: null\n"
-                                   "  id: \"0123456789ab\"\n"
-                                   "  image: \"node:24-alpine\"\n"
-                                   "  status: \"SandboxNotReady\"\n");
+    CHECK(rows_json({row})[0]["policy"].is_null()); // no spec read
+    SandboxRow with_policy = row;
+    with_policy.policy = nlohmann::json::parse(R"({"egress":["a.test"],"mcp":{"wiki":["read"]}})");
+    CHECK(rows_json({with_policy})[0]["policy"] == with_policy.policy);
+    CHECK(rows_yaml({row, with_policy}) ==
+          "- ageSeconds: 30\n"
+          "  created: \"2026-11-29T18:59:30Z\"\n"
+          "  expires: null\n"
+          "  id: \"0123456789ab\"\n"
+          "  image: \"node:24-alpine\"\n"
+          "  policy: null\n"
+          "  status: \"SandboxNotReady\"\n"
+          "- ageSeconds: 30\n"
+          "  created: \"2026-11-29T18:59:30Z\"\n"
+          "  expires: null\n"
+          "  id: \"0123456789ab\"\n"
+          "  image: \"node:24-alpine\"\n"
+          "  policy: {\"egress\":[\"a.test\"],\"mcp\":{\"wiki\":[\"read\"]}}\n"
+          "  status: \"SandboxNotReady\"\n");
     CHECK(rows_yaml({}) == "[]\n");
 }

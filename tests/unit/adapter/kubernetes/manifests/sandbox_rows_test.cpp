@@ -9,6 +9,35 @@ using nlohmann::json;
 using namespace osf::kubernetes::manifests;
 using namespace osf::sandbox;
 
+TEST_CASE("list rows: the policy from each sandbox's spec ConfigMap; a ConfigMap alone is no row") {
+    auto meta = [](const std::string& name, const std::string& id, const std::string& created) {
+        return json{
+            {"name", name}, {"labels", {{"osf.sandbox.id", id}}}, {"creationTimestamp", created}};
+    };
+    const std::string id = "bbbbbbbbbbbb";
+    const json items = json::array({
+        json{{"kind", "SandboxClaim"},
+             {"metadata", meta("osf-sandbox-" + id, id, "2026-11-29T18:00:00Z")}},
+        // Another ConfigMap of the sandbox (the CA's), made earlier, changes nothing.
+        json{{"kind", "ConfigMap"},
+             {"metadata", meta("osf-sandbox-" + id + "-ca", id, "2026-11-29T17:00:00Z")},
+             {"data", {{"spec.json", R"({"egress": ["wrong.test"]})"}}}},
+        json{{"kind", "ConfigMap"},
+             {"metadata", meta("osf-sandbox-" + id + "-spec", id, "2026-11-29T18:00:01Z")},
+             {"data", {{"spec.json", R"({"egress": ["a.test"], "mcp": [{"name": "wiki",
+                  "url": "https://wiki.test/mcp", "tools": ["read"]}]})"}}}},
+        json{{"kind", "ConfigMap"},
+             {"metadata",
+              meta("osf-sandbox-cccccccccccc-spec", "cccccccccccc", "2026-11-29T18:00:00Z")},
+             {"data", {{"spec.json", "{}"}}}},
+    });
+    const auto rows = sandbox_rows(
+        items, std::chrono::system_clock::time_point(std::chrono::seconds(1795978800)));
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0].created == "2026-11-29T18:00:00Z");
+    CHECK(rows[0].policy == json::parse(R"({"egress": ["a.test"], "mcp": {"wiki": ["read"]}})"));
+}
+
 TEST_CASE("list rows: one per ID with status, age and image") {
     auto meta = [](const std::string& id, const std::string& created) {
         return json{{"labels", {{"osf.sandbox.id", id}}}, {"creationTimestamp", created}};

@@ -1,0 +1,24 @@
+// The policy list -o json shows, from a stored spec's text.
+#include "sandbox/spec_policy.hpp"
+
+#include <catch2/catch.hpp>
+
+using nlohmann::json;
+using osf::sandbox::spec_policy;
+
+TEST_CASE("spec policy: egress entries as written and each server's tools") {
+    const auto policy = spec_policy(R"({"template": "node:24", "egress": ["registry.npmjs.org",
+        "*.example.com", "git.example.com:8443"], "secrets": {"T": "ref:env/T"},
+        "mcp": [{"name": "wiki", "url": "https://wiki.test/mcp", "tools": ["read", "search"]},
+                {"name": "none", "url": "https://none.test/mcp", "tools": []}]})");
+    CHECK(policy == json::parse(R"({"egress": ["registry.npmjs.org", "*.example.com",
+        "git.example.com:8443"], "mcp": {"wiki": ["read", "search"], "none": []}})"));
+}
+
+TEST_CASE("spec policy: a spec without egress or mcp allows nothing; unreadable text is null") {
+    CHECK(spec_policy(R"({"template": "node:24"})") ==
+          json{{"egress", json::array()}, {"mcp", json::object()}});
+    CHECK(spec_policy("").is_null());
+    CHECK(spec_policy("[1]").is_null());
+    CHECK(spec_policy("{\"egress\": [").is_null());
+}
