@@ -768,6 +768,22 @@ TEST_CASE("egress-log --follow: Ctrl-C stops kubectl and exits 130") {
     CHECK(t.err.str() == "sandbox-kubernetes: interrupted\n");
 }
 
+TEST_CASE("egress-log --follow: a reader gone (the output failed) stops kubectl, quietly") {
+    TestContext t;
+    t.kubectl.on(kListEgress, ok(list_of({ready_pod()}).dump()));
+    t.kubectl.on({"exec"}, fail("", 143)); // kubectl ended by the stop
+    bool asked = false;
+    t.kubectl.while_running = [&](const osf::kubernetes::kubectl::KubectlCall& call) {
+        if (call.args[0] != "exec") return;
+        CHECK_FALSE(call.should_stop());
+        t.out.setstate(std::ios::badbit); // as writing to a closed pipe leaves std::cout
+        asked = call.should_stop();
+    };
+    CHECK(run(t, {"egress-log", "-f", kId}) == 0);
+    CHECK(asked);
+    CHECK(t.err.str().empty());
+}
+
 TEST_CASE("egress-log --refused --follow: follows the log, prints each new refusal once") {
     TestContext t;
     t.kubectl.on(kListEgress, ok(list_of({ready_pod()}).dump()));
