@@ -751,36 +751,39 @@ TEST_CASE("egress-log: execs egress-proxy log in the egress pod") {
     CHECK(unknown.err.str() == "sandbox-kubernetes: no sandbox " + kId + "\n");
 }
 
-TEST_CASE("egress-log --follow: Ctrl-C stops kubectl and exits 130") {
-    TestContext t;
+namespace {
+
+// `egress-log -f` whose kubectl runs until `event` happens; whether kubectl
+// was then asked to stop.
+bool stopped_by(TestContext& t, const std::function<void()>& event, int expected_exit) {
     t.kubectl.on(kListEgress, ok(list_of({ready_pod()}).dump()));
     t.kubectl.on({"exec"}, fail("", 143)); // kubectl ended by the stop
     bool asked = false;
     t.kubectl.while_running = [&](const osf::kubernetes::kubectl::KubectlCall& call) {
         if (call.args[0] != "exec") return;
         REQUIRE(call.should_stop);
-        CHECK_FALSE(call.should_stop()); // following until a signal comes
-        t.signal = 2;
+        CHECK_FALSE(call.should_stop()); // following until then
+        event();
         asked = call.should_stop();
     };
-    CHECK(run(t, {"egress-log", "-f", kId}) == 130);
-    CHECK(asked);
+    CHECK(run(t, {"egress-log", "-f", kId}) == expected_exit);
+    return asked;
+}
+
+} // namespace
+
+TEST_CASE("egress-log --follow: Ctrl-C stops kubectl and exits 130") {
+    TestContext t;
+    CHECK(stopped_by(
+        t, [&] { t.signal = 2; }, 130));
     CHECK(t.err.str() == "sandbox-kubernetes: interrupted\n");
 }
 
 TEST_CASE("egress-log --follow: a reader gone (the output failed) stops kubectl, quietly") {
     TestContext t;
-    t.kubectl.on(kListEgress, ok(list_of({ready_pod()}).dump()));
-    t.kubectl.on({"exec"}, fail("", 143)); // kubectl ended by the stop
-    bool asked = false;
-    t.kubectl.while_running = [&](const osf::kubernetes::kubectl::KubectlCall& call) {
-        if (call.args[0] != "exec") return;
-        CHECK_FALSE(call.should_stop());
-        t.out.setstate(std::ios::badbit); // as writing to a closed pipe leaves std::cout
-        asked = call.should_stop();
-    };
-    CHECK(run(t, {"egress-log", "-f", kId}) == 0);
-    CHECK(asked);
+    // As writing to a closed pipe leaves std::cout.
+    CHECK(stopped_by(
+        t, [&] { t.out.setstate(std::ios::badbit); }, 0));
     CHECK(t.err.str().empty());
 }
 
