@@ -8,6 +8,7 @@ happens."""
 import json
 import os
 import shutil
+import subprocess
 
 import pytest
 
@@ -97,6 +98,44 @@ def test_refused_follow_prints_each_new_refusal_once_as_it_happens(local, upstre
     finally:
         code, err, rest = followed.interrupt()
     assert (code, err, rest) == (130, "sandbox-local: interrupted\n", [])
+
+
+TUNNEL_CLIENT = """
+import http.client, os, ssl, sys, urllib.parse
+proxy = urllib.parse.urlsplit(os.environ["HTTPS_PROXY"])
+conn = http.client.HTTPSConnection(proxy.hostname, proxy.port, timeout=30,
+                                   context=ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"]))
+conn.set_tunnel("refused.test", int(sys.argv[1]))
+for path in ("/before-revoke", "/after-revoke"):
+    conn.request("GET", path)
+    answer = conn.getresponse()
+    answer.read()
+    print(answer.status, flush=True)
+    if path == "/before-revoke":
+        sys.stdin.readline()  # the test revokes, then lets the second request go
+"""
+
+
+def test_a_tunnel_open_across_a_revoke_is_refused_from_its_next_request(local, upstream):  # noqa: F811
+    sandbox_id = local.create(spec_for(upstream))
+    assert local.run("allow", sandbox_id, "refused.test").returncode == 0
+    client = subprocess.Popen([local_bin(), "exec", sandbox_id, "--", "python3", "-c", TUNNEL_CLIENT,
+                               str(upstream.port)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=local.env)
+    try:
+        assert client.stdout.readline() == "200\n"
+        res = local.run("revoke", sandbox_id, "refused.test")
+        assert res.returncode == 0, res.stderr
+        client.stdin.write("go\n")
+        client.stdin.flush()
+        out, err = client.communicate(timeout=60)
+    finally:
+        if client.poll() is None:
+            client.kill()
+            client.wait()
+    # The same TLS tunnel, admitted before the revoke: its next request is refused.
+    assert out == "403\n", out + err
+    assert client.returncode == 0, err
 
 
 def test_an_mcp_tool_and_bad_entries(local, upstream):  # noqa: F811
