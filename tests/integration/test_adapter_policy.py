@@ -28,6 +28,7 @@ from osftest import TestCA as UpstreamCA  # noqa: E402  (aliased: pytest would c
 from osftest import Followed, Upstream, proxy_bin  # noqa: E402
 from test_adapter import ADAPTER, adapter, create, pytestmark  # noqa: E402,F401
 from kube_api_fixture import KubeApiServer  # noqa: E402
+from test_local_sandbox import answer_tools_list  # noqa: E402  (the same MCP server side)
 
 __all__ = ["pytestmark"]
 
@@ -62,16 +63,6 @@ def upstream():
         with Upstream(ca, ["allowed.test", "tools.test", "refused.test"], route=answer_tools_list) as u:
             u.ca = ca
             yield u
-
-
-def answer_tools_list(handler, url, body):
-    """The MCP server's side of tools/list: three tools, one of them not granted."""
-    if url.path != "/mcp" or b'"tools/list"' not in body:
-        return False
-    request = json.loads(body)
-    tools = [{"name": n, "inputSchema": {"type": "object"}} for n in ("search", "delete_everything", "fetch_page")]
-    handler._send(200, json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": tools}}).encode())
-    return True
 
 
 @pytest.fixture(scope="module")

@@ -134,6 +134,17 @@ def test_a_bodiless_answer_goes_out_as_its_head_alone_and_the_next_answer_is_the
         assert status == 200 and body == b"ok /next", head + body
 
 
+def read_until(s, ending):
+    """What the proxy sends until `ending`; fails when it closes first."""
+    s.settimeout(15)
+    data = b""
+    while not data.endswith(ending):
+        chunk = s.recv(65536)
+        assert chunk, data
+        data += chunk
+    return data
+
+
 class OneAnswerServer:
     """A server on 127.0.0.1 for one request: once its head is in, it sends
     `pieces` in order, `pause` seconds apart (each a read of its own at the
@@ -178,12 +189,7 @@ def test_a_close_delimited_answer_is_chunked_for_the_client(proxy):
     with OneAnswerServer([b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nwhole body, ended by the close"]) as server:
         with socket.create_connection(proxy_address(proxy), timeout=15) as s:
             ask(s, b"upstream.test", server.port, b"/close")
-            s.settimeout(15)
-            data = b""
-            while not data.endswith(b"0\r\n\r\n"):
-                chunk = s.recv(65536)
-                assert chunk, data
-                data += chunk
+            data = read_until(s, b"0\r\n\r\n")
     head, body = data.split(b"\r\n\r\n", 1)
     assert framing_fields(head) == [b"Transfer-Encoding: chunked"], head
     assert b"whole body, ended by the close" in body
@@ -198,12 +204,7 @@ def test_a_last_chunk_that_arrives_a_byte_at_a_time_is_relayed_and_the_proxy_sta
     with OneAnswerServer(pieces, pause=0.3) as server:
         with socket.create_connection(proxy_address(proxy), timeout=15) as s:
             ask(s, b"upstream.test", server.port, b"/slow-last-chunk")
-            s.settimeout(15)
-            data = b""
-            while not data.endswith(b"\r\n\r\n0\r\n\r\n"):
-                chunk = s.recv(65536)
-                assert chunk, data  # the proxy went away mid-answer
-                data += chunk
+            data = read_until(s, b"\r\n\r\n0\r\n\r\n")  # fails if the proxy went away mid-answer
             assert data.startswith(b"HTTP/1.1 200 "), data
             ask(s, b"other.test", other.port, b"/after")
             status, head, body = read_response(s)
