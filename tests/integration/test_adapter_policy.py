@@ -68,14 +68,11 @@ def upstream():
 @pytest.fixture(scope="module")
 def proxy_bin_dirs(tmp_path_factory, upstream):
     """The test API server's binDirs: WRAPPER as /usr/local/bin/egress-proxy in egress pods,
-    beside the built binary (linked, or copied when it is under /tmp: pods have their own
-    /tmp) and the upstreams' CA."""
+    beside a copy of the built binary (a copy, not a link: pods have their own /tmp and /root,
+    where a checkout may be, as in the fresh Debian root's /root/osf-sandbox) and the upstreams'
+    CA."""
     d = tmp_path_factory.mktemp("proxy-bin")
-    real = os.path.realpath(proxy_bin())
-    if real.startswith("/tmp/"):
-        shutil.copy2(real, d / "egress-proxy-real")
-    else:
-        os.symlink(real, d / "egress-proxy-real")
+    shutil.copy2(os.path.realpath(proxy_bin()), d / "egress-proxy-real")
     shutil.copy(upstream.ca.cert_path, d / "upstream-ca.crt")
     wrapper = d / "egress-proxy"
     wrapper.write_text(WRAPPER.format(aliases=ALIASES, real="/usr/local/bin/egress-proxy-real"))
