@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (cmake --preset fuzz: clang, ASan+UBSan) and
+# Builds the libFuzzer targets (in the asan preset's build/asan/fuzz: clang,
+# ASan+UBSan, every library with -fsanitize=fuzzer-no-link) and
 # runs each for a bounded time on a copy of its seed corpus. Exits non-zero
 # when any target crashes, leaks, times out or breaks an invariant.
 #   ./scripts/fuzz.sh                 every target, 60 s each
@@ -7,7 +8,7 @@
 #   ./scripts/fuzz.sh 600 sse host    only these targets
 #   OSF_FUZZ_ARGS="-jobs=2 -workers=2" ./scripts/fuzz.sh 300   extra libFuzzer flags
 #   OSF_FUZZ_JOBS=1 ./scripts/fuzz.sh 20    one target at a time (default: one per CPU)
-# Runs go to build/fuzz/runs/<target>/ (corpus copy, log, crash files); the
+# Runs go to build/fuzz-runs/<target>/ (corpus copy, log, crash files); the
 # committed corpus in tests/fuzz/corpus is never written. See docs/fuzzing.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,13 +29,13 @@ for t in "${targets[@]}"; do
   fi
 done
 
-echo "fuzz.sh: building ${targets[*]} (preset fuzz)"
-cmake --preset fuzz >/dev/null
+echo "fuzz.sh: building ${targets[*]} (preset asan)"
+cmake --preset asan >/dev/null
 build_targets=()
 for t in "${targets[@]}"; do build_targets+=("fuzz-$t"); done
-cmake --build --preset fuzz --target "${build_targets[@]}" -j"${OSF_FUZZ_BUILD_JOBS:-$(nproc)}"
+cmake --build --preset asan --target "${build_targets[@]}" -j"${OSF_FUZZ_BUILD_JOBS:-$(nproc)}"
 
-runs=build/fuzz/runs
+runs=build/fuzz-runs
 # Sanitizer reports are fatal (UBSan's checks recover by default), stacks symbolised.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:symbolize=1}"
@@ -54,7 +55,7 @@ run_target() {
   status=0
   # -timeout: one input taking 10 s is a hang; the outer timeout is a backstop.
   timeout --kill-after=30 $((seconds + 300)) \
-    "build/fuzz/fuzz/fuzz-$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    "build/asan/fuzz/fuzz-$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$dir/artifacts/" "${dict[@]}" "${extra_args[@]}" \
     "$dir/corpus" >"$dir/log" 2>&1 || status=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)

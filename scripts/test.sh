@@ -3,8 +3,8 @@
 # builds (default preset: Debug, warnings as errors), runs every unit and
 # integration test with CTest, runs each libFuzzer target for a bounded time
 # (in CI, or when OSF_FUZZ_SECONDS is set), then the unit tests and the proxy's
-# main integration tests again under ASan+UBSan. The fuzz and ASan builds run
-# beside CTest at idle priority (docs/ci.md).
+# main integration tests again under ASan+UBSan. The ASan build, which holds
+# the fuzz targets too, runs beside CTest at idle priority (docs/ci.md).
 #   ./scripts/test.sh                 everything
 #   OSF_SKIP_ASAN=1 ./scripts/test.sh without the sanitizer pass
 #   OSF_FUZZ_SECONDS=60 ./scripts/test.sh  fuzz each target 60 s (CI: 20 s; 0: skip)
@@ -39,46 +39,53 @@ cmake --preset default
 cmake --build --preset default -j"$jobs"
 took "build (default preset)"
 
-# The fuzz and sanitizer builds need nothing from the test run: they compile
-# while CTest runs, under SCHED_IDLE (only on the CPU the tests leave idle, so
-# the tests run as they would alone), and the passes below wait for them. A
-# failed background build is repeated by the pass, which then shows the error.
+# The ASan build (which holds the fuzz targets too) needs nothing from the test
+# run: it compiles while CTest runs, under SCHED_IDLE (only on the CPU the tests
+# leave idle, so the tests run as they would alone), and the passes below wait
+# for it. A failed background build is repeated by its pass, which then shows
+# the error.
 background_pid=""
 stop_background() { [ -z "$background_pid" ] || kill -- "-$background_pid" 2>/dev/null || true; }
 trap stop_background EXIT
 if [ -n "$run_fuzz$run_asan" ]; then
-  mkdir -p build
+  what=()  # everything; only the fuzz targets when the ASan pass is skipped
+  if [ -z "$run_asan" ]; then what=(--target osf-fuzz); fi
   setsid chrt --idle 0 bash -c '
-    built() { printf "%-34s %5d s\n" "(beside ctest) $1" $((SECONDS - started)) >>build/test-steps.txt; }
     started=$SECONDS
-    if [ -n "$1" ]; then cmake --preset fuzz && cmake --build --preset fuzz --target osf-fuzz -j"$3" && built "fuzz build"; fi
-    started=$SECONDS
-    if [ -n "$2" ]; then cmake --preset asan && cmake --build --preset asan -j"$3" && built "asan build"; fi
-  ' background-builds "$run_fuzz" "$run_asan" "$jobs" >build/background-builds.log 2>&1 </dev/null &
+    cmake --preset asan && cmake --build --preset asan -j"$1" "${@:2}" &&
+      printf "%-34s %5d s\n" "(beside ctest) asan build" $((SECONDS - started)) >>build/test-steps.txt
+  ' background-build "$jobs" "${what[@]}" >build/background-build.log 2>&1 </dev/null &
   background_pid=$!
-  echo "test.sh: the fuzz and ASan builds run beside the tests at idle priority (build/background-builds.log)"
+  echo "test.sh: the ASan build (with the fuzz targets) runs beside the tests at idle priority (build/background-build.log)"
 fi
 
-ctest --preset default -j"$jobs" "$@"
-took "ctest (default preset)"
+# A failing pass does not stop the next ones: one run shows every failure (and
+# every step's time); test.sh exits 1 at the end if any pass failed.
+failed=()
+pass() { # NAME COMMAND...: runs a pass, records its time and whether it failed
+  local name=$1
+  shift
+  "$@" || failed+=("$name")
+  took "$name"
+}
+
+pass "ctest (default preset)" ctest --preset default -j"$jobs" "$@"
 
 if [ -n "$background_pid" ]; then
   waited=$SECONDS
-  wait "$background_pid" || echo "test.sh: a background build failed; the pass below repeats it"
+  wait "$background_pid" || echo "test.sh: the background build failed; the pass below repeats it"
   background_pid=""
-  echo "test.sh: waited $((SECONDS - waited)) s for the background builds after the tests"
-  took "wait for the fuzz and ASan builds"
+  echo "test.sh: waited $((SECONDS - waited)) s for the background build after the tests"
+  took "wait for the ASan build"
 fi
 
-if [ -n "$run_fuzz" ]; then
-  ./scripts/fuzz.sh "$fuzz_seconds"
-  took "fuzz.sh $fuzz_seconds"
-fi
-
-if [ -n "$run_asan" ]; then
-  ./scripts/asan-tests.sh
-  took "asan-tests.sh"
-fi
+if [ -n "$run_fuzz" ]; then pass "fuzz.sh $fuzz_seconds" ./scripts/fuzz.sh "$fuzz_seconds"; fi
+if [ -n "$run_asan" ]; then pass "asan-tests.sh" ./scripts/asan-tests.sh; fi
 echo
 echo "test.sh steps:"
 cat build/test-steps.txt
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "test.sh: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "test.sh: every pass passed"
