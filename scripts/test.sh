@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite: installs the Debian packages and the npm test tools,
-# builds (default preset: Debug, warnings as errors), runs every unit and
-# integration test with CTest, runs each libFuzzer target for a bounded time
-# (in CI, or when OSF_FUZZ_SECONDS is set), then the unit tests and the proxy's
-# main integration tests again under ASan+UBSan. The ASan build, which holds
+# builds (default preset: Debug, warnings as errors), runs every integration
+# test with CTest, runs each libFuzzer target for a bounded time (in CI, or when
+# OSF_FUZZ_SECONDS is set), then the unit tests and the proxy's main integration
+# tests under ASan+UBSan (with OSF_SKIP_ASAN=1 or ctest arguments, the unit
+# tests run in the Debug build instead). The ASan build, which holds
 # the fuzz targets too, runs beside CTest at idle priority (docs/ci.md).
 #   ./scripts/test.sh                 everything
 #   OSF_SKIP_ASAN=1 ./scripts/test.sh without the sanitizer pass
@@ -35,8 +36,18 @@ took() {
   step_started=$SECONDS
 }
 
+# With the ASan pass the unit tests run there, in a Debug build with ASan and
+# UBSan (every check of a plain Debug run, and more), so the Debug build makes
+# only the programs the integration tests run and CTest leaves the unit tests
+# out: each test runs once (docs/ci.md).
+debug_build=()
+ctest_selection=()
+if [ -n "$run_asan" ]; then
+  debug_build=(--target osf-programs)
+  ctest_selection=(-LE unit)
+fi
 cmake --preset default
-cmake --build --preset default -j"$jobs"
+cmake --build --preset default -j"$jobs" "${debug_build[@]}"
 took "build (default preset)"
 
 # The ASan build (which holds the fuzz targets too) needs nothing from the test
@@ -73,7 +84,7 @@ pass() { # NAME COMMAND...: runs a pass, records its time and whether it failed
   took "$name"
 }
 
-pass "ctest (default preset)" ctest --preset default -j"$jobs" "$@"
+pass "ctest (default preset)" ctest --preset default -j"$jobs" "${ctest_selection[@]}" "$@"
 
 if [ -n "$background_pid" ]; then
   waited=$SECONDS

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A fresh Debian 12 root (debootstrap minbase): the README's two commands as a new user
-# runs them, `./scripts/install-deps.sh`-and-`./scripts/test.sh` (the Debug build and every
-# CTest test, the libFuzzer targets 20 s each because CI is set, the ASan+UBSan pass) and
+# runs them, `./scripts/install-deps.sh`-and-`./scripts/test.sh` (the Debug build and the
+# integration tests, the libFuzzer targets 20 s each because CI is set, the ASan+UBSan pass
+# with the unit tests) and
 # its main-job command. Chromium is installed there for the report's rendering tests.
 # See scripts/fresh-debian-test.sh and docs/ci.md.
 set -euo pipefail
