@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (in the asan preset's build/asan/fuzz: clang,
-# ASan+UBSan, every library with -fsanitize=fuzzer-no-link) and
+# ASan+UBSan, the fuzzed libraries with -fsanitize=fuzzer-no-link) and
 # runs each for a bounded time on a copy of its seed corpus. Exits non-zero
 # when any target crashes, leaks, times out or breaks an invariant.
 #   ./scripts/fuzz.sh                 every target, 60 s each
@@ -36,7 +36,8 @@ for t in "${targets[@]}"; do build_targets+=("fuzz-$t"); done
 cmake --build --preset asan --target "${build_targets[@]}" -j"${OSF_FUZZ_BUILD_JOBS:-$(nproc)}"
 
 runs=build/fuzz-runs
-# Sanitizer reports are fatal (UBSan's checks recover by default), stacks symbolised.
+# Sanitizer reports are fatal (as the asan preset compiles them, whatever a build
+# directory was configured with), stacks symbolised.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:symbolize=1}"
 read -r -a extra_args <<<"${OSF_FUZZ_ARGS:-}"
