@@ -1,5 +1,6 @@
 #include "egress_log/log_summary.hpp"
 
+#include "egress_log/line_fields.hpp"
 #include "osf/log_fields.hpp"
 
 #include <algorithm>
@@ -13,24 +14,6 @@ namespace osf::egress_log {
 using nlohmann::json;
 
 namespace {
-
-std::string text_of(const json& line, std::string_view name) {
-    const auto it = line.find(name);
-    return it != line.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::uint64_t count_of(const json& line, std::string_view name) {
-    const auto it = line.find(name);
-    return it != line.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
-}
-
-std::vector<std::string> strings_of(const json& line, std::string_view name) {
-    std::vector<std::string> out;
-    if (const auto it = line.find(name); it != line.end() && it->is_array())
-        for (const auto& item : *it)
-            if (item.is_string()) out.push_back(item.get<std::string>());
-    return out;
-}
 
 // Entries of a map, biggest count first, then by name.
 template <class Map, class Count>

@@ -1,5 +1,6 @@
 #include "egress_log/log_verifier.hpp"
 
+#include "egress_log/line_fields.hpp"
 #include "egress_log/log_chain.hpp"
 #include "osf/log_fields.hpp"
 
@@ -23,11 +24,6 @@ std::vector<std::string_view> whole_lines(std::string_view text) {
 }
 
 namespace {
-
-std::string string_field(const json& line, std::string_view name) {
-    const auto it = line.find(name);
-    return it != line.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 struct Run {
     std::string log_id;
@@ -94,13 +90,13 @@ private:
 
     bool check_line(const json& line, std::size_t number, std::string_view previous) {
         const std::string n = std::to_string(number);
-        const std::string chain = string_field(line, field::chain);
+        const std::string chain = text_of(line, field::chain);
         if (!is_lower_hex(chain, 64)) {
             fail(number,
                  "line " + n + " has no chain field (64 hex digits): it was changed or added");
             return false;
         }
-        const std::string kind = string_field(line, field::kind);
+        const std::string kind = text_of(line, field::kind);
         if (kind == osf::log_kind::start) return check_start(line, number, previous, chain);
         if (number == 1) {
             fail(1, "line 1 is not a start line: the beginning of the log is missing");
@@ -128,8 +124,8 @@ private:
     bool check_start(const json& line, std::size_t number, std::string_view previous,
                      const std::string& chain) {
         const std::string n = std::to_string(number);
-        const std::string log_id = string_field(line, field::log_id);
-        const auto key = base64_decode(string_field(line, field::public_key));
+        const std::string log_id = text_of(line, field::log_id);
+        const auto key = base64_decode(text_of(line, field::public_key));
         if (!is_lower_hex(log_id, log_id_hex_digits) || !key || key->size() != public_key_bytes) {
             fail(number, "line " + n + ": a start line without a valid logId and publicKey");
             return false;
@@ -151,7 +147,7 @@ private:
     bool check_checkpoint(const json& line, std::size_t number, const std::string& chain) {
         const std::string n = std::to_string(number);
         const auto it = line.find(field::lines);
-        const auto signature = base64_decode(string_field(line, field::signature));
+        const auto signature = base64_decode(text_of(line, field::signature));
         const auto final_it = line.find(field::final);
         const bool final =
             final_it != line.end() && final_it->is_boolean() && final_it->get<bool>();
@@ -159,7 +155,7 @@ private:
             fail(number, "line " + n + ": a checkpoint without lines and signature");
             return false;
         }
-        if (string_field(line, field::log_id) != run_.log_id) {
+        if (text_of(line, field::log_id) != run_.log_id) {
             fail(number, "line " + n + ": a checkpoint of another log (logId) than its run's");
             return false;
         }
@@ -171,7 +167,7 @@ private:
             return false;
         }
         const std::string message = checkpoint_message(
-            run_.log_id, lines, string_field(line, osf::log_field::time), chain, final);
+            run_.log_id, lines, text_of(line, osf::log_field::time), chain, final);
         if (!verify_signature(run_.key, message, *signature)) {
             fail(number, "line " + n +
                              ": the checkpoint's signature does not verify: the "

@@ -1,5 +1,6 @@
 #include "egress_log/refused_entries.hpp"
 
+#include "egress_log/line_fields.hpp"
 #include "egress_log/log_summary.hpp"
 #include "osf/log_fields.hpp"
 
@@ -8,11 +9,6 @@
 namespace osf::egress_log {
 
 namespace {
-
-std::string text_of(const nlohmann::json& line, std::string_view name) {
-    const auto it = line.find(name);
-    return it != line.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 // Names the sandbox chose are shown through display_label: a line break or a
 // terminal escape in one cannot make a line of its own (or an argument of an

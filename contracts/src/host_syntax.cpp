@@ -1,5 +1,6 @@
 #include "host_syntax.hpp"
 
+#include "ascii.hpp"
 #include "json_path.hpp"
 
 #include <algorithm>
@@ -8,16 +9,6 @@
 namespace osf::spec_detail {
 
 namespace {
-
-bool is_digit(char c) {
-    return c >= '0' && c <= '9';
-}
-bool is_letter(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-bool all_digits(std::string_view s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), is_digit);
-}
 
 std::vector<std::string_view> split_labels(std::string_view host) {
     std::vector<std::string_view> labels;

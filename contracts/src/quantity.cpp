@@ -1,5 +1,7 @@
 #include "quantity.hpp"
 
+#include "ascii.hpp"
+
 #include <algorithm>
 #include <array>
 
@@ -7,12 +9,6 @@ namespace osf::spec_detail {
 
 namespace {
 
-bool is_digit(char c) {
-    return c >= '0' && c <= '9';
-}
-bool all_digits(std::string_view s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), is_digit);
-}
 bool has_nonzero_digit(std::string_view s) {
     return std::any_of(s.begin(), s.end(), [](char c) { return c >= '1' && c <= '9'; });
 }

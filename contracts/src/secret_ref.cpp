@@ -1,5 +1,6 @@
 #include "secret_ref.hpp"
 
+#include "ascii.hpp"
 #include "json_path.hpp"
 
 #include <algorithm>
@@ -8,15 +9,6 @@ namespace osf::spec_detail {
 
 namespace {
 
-bool is_upper(char c) {
-    return c >= 'A' && c <= 'Z';
-}
-bool is_lower(char c) {
-    return c >= 'a' && c <= 'z';
-}
-bool is_digit(char c) {
-    return c >= '0' && c <= '9';
-}
 // The characters of a file name or an OpenBao path segment.
 bool is_segment_char(char c) {
     return is_upper(c) || is_lower(c) || is_digit(c) || c == '.' || c == '_' || c == '-';

@@ -1,6 +1,7 @@
 #include "local/admin_client.hpp"
 
 #include "osf/proxy_state.hpp"
+#include "osf/whole_file.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -16,12 +17,10 @@ namespace osf::local {
 
 namespace {
 
-std::string read_text(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot read " + path + " (is the sandbox running?)");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+std::string read_proxy_state(const std::string& path) {
+    auto text = osf::read_whole_file(path);
+    if (!text) throw std::runtime_error("cannot read " + path + " (is the sandbox running?)");
+    return std::move(*text);
 }
 
 } // namespace
@@ -30,11 +29,11 @@ AdminAnswer post_policy(const SandboxPaths& paths, const std::string& body) {
     namespace beast = boost::beast;
     namespace http = beast::http;
     using boost::asio::ip::tcp;
-    const auto listen = osf::proxy_state::parse_listen(read_text(paths.listen_file()));
+    const auto listen = osf::proxy_state::parse_listen(read_proxy_state(paths.listen_file()));
     if (!listen || listen->admin.empty())
         throw std::runtime_error(paths.listen_file() + " names no admin address");
-    std::string token =
-        read_text(osf::proxy_state::path_in(paths.proxy_state, osf::proxy_state::admin_token));
+    std::string token = read_proxy_state(
+        osf::proxy_state::path_in(paths.proxy_state, osf::proxy_state::admin_token));
     while (!token.empty() && (token.back() == '\n' || token.back() == '\r'))
         token.pop_back();
     const auto colon = listen->admin.rfind(':');

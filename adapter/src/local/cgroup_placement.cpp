@@ -1,6 +1,7 @@
 #include "local/cgroup_placement.hpp"
 
 #include "local/cgroup_limits.hpp"
+#include "osf/whole_file.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -23,9 +24,9 @@ namespace osf::local {
 
 namespace {
 
-std::string read_text(const std::string& path) {
-    std::ifstream file(path);
-    return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+// An entry of /proc or of the cgroup tree; empty when it cannot be read.
+std::string read_or_empty(const std::string& path) {
+    return osf::read_whole_file(path).value_or("");
 }
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -56,11 +57,12 @@ CgroupPlacement place_v2(const std::string& id, const osf::Spec& spec, bool crea
     CgroupPlacement place;
     place.version = 2;
     std::string own;
-    for (const auto& line : split(read_text("/proc/self/cgroup"), '\n'))
+    for (const auto& line : split(read_or_empty("/proc/self/cgroup"), '\n'))
         if (line.starts_with("0::")) own = line.substr(3);
     const std::string parent = "/sys/fs/cgroup" + (own == "/" ? std::string() : own);
     const auto values = cgroup_values(spec);
-    const auto missing = missing_controllers(read_text(parent + "/cgroup.subtree_control"), values);
+    const auto missing =
+        missing_controllers(read_or_empty(parent + "/cgroup.subtree_control"), values);
     for (const auto& controller : needed_controllers(spec))
         if (std::find(missing.begin(), missing.end(), controller) == missing.end())
             place.controllers.push_back(controller);
@@ -105,7 +107,7 @@ struct V1Hierarchy {
 
 std::map<std::string, V1Hierarchy> v1_hierarchies() {
     std::map<std::string, std::string> mounts; // controller -> mount point
-    for (const auto& line : split(read_text("/proc/self/mountinfo"), '\n')) {
+    for (const auto& line : split(read_or_empty("/proc/self/mountinfo"), '\n')) {
         const auto dash = line.find(" - ");
         if (dash == std::string::npos) continue;
         const auto after = split(line.substr(dash + 3), ' ');
@@ -116,7 +118,7 @@ std::map<std::string, V1Hierarchy> v1_hierarchies() {
             mounts.emplace(option, before[4]);
     }
     std::map<std::string, V1Hierarchy> hierarchies;
-    for (const auto& line : split(read_text("/proc/self/cgroup"), '\n')) {
+    for (const auto& line : split(read_or_empty("/proc/self/cgroup"), '\n')) {
         const auto fields = split(line, ':');
         if (fields.size() < 3) continue;
         for (const auto& controller : split(fields[1], ',')) {

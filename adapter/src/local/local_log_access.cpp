@@ -5,6 +5,7 @@
 #include "local/proxy_binary.hpp"
 #include "local/sandbox_store.hpp"
 #include "local/unix_socket.hpp"
+#include "osf/whole_file.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -17,12 +18,6 @@ namespace osf::local {
 using commands::CommandFailed;
 
 namespace {
-
-std::optional<std::string> read_whole(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) return std::nullopt;
-    return std::string(std::istreambuf_iterator<char>(file), {});
-}
 
 // Runs the program with stdout discarded; its exit code and the last line it
 // wrote to stderr.
@@ -38,7 +33,7 @@ LocalLogAccess::LocalLogAccess(SandboxPaths paths, std::string id, sandbox::EnvL
     : paths_(std::move(paths)), id_(std::move(id)), getenv_(std::move(getenv)) {}
 
 sandbox::LogKey LocalLogAccess::key() {
-    const auto pem = read_whole(paths_.log_key);
+    const auto pem = osf::read_whole_file(paths_.log_key);
     if (!pem || pem->empty())
         throw CommandFailed("sandbox " + id_ + " has no egress log key in " + paths_.log_key +
                             " (made by an older sandbox-local?)");
@@ -70,7 +65,7 @@ void LocalLogAccess::request_checkpoint() {
 }
 
 std::string LocalLogAccess::text() {
-    auto text = read_whole(paths_.egress_log());
+    auto text = osf::read_whole_file(paths_.egress_log());
     if (!text) throw CommandFailed("no egress log at " + paths_.egress_log());
     return *text;
 }

@@ -3,6 +3,7 @@
 #include "local/local_backend.hpp"
 #include "local/sandbox_store.hpp"
 #include "osf/atomic_file.hpp"
+#include "osf/whole_file.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -20,12 +21,10 @@ using commands::UsageError;
 
 namespace {
 
-std::string read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw CommandFailed("cannot read " + path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+std::string read_required(const std::string& path) {
+    auto text = osf::read_whole_file(path);
+    if (!text) throw CommandFailed("cannot read " + path);
+    return std::move(*text);
 }
 
 // The sandbox's CA file is bound into it (a file bind: the inode), so it is
@@ -53,7 +52,7 @@ sandbox::PolicyChangeResult LocalBackend::change_policy(const std::string& id,
                                                         const osf::policy_edit::Edit& edit,
                                                         const std::string& by) {
     const SandboxPaths paths = existing(id);
-    const std::string before = read_text(paths.spec);
+    const std::string before = read_required(paths.spec);
     struct stat info {};
     const mode_t mode = ::stat(paths.spec.c_str(), &info) == 0 ? (info.st_mode & 07777) : 0644;
     const auto edited = osf::policy_edit::apply(before, edit);
@@ -90,7 +89,7 @@ sandbox::PolicyChangeResult LocalBackend::change_policy(const std::string& id,
         parsed["generation"].is_number_unsigned())
         result.generation = parsed["generation"].get<std::uint64_t>();
     result.live = true;
-    rewrite_in_place(paths.sandbox_ca, read_text(paths.ca()));
+    rewrite_in_place(paths.sandbox_ca, read_required(paths.ca()));
     return result;
 }
 

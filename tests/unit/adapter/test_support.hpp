@@ -19,6 +19,13 @@ namespace osf::testing {
 using osf::kubernetes::kubectl::KubectlCall;
 using osf::kubernetes::kubectl::KubectlResult;
 
+// A kubectl call that succeeded and printed `out`.
+inline KubectlResult printed(const std::string& out) {
+    KubectlResult result;
+    result.out = out;
+    return result;
+}
+
 class FakeKubectl : public osf::kubernetes::kubectl::KubectlRunner {
 public:
     // Calls whose args start with `prefix` get `results` in turn (the last repeats).

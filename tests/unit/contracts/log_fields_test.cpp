@@ -1,6 +1,7 @@
 // The C++ constants and the egress log's JSON Schema spell the same names: log
 // field names, outcomes, refusal reasons.
 #include "osf/log_fields.hpp"
+#include "schema_files.hpp"
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -8,18 +9,11 @@
 #include <regex>
 #include <set>
 
+using schema_files::as_set;
+using schema_files::schema;
+using schema_files::strings;
+
 namespace {
-
-nlohmann::json schema(const std::string& name) {
-    std::ifstream in(std::string(OSF_SOURCE_DIR) + "/contracts/" + name);
-    REQUIRE(in);
-    return nlohmann::json::parse(in);
-}
-
-template <std::size_t N>
-std::set<std::string> as_set(const std::array<std::string_view, N>& names) {
-    return {names.begin(), names.end()};
-}
 
 template <class Enum, std::size_t N>
 std::set<std::string> names_of(const std::array<Enum, N>& values) {
@@ -27,10 +21,6 @@ std::set<std::string> names_of(const std::array<Enum, N>& values) {
     for (const auto value : values)
         names.emplace(osf::to_string(value));
     return names;
-}
-
-std::set<std::string> strings(const nlohmann::json& array) {
-    return array.get<std::set<std::string>>();
 }
 
 } // namespace

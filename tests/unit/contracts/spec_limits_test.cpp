@@ -1,5 +1,6 @@
 // The spec's limits and the spec's JSON Schema agree: the reserved variables.
 #include "osf/spec_limits.hpp"
+#include "schema_files.hpp"
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -7,24 +8,9 @@
 #include <regex>
 #include <set>
 
-namespace {
-
-nlohmann::json schema(const std::string& name) {
-    std::ifstream in(std::string(OSF_SOURCE_DIR) + "/contracts/" + name);
-    REQUIRE(in);
-    return nlohmann::json::parse(in);
-}
-
-template <std::size_t N>
-std::set<std::string> as_set(const std::array<std::string_view, N>& names) {
-    return {names.begin(), names.end()};
-}
-
-std::set<std::string> strings(const nlohmann::json& array) {
-    return array.get<std::set<std::string>>();
-}
-
-} // namespace
+using schema_files::as_set;
+using schema_files::schema;
+using schema_files::strings;
 
 TEST_CASE("reserved variable names are the spec schema's", "[spec_limits]") {
     const auto spec = schema("sandbox-spec.schema.json");

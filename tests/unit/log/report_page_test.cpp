@@ -19,16 +19,10 @@ namespace l = osf::log;
 namespace el = osf::egress_log;
 using nlohmann::json;
 using report_test::log_of;
+using report_test::occurrences;
 using report_test::request;
 
 namespace {
-
-std::size_t occurrences(const std::string& text, const std::string& part) {
-    std::size_t n = 0;
-    for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
-        ++n;
-    return n;
-}
 
 // Every element the page may hold; a name that became markup would add another.
 const std::set<std::string> page_elements = {

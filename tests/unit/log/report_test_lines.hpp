@@ -1,5 +1,6 @@
 // Egress log lines for the report's tests: a request line with the fields
-// the proxy writes, and a log of such lines.
+// the proxy writes, and a log of such lines; and a count of what the
+// rendered page or SVG holds.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -29,6 +30,14 @@ inline std::string log_of(const std::vector<nlohmann::json>& lines) {
     for (const auto& line : lines)
         text += line.dump() + "\n";
     return text;
+}
+
+// How many times `part` occurs in the rendered text (overlaps counted).
+inline std::size_t occurrences(const std::string& text, const std::string& part) {
+    std::size_t n = 0;
+    for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+        ++n;
+    return n;
 }
 
 } // namespace report_test

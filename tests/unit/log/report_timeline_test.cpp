@@ -1,6 +1,7 @@
 // The timeline's SVG: a lane per host, refusals marked, policy changes drawn,
 // and names of hosts that cannot close the <svg> or add an element to it.
 #include "log/report_timeline.hpp"
+#include "report_test_lines.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 
 namespace l = osf::log;
 using nlohmann::json;
+using report_test::occurrences;
 
 namespace {
 
@@ -16,13 +18,6 @@ std::string line(const std::string& host, const std::string& outcome, const std:
     json j = {{"time", time}, {"host", host}, {"outcome", outcome}};
     if (outcome == "refused") j["refusedBy"] = "host-not-allowed";
     return j.dump() + "\n";
-}
-
-std::size_t occurrences(const std::string& text, const std::string& part) {
-    std::size_t n = 0;
-    for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
-        ++n;
-    return n;
 }
 
 } // namespace

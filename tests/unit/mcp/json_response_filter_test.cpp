@@ -1,5 +1,6 @@
 // filter_json_response on answers as the MCP TypeScript SDK server sends them.
 #include "mcp/mcp_filter.hpp"
+#include "wiki_policy.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -8,15 +9,9 @@ using nlohmann::json;
 using osf::mcp::filter_json_response;
 using osf::mcp::ServerPolicy;
 
-namespace {
+using mcp_test::wiki_policy;
 
-ServerPolicy wiki_policy() {
-    ServerPolicy policy;
-    policy.name = "wiki";
-    policy.tools = {"search", "fetch_page"};
-    policy.max_message_bytes = 64 * 1024;
-    return policy;
-}
+namespace {
 
 const char* kToolsList =
     R"({"result":{"tools":[)"

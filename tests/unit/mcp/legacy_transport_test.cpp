@@ -1,5 +1,6 @@
 // Refusals on the 2024-11-05 HTTP+SSE transport travel on the GET stream.
 #include "mcp/legacy_transport.hpp"
+#include "wiki_policy.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -11,16 +12,9 @@ using osf::mcp::ServerPolicy;
 using osf::mcp::SessionRegistry;
 using osf::mcp::SseFilter;
 
-namespace {
+using mcp_test::wiki_policy;
 
-ServerPolicy wiki_policy() {
-    ServerPolicy policy;
-    policy.name = "wiki";
-    policy.tools = {"search"};
-    return policy;
-}
-
-} // namespace
+namespace {} // namespace
 
 TEST_CASE("a refused call is forwarded as a ping and its answer becomes the refusal") {
     auto registry = std::make_shared<SessionRegistry>();

@@ -1,5 +1,6 @@
 // inspect_request on requests as the MCP TypeScript SDK client sends them.
 #include "mcp/mcp_filter.hpp"
+#include "wiki_policy.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -10,19 +11,13 @@ using osf::mcp::ServerPolicy;
 using Action = RequestVerdict::Action;
 using nlohmann::json;
 
-namespace {
+using mcp_test::wiki_policy;
 
-ServerPolicy wiki_policy() {
-    ServerPolicy policy;
-    policy.name = "wiki";
-    policy.tools = {"search", "fetch_page"};
-    policy.max_message_bytes = 4096;
-    return policy;
-}
+namespace {
 
 RequestVerdict inspect(std::string_view body, std::string_view type = "application/json",
                        std::string_view encoding = "") {
-    return inspect_request(wiki_policy(), type, encoding, body);
+    return inspect_request(wiki_policy(4096), type, encoding, body);
 }
 
 const char* kInitialize =

@@ -2,6 +2,7 @@
 // (Streamable HTTP in SSE mode, and the 2024-11-05 HTTP+SSE transport).
 #include "mcp/mcp_filter.hpp"
 #include "mcp/session_registry.hpp"
+#include "wiki_policy.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -11,15 +12,9 @@ using osf::mcp::ServerPolicy;
 using osf::mcp::SessionRegistry;
 using osf::mcp::SseFilter;
 
-namespace {
+using mcp_test::wiki_policy;
 
-ServerPolicy wiki_policy(std::size_t max_bytes = 64 * 1024) {
-    ServerPolicy policy;
-    policy.name = "wiki";
-    policy.tools = {"search", "fetch_page"};
-    policy.max_message_bytes = max_bytes;
-    return policy;
-}
+namespace {
 
 const std::string kListAnswer =
     R"({"result":{"tools":[{"name":"search","inputSchema":{"type":"object"}},{"name":"delete_everything","inputSchema":{"type":"object"}},{"name":"fetch_page","inputSchema":{"type":"object"}}],"nextCursor":"c2"},"jsonrpc":"2.0","id":1})";

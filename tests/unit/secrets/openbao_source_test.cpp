@@ -17,11 +17,11 @@ using secrets_test::spec_with;
 
 namespace {
 
-const std::string token = "s.tok3n-never-printed";
+const std::string bao_token = "s.tok3n-never-printed";
 
 std::map<std::string, std::string> bao_env(std::map<std::string, std::string> extra = {}) {
     std::map<std::string, std::string> env{{"OSF_OPENBAO_ADDR", "https://bao.example:8200"},
-                                           {"OSF_OPENBAO_TOKEN", token}};
+                                           {"OSF_OPENBAO_TOKEN", bao_token}};
     for (auto& [name, value] : extra)
         env[name] = value;
     return env;
@@ -56,7 +56,7 @@ std::string load_error(Recorder& recorder, std::map<std::string, std::string> en
     auto loaded =
         osf::secrets::load_secrets(spec_with({{"LINEAR", ref(SecretRef::Kind::OpenBao, path)}}),
                                    fake_env(std::move(env)), recorder.getter());
-    CHECK(loaded.error.find(token) == std::string::npos);
+    CHECK(loaded.error.find(bao_token) == std::string::npos);
     return loaded.error;
 }
 
@@ -79,7 +79,7 @@ TEST_CASE("ref:openbao reads field value of the KV v2 secret with the token") {
     CHECK(request.port == "8200");
     CHECK(request.target == "/v1/secret/data/app/linear");
     CHECK(request.headers ==
-          std::vector<std::pair<std::string, std::string>>{{"X-Vault-Token", token}});
+          std::vector<std::pair<std::string, std::string>>{{"X-Vault-Token", bao_token}});
     CHECK(request.extra_ca_files == std::vector<std::string>{"/tmp/upstream-ca.pem"});
     CHECK(request.timeout == std::chrono::seconds(10));
 }
@@ -101,7 +101,7 @@ TEST_CASE("OSF_OPENBAO_MOUNT and OSF_OPENBAO_CACERT are honoured; paths are enco
 
 TEST_CASE("missing address or token each have their own message") {
     Recorder bao;
-    CHECK(load_error(bao, {{"OSF_OPENBAO_TOKEN", token}}) ==
+    CHECK(load_error(bao, {{"OSF_OPENBAO_TOKEN", bao_token}}) ==
           "secret LINEAR (ref:openbao/app/linear): OSF_OPENBAO_ADDR is not set (it must name the "
           "OpenBao server, e.g. https://openbao.example:8200)");
     CHECK(load_error(bao, {{"OSF_OPENBAO_ADDR", "https://bao.example"}}) ==

@@ -1,24 +1,19 @@
 #include "request_fixture.hpp"
 #include "sandbox/lifetime.hpp"
 #include "sandbox/settings.hpp"
+#include "settings_fixture.hpp"
 
 #include <catch2/catch.hpp>
 #include <map>
 
 using namespace osf::sandbox;
 using namespace std::chrono_literals;
+using osf::testing::settings_with;
 
 namespace {
 
 // 2026-11-29T19:00:00Z
 const WallTime kNow{std::chrono::seconds(1795978800)};
-
-Settings settings_with(std::map<std::string, std::string> env) {
-    return read_settings([env](const std::string& name) -> std::optional<std::string> {
-        const auto it = env.find(name);
-        return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
-    });
-}
 
 } // namespace
 

@@ -1,6 +1,7 @@
 #include "request_fixture.hpp"
 #include "sandbox/lifetime.hpp"
 #include "sandbox/settings.hpp"
+#include "settings_fixture.hpp"
 
 #include <catch2/catch.hpp>
 #include <map>
@@ -8,16 +9,7 @@
 using namespace osf::sandbox;
 using namespace std::chrono_literals;
 
-namespace {
-
-Settings settings_with(std::map<std::string, std::string> env) {
-    return read_settings([env](const std::string& name) -> std::optional<std::string> {
-        const auto it = env.find(name);
-        return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
-    });
-}
-
-} // namespace
+using osf::testing::settings_with;
 
 TEST_CASE("settings: defaults and variables") {
     std::map<std::string, std::string> env;

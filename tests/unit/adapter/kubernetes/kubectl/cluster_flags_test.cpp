@@ -7,15 +7,7 @@
 using namespace osf::kubernetes::kubectl;
 using osf::testing::FakeKubectl;
 
-namespace {
-
-KubectlResult printed(const std::string& out) {
-    KubectlResult result;
-    result.out = out;
-    return result;
-}
-
-} // namespace
+using osf::testing::printed;
 
 TEST_CASE("--kubeconfig and --context go first on every call of a pipeline") {
     FakeKubectl fake;

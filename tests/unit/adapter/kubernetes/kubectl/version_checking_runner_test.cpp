@@ -1,3 +1,4 @@
+#include "kubectl_outputs.hpp"
 #include "kubernetes/kubectl/kubectl_error.hpp"
 #include "kubernetes/kubectl/kubectl_version.hpp"
 #include "kubernetes/kubectl/version_checking_runner.hpp"
@@ -9,21 +10,9 @@
 using namespace osf::kubernetes::kubectl;
 using osf::testing::FakeKubectl;
 
-namespace {
-
-// What Debian 12's kubernetes-client (kubectl 1.20) prints, trimmed.
-const char* const kDebianKubectl = R"({
-  "clientVersion": {"major": "1", "minor": "20", "gitVersion": "v1.20.2",
-                    "gitCommit": "faecb196815e248d3ecfb03c680a4507229c2a56", "platform": "linux/amd64"}
-})";
-
-KubectlResult printed(const std::string& out) {
-    KubectlResult result;
-    result.out = out;
-    return result;
-}
-
-} // namespace
+using kubectl_outputs::kDebianKubectl;
+using kubectl_outputs::kPinnedKubectl;
+using osf::testing::printed;
 
 TEST_CASE("an old kubectl is refused with one clear error, before and instead of every call") {
     FakeKubectl fake;
@@ -64,4 +53,21 @@ TEST_CASE("a kubectl that cannot run, or names no version, is refused with its r
                           "kubectl version --client -o json named no version; "
                           "sandbox-kubernetes needs kubectl 1.30 or newer on PATH");
     }
+}
+
+TEST_CASE(
+    "the version is asked once, before the first call, and a recent kubectl is passed through") {
+    FakeKubectl fake;
+    fake.on({"version"}, printed(kPinnedKubectl));
+    fake.on({"get"}, printed("{}"));
+    VersionCheckingRunner runner(fake);
+    CHECK(fake.calls.empty()); // nothing before a command needs kubectl
+
+    KubectlCall get;
+    get.args = {"get", "pods"};
+    CHECK(runner.run(get).out == "{}");
+    CHECK(runner.run(get).out == "{}");
+    REQUIRE(fake.calls.size() == 3);
+    CHECK(fake.calls[0].args == std::vector<std::string>{"version", "--client", "-o", "json"});
+    CHECK(fake.find({"get"}).size() == 2);
 }

@@ -1,0 +1,13 @@
+// A small file read whole: state files, /proc entries, the spec. Callers say
+// what a missing file means to them (an error, or empty).
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace osf {
+
+// The file's bytes, or nullopt when it cannot be opened.
+std::optional<std::string> read_whole_file(const std::string& path);
+
+} // namespace osf
