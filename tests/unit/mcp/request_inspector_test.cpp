@@ -1,4 +1,5 @@
 // inspect_request on requests as the MCP TypeScript SDK client sends them.
+#include "mcp/json_tape.hpp"
 #include "mcp/mcp_filter.hpp"
 #include "wiki_policy.hpp"
 
@@ -250,6 +251,11 @@ TEST_CASE("refusals echo the id exactly as the client spelled it") {
         R"({"jsonrpc":"2.0","id":"\u0061\/b","method":"tools/call","params":{"name":"x"}})");
     CHECK(verdict.body.find(R"("id":"\u0061\/b",)") != std::string::npos);
     CHECK(json::parse(verdict.body)["id"] == "a/b");
+    // A number no double holds comes back as sent too: the answer is still JSON,
+    // for readers that keep numbers as text (nlohmann refuses it).
+    verdict = inspect(R"({"id":2e409,"method":"tools/call"})");
+    CHECK(verdict.body.find(R"("id":2e409,)") != std::string::npos);
+    CHECK(osf::mcp::JsonTape::read(verdict.body).has_value());
 }
 
 TEST_CASE("tools/list ids are recorded in one canonical spelling") {
