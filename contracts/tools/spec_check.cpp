@@ -3,16 +3,14 @@
 // one object per file: {"file": ..., "valid": ..., "errors": [{"path", "message"}]}.
 // Exit 0 when every file is valid, 1 when one is invalid, 2 on usage or I/O errors.
 #include "osf/spec.hpp"
+#include "osf/whole_file.hpp"
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,17 +24,7 @@ constexpr const char* usage =
 
 std::optional<std::string> read_file(const std::string& name) {
     if (name == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
-    std::error_code error;
-    if (std::filesystem::is_directory(name, error)) {
-        errno = EISDIR;
-        return std::nullopt;
-    }
-    std::ifstream in(name, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) return std::nullopt;
-    return text.str();
+    return osf::read_whole_file(name);
 }
 
 void print_text(const std::string& name, const osf::SpecResult& result) {

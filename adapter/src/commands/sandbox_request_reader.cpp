@@ -1,24 +1,21 @@
 #include "commands/sandbox_request_reader.hpp"
 
 #include "commands/command_errors.hpp"
+#include "osf/whole_file.hpp"
 #include "sandbox/lifetime.hpp"
 #include "sandbox/sandbox_id.hpp"
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace osf::commands {
 
 namespace {
 
 std::string read_spec_file(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) throw UsageError("cannot read spec " + path + ": " + std::strerror(errno));
-    std::ostringstream text;
-    text << file.rdbuf();
-    return text.str();
+    auto text = osf::read_whole_file(path);
+    if (!text) throw UsageError("cannot read spec " + path + ": " + std::strerror(errno));
+    return std::move(*text);
 }
 
 } // namespace

@@ -20,6 +20,7 @@
 #include "local/unix_socket.hpp"
 #include "local/user_namespaces.hpp"
 #include "local/workspace_volume.hpp"
+#include "osf/whole_file.hpp"
 #include "process/spawn.hpp"
 #include "sandbox/spec_policy.hpp"
 
@@ -250,10 +251,7 @@ unsigned LocalBackend::allocate_host_id() {
             if (meta->host_id != 0) used.insert(meta->host_id);
     std::vector<std::pair<unsigned long long, unsigned long long>> ranges;
     for (const char* file : {"/etc/subuid", "/etc/subgid"}) {
-        std::ifstream in(file);
-        const std::string text((std::istreambuf_iterator<char>(in)),
-                               std::istreambuf_iterator<char>());
-        const auto more = subordinate_ranges(text);
+        const auto more = subordinate_ranges(osf::read_whole_file(file).value_or(""));
         ranges.insert(ranges.end(), more.begin(), more.end());
     }
     const auto id = choose_host_id(used, [&ranges](unsigned candidate) {

@@ -6,6 +6,7 @@
 #include "local/local_lifecycle.hpp"
 #include "local/sandbox_store.hpp"
 #include "local/workspace_volume.hpp"
+#include "osf/whole_file.hpp"
 #include "sandbox/lifetime.hpp"
 #include "sandbox/spec_policy.hpp"
 
@@ -72,11 +73,8 @@ std::vector<sandbox::SandboxRow> LocalBackend::list() {
             row.expires_in_seconds = meta.expires - now;
         }
         // The stored spec, which allow and revoke rewrite: the policy in force.
-        if (std::ifstream spec(paths.spec, std::ios::binary); spec) {
-            std::ostringstream text;
-            text << spec.rdbuf();
-            row.policy = sandbox::spec_policy(text.str());
-        }
+        if (const auto spec = osf::read_whole_file(paths.spec))
+            row.policy = sandbox::spec_policy(*spec);
         rows.push_back(row);
     }
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {

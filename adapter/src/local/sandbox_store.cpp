@@ -1,6 +1,7 @@
 #include "local/sandbox_store.hpp"
 
 #include "osf/atomic_file.hpp"
+#include "osf/whole_file.hpp"
 #include "sandbox/sandbox_id.hpp"
 
 #include <algorithm>
@@ -121,9 +122,7 @@ void kill_leftover_processes(const SandboxPaths& paths) {
         if (name.find_first_not_of("0123456789") != std::string::npos) continue;
         const int pid = std::stoi(name);
         if (pid == self) continue;
-        std::ifstream cmdline(entry.path() / "cmdline", std::ios::binary);
-        std::string text((std::istreambuf_iterator<char>(cmdline)),
-                         std::istreambuf_iterator<char>());
+        std::string text = osf::read_whole_file(entry.path() / "cmdline").value_or("");
         const std::string program = fs::path(text.substr(0, text.find('\0'))).filename().string();
         if (program != "egress-proxy" && program != "bwrap" && program != "sandbox-local") continue;
         std::replace(text.begin(), text.end(), '\0', ' ');

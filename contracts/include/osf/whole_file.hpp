@@ -7,7 +7,9 @@
 
 namespace osf {
 
-// The file's bytes, or nullopt when it cannot be opened.
+// The file's bytes, or nullopt when it cannot be opened or read (a directory
+// included), with errno saying why. The descriptor is close-on-exec: a process
+// another thread starts meanwhile does not inherit it.
 std::optional<std::string> read_whole_file(const std::string& path);
 
 } // namespace osf

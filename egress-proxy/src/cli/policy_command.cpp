@@ -3,6 +3,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/policy_request.hpp"
 #include "osf/proxy_state.hpp"
+#include "osf/whole_file.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -10,7 +11,6 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -21,14 +21,6 @@ namespace {
 // The spec the proxy takes: POST /policy's body is at most 2 MiB
 // (config::max_policy_request_bytes) and the spec is most of it.
 constexpr std::size_t kMaxSpecBytes = 2 * 1024 * 1024 - 64 * 1024;
-
-std::optional<std::string> read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 // One line of the proxy's answer, for stderr.
 std::string one_line(std::string text) {
@@ -102,7 +94,7 @@ std::optional<int> PolicyCommand::run() const {
         return exit_usage;
     }
     const auto listen_path = proxy_state::path_in(state_dir_, proxy_state::listen);
-    const auto listen_text = read_file(listen_path);
+    const auto listen_text = osf::read_whole_file(listen_path);
     const auto listen = listen_text ? proxy_state::parse_listen(*listen_text) : std::nullopt;
     if (!listen) {
         std::cerr << "egress-proxy: no running proxy named in " << listen_path << "\n";
@@ -114,7 +106,7 @@ std::optional<int> PolicyCommand::run() const {
         return exit_failure;
     }
     const auto token_path = proxy_state::path_in(state_dir_, proxy_state::admin_token);
-    auto token = read_file(token_path);
+    auto token = osf::read_whole_file(token_path);
     while (token && !token->empty() && (token->back() == '\n' || token->back() == '\r'))
         token->pop_back();
     if (!token || token->empty()) {

@@ -1,11 +1,11 @@
 #include "config/proxy_config.hpp"
 
 #include "config/upstream_tls.hpp"
+#include "osf/whole_file.hpp"
 
 #include <boost/system/system_error.hpp>
 #include <charconv>
 #include <fstream>
-#include <sstream>
 
 namespace osf::config {
 
@@ -43,11 +43,9 @@ std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const G
         return "--admin-listen must differ from --listen (" + options.listen + ")";
 
     if (options.spec_path.empty()) return "--spec is required";
-    std::ifstream in(options.spec_path, std::ios::binary);
-    if (!in) return "cannot read spec " + options.spec_path;
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto parsed = osf::parse_spec(text.str());
+    const auto text = osf::read_whole_file(options.spec_path);
+    if (!text) return "cannot read spec " + options.spec_path;
+    auto parsed = osf::parse_spec(*text);
     if (!parsed.ok()) {
         std::string line =
             "invalid spec " + options.spec_path + ": " + parsed.errors.front().to_string();
@@ -80,8 +78,7 @@ std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const G
     auto loaded = secrets::SecretStore::load(spec, source_env);
     if (!loaded.error.empty()) return loaded.error;
 
-    auto rules =
-        make_egress_rules(text.str(), std::move(spec), std::move(aliases), options.limits, 0);
+    auto rules = make_egress_rules(*text, std::move(spec), std::move(aliases), options.limits, 0);
     return ProxyConfig{std::move(options), std::move(rules), std::move(loaded.store),
                        std::move(upstream_tls)};
 }

@@ -19,6 +19,7 @@
 #include "osf/atomic_file.hpp"
 #include "osf/process_env.hpp"
 #include "osf/proxy_state.hpp"
+#include "osf/whole_file.hpp"
 #include "process/spawn.hpp"
 #include "sandbox/secret_plan.hpp"
 
@@ -67,10 +68,7 @@ public:
 constexpr std::size_t kSandboxLogLimit = 64 * 1024;
 
 std::string read_file(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    std::ostringstream text;
-    text << file.rdbuf();
-    return text.str();
+    return osf::read_whole_file(path).value_or("");
 }
 
 std::string last_line(const std::string& path) {
