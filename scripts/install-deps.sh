@@ -6,14 +6,14 @@ set -euo pipefail
 packages=(
   # build
   build-essential cmake ninja-build pkg-config git
-  libboost1.81-dev libboost-url1.81-dev libssl-dev libjemalloc-dev
+  libboost1.81-dev libboost-url1.81-dev libssl-dev libjemalloc-dev libnghttp2-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev catch2
   # sandbox-local: the system call filter of a sandbox's commands
   libseccomp-dev
   clang clang-format libclang-rt-14-dev
   # tests: real clients and servers
   curl openssl ca-certificates python3 python3-pytest python3-websockets
-  python3-yaml python3-cryptography nodejs jq iproute2 util-linux
+  python3-yaml python3-cryptography python3-h2 nodejs jq iproute2 util-linux
   bubblewrap buildah
   # sandbox-local: a bounded /workspace (storage) is an ext4 image mounted by loop
   e2fsprogs mount

@@ -64,6 +64,15 @@ int run(int argc, char** argv) {
     app.add_option("--max-connections", options.limits.max_connections,
                    "Client connections open at once")
         ->capture_default_str();
+    std::string http2 = "on";
+    app.add_option("--http2", http2,
+                   "HTTP/2 (ALPN h2) with clients inside intercepted tunnels: on or off")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"on", "off"}));
+    app.add_option("--h2-max-streams", options.limits.h2_max_streams,
+                   "HTTP/2 streams a client connection may have open at once")
+        ->capture_default_str()
+        ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{10000}));
     app.add_option("--header-timeout", header_timeout,
                    "Seconds for a new connection's first request head")
         ->capture_default_str();
@@ -107,6 +116,7 @@ int run(int argc, char** argv) {
 
     spdlog::set_level(spdlog::level::from_str(log_level));
     options.grace = std::chrono::seconds(grace);
+    options.http2 = http2 == "on";
     options.limits.header_timeout = std::chrono::seconds(header_timeout);
     options.limits.idle_timeout = std::chrono::seconds(idle_timeout);
     options.limits.upstream_timeout = std::chrono::seconds(upstream_timeout);

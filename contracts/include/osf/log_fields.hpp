@@ -15,6 +15,8 @@ inline constexpr std::string_view client = "client";         // "ip:port" / "[ip
 inline constexpr std::string_view host = "host";
 inline constexpr std::string_view port = "port";
 inline constexpr std::string_view scheme = "scheme"; // "http" | "https"
+// "2": the request came as an HTTP/2 stream (absent: HTTP/1.x).
+inline constexpr std::string_view http = "http";
 inline constexpr std::string_view method = "method";
 inline constexpr std::string_view path = "path"; // never the query string
 inline constexpr std::string_view outcome = "outcome";
@@ -37,12 +39,11 @@ inline constexpr std::string_view count = "count";
 inline constexpr std::string_view since = "since";
 
 // Every field, in the order a line is best written and read.
-inline constexpr std::array<std::string_view, 24> all = {
-    time,          connection, client,     host,        port,
-    scheme,        method,     path,       outcome,     status,
-    refused_by,    error,      mcp_server, tool,        secrets,
-    upgrade,       bytes_up,   bytes_down, duration_ms, mcp_events_dropped,
-    tools_removed, policy,     count,      since};
+inline constexpr std::array<std::string_view, 25> all = {
+    time,          connection, client,  host,     port,       scheme,      http,
+    method,        path,       outcome, status,   refused_by, error,       mcp_server,
+    tool,          secrets,    upgrade, bytes_up, bytes_down, duration_ms, mcp_events_dropped,
+    tools_removed, policy,     count,   since};
 
 } // namespace osf::log_field
 

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 
 namespace osf::config {
 
@@ -15,6 +16,9 @@ struct Limits {
     std::chrono::seconds idle_timeout{300};  // keep-alive wait and any stalled body transfer
     std::chrono::seconds upstream_timeout{
         30}; // DNS + connect + TLS handshake, and the response head
+    // HTTP/2: streams a client connection may have open at once (the
+    // SETTINGS_MAX_CONCURRENT_STREAMS the proxy advertises).
+    std::uint32_t h2_max_streams = 100;
 
     // The most a connection's read buffer (client or upstream) ever holds: a
     // head and one read past it. A chunk-size line (with its extensions) or a

@@ -43,6 +43,7 @@ struct ProxyOptions {
     // Under a flood of refusals, fold repeated ones into counted lines
     // (log/refusal_folding.hpp); false: one line per request, whatever the rate.
     bool fold_refusals = true;
+    bool http2 = true; // ALPN h2 offered to clients inside intercepted tunnels
     Limits limits;
 };
 

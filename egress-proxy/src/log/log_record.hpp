@@ -25,6 +25,7 @@ struct LogRecord {
     std::string host;
     std::uint16_t port = 0;
     std::string scheme = "https";
+    bool http2 = false; // an HTTP/2 stream
     std::string method;
     std::string path; // the query string is cut off by the serialiser, whatever it is given
     Outcome outcome = Outcome::error;

@@ -2,6 +2,7 @@
 
 #include "admission/connect_admission.hpp"
 #include "net/exchange.hpp"
+#include "net/h2_session.hpp"
 #include "net/local_reply.hpp"
 #include "net/request_handler.hpp"
 #include "net/stream_kinds.hpp"
@@ -244,7 +245,11 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
             target.sni_problem = "the TLS server name (SNI) names another host";
     }
     ClientSession<TlsStream> inner{ctx, s.worker, tls, buffer, s.registration, &target, conn};
-    const auto requests = co_await serve_requests(inner);
+    const unsigned char* alpn = nullptr;
+    unsigned int alpn_size = 0;
+    SSL_get0_alpn_selected(tls.native_handle(), &alpn, &alpn_size);
+    const bool http2 = std::string_view(reinterpret_cast<const char*>(alpn), alpn_size) == "h2";
+    const auto requests = http2 ? co_await serve_h2(inner) : co_await serve_requests(inner);
     end_tunnel(requests, ErrorKind::no_request);
     tls.shutdown();
 }

@@ -22,6 +22,7 @@ public:
         rec.time = std::chrono::system_clock::now();
         rec.connection = conn.id;
         rec.client = conn.client;
+        rec.http2 = conn.http2;
         rec.method = std::move(method);
     }
     Exchange(const Exchange&) = delete;

@@ -17,8 +17,8 @@ ProxyRuntime::ProxyRuntime(const config::ProxyConfig& cfg,
     : config(cfg),
       issuers(std::make_unique<ca::Issuers>(
           std::move(ca), std::move(permitted_names), leaf_cache_capacity,
-          [](const ca::Leaf& leaf, X509* ca_certificate) {
-              return std::static_pointer_cast<void>(make_leaf_context(leaf, ca_certificate));
+          [http2 = cfg.options.http2](const ca::Leaf& leaf, X509* ca_certificate) {
+              return std::static_pointer_cast<void>(make_leaf_context(leaf, ca_certificate, http2));
           })),
       log(std::move(writer)), rules_(cfg.rules) {}
 

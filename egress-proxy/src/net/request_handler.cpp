@@ -277,5 +277,6 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
 
 template asio::awaitable<bool> handle_request(ClientSession<beast::tcp_stream>&, RequestHead&);
 template asio::awaitable<bool> handle_request(ClientSession<TlsStream>&, RequestHead&);
+template asio::awaitable<bool> handle_request(ClientSession<H2StreamChannel>&, RequestHead&);
 
 } // namespace osf::net

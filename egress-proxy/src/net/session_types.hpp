@@ -16,6 +16,7 @@ class ClientRegistration;
 struct ConnectionInfo {
     std::uint64_t id = 0;
     std::string client; // "ip:port" of the sandbox side
+    bool http2 = false; // requests come as HTTP/2 streams (logged as such)
 };
 
 // The destination a CONNECT tunnel was opened to, checked by the policy.

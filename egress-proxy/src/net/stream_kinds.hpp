@@ -1,8 +1,10 @@
-// What differs between the two kinds of stream the exchange code runs on,
-// plain TCP (beast::tcp_stream) and TLS (TlsStream), as overloads: the
-// generic code calls them and never asks which kind it has.
+// What differs between the kinds of stream the exchange code runs on, plain
+// TCP (beast::tcp_stream), TLS (TlsStream) and an HTTP/2 stream
+// (H2StreamChannel, client side only), as overloads: the generic code calls
+// them and never asks which kind it has.
 #pragma once
 
+#include "net/h2_stream_channel.hpp"
 #include "net/tls_stream.hpp"
 
 #include <algorithm>
@@ -38,6 +40,9 @@ inline std::size_t read_arrived(TlsStream& stream, boost::beast::flat_buffer& bu
 inline std::size_t read_arrived(boost::beast::tcp_stream&, boost::beast::flat_buffer&,
                                 std::size_t) {
     return 0;
+}
+inline std::size_t read_arrived(H2StreamChannel&, boost::beast::flat_buffer&, std::size_t) {
+    return 0; // its reads never wait for the network: a read takes what is there
 }
 
 // A request has just gone out: the answer cannot be there yet. TLS waits for

@@ -10,12 +10,18 @@ namespace osf::net {
 namespace ssl = boost::asio::ssl;
 
 namespace {
-// Selects http/1.1 if the client offers it; otherwise no ALPN at all.
-int select_http11(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
-                  unsigned int inlen, void*) {
-    static const unsigned char http11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+// The protocols the proxy speaks to clients, most preferred first (ALPN's wire form).
+constexpr unsigned char h2_and_http11[] = {2, 'h', '2', 8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+constexpr unsigned char http11_only[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+
+// Selects the first of the proxy's protocols the client offers (h2 before
+// http/1.1 when `arg` is non-null); otherwise no ALPN at all.
+int select_protocol(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
+                    unsigned int inlen, void* arg) {
+    const unsigned char* ours = arg ? h2_and_http11 : http11_only;
+    const unsigned int ours_size = arg ? sizeof h2_and_http11 : sizeof http11_only;
     unsigned char* selected = nullptr;
-    if (SSL_select_next_proto(&selected, outlen, http11, sizeof http11, in, inlen) ==
+    if (SSL_select_next_proto(&selected, outlen, ours, ours_size, in, inlen) ==
         OPENSSL_NPN_NEGOTIATED) {
         *out = selected;
         return SSL_TLSEXT_ERR_OK;
@@ -44,7 +50,7 @@ int no_tls12_resumption(SSL* ssl, int*, void*) {
 }
 } // namespace
 
-std::shared_ptr<ssl::context> make_leaf_context(const ca::Leaf& leaf, X509* ca_cert) {
+std::shared_ptr<ssl::context> make_leaf_context(const ca::Leaf& leaf, X509* ca_cert, bool http2) {
     auto ctx = std::make_shared<ssl::context>(ssl::context::tls_server);
     SSL_CTX* native = ctx->native_handle();
     SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION);
@@ -62,7 +68,8 @@ std::shared_ptr<ssl::context> make_leaf_context(const ca::Leaf& leaf, X509* ca_c
         SSL_CTX_use_PrivateKey(native, leaf.key.get()) != 1 ||
         SSL_CTX_add1_chain_cert(native, ca_cert) != 1)
         throw std::runtime_error("cannot load a minted leaf into a TLS context");
-    SSL_CTX_set_alpn_select_cb(native, select_http11, nullptr);
+    static int h2_marker = 0; // any non-null argument selects h2 first
+    SSL_CTX_set_alpn_select_cb(native, select_protocol, http2 ? &h2_marker : nullptr);
     return ctx;
 }
 

@@ -10,8 +10,10 @@
 
 namespace osf::net {
 
-// Client-facing: TLS 1.2+, the leaf and the CA as its chain, ALPN http/1.1
-// only (a client offering only h2 gets no ALPN and falls back or fails).
-std::shared_ptr<boost::asio::ssl::context> make_leaf_context(const ca::Leaf& leaf, X509* ca_cert);
+// Client-facing: TLS 1.2+, the leaf and the CA as its chain. ALPN: h2 when
+// `http2` and the client offers it, else http/1.1 (a client offering neither
+// gets no ALPN and falls back or fails).
+std::shared_ptr<boost::asio::ssl::context> make_leaf_context(const ca::Leaf& leaf, X509* ca_cert,
+                                                             bool http2);
 
 } // namespace osf::net

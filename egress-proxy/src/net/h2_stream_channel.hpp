@@ -1,0 +1,163 @@
+// One HTTP/2 stream as the request path sees it: a byte stream that carries
+// an HTTP/1.1 request's body (written in by the HTTP/2 connection as DATA
+// frames arrive) and takes the HTTP/1.1 answer the request path writes
+// (handed to the connection, which sends it as HTTP/2 frames). So one request
+// path, with every rule it keeps, serves both protocols. Models Asio's
+// AsyncReadStream and AsyncWriteStream for Beast, with one deadline for reads
+// and writes as beast::tcp_stream and TlsStream have.
+#pragma once
+
+#include <algorithm>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/compose.hpp>
+#include <boost/asio/error.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/error.hpp>
+#include <chrono>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace osf::net {
+
+class H2StreamChannel {
+public:
+    // The connection's end of the stream.
+    class Peer {
+    public:
+        // The request path has read `n` bytes: the stream's flow-control window may open.
+        virtual void request_read(std::size_t n) = 0;
+        // Takes answer bytes; returns how many (0: full until answer_room() is called).
+        virtual std::size_t take_answer(std::string_view bytes) = 0;
+
+    protected:
+        ~Peer() = default;
+    };
+
+    using executor_type = boost::asio::any_io_executor;
+
+    H2StreamChannel(executor_type executor, Peer& peer)
+        : executor_(executor), peer_(peer), read_wake_(executor), write_wake_(executor) {}
+    H2StreamChannel(const H2StreamChannel&) = delete;
+    H2StreamChannel& operator=(const H2StreamChannel&) = delete;
+
+    executor_type get_executor() const { return executor_; }
+
+    void expires_after(std::chrono::steady_clock::duration d) {
+        deadline_ = std::chrono::steady_clock::now() + d;
+    }
+    void expires_at(std::chrono::steady_clock::time_point t) { deadline_ = t; }
+    void expires_never() { deadline_ = std::chrono::steady_clock::time_point::max(); }
+
+    // The connection's side: request bytes in, the end of them, room for more
+    // answer, the stream gone (every read and write fails from then on).
+    void push_request(std::string_view bytes) {
+        if (in_pos_ == in_.size()) {
+            in_.clear();
+            in_pos_ = 0;
+        }
+        in_.append(bytes);
+        read_wake_.cancel();
+    }
+    void end_request() {
+        in_end_ = true;
+        read_wake_.cancel();
+    }
+    void answer_room() { write_wake_.cancel(); }
+    void reset() {
+        reset_ = true;
+        in_.clear();
+        in_.shrink_to_fit();
+        in_pos_ = 0;
+        read_wake_.cancel();
+        write_wake_.cancel();
+    }
+    bool is_reset() const { return reset_; }
+    // Request bytes written in and not read yet.
+    std::size_t request_buffered() const { return in_.size() - in_pos_; }
+
+    template <class Buffers, class Token>
+    auto async_read_some(const Buffers& buffers, Token&& token) {
+        return boost::asio::async_compose<Token, void(boost::system::error_code, std::size_t)>(
+            ReadOp<Buffers>{*this, buffers}, token, executor_);
+    }
+    template <class Buffers, class Token>
+    auto async_write_some(const Buffers& buffers, Token&& token) {
+        return boost::asio::async_compose<Token, void(boost::system::error_code, std::size_t)>(
+            WriteOp<Buffers>{*this, buffers}, token, executor_);
+    }
+
+private:
+    bool expired() const { return std::chrono::steady_clock::now() >= deadline_; }
+
+    // The first step is posted (a completion never runs inside the initiating
+    // call); after that each wake-up (a cancelled wait) or the deadline (the
+    // wait's end) checks again.
+    template <class Buffers> struct ReadOp {
+        H2StreamChannel& c;
+        Buffers buffers;
+        bool started = false;
+        template <class Self> void operator()(Self& self, boost::system::error_code = {}) {
+            if (!started) {
+                started = true;
+                return boost::asio::post(c.executor_, std::move(self));
+            }
+            if (c.reset_) return self.complete(boost::asio::error::connection_reset, 0);
+            if (boost::asio::buffer_size(buffers) == 0) return self.complete({}, 0);
+            if (c.in_pos_ < c.in_.size()) {
+                const std::size_t n = boost::asio::buffer_copy(
+                    buffers,
+                    boost::asio::buffer(c.in_.data() + c.in_pos_, c.in_.size() - c.in_pos_));
+                c.in_pos_ += n;
+                c.peer_.request_read(n);
+                return self.complete({}, n);
+            }
+            if (c.in_end_) return self.complete(boost::asio::error::eof, 0);
+            if (c.expired()) return self.complete(boost::beast::error::timeout, 0);
+            c.read_wake_.expires_at(c.deadline_);
+            c.read_wake_.async_wait(std::move(self));
+        }
+    };
+    template <class Buffers> struct WriteOp {
+        H2StreamChannel& c;
+        Buffers buffers;
+        bool started = false;
+        template <class Self> void operator()(Self& self, boost::system::error_code = {}) {
+            if (!started) {
+                started = true;
+                return boost::asio::post(c.executor_, std::move(self));
+            }
+            if (c.reset_) return self.complete(boost::asio::error::connection_reset, 0);
+            std::size_t taken = 0;
+            for (auto it = boost::asio::buffer_sequence_begin(buffers);
+                 it != boost::asio::buffer_sequence_end(buffers); ++it) {
+                const boost::asio::const_buffer b = *it;
+                if (b.size() == 0) continue;
+                const std::size_t n =
+                    c.peer_.take_answer({static_cast<const char*>(b.data()), b.size()});
+                taken += n;
+                if (n < b.size()) break;
+            }
+            if (taken > 0 || boost::asio::buffer_size(buffers) == 0)
+                return self.complete({}, taken);
+            if (c.expired()) return self.complete(boost::beast::error::timeout, 0);
+            c.write_wake_.expires_at(c.deadline_);
+            c.write_wake_.async_wait(std::move(self));
+        }
+    };
+
+    executor_type executor_;
+    Peer& peer_;
+    std::string in_;
+    std::size_t in_pos_ = 0;
+    bool in_end_ = false;
+    bool reset_ = false;
+    boost::asio::steady_timer read_wake_;
+    boost::asio::steady_timer write_wake_;
+    std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+};
+
+} // namespace osf::net
