@@ -103,12 +103,46 @@ def test_no_sni_gets_the_connect_host_only(proxy, upstream):
     assert "/nosni2" not in paths_seen(upstream)
 
 
-def test_a_client_offering_only_h2_falls_back_or_fails_cleanly(proxy, upstream):
+@pytest.fixture(scope="module")
+def proxy_http11(tmp_path_factory, ca, upstream):
+    """The same proxy with HTTP/2 turned off (--http2 off): ALPN http/1.1 only."""
+    spec = {"template": "debian:12", "egress": ["upstream.test", "other.test"]}
+    with Proxy(spec, str(tmp_path_factory.mktemp("tls-http11")), aliases=ALIASES,
+               upstream_ca=ca.cert_path, args=["--header-timeout", "5", "--http2", "off"]) as p:
+        yield p
+
+
+def tls_with_alpn(proxy, upstream, protocols):
     s = socket.create_connection(proxy_address(proxy), timeout=15)
     s.sendall(f"CONNECT upstream.test:{upstream.port} HTTP/1.1\r\n\r\n".encode())
     assert read_response(s)[0] == 200
     ctx = ssl.create_default_context(cafile=proxy.ca_path)
-    ctx.set_alpn_protocols(["h2"])
+    ctx.set_alpn_protocols(protocols)
+    return s, ctx
+
+
+def first_frame_type(t):
+    """Sends the HTTP/2 preface and an empty SETTINGS; returns the type of the first frame back."""
+    t.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+    header = b""
+    while len(header) < 9:
+        more = t.recv(9 - len(header))
+        assert more, "the proxy closed the connection instead of answering the preface"
+        header += more
+    return header[3]
+
+
+@pytest.mark.parametrize("protocols", [["h2"], ["h2", "http/1.1"], ["http/1.1", "h2"]])
+def test_a_client_offering_h2_gets_h2(proxy, upstream, protocols):
+    s, ctx = tls_with_alpn(proxy, upstream, protocols)
+    with ctx.wrap_socket(s, server_hostname="upstream.test") as t:
+        assert t.selected_alpn_protocol() == "h2"  # the proxy's preference, whatever the order
+        assert first_frame_type(t) == 4  # SETTINGS: an HTTP/2 server answers
+
+
+def test_with_http2_off_a_client_offering_only_h2_falls_back_or_fails_cleanly(proxy_http11, upstream):
+    proxy = proxy_http11
+    s, ctx = tls_with_alpn(proxy, upstream, ["h2"])
     cursor = LogCursor(proxy)
     try:
         t = ctx.wrap_socket(s, server_hostname="upstream.test")
@@ -126,12 +160,8 @@ def test_a_client_offering_only_h2_falls_back_or_fails_cleanly(proxy, upstream):
     assert all(r["method"] != "PRI" for r in upstream.requests)
 
 
-def test_a_client_offering_h2_and_http11_gets_http11(proxy, upstream):
-    s = socket.create_connection(proxy_address(proxy), timeout=15)
-    s.sendall(f"CONNECT upstream.test:{upstream.port} HTTP/1.1\r\n\r\n".encode())
-    assert read_response(s)[0] == 200
-    ctx = ssl.create_default_context(cafile=proxy.ca_path)
-    ctx.set_alpn_protocols(["h2", "http/1.1"])
+def test_with_http2_off_a_client_offering_h2_and_http11_gets_http11(proxy_http11, upstream):
+    s, ctx = tls_with_alpn(proxy_http11, upstream, ["h2", "http/1.1"])
     with ctx.wrap_socket(s, server_hostname="upstream.test") as t:
         assert t.selected_alpn_protocol() == "http/1.1"
         status, _, _ = request(t, f"upstream.test:{upstream.port}", "/alpn")

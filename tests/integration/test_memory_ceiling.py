@@ -13,6 +13,7 @@ import threading
 import time
 
 from test_bypass_ceilings import FLOOD, MCP, admin_flood, chunked_head, env, flood_request  # noqa: F401 (fixture)
+from osftest.proxy import rss_bytes
 from test_bypass_smuggling import proxy_address
 
 FLOOD_BYTES = 16 * 1024 * 1024
@@ -21,13 +22,6 @@ READ_BUFFER = 64 * 1024 + 64 * 1024  # --max-header-bytes (default) + one read
 PER_CONNECTION = 2 * READ_BUFFER + 64 * 1024 + 160 * 1024  # + relay buffer + TLS/allocator
 SLACK = 24 * 1024 * 1024  # allocator arenas, the log writer, Python's view of RSS
 
-
-def rss_bytes(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS")
 
 
 def answer_flood(env, path):

@@ -147,3 +147,12 @@ class Proxy:
 def run_proxy(argv, env=None, timeout=30):
     """Runs the proxy binary to completion (subcommands, bad configuration)."""
     return subprocess.run([proxy_bin(), *argv], capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def rss_bytes(pid):
+    """A process's resident memory, from /proc."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
