@@ -69,6 +69,11 @@ int run(int argc, char** argv) {
                    "HTTP/2 (ALPN h2) with clients inside intercepted tunnels: on or off")
         ->capture_default_str()
         ->check(CLI::IsMember({"on", "off"}));
+    std::string upstream_http2 = "client";
+    app.add_option("--upstream-http2", upstream_http2,
+                   "Offer origins h2: client (for requests that came as HTTP/2), always, or off")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"client", "always", "off"}));
     app.add_option("--h2-max-streams", options.limits.h2_max_streams,
                    "HTTP/2 streams a client connection may have open at once")
         ->capture_default_str()
@@ -117,6 +122,10 @@ int run(int argc, char** argv) {
     spdlog::set_level(spdlog::level::from_str(log_level));
     options.grace = std::chrono::seconds(grace);
     options.http2 = http2 == "on";
+    using UpstreamHttp2 = osf::config::ProxyOptions::UpstreamHttp2;
+    options.upstream_http2 = upstream_http2 == "always" ? UpstreamHttp2::always
+                             : upstream_http2 == "off"  ? UpstreamHttp2::off
+                                                        : UpstreamHttp2::client;
     options.limits.header_timeout = std::chrono::seconds(header_timeout);
     options.limits.idle_timeout = std::chrono::seconds(idle_timeout);
     options.limits.upstream_timeout = std::chrono::seconds(upstream_timeout);

@@ -44,6 +44,10 @@ struct ProxyOptions {
     // (log/refusal_folding.hpp); false: one line per request, whatever the rate.
     bool fold_refusals = true;
     bool http2 = true; // ALPN h2 offered to clients inside intercepted tunnels
+    // When an origin is offered h2 (it may still choose http/1.1): for requests
+    // that came as HTTP/2, for every request, or never.
+    enum class UpstreamHttp2 { client, always, off };
+    UpstreamHttp2 upstream_http2 = UpstreamHttp2::client;
     Limits limits;
 };
 

@@ -144,4 +144,53 @@ HeaderList to_h2_answer(const boost::beast::http::response_header<>& head) {
     return out;
 }
 
+HeaderList to_h2_request(const boost::beast::http::request_header<>& head) {
+    HeaderList out;
+    out.push_back({":method", std::string(head.method_string())});
+    out.push_back({":scheme", "https"});
+    out.push_back({":authority", std::string(head[boost::beast::http::field::host])});
+    out.push_back({":path", std::string(head.target())});
+    for (const auto& f : head) {
+        const auto name = f.name_string();
+        if (text::iequals(name, "host") || text::iequals(name, "te") ||
+            is_connection_specific(name))
+            continue;
+        out.push_back({text::lower(name), std::string(f.value())});
+    }
+    out.push_back({"te", "trailers"});
+    return out;
+}
+
+Http1Answer to_http1_answer(const HeaderList& fields, bool head_request) {
+    Http1Answer a;
+    const auto status = pseudo(fields, ":status");
+    unsigned code = 0;
+    const auto [end, ec] = std::from_chars(status.data(), status.data() + status.size(), code);
+    if (status.size() != 3 || ec != std::errc() || end != status.data() + status.size() ||
+        code < 100) {
+        a.problem = "an answer without a valid :status";
+        return a;
+    }
+    a.interim = code < 200;
+    auto& out = a.head;
+    out.append("HTTP/1.1 ");
+    out.append(status);
+    out.push_back(' ');
+    out.append(boost::beast::http::obsolete_reason(static_cast<boost::beast::http::status>(code)));
+    out.append("\r\n");
+    bool content_length = false;
+    for (const auto& f : fields) {
+        if (f.name.starts_with(':') || is_connection_specific(f.name)) continue;
+        if (f.name == "content-length") content_length = true;
+        append_field(f.name, f.value, out);
+    }
+    const bool bodiless = a.interim || code == 204 || code == 304 || head_request;
+    if (!bodiless && !content_length) {
+        append_field("transfer-encoding", "chunked", out);
+        a.chunked = true;
+    }
+    out.append("\r\n");
+    return a;
+}
+
 } // namespace osf::h2

@@ -49,4 +49,21 @@ bool is_connection_specific(std::string_view name);
 HeaderList to_h2_answer(const boost::beast::http::response_header<>& head);
 HeaderList to_h2_fields(const boost::beast::http::fields& fields, std::size_t from);
 
+// The upstream leg. A request head as forward() writes it, for an HTTP/2
+// origin: :method, :scheme https, :authority from Host, :path, the fields in
+// lower case without Host and connection-specific ones, and `te: trailers`
+// (gRPC servers require it; trailer fields are relayed to HTTP/2 clients).
+HeaderList to_h2_request(const boost::beast::http::request_header<>& head);
+
+// An HTTP/2 origin's answer head as forward() reads it: the status line, the
+// fields, and the framing of what follows: its content-length, or chunks
+// (`chunked` set) when it has none and may have a body.
+struct Http1Answer {
+    std::string head;
+    bool chunked = false;
+    bool interim = false; // 1xx: the final answer is still to come
+    std::string problem;  // non-empty: not an answer (no valid :status)
+};
+Http1Answer to_http1_answer(const HeaderList& fields, bool head_request);
+
 } // namespace osf::h2

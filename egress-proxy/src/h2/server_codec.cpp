@@ -1,5 +1,7 @@
 #include "h2/server_codec.hpp"
 
+#include "h2/nghttp2_support.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <iterator>
@@ -29,33 +31,6 @@ struct ServerCodec::Stream {
 
     std::size_t queued() const { return body.size() - body_pos; }
 };
-
-namespace {
-
-std::vector<nghttp2_nv> to_nv(const HeaderList& fields) {
-    std::vector<nghttp2_nv> nv;
-    nv.reserve(fields.size());
-    for (const auto& f : fields)
-        nv.push_back({reinterpret_cast<std::uint8_t*>(const_cast<char*>(f.name.data())),
-                      reinterpret_cast<std::uint8_t*>(const_cast<char*>(f.value.data())),
-                      f.name.size(), f.value.size(), NGHTTP2_NV_FLAG_NONE});
-    return nv;
-}
-
-// nghttp2 is C: nothing may be thrown through it. A callback that throws
-// (out of memory) fails the session instead, which ends the connection.
-template <auto F> struct Guarded;
-template <class R, class... A, R (*F)(A...)> struct Guarded<F> {
-    static R call(A... a) noexcept {
-        try {
-            return F(a...);
-        } catch (...) {
-            return static_cast<R>(NGHTTP2_ERR_CALLBACK_FAILURE);
-        }
-    }
-};
-
-} // namespace
 
 struct Callbacks {
     static ServerCodec& codec(void* user) { return *static_cast<ServerCodec*>(user); }
@@ -299,12 +274,7 @@ bool ServerCodec::take_control_token() {
 }
 
 void ServerCodec::send(std::string& out, std::size_t max) {
-    while (out.size() < max) {
-        const std::uint8_t* data = nullptr;
-        const auto n = nghttp2_session_mem_send(session_, &data);
-        if (n <= 0) return;
-        out.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(n));
-    }
+    send_session(session_, out, max);
 }
 
 bool ServerCodec::want_read() const {

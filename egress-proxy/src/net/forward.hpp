@@ -155,6 +155,34 @@ relay_websocket(ExchangeLeg<Client, Up>& leg,
     ex.finish(Outcome::allowed, 101);
 }
 
+// The trailer fields Beast appended to `res` after its first `head_fields`
+// fields, as lines for the last chunk: masked as the head was (none at all
+// when one could not be), framing and routing fields left out.
+inline std::string trailer_lines(Exchange& ex,
+                                 boost::beast::http::response<boost::beast::http::buffer_body>& res,
+                                 std::size_t head_fields,
+                                 const std::vector<secrets::EchoForm>& echo_forms) {
+    namespace http = boost::beast::http;
+    if (static_cast<std::size_t>(std::distance(res.begin(), res.end())) <= head_fields) return {};
+    if (!ex.ctx.config.secrets.mask_answer_head(res.base(), echo_forms)) return {};
+    std::string lines;
+    std::size_t i = 0;
+    for (const auto& field : res) {
+        if (i++ < head_fields) continue;
+        const auto name = field.name();
+        if (name == http::field::content_length || name == http::field::transfer_encoding ||
+            name == http::field::connection || name == http::field::host ||
+            name == http::field::trailer || name == http::field::te ||
+            name == http::field::keep_alive || name == http::field::upgrade)
+            continue;
+        lines.append(field.name_string());
+        lines.append(": ");
+        lines.append(field.value());
+        lines.append("\r\n");
+    }
+    return lines;
+}
+
 // 5. Any other answer streams through as it arrives.
 template <class Client, class Up>
 boost::asio::awaitable<ForwardResult>
@@ -170,9 +198,15 @@ relay_answer(ExchangeLeg<Client, Up>& leg,
     const bool close_delimited = !bodiless && !res.chunked() && !res.has_content_length();
     res.keep_alive(client_keep && !close_delimited);
     MessageFramer framer(res, bodiless);
+    const auto head_fields = static_cast<std::size_t>(std::distance(res.begin(), res.end()));
     // The allowed line is written before the write that completes the answer, so
     // an answer a client has in full is always on record, even after kill -9.
-    const std::function<void()> log_allowed = [&ex] { ex.finish(Outcome::allowed, ex.rec.status); };
+    // Trailer fields (gRPC's status) go on to an HTTP/2 client, masked as the
+    // head was; to an HTTP/1.1 client they are dropped, as before.
+    const std::function<void()> log_allowed = [&] {
+        if (ex.rec.http2) framer.trailers(trailer_lines(ex, res, head_fields, leg.out.echo_forms));
+        ex.finish(Outcome::allowed, ex.rec.status);
+    };
     if (rp.is_done()) log_allowed(); // no body follows: the head is the whole answer
     // The head goes out with the first piece of the body when that piece is here
     // already (one TLS record and one write, not two); otherwise at once, as a

@@ -38,9 +38,6 @@ using RequestHead = http::request_parser<http::empty_body>;
 // Answer bytes waiting for the client's window, per stream, before the request
 // path's write waits.
 constexpr std::size_t answer_queue_bytes = 64 * 1024;
-// One read from the TLS stream, and the most gathered into one write.
-constexpr std::size_t read_bytes = 16 * 1024;
-constexpr std::size_t write_gather_bytes = 64 * 1024;
 
 class Connection;
 
@@ -51,8 +48,8 @@ struct Stream final : H2StreamChannel::Peer {
         : conn(c), id(stream_id), channel(executor, *this),
           reader(head_request, 2 * max_header_bytes) {}
 
-    void request_read(std::size_t n) override;
-    std::size_t take_answer(std::string_view bytes) override;
+    void read_done(std::size_t n) override;
+    std::size_t take(std::string_view bytes) override;
 
     Connection& conn;
     std::int32_t id;
@@ -81,13 +78,13 @@ public:
     // h2::ServerCodec::Events
     void started(std::int32_t id, h2::Http1Request request, bool too_large) override;
     void request_bytes(std::int32_t id, std::string_view bytes) override {
-        if (auto* st = find(id)) st->channel.push_request(bytes);
+        if (auto* st = find(id)) st->channel.push(bytes);
     }
     void request_end(std::int32_t id) override {
-        if (auto* st = find(id)) st->channel.end_request();
+        if (auto* st = find(id)) st->channel.end();
     }
     void answer_room(std::int32_t id) override {
-        if (auto* st = find(id)) st->channel.answer_room();
+        if (auto* st = find(id)) st->channel.room();
     }
     void stream_closed(std::int32_t id) override {
         if (auto* st = find(id)) st->channel.reset();
@@ -114,12 +111,12 @@ private:
     bool writing_done_ = false;
 };
 
-void Stream::request_read(std::size_t n) {
+void Stream::read_done(std::size_t n) {
     conn.codec().consumed(id, n);
     conn.want_send();
 }
 
-std::size_t Stream::take_answer(std::string_view bytes) {
+std::size_t Stream::take(std::string_view bytes) {
     auto& codec = conn.codec();
     if (codec.answer_queued(id) >= answer_queue_bytes) return 0;
     auto pieces = reader.feed(bytes);
@@ -213,7 +210,7 @@ asio::awaitable<void> Connection::run_stream(std::shared_ptr<Stream> st, h2::Htt
 asio::awaitable<void> Connection::read_loop() {
     auto& tls = s_.stream;
     const auto& limits = s_.ctx.config.limits();
-    std::unique_ptr<std::uint8_t[]> buf(new std::uint8_t[read_bytes]);
+    std::unique_ptr<std::uint8_t[]> buf(new std::uint8_t[h2_read_bytes]);
     while (!writing_done_ && codec_.want_read()) {
         if (s_.ctx.draining.load()) {
             codec_.shutdown(); // streams begun finish; no new ones
@@ -222,7 +219,8 @@ asio::awaitable<void> Connection::read_loop() {
         s_.registration.set_idle(streams_.empty());
         // Until its first request a connection has the time a request head has.
         tls.expires_after(handled_ == 0 ? limits.header_timeout : limits.idle_timeout);
-        auto [ec, n] = co_await tls.async_read_some(asio::buffer(buf.get(), read_bytes), use_tuple);
+        auto [ec, n] =
+            co_await tls.async_read_some(asio::buffer(buf.get(), h2_read_bytes), use_tuple);
         s_.registration.set_idle(false);
         if (ec == beast::error::timeout && !streams_.empty()) continue; // answers still stream
         if (ec) break;
@@ -239,7 +237,7 @@ asio::awaitable<void> Connection::write_loop() {
     std::string out;
     for (;;) {
         out.clear();
-        codec_.send(out, write_gather_bytes);
+        codec_.send(out, h2_write_gather_bytes);
         if (!out.empty()) {
             tls.expires_after(s_.ctx.config.limits().idle_timeout);
             auto [ec, n] = co_await asio::async_write(tls, asio::buffer(out), use_tuple);

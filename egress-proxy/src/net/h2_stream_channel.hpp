@@ -1,10 +1,11 @@
-// One HTTP/2 stream as the request path sees it: a byte stream that carries
-// an HTTP/1.1 request's body (written in by the HTTP/2 connection as DATA
-// frames arrive) and takes the HTTP/1.1 answer the request path writes
-// (handed to the connection, which sends it as HTTP/2 frames). So one request
-// path, with every rule it keeps, serves both protocols. Models Asio's
-// AsyncReadStream and AsyncWriteStream for Beast, with one deadline for reads
-// and writes as beast::tcp_stream and TlsStream have.
+// One HTTP/2 stream as the HTTP/1.1 code sees it: a byte stream whose reads
+// take what the HTTP/2 connection pushed in (a client's request body; an
+// upstream's answer, as HTTP/1.1 bytes) and whose writes go to the connection
+// (the answer the request path writes; the request forward() writes), which
+// sends them as HTTP/2 frames. So one request path, with every rule it keeps,
+// serves both protocols on both legs. Models Asio's AsyncReadStream and
+// AsyncWriteStream for Beast, with one deadline for reads and writes as
+// beast::tcp_stream and TlsStream have.
 #pragma once
 
 #include <algorithm>
@@ -23,15 +24,20 @@
 
 namespace osf::net {
 
+// An HTTP/2 connection's I/O, either leg: one read from its TLS stream, and the
+// most of the codec's output gathered into one write.
+inline constexpr std::size_t h2_read_bytes = 16 * 1024;
+inline constexpr std::size_t h2_write_gather_bytes = 64 * 1024;
+
 class H2StreamChannel {
 public:
     // The connection's end of the stream.
     class Peer {
     public:
-        // The request path has read `n` bytes: the stream's flow-control window may open.
-        virtual void request_read(std::size_t n) = 0;
-        // Takes answer bytes; returns how many (0: full until answer_room() is called).
-        virtual std::size_t take_answer(std::string_view bytes) = 0;
+        // `n` bytes were read: the stream's flow-control window may open.
+        virtual void read_done(std::size_t n) = 0;
+        // Takes written bytes; returns how many (0: full until room() is called).
+        virtual std::size_t take(std::string_view bytes) = 0;
 
     protected:
         ~Peer() = default;
@@ -52,9 +58,9 @@ public:
     void expires_at(std::chrono::steady_clock::time_point t) { deadline_ = t; }
     void expires_never() { deadline_ = std::chrono::steady_clock::time_point::max(); }
 
-    // The connection's side: request bytes in, the end of them, room for more
-    // answer, the stream gone (every read and write fails from then on).
-    void push_request(std::string_view bytes) {
+    // The connection's side: bytes in, their end, room for more writing, the
+    // stream gone (every read and write fails from then on, with `error`).
+    void push(std::string_view bytes) {
         if (in_pos_ == in_.size()) {
             in_.clear();
             in_pos_ = 0;
@@ -62,13 +68,14 @@ public:
         in_.append(bytes);
         read_wake_.cancel();
     }
-    void end_request() {
+    void end() {
         in_end_ = true;
         read_wake_.cancel();
     }
-    void answer_room() { write_wake_.cancel(); }
-    void reset() {
+    void room() { write_wake_.cancel(); }
+    void reset(boost::system::error_code error = boost::asio::error::connection_reset) {
         reset_ = true;
+        error_ = error;
         in_.clear();
         in_.shrink_to_fit();
         in_pos_ = 0;
@@ -76,8 +83,8 @@ public:
         write_wake_.cancel();
     }
     bool is_reset() const { return reset_; }
-    // Request bytes written in and not read yet.
-    std::size_t request_buffered() const { return in_.size() - in_pos_; }
+    // Bytes pushed in and not read yet.
+    std::size_t buffered() const { return in_.size() - in_pos_; }
 
     template <class Buffers, class Token>
     auto async_read_some(const Buffers& buffers, Token&& token) {
@@ -105,14 +112,14 @@ private:
                 started = true;
                 return boost::asio::post(c.executor_, std::move(self));
             }
-            if (c.reset_) return self.complete(boost::asio::error::connection_reset, 0);
+            if (c.reset_) return self.complete(c.error_, 0);
             if (boost::asio::buffer_size(buffers) == 0) return self.complete({}, 0);
             if (c.in_pos_ < c.in_.size()) {
                 const std::size_t n = boost::asio::buffer_copy(
                     buffers,
                     boost::asio::buffer(c.in_.data() + c.in_pos_, c.in_.size() - c.in_pos_));
                 c.in_pos_ += n;
-                c.peer_.request_read(n);
+                c.peer_.read_done(n);
                 return self.complete({}, n);
             }
             if (c.in_end_) return self.complete(boost::asio::error::eof, 0);
@@ -130,14 +137,13 @@ private:
                 started = true;
                 return boost::asio::post(c.executor_, std::move(self));
             }
-            if (c.reset_) return self.complete(boost::asio::error::connection_reset, 0);
+            if (c.reset_) return self.complete(c.error_, 0);
             std::size_t taken = 0;
             for (auto it = boost::asio::buffer_sequence_begin(buffers);
                  it != boost::asio::buffer_sequence_end(buffers); ++it) {
                 const boost::asio::const_buffer b = *it;
                 if (b.size() == 0) continue;
-                const std::size_t n =
-                    c.peer_.take_answer({static_cast<const char*>(b.data()), b.size()});
+                const std::size_t n = c.peer_.take({static_cast<const char*>(b.data()), b.size()});
                 taken += n;
                 if (n < b.size()) break;
             }
@@ -155,6 +161,7 @@ private:
     std::size_t in_pos_ = 0;
     bool in_end_ = false;
     bool reset_ = false;
+    boost::system::error_code error_;
     boost::asio::steady_timer read_wake_;
     boost::asio::steady_timer write_wake_;
     std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();

@@ -75,6 +75,12 @@ std::array<boost::asio::const_buffer, 3> MessageFramer::next(std::string_view da
         } else if (last) {
             suffix = "0\r\n\r\n";
         }
+        if (last && !trailers_.empty()) {
+            last_.assign(data.empty() ? "0\r\n" : "\r\n0\r\n");
+            last_.append(trailers_);
+            last_.append("\r\n");
+            suffix = last_;
+        }
     }
     done_ = last;
     return {boost::asio::buffer(prefix_), boost::asio::buffer(data.data(), data.size()),

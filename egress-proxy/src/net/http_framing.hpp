@@ -49,10 +49,15 @@ public:
     // The last piece has been handed out.
     bool done() const { return done_; }
 
+    // Trailer fields for the last chunk ("name: value\r\n" each), when chunked.
+    void trailers(std::string lines) { trailers_ = std::move(lines); }
+
 private:
     static constexpr std::size_t head_reserve = 512;
 
     std::string prefix_; // the head until it is handed out, then a chunk's size line
+    std::string trailers_;
+    std::string last_; // the end of the body when it carries trailer fields
     bool chunked_;
     bool bodiless_;
     bool head_sent_ = false;

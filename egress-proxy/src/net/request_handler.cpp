@@ -173,10 +173,14 @@ template <class Stream>
 asio::awaitable<bool> forward_on_upstream(ClientSession<Stream>& s, Exchange& ex,
                                           const admission::Plan& plan, OutgoingRequest& out,
                                           bool close_on_refusal) {
+    using UpstreamHttp2 = config::ProxyOptions::UpstreamHttp2;
+    const auto upstream_http2 = s.ctx.config.options.upstream_http2;
+    const bool offer_h2 = upstream_http2 == UpstreamHttp2::always ||
+                          (upstream_http2 == UpstreamHttp2::client && s.conn.http2);
     for (int attempt = 0; attempt < 2; ++attempt) {
-        auto up =
-            co_await acquire_upstream(s.ctx, s.worker.pool, plan.host, plan.port, plan.upstream_tls,
-                                      s.tunnel ? &s.tunnel->endpoints : nullptr, attempt == 0);
+        auto up = co_await acquire_upstream(
+            s.ctx, s.worker.pool, plan.host, plan.port, plan.upstream_tls,
+            s.tunnel ? &s.tunnel->endpoints : nullptr, attempt == 0, offer_h2);
         if (!up.connection) {
             if (!up.refusal.allowed && up.refusal.refused_by) {
                 if (close_on_refusal) ex.client_keep = false;

@@ -1,10 +1,11 @@
 // What differs between the kinds of stream the exchange code runs on, plain
-// TCP (beast::tcp_stream), TLS (TlsStream) and an HTTP/2 stream
-// (H2StreamChannel, client side only), as overloads: the generic code calls
-// them and never asks which kind it has.
+// TCP (beast::tcp_stream), TLS (TlsStream) and HTTP/2 streams (H2StreamChannel
+// on the client leg, H2UpstreamStream on the upstream leg), as overloads: the
+// generic code calls them and never asks which kind it has.
 #pragma once
 
 #include "net/h2_stream_channel.hpp"
+#include "net/h2_upstream.hpp"
 #include "net/tls_stream.hpp"
 
 #include <algorithm>
@@ -44,6 +45,9 @@ inline std::size_t read_arrived(boost::beast::tcp_stream&, boost::beast::flat_bu
 inline std::size_t read_arrived(H2StreamChannel&, boost::beast::flat_buffer&, std::size_t) {
     return 0; // its reads never wait for the network: a read takes what is there
 }
+inline std::size_t read_arrived(H2UpstreamStream&, boost::beast::flat_buffer&, std::size_t) {
+    return 0;
+}
 
 // A request has just gone out: the answer cannot be there yet. TLS waits for
 // the socket before its first read (one system call less); TCP reads anyway.
@@ -51,6 +55,7 @@ inline void expect_answer_later(TlsStream& stream) {
     stream.wait_before_next_read();
 }
 inline void expect_answer_later(boost::beast::tcp_stream&) {}
+inline void expect_answer_later(H2UpstreamStream&) {}
 
 // Waits for the next request on an idle connection without holding a read
 // buffer meanwhile, where the stream can (TLS: OpenSSL may hold bytes already).

@@ -66,6 +66,7 @@ std::unique_ptr<UpstreamConnection> UpstreamPool::take(const std::string& key) {
 }
 
 void UpstreamPool::put(std::unique_ptr<UpstreamConnection> connection) {
+    if (connection->h2()) return;
     connection->idle_since = std::chrono::steady_clock::now();
     connection->visit([](auto& s) { s.expires_never(); });
     if (connection->buffer.size() == 0) connection->buffer.shrink_to_fit(); // idle: no buffer
@@ -73,6 +74,25 @@ void UpstreamPool::put(std::unique_ptr<UpstreamConnection> connection) {
     // Oldest first out: a bounded pool per destination.
     if (queue.size() >= max_idle_per_key) queue.pop_front();
     queue.push_back(std::move(connection));
+}
+
+std::shared_ptr<H2UpstreamConnection> UpstreamPool::take_h2(const std::string& key) {
+    auto it = h2_.find(key);
+    if (it == h2_.end()) return nullptr;
+    for (auto& connection : it->second)
+        if (connection->can_open()) return connection;
+    return nullptr;
+}
+
+void UpstreamPool::add_h2(std::shared_ptr<H2UpstreamConnection> connection) {
+    h2_[connection->key()].push_back(std::move(connection));
+}
+
+void UpstreamPool::forget_h2(const H2UpstreamConnection* connection) {
+    auto it = h2_.find(connection->key());
+    if (it == h2_.end()) return;
+    std::erase_if(it->second, [&](const auto& c) { return c.get() == connection; });
+    if (it->second.empty()) h2_.erase(it);
 }
 
 std::size_t UpstreamPool::size() const {
@@ -173,11 +193,30 @@ void prepare_tls(SSL* ssl, const std::string& host) {
 
 } // namespace
 
-asio::awaitable<UpstreamResult>
-acquire_upstream(ProxyRuntime& ctx, UpstreamPool& pool, const std::string& host, std::uint16_t port,
-                 bool tls, const std::vector<tcp::endpoint>* checked, bool allow_pooled) {
+asio::awaitable<UpstreamResult> acquire_upstream(ProxyRuntime& ctx, UpstreamPool& pool,
+                                                 const std::string& host, std::uint16_t port,
+                                                 bool tls,
+                                                 const std::vector<tcp::endpoint>* checked,
+                                                 bool allow_pooled, bool offer_h2) {
     UpstreamResult out;
     const auto key = upstream_key(host, port, tls);
+    offer_h2 = offer_h2 && tls;
+    const auto on_h2 = [&](std::shared_ptr<H2UpstreamConnection> shared, bool reused) {
+        auto connection = std::make_unique<UpstreamConnection>();
+        connection->key = key;
+        connection->buffer.max_size(ctx.config.limits().read_buffer_bytes());
+        connection->stream.emplace<H2UpstreamStream>(std::move(shared),
+                                                     ctx.config.limits().max_header_bytes);
+        connection->reused = reused;
+        return connection;
+    };
+    if (allow_pooled && offer_h2) {
+        if (auto shared = pool.take_h2(key)) {
+            ctx.metrics.upstream_reused.fetch_add(1, std::memory_order_relaxed);
+            out.connection = on_h2(std::move(shared), true);
+            co_return out;
+        }
+    }
     if (allow_pooled) {
         if (auto pooled = pool.take(key)) {
             ctx.metrics.upstream_reused.fetch_add(1, std::memory_order_relaxed);
@@ -229,6 +268,11 @@ acquire_upstream(ProxyRuntime& ctx, UpstreamPool& pool, const std::string& host,
     auto& secure = connection->stream.emplace<TlsStream>(
         stream.release_socket(), *ctx.config.upstream_tls, std::string_view{}, TlsRole::client);
     prepare_tls(secure.native_handle(), host);
+    if (offer_h2) {
+        static const unsigned char h2_and_http11[] = {2,   'h', '2', 8,   'h', 't',
+                                                      't', 'p', '/', '1', '.', '1'};
+        SSL_set_alpn_protos(secure.native_handle(), h2_and_http11, sizeof h2_and_http11);
+    }
     secure.expires_at(deadline);
     auto [hec] = co_await secure.async_handshake(asio::as_tuple(asio::use_awaitable));
     if (hec) {
@@ -237,6 +281,21 @@ acquire_upstream(ProxyRuntime& ctx, UpstreamPool& pool, const std::string& host,
             hec == beast::error::timeout ? ErrorKind::upstream_timeout : ErrorKind::upstream_tls;
         out.detail = "TLS with " + host + ":" + std::to_string(port) + " failed: " +
                      (verify != X509_V_OK ? X509_verify_cert_error_string(verify) : hec.message());
+        co_return out;
+    }
+    const unsigned char* alpn = nullptr;
+    unsigned int alpn_size = 0;
+    SSL_get0_alpn_selected(secure.native_handle(), &alpn, &alpn_size);
+    if (std::string_view(reinterpret_cast<const char*>(alpn), alpn_size) == "h2") {
+        auto shared = std::make_shared<H2UpstreamConnection>(std::move(connection), pool,
+                                                             ctx.config.limits());
+        if (!shared->launch()) {
+            out.error = ErrorKind::upstream_protocol;
+            out.detail = "cannot start HTTP/2 with " + host + ":" + std::to_string(port);
+            co_return out;
+        }
+        pool.add_h2(shared);
+        out.connection = on_h2(std::move(shared), false);
         co_return out;
     }
     out.connection = std::move(connection);

@@ -2,6 +2,7 @@
 // to the address that was checked, TLS-verified, and pooled per worker thread.
 #pragma once
 
+#include "net/h2_upstream.hpp"
 #include "net/proxy_runtime.hpp"
 #include "net/tls_stream.hpp"
 #include "policy/policy.hpp"
@@ -25,8 +26,9 @@ namespace osf::net {
 
 struct UpstreamConnection {
     std::string key;
-    // Plain or TLS (monostate only while it is being made).
-    std::variant<std::monostate, boost::beast::tcp_stream, TlsStream> stream;
+    // Plain, TLS, or a stream on a shared HTTP/2 connection (monostate only
+    // while it is being made).
+    std::variant<std::monostate, boost::beast::tcp_stream, TlsStream, H2UpstreamStream> stream;
     boost::beast::flat_buffer buffer; // bytes read past the last response
     std::chrono::steady_clock::time_point idle_since;
     bool reused = false;
@@ -37,8 +39,10 @@ struct UpstreamConnection {
     // has none yet: std::bad_variant_access).
     template <class F> decltype(auto) visit(F&& f) {
         if (auto* secure = std::get_if<TlsStream>(&stream)) return f(*secure);
+        if (auto* h2 = std::get_if<H2UpstreamStream>(&stream)) return f(*h2);
         return f(std::get<boost::beast::tcp_stream>(stream));
     }
+    bool h2() const { return std::holds_alternative<H2UpstreamStream>(stream); }
     // Bytes the server sent after its last answer, already read: the framing is off.
     bool holds_unread();
     // False when the server has closed the idle connection (or sent bytes it should
@@ -56,8 +60,16 @@ public:
     // upstream's unsolicited bytes after an answer, however soon, would otherwise
     // be read as the answer to the next request.
     std::unique_ptr<UpstreamConnection> take(const std::string& key);
+    // Idle connections only: a stream on an HTTP/2 connection is let go (the
+    // connection itself stays in the pool while it lives).
     void put(std::unique_ptr<UpstreamConnection> connection);
     std::size_t size() const;
+
+    // HTTP/2 connections to an origin, shared by the requests on them: one
+    // that takes another request now, if any.
+    std::shared_ptr<H2UpstreamConnection> take_h2(const std::string& key);
+    void add_h2(std::shared_ptr<H2UpstreamConnection> connection);
+    void forget_h2(const H2UpstreamConnection* connection);
 
     static constexpr std::size_t max_idle_per_key =
         128; // 64 busy clients on one worker must not churn
@@ -66,6 +78,7 @@ public:
 
 private:
     std::unordered_map<std::string, std::deque<std::unique_ptr<UpstreamConnection>>> idle_;
+    std::unordered_map<std::string, std::vector<std::shared_ptr<H2UpstreamConnection>>> h2_;
 };
 
 // The outcome of resolving a host: the addresses the policy allows, or why not.
@@ -95,9 +108,11 @@ struct UpstreamResult {
 
 // Takes a pooled connection or makes a new one. `checked` are addresses
 // already resolved and checked (a CONNECT tunnel's); otherwise it resolves.
+// `offer_h2`: a TLS origin is offered h2 too, and a stream on an HTTP/2
+// connection to it is what comes back when it takes it.
 boost::asio::awaitable<UpstreamResult>
 acquire_upstream(ProxyRuntime& ctx, UpstreamPool& pool, const std::string& host, std::uint16_t port,
                  bool tls, const std::vector<boost::asio::ip::tcp::endpoint>* checked,
-                 bool allow_pooled = true);
+                 bool allow_pooled = true, bool offer_h2 = false);
 
 } // namespace osf::net

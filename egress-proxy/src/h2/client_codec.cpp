@@ -1,0 +1,259 @@
+#include "h2/client_codec.hpp"
+
+#include "h2/nghttp2_support.hpp"
+#include "h2/server_codec.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+#include <nghttp2/nghttp2.h>
+
+namespace osf::h2 {
+
+struct ClientCodec::Stream {
+    HeaderList fields; // the answer head being decoded, then its trailer fields
+    std::size_t header_list_bytes = 0;
+    bool too_large = false;
+    bool head_seen = false; // the final head was passed on
+    std::size_t unconsumed = 0;
+    // The request body.
+    std::string body;
+    std::size_t body_pos = 0;
+    bool request_ended = false;
+    bool deferred = false;
+
+    std::size_t queued() const { return body.size() - body_pos; }
+};
+
+struct ClientCallbacks {
+    static ClientCodec& codec(void* user) { return *static_cast<ClientCodec*>(user); }
+
+    static int begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+        auto* st = codec(user).find(frame->hd.stream_id);
+        if (st) {
+            HeaderList().swap(st->fields);
+            st->header_list_bytes = 0;
+        }
+        return 0;
+    }
+
+    static int header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name,
+                      std::size_t namelen, const std::uint8_t* value, std::size_t valuelen,
+                      std::uint8_t, void* user) {
+        auto& c = codec(user);
+        auto* st = c.find(frame->hd.stream_id);
+        if (!st || st->too_large) return 0;
+        st->header_list_bytes += namelen + valuelen + 32;
+        if (st->header_list_bytes > c.max_header_list_bytes_) {
+            st->too_large = true;
+            HeaderList().swap(st->fields);
+            return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; // nghttp2 resets the stream
+        }
+        st->fields.push_back({std::string(reinterpret_cast<const char*>(name), namelen),
+                              std::string(reinterpret_cast<const char*>(value), valuelen)});
+        return 0;
+    }
+
+    static int frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+        auto& c = codec(user);
+        auto* st = c.find(frame->hd.stream_id);
+        if (!st || st->too_large) return 0;
+        const auto id = frame->hd.stream_id;
+        const bool end_stream = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
+        if (frame->hd.type == NGHTTP2_HEADERS && !st->head_seen) {
+            // An interim 1xx head is left out; the final one is passed on.
+            const bool interim = !st->fields.empty() && st->fields.front().name == ":status" &&
+                                 st->fields.front().value.starts_with('1');
+            if (!interim) {
+                st->head_seen = true;
+                c.events_.answer_head(id, st->fields);
+            }
+            HeaderList().swap(st->fields); // from here on: trailer fields
+            if (interim) return 0;
+        }
+        if (end_stream && st->head_seen) {
+            HeaderList trailers;
+            trailers.swap(st->fields);
+            c.events_.answer_end(id, std::move(trailers));
+        }
+        return 0;
+    }
+
+    static int data_chunk(nghttp2_session* session, std::uint8_t, std::int32_t id,
+                          const std::uint8_t* data, std::size_t len, void* user) {
+        auto& c = codec(user);
+        auto* st = c.find(id);
+        if (!st || !st->head_seen) {
+            nghttp2_session_consume(session, id, len);
+            return 0;
+        }
+        st->unconsumed += len;
+        c.events_.answer_data(id, std::string_view(reinterpret_cast<const char*>(data), len));
+        return 0;
+    }
+
+    static int stream_close(nghttp2_session*, std::int32_t id, std::uint32_t error_code,
+                            void* user) {
+        auto& c = codec(user);
+        auto it = c.streams_.find(id);
+        if (it == c.streams_.end()) return 0;
+        const bool too_large = it->second->too_large;
+        c.streams_.erase(it);
+        c.events_.closed(id, error_code, too_large);
+        return 0;
+    }
+
+    static ssize_t read_request(nghttp2_session*, std::int32_t id, std::uint8_t* buf,
+                                std::size_t length, std::uint32_t* data_flags, nghttp2_data_source*,
+                                void* user) {
+        auto& c = codec(user);
+        auto* st = c.find(id);
+        if (!st) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+        const std::size_t n = std::min(length, st->queued());
+        std::memcpy(buf, st->body.data() + st->body_pos, n);
+        st->body_pos += n;
+        if (st->body_pos == st->body.size()) {
+            st->body.clear();
+            st->body_pos = 0;
+        }
+        if (st->queued() == 0 && st->request_ended) {
+            *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+        } else if (n == 0) {
+            st->deferred = true;
+            return NGHTTP2_ERR_DEFERRED;
+        }
+        if (n > 0) c.events_.request_room(id);
+        return static_cast<ssize_t>(n);
+    }
+};
+
+ClientCodec::ClientCodec(Events& events, std::size_t max_header_list_bytes)
+    : events_(events), max_header_list_bytes_(max_header_list_bytes) {}
+
+ClientCodec::~ClientCodec() {
+    if (session_) nghttp2_session_del(session_);
+}
+
+ClientCodec::Stream* ClientCodec::find(std::int32_t id) {
+    auto it = streams_.find(id);
+    return it == streams_.end() ? nullptr : it->second.get();
+}
+const ClientCodec::Stream* ClientCodec::find(std::int32_t id) const {
+    auto it = streams_.find(id);
+    return it == streams_.end() ? nullptr : it->second.get();
+}
+
+bool ClientCodec::start() {
+    nghttp2_session_callbacks* callbacks = nullptr;
+    if (nghttp2_session_callbacks_new(&callbacks) != 0) return false;
+    nghttp2_session_callbacks_set_on_begin_headers_callback(
+        callbacks, &Guarded<&ClientCallbacks::begin_headers>::call);
+    nghttp2_session_callbacks_set_on_header_callback(callbacks,
+                                                     &Guarded<&ClientCallbacks::header>::call);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(
+        callbacks, &Guarded<&ClientCallbacks::frame_recv>::call);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(
+        callbacks, &Guarded<&ClientCallbacks::data_chunk>::call);
+    nghttp2_session_callbacks_set_on_stream_close_callback(
+        callbacks, &Guarded<&ClientCallbacks::stream_close>::call);
+    nghttp2_option* option = nullptr;
+    if (nghttp2_option_new(&option) != 0) {
+        nghttp2_session_callbacks_del(callbacks);
+        return false;
+    }
+    nghttp2_option_set_no_auto_window_update(option, 1);
+    nghttp2_option_set_no_closed_streams(option, 1);
+    const int rv = nghttp2_session_client_new2(&session_, callbacks, this, option);
+    nghttp2_option_del(option);
+    nghttp2_session_callbacks_del(callbacks);
+    if (rv != 0) return false;
+    const nghttp2_settings_entry settings[] = {
+        {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<std::uint32_t>(stream_window)},
+        {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, static_cast<std::uint32_t>(max_header_list_bytes_)},
+        {NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1},
+    };
+    if (nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings, std::size(settings)) != 0)
+        return false;
+    return nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0,
+                                                 connection_window) == 0;
+}
+
+bool ClientCodec::receive(const std::uint8_t* data, std::size_t size) {
+    const auto rv = nghttp2_session_mem_recv(session_, data, size);
+    if (rv >= 0) return want_read();
+    nghttp2_session_terminate_session(session_, NGHTTP2_PROTOCOL_ERROR);
+    return false;
+}
+
+void ClientCodec::send(std::string& out, std::size_t max) {
+    send_session(session_, out, max);
+}
+
+bool ClientCodec::want_read() const {
+    return nghttp2_session_want_read(session_) != 0;
+}
+bool ClientCodec::want_write() const {
+    return nghttp2_session_want_write(session_) != 0;
+}
+
+bool ClientCodec::can_open() const {
+    if (!nghttp2_session_check_request_allowed(session_)) return false;
+    const auto max =
+        nghttp2_session_get_remote_settings(session_, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+    return streams_.size() < max;
+}
+
+std::int32_t ClientCodec::submit(const HeaderList& fields, bool end_stream) {
+    const auto nv = to_nv(fields);
+    nghttp2_data_provider provider{};
+    provider.read_callback = &Guarded<&ClientCallbacks::read_request>::call;
+    const auto id = nghttp2_submit_request(session_, nullptr, nv.data(), nv.size(),
+                                           end_stream ? nullptr : &provider, nullptr);
+    if (id < 0) return id;
+    auto st = std::make_unique<Stream>();
+    st->request_ended = end_stream;
+    streams_[id] = std::move(st);
+    return id;
+}
+
+void ClientCodec::request_data(std::int32_t id, std::string_view bytes) {
+    auto* st = find(id);
+    if (!st || st->request_ended || bytes.empty()) return;
+    st->body.append(bytes);
+    if (st->deferred) {
+        st->deferred = false;
+        nghttp2_session_resume_data(session_, id);
+    }
+}
+
+void ClientCodec::request_end(std::int32_t id) {
+    auto* st = find(id);
+    if (!st || st->request_ended) return;
+    st->request_ended = true;
+    if (st->deferred) {
+        st->deferred = false;
+        nghttp2_session_resume_data(session_, id);
+    }
+}
+
+std::size_t ClientCodec::request_queued(std::int32_t id) const {
+    const auto* st = find(id);
+    return st ? st->queued() : 0;
+}
+
+void ClientCodec::consumed(std::int32_t id, std::size_t n) {
+    auto* st = find(id);
+    if (!st) return;
+    const std::size_t credit = std::min(n, st->unconsumed);
+    if (credit == 0) return;
+    st->unconsumed -= credit;
+    nghttp2_session_consume(session_, id, credit);
+}
+
+void ClientCodec::cancel(std::int32_t id) {
+    if (!find(id)) return;
+    nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
+}
+
+} // namespace osf::h2

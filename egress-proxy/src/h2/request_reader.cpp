@@ -1,0 +1,51 @@
+#include "h2/request_reader.hpp"
+
+#include <boost/asio/buffer.hpp>
+#include <iterator>
+
+namespace osf::h2 {
+
+namespace http = boost::beast::http;
+
+RequestReader::RequestReader(std::size_t max_header_bytes) {
+    parser_.header_limit(static_cast<std::uint32_t>(max_header_bytes));
+    parser_.body_limit(boost::none);
+}
+
+RequestReader::Pieces RequestReader::feed(std::string_view bytes) {
+    Pieces out;
+    if (whole_) return out;
+    pending_.commit(boost::asio::buffer_copy(pending_.prepare(bytes.size()),
+                                             boost::asio::buffer(bytes.data(), bytes.size())));
+    char scratch[16 * 1024];
+    for (;;) {
+        auto& body = parser_.get().body();
+        body.data = scratch;
+        body.size = sizeof scratch;
+        boost::beast::error_code ec;
+        const std::size_t used = parser_.put(pending_.data(), ec);
+        pending_.consume(used);
+        const std::size_t produced = sizeof scratch - parser_.get().body().size;
+        out.body.append(scratch, produced);
+        if (ec && ec != http::error::need_more && ec != http::error::need_buffer) {
+            out.error = true;
+            return out;
+        }
+        if (parser_.is_header_done() && !head_done_) {
+            head_done_ = true;
+            const auto& head = parser_.get().base();
+            head_fields_ = static_cast<std::size_t>(std::distance(head.begin(), head.end()));
+            out.head = to_h2_request(head);
+            out.head_request = head.method() == http::verb::head;
+        }
+        if (parser_.is_done()) {
+            whole_ = true;
+            out.end = to_h2_fields(parser_.get().base(), head_fields_);
+            pending_.consume(pending_.size());
+            return out;
+        }
+        if (ec == http::error::need_more || (used == 0 && produced == 0)) return out;
+    }
+}
+
+} // namespace osf::h2

@@ -1,0 +1,102 @@
+"""Debian's nginx as an HTTPS origin on loopback, for tests of the proxy's upstream leg:
+HTTP/2 and HTTP/1.1 (ALPN h2, http/1.1), or HTTP/1.1 only, with a leaf from a TestCA.
+Its access log records each request's protocol, so a test sees which one the proxy
+spoke. Started and stopped by PID; everything lives in the test's directory."""
+import os
+import shutil
+import socket
+import subprocess
+import time
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Nginx:
+    def __init__(self, ca, names, directory, *, http2=True, locations=""):
+        self.dir = directory
+        os.makedirs(directory, exist_ok=True)
+        os.chmod(directory, 0o755)  # the worker runs as nobody
+        cert, key = ca.issue(list(names))
+        self.cert, self.key = shutil.copy(cert, directory), shutil.copy(key, directory)
+        os.chmod(self.key, 0o644)
+        self.port = _free_port()
+        self.access_log = os.path.join(directory, "access.log")
+        with open(os.path.join(directory, "big"), "wb") as f:
+            f.write(bytes(range(256)) * 4096)  # 1 MiB
+        listen = f"127.0.0.1:{self.port} ssl" + (" http2" if http2 else "")
+        conf = f"""
+daemon off;
+master_process on;
+worker_processes 1;
+pid {directory}/nginx.pid;
+error_log {directory}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    access_log {self.access_log} proto;
+    log_format proto '$server_protocol $request_method $request_uri $status';
+    client_body_temp_path {directory}/body;
+    proxy_temp_path {directory}/proxy;
+    fastcgi_temp_path {directory}/fastcgi;
+    uwsgi_temp_path {directory}/uwsgi;
+    scgi_temp_path {directory}/scgi;
+    server {{
+        listen {listen};
+        ssl_certificate {self.cert};
+        ssl_certificate_key {self.key};
+        root {directory};
+        location = /hello {{ default_type text/plain; return 200 "hello over $server_protocol\\n"; }}
+        location = /big {{ default_type application/octet-stream; }}
+        {locations}
+    }}
+}}
+"""
+        # log_format must come before its use in nginx's parser: put it first.
+        conf = conf.replace("    access_log", "    log_format proto '$server_protocol $request_method $request_uri $status';\n    access_log", 1)
+        conf = conf.replace("    log_format proto '$server_protocol $request_method $request_uri $status';\n    client_body", "    client_body", 1)
+        self.conf = os.path.join(directory, "nginx.conf")
+        with open(self.conf, "w") as f:
+            f.write(conf)
+        self.proc = None
+
+    def start(self, timeout=15):
+        self._err = open(os.path.join(self.dir, "nginx.stderr"), "wb")
+        self.proc = subprocess.Popen(["/usr/sbin/nginx", "-c", self.conf, "-p", self.dir],
+                                     stdout=self._err, stderr=self._err)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return self
+            except OSError:
+                if self.proc.poll() is not None:
+                    break
+                time.sleep(0.05)
+        self.stop()
+        raise AssertionError("nginx did not start: " + open(os.path.join(self.dir, "nginx.stderr")).read())
+
+    def protocols(self):
+        """Each request nginx served so far, as (protocol, method, uri, status)."""
+        if not os.path.exists(self.access_log):
+            return []
+        with open(self.access_log) as f:
+            return [tuple(line.split()) for line in f if line.strip()]
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()  # nginx's master stops its worker
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
