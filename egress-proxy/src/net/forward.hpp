@@ -247,21 +247,16 @@ relay_answer(ExchangeLeg<Client, Up>& leg,
     co_return result;
 }
 
-} // namespace forwarding
-
-// Forwards `leg.out` on `leg.up` and relays the answer. `mcp`: the request is
-// MCP traffic, and so is its answer.
+// 6. The answer, from its head on: decided from the head
+// (admission/answer_plan.hpp), then relayed as the plan says.
 template <class Client, class Up>
-boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
-                                              const mcp::ServerPolicy* mcp) {
+boost::asio::awaitable<ForwardResult>
+relay_upstream_answer(ExchangeLeg<Client, Up>& leg, const mcp::ServerPolicy* mcp,
+                      std::chrono::steady_clock::time_point sent_at) {
     namespace http = boost::beast::http;
-    using namespace forwarding;
     auto& ex = leg.ex;
     auto& ctx = ex.ctx;
     ForwardResult result;
-
-    const auto sent_at = std::chrono::steady_clock::now();
-    if (!co_await send_request(leg, result)) co_return result;
     std::optional<http::response_parser<http::buffer_body>> parser;
     if (!co_await read_answer_head(leg, parser, result)) co_return result;
     auto& rp = *parser;
@@ -329,6 +324,47 @@ boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
     }
     const bool bodiless = plan.framing.body == admission::AnswerBody::none;
     co_return co_await relay_answer(leg, rp, bodiless, client_keep);
+}
+
+// 1b. A streamed request body sent beside its answer (an HTTP/2 origin, which
+// may answer while the body still comes: gRPC's streams). A failure here
+// abandons the stream; the answer's side sees it and reports it.
+template <class Client>
+boost::asio::awaitable<void> send_body_beside_answer(ExchangeLeg<Client, H2UpstreamStream>& leg) {
+    auto& ex = leg.ex;
+    const auto idle = ex.ctx.config.limits().idle_timeout;
+    MessageFramer framer(leg.out.streamed->get());
+    expire_in(leg.up, ex.ctx.config.limits().upstream_timeout);
+    auto [ec, n] = co_await boost::asio::async_write(leg.up, framer.next({}, false), use_tuple);
+    if (!ec) {
+        RelayBuffer chunk;
+        auto [rec, client_side] =
+            co_await relay_body(leg.up, leg.client, leg.client_buffer, *leg.out.streamed, framer,
+                                chunk, false, idle, ex.rec.bytes_up);
+        ec = rec;
+    }
+    if (ec) leg.up.abandon();
+}
+
+} // namespace forwarding
+
+// Forwards `leg.out` on `leg.up` and relays the answer. `mcp`: the request is
+// MCP traffic, and so is its answer.
+template <class Client, class Up>
+boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
+                                              const mcp::ServerPolicy* mcp) {
+    using namespace forwarding;
+    const auto sent_at = std::chrono::steady_clock::now();
+    if constexpr (std::is_same_v<Up, H2UpstreamStream>) {
+        if (leg.out.streamed && !mcp) {
+            using namespace boost::asio::experimental::awaitable_operators;
+            co_return co_await (send_body_beside_answer(leg) &&
+                                relay_upstream_answer(leg, mcp, sent_at));
+        }
+    }
+    ForwardResult result;
+    if (!co_await send_request(leg, result)) co_return result;
+    co_return co_await relay_upstream_answer(leg, mcp, sent_at);
 }
 
 } // namespace osf::net

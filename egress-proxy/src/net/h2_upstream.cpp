@@ -125,6 +125,16 @@ H2UpstreamStream::~H2UpstreamStream() {
     connection_->want_send();
 }
 
+void H2UpstreamStream::abandon() {
+    if (attached_) {
+        connection_->detach(id_);
+        connection_->codec().cancel(id_);
+        connection_->want_send();
+        attached_ = false;
+    }
+    channel_.reset(asio::error::connection_reset);
+}
+
 boost::asio::ip::tcp::socket& H2UpstreamStream::socket() {
     return connection_->tls().socket();
 }

@@ -102,6 +102,10 @@ public:
         return channel_.async_write_some(buffers, std::forward<Token>(token));
     }
 
+    // The exchange gave up on the request (its body could not be sent): the
+    // stream is cancelled, and every read and write on it fails.
+    void abandon();
+
     // The connection's side.
     void on_answer_head(const h2::HeaderList& fields);
     void on_answer_data(std::string_view bytes);
