@@ -464,6 +464,7 @@ def flood_ends_the_connection(proxy, upstream, first, batch, batches):
               f"RSS {rss.baseline / MIB:.1f} MiB before, {rss.peak / MIB:.1f} MiB at the peak")
     print(report)
     assert closing.closed, report
+    assert closing.goaways, "the connection ended without a GOAWAY saying why: " + report
     assert proxy.proc.poll() is None, report + "\n" + proxy.stderr()[-3000:]
     assert rss.peak - rss.baseline < RSS_GROWTH, report
     still_serving(proxy, upstream)

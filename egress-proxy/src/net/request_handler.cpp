@@ -175,8 +175,10 @@ asio::awaitable<bool> forward_on_upstream(ClientSession<Stream>& s, Exchange& ex
                                           bool close_on_refusal) {
     using UpstreamHttp2 = config::ProxyOptions::UpstreamHttp2;
     const auto upstream_http2 = s.ctx.config.options.upstream_http2;
-    const bool offer_h2 = upstream_http2 == UpstreamHttp2::always ||
-                          (upstream_http2 == UpstreamHttp2::client && s.conn.http2);
+    // A WebSocket handshake is HTTP/1.1's (the proxy does not speak RFC 8441).
+    const bool offer_h2 =
+        !out.websocket && (upstream_http2 == UpstreamHttp2::always ||
+                           (upstream_http2 == UpstreamHttp2::client && s.conn.http2));
     for (int attempt = 0; attempt < 2; ++attempt) {
         auto up = co_await acquire_upstream(
             s.ctx, s.worker.pool, plan.host, plan.port, plan.upstream_tls,
