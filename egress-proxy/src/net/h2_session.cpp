@@ -165,6 +165,11 @@ asio::awaitable<void> Connection::run_stream(std::shared_ptr<Stream> st, h2::Htt
             if (!st.reader.whole()) c.codec_.reset(st.id, NGHTTP2_INTERNAL_ERROR);
             c.codec_.request_done(st.id);
             c.streams_.erase(st.id);
+            if (c.s_.ctx.draining.load()) { // shutting down: no new streams, and
+                c.codec_.shutdown();        // the connection ends with its last one
+                beast::error_code ignored;
+                if (c.streams_.empty()) c.s_.stream.socket().cancel(ignored);
+            }
             c.want_send();
             c.stream_ended_.cancel();
         }
