@@ -5,16 +5,30 @@ an MCP event stream's, the admin port's), 24 connections at a time, each flood u
 16 MiB. The proxy's RSS stays under egress-proxy/README.md's formula for that many
 connections (each: two read buffers of --max-header-bytes + 64 KiB, a 64 KiB relay
 buffer, TLS and allocator overhead) over its baseline. Before the ceilings each flood
-was buffered whole (128 MiB on one connection took it from 13 to 275 MiB)."""
+was buffered whole (128 MiB on one connection took it from 13 to 275 MiB).
+
+HTTP/2 (issue 32): 24 HTTP/2 connections, each with its --h2-max-streams streams at
+once, every stream with a header list near --max-header-bytes and either a request
+body filling its window to an upstream that stops reading, or an endless answer the
+client never reads. The RSS stays under the formula per stream (an HTTP/1.1
+connection's, plus the stream's window, its answer queue and its header list's three
+forms) times the streams."""
 import concurrent.futures
 import json
 import socket
+import ssl
 import threading
 import time
 
+import h2.config
+import h2.connection
+import pytest
+
 from test_bypass_ceilings import FLOOD, MCP, admin_flood, chunked_head, env, flood_request  # noqa: F401 (fixture)
+from osftest import Proxy, TestCA
+from osftest.h2 import tls_tunnel
 from osftest.proxy import rss_bytes
-from test_bypass_smuggling import proxy_address
+from test_bypass_smuggling import proxy_address, tls_server_context
 
 FLOOD_BYTES = 16 * 1024 * 1024
 CONNECTIONS = 24
@@ -95,3 +109,128 @@ def test_rss_stays_under_the_formula_while_floods_run_on_many_connections(env):
     # Each flood was cut short by the proxy, not read whole.
     assert max(moved) < FLOOD_BYTES, moved
     assert time.monotonic() - started < 120
+
+
+H2_STREAMS = 8  # --h2-max-streams for this test
+H2_HOST = "h2flood.test"
+HEADER_FIELDS = [("x-fill-%d" % i, "h" * 6000) for i in range(10)]  # about 60 KiB decoded
+# Per stream: an HTTP/1.1 connection's ceiling, the stream's window (64 KiB), its
+# answer queue (64 KiB), and its header list three times (as decoded, as the
+# HTTP/1.1 head, as Beast's parsed fields).
+PER_STREAM = PER_CONNECTION + 64 * 1024 + 64 * 1024 + 3 * 64 * 1024
+
+
+class StallingUpstream:
+    """An HTTPS server that reads a request's head and then never reads again: an
+    upload stalls; `/answer-flood` gets an endless chunked answer (up to 16 MiB per
+    stream, while the proxy reads it). Stops when stop() is called."""
+
+    def __init__(self, ca):
+        self.ctx = tls_server_context(ca, [H2_HOST])
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(512)
+        self.port = self.sock.getsockname()[1]
+        self.stopping = threading.Event()
+        self.connections = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while not self.stopping.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.connections.append(conn)
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn):
+        try:
+            conn.settimeout(30)
+            t = self.ctx.wrap_socket(conn, server_side=True)
+            head = b""
+            while b"\r\n\r\n" not in head and len(head) < 512 * 1024:
+                more = t.recv(65536)
+                if not more:
+                    return
+                head += more
+            if b" /answer-flood " in head.split(b"\r\n", 1)[0]:
+                t.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+                piece = b"4000\r\n" + b"a" * 0x4000 + b"\r\n"
+                for _ in range(16 * 64):  # 16 MiB at most
+                    if self.stopping.is_set():
+                        break
+                    t.sendall(piece)
+            self.stopping.wait(60)
+        except OSError:
+            pass
+
+    def stop(self):
+        self.stopping.set()
+        self.sock.close()
+        for c in self.connections:
+            try:
+                c.close()
+            except OSError:
+                pass
+
+
+def h2_flood_connection(proxy, port, hold):
+    """One HTTP/2 connection: H2_STREAMS streams, half uploads filling their window,
+    half endless answers; nothing read back. Held open until `hold` is set."""
+    authority = f"{H2_HOST}:{port}"
+    with tls_tunnel(proxy, H2_HOST, port) as sock:
+        assert sock.selected_alpn_protocol() == "h2"
+        conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+        conn.initiate_connection()
+        for i in range(H2_STREAMS):
+            sid = conn.get_next_available_stream_id()
+            upload = i % 2 == 0
+            fields = [(":method", "POST" if upload else "GET"), (":scheme", "https"),
+                      (":authority", authority), (":path", "/upload" if upload else "/answer-flood"),
+                      *HEADER_FIELDS]
+            conn.send_headers(sid, fields, end_stream=not upload)
+            if upload:  # the default window: what the proxy lets in before it reads
+                room = conn.local_flow_control_window(sid)
+                while room > 0:
+                    piece = min(room, conn.max_outbound_frame_size)
+                    conn.send_data(sid, b"u" * piece)
+                    room -= piece
+        sock.sendall(conn.data_to_send())
+        hold.wait(60)
+
+
+def test_rss_stays_under_the_formula_while_h2_streams_flood_many_connections(tmp_path):
+    ca = TestCA(str(tmp_path / "ca"))
+    upstream = StallingUpstream(ca)
+    spec = {"template": "debian:12", "egress": [H2_HOST]}
+    try:
+        with Proxy(spec, str(tmp_path / "proxy"), upstream_ca=ca.cert_path, aliases={H2_HOST: "127.0.0.1"},
+                   args=["--h2-max-streams", str(H2_STREAMS), "--idle-timeout", "20"]) as proxy:
+            warm = threading.Event()
+            warm.set()
+            h2_flood_connection(proxy, upstream.port, warm)  # pools, arenas, nghttp2: in the baseline
+            time.sleep(1)
+            baseline = rss_bytes(proxy.pid)
+            peak = baseline
+            hold = threading.Event()
+            with concurrent.futures.ThreadPoolExecutor(max_workers=CONNECTIONS) as pool:
+                jobs = [pool.submit(h2_flood_connection, proxy, upstream.port, hold) for _ in range(CONNECTIONS)]
+                deadline = time.monotonic() + 8  # the floods run: sample the RSS
+                while time.monotonic() < deadline:
+                    peak = max(peak, rss_bytes(proxy.pid))
+                    time.sleep(0.02)
+                reached = len(upstream.connections)
+                hold.set()
+                for j in jobs:
+                    j.result(timeout=60)
+            bound = baseline + CONNECTIONS * H2_STREAMS * PER_STREAM + SLACK
+            print(f"HTTP/2 memory ceiling: baseline {baseline >> 10} KiB, peak {peak >> 10} KiB, "
+                  f"bound {bound >> 10} KiB")
+            assert peak <= bound, (f"VmRSS {baseline >> 20} MiB before, {peak >> 20} MiB peak, "
+                                   f"bound {bound >> 20} MiB for {CONNECTIONS} connections of {H2_STREAMS} streams")
+            assert proxy.proc.poll() is None
+            # Every stream of every connection was in flight at the upstream (the warm-up's too).
+            assert reached >= (CONNECTIONS + 1) * H2_STREAMS, reached
+    finally:
+        upstream.stop()
