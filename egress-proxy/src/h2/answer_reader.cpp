@@ -44,13 +44,12 @@ AnswerReader::Pieces AnswerReader::feed(std::string_view bytes) {
                 continue;
             }
             head_done_ = true;
-            const auto& fields = parser_->get().base();
-            head_fields_ = static_cast<std::size_t>(std::distance(fields.begin(), fields.end()));
+            head_fields_ = to_h2_fields(parser_->get().base());
             out.head = to_h2_answer(parser_->get().base());
         }
         if (parser_->is_done()) {
             whole_ = true;
-            out.end = to_h2_fields(parser_->get().base(), head_fields_);
+            out.end = added_fields(parser_->get().base(), head_fields_);
             pending_.consume(pending_.size());
             return out;
         }

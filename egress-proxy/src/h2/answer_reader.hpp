@@ -39,7 +39,7 @@ private:
     std::size_t max_header_bytes_;
     boost::beast::flat_buffer pending_; // bytes not parsed yet (a head in parts)
     std::optional<boost::beast::http::response_parser<boost::beast::http::buffer_body>> parser_;
-    std::size_t head_fields_ = 0;
+    HeaderList head_fields_; // the head's, to tell trailer fields from them
     bool head_done_ = false;
     bool whole_ = false;
 };

@@ -68,7 +68,8 @@ struct ClientCallbacks {
                 st->head_seen = true;
                 c.events_.answer_head(id, st->fields);
             }
-            HeaderList().swap(st->fields); // from here on: trailer fields
+            HeaderList().swap(st->fields); // from here on: trailer fields, a list of their own
+            st->header_list_bytes = 0;
             if (interim) return 0;
         }
         if (end_stream && st->head_seen) {
@@ -92,11 +93,14 @@ struct ClientCallbacks {
         return 0;
     }
 
-    static int stream_close(nghttp2_session*, std::int32_t id, std::uint32_t error_code,
+    static int stream_close(nghttp2_session* session, std::int32_t id, std::uint32_t error_code,
                             void* user) {
         auto& c = codec(user);
         auto it = c.streams_.find(id);
         if (it == c.streams_.end()) return 0;
+        // What the owner did not read still holds the connection's window.
+        if (it->second->unconsumed > 0)
+            nghttp2_session_consume_connection(session, it->second->unconsumed);
         const bool too_large = it->second->too_large;
         c.streams_.erase(it);
         c.events_.closed(id, error_code, too_large);

@@ -124,21 +124,35 @@ bool is_connection_specific(std::string_view name) {
            text::iequals(name, "upgrade");
 }
 
-HeaderList to_h2_fields(const boost::beast::http::fields& fields, std::size_t from) {
+HeaderList to_h2_fields(const boost::beast::http::fields& fields) {
     HeaderList out;
-    std::size_t i = 0;
     for (const auto& f : fields) {
-        if (i++ < from) continue;
         if (is_connection_specific(f.name_string())) continue;
         out.push_back({text::lower(f.name_string()), std::string(f.value())});
     }
     return out;
 }
 
+HeaderList added_fields(const boost::beast::http::fields& fields, const HeaderList& head) {
+    std::vector<bool> matched(head.size(), false);
+    HeaderList added;
+    for (auto& field : to_h2_fields(fields)) {
+        bool in_head = false;
+        for (std::size_t i = 0; i < head.size() && !in_head; ++i) {
+            if (!matched[i] && head[i].name == field.name && head[i].value == field.value) {
+                matched[i] = true;
+                in_head = true;
+            }
+        }
+        if (!in_head) added.push_back(std::move(field));
+    }
+    return added;
+}
+
 HeaderList to_h2_answer(const boost::beast::http::response_header<>& head) {
     HeaderList out;
     out.push_back({":status", std::to_string(head.result_int())});
-    auto fields = to_h2_fields(head, 0);
+    auto fields = to_h2_fields(head);
     out.insert(out.end(), std::make_move_iterator(fields.begin()),
                std::make_move_iterator(fields.end()));
     return out;

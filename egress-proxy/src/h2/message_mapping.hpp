@@ -47,7 +47,12 @@ bool is_connection_specific(std::string_view name);
 // fields left out. `from`: the first field to take (the trailer fields Beast
 // appended after the head are `from` = the head's field count).
 HeaderList to_h2_answer(const boost::beast::http::response_header<>& head);
-HeaderList to_h2_fields(const boost::beast::http::fields& fields, std::size_t from);
+HeaderList to_h2_fields(const boost::beast::http::fields& fields);
+
+// The trailer fields Beast added to a message's `fields` after its head was
+// `head` (to_h2_fields then): those not in the head, by name and value. Not by
+// position: Beast inserts a field next to the last one of the same name.
+HeaderList added_fields(const boost::beast::http::fields& fields, const HeaderList& head);
 
 // The upstream leg. A request head as forward() writes it, for an HTTP/2
 // origin: :method, :scheme https, :authority from Host, :path, the fields in

@@ -34,13 +34,13 @@ RequestReader::Pieces RequestReader::feed(std::string_view bytes) {
         if (parser_.is_header_done() && !head_done_) {
             head_done_ = true;
             const auto& head = parser_.get().base();
-            head_fields_ = static_cast<std::size_t>(std::distance(head.begin(), head.end()));
+            head_fields_ = to_h2_fields(head);
             out.head = to_h2_request(head);
             out.head_request = head.method() == http::verb::head;
         }
         if (parser_.is_done()) {
             whole_ = true;
-            out.end = to_h2_fields(parser_.get().base(), head_fields_);
+            out.end = added_fields(parser_.get().base(), head_fields_);
             pending_.consume(pending_.size());
             return out;
         }

@@ -33,7 +33,7 @@ public:
 private:
     boost::beast::flat_buffer pending_;
     boost::beast::http::request_parser<boost::beast::http::buffer_body> parser_;
-    std::size_t head_fields_ = 0;
+    HeaderList head_fields_; // the head's, to tell trailer fields from them
     bool head_done_ = false;
     bool whole_ = false;
 };

@@ -42,7 +42,9 @@ struct Callbacks {
         auto st = std::make_unique<ServerCodec::Stream>();
         // Requests whose request path still runs count, reset ones too:
         // resetting a stream does not stop the work it started ("rapid reset").
-        st->refused = c.in_flight_ >= c.limits_.max_streams;
+        // After shutdown() no stream starts: the GOAWAY's last stream id may
+        // already be sent, and a stream past it is one the client retries.
+        st->refused = c.goaway_ || c.in_flight_ >= c.limits_.max_streams;
         c.streams_[frame->hd.stream_id] = std::move(st);
         return 0;
     }
@@ -95,7 +97,8 @@ struct Callbacks {
             } else {
                 request = to_http1_request(st->fields, end_stream);
             }
-            HeaderList().swap(st->fields); // from here on: trailer fields
+            HeaderList().swap(st->fields); // from here on: trailer fields, a list of their own
+            st->header_list_bytes = 0;
             st->started = true;
             st->chunked = request.chunked;
             ++c.in_flight_;
@@ -147,11 +150,15 @@ struct Callbacks {
         return 0;
     }
 
-    static int stream_close(nghttp2_session*, std::int32_t id, std::uint32_t, void* user) {
+    static int stream_close(nghttp2_session* session, std::int32_t id, std::uint32_t, void* user) {
         auto& c = codec(user);
         auto* st = c.find(id);
         if (!st) return 0;
         st->closed = true;
+        // What nobody read of a closed stream still holds the connection's
+        // window (the stream's own went with it): given back here.
+        if (st->unconsumed > 0) nghttp2_session_consume_connection(session, st->unconsumed);
+        st->unconsumed = 0;
         HeaderList().swap(st->fields);
         std::string().swap(st->body);
         st->body_pos = 0;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "admission/answer_plan.hpp"
+#include "h2/message_mapping.hpp"
 #include "mcp/answer_handling.hpp"
 #include "net/body_relay.hpp"
 #include "net/forwarding.hpp"
@@ -155,29 +156,22 @@ relay_websocket(ExchangeLeg<Client, Up>& leg,
     ex.finish(Outcome::allowed, 101);
 }
 
-// The trailer fields Beast appended to `res` after its first `head_fields`
-// fields, as lines for the last chunk: masked as the head was (none at all
-// when one could not be), framing and routing fields left out.
+// The trailer fields Beast added to `res` after its head was `head`, as lines
+// for the last chunk: masked as the head was (none at all when one could not
+// be), framing and routing fields left out.
 inline std::string trailer_lines(Exchange& ex,
                                  boost::beast::http::response<boost::beast::http::buffer_body>& res,
-                                 std::size_t head_fields,
+                                 const h2::HeaderList& head,
                                  const std::vector<secrets::EchoForm>& echo_forms) {
-    namespace http = boost::beast::http;
-    if (static_cast<std::size_t>(std::distance(res.begin(), res.end())) <= head_fields) return {};
     if (!ex.ctx.config.secrets.mask_answer_head(res.base(), echo_forms)) return {};
     std::string lines;
-    std::size_t i = 0;
-    for (const auto& field : res) {
-        if (i++ < head_fields) continue;
-        const auto name = field.name();
-        if (name == http::field::content_length || name == http::field::transfer_encoding ||
-            name == http::field::connection || name == http::field::host ||
-            name == http::field::trailer || name == http::field::te ||
-            name == http::field::keep_alive || name == http::field::upgrade)
+    for (const auto& field : h2::added_fields(res.base(), head)) {
+        if (field.name == "content-length" || field.name == "host" || field.name == "trailer" ||
+            field.name == "te")
             continue;
-        lines.append(field.name_string());
+        lines.append(field.name);
         lines.append(": ");
-        lines.append(field.value());
+        lines.append(field.value);
         lines.append("\r\n");
     }
     return lines;
@@ -198,13 +192,13 @@ relay_answer(ExchangeLeg<Client, Up>& leg,
     const bool close_delimited = !bodiless && !res.chunked() && !res.has_content_length();
     res.keep_alive(client_keep && !close_delimited);
     MessageFramer framer(res, bodiless);
-    const auto head_fields = static_cast<std::size_t>(std::distance(res.begin(), res.end()));
+    const auto head = ex.rec.http2 ? h2::to_h2_fields(res.base()) : h2::HeaderList{};
     // The allowed line is written before the write that completes the answer, so
     // an answer a client has in full is always on record, even after kill -9.
     // Trailer fields (gRPC's status) go on to an HTTP/2 client, masked as the
     // head was; to an HTTP/1.1 client they are dropped, as before.
     const std::function<void()> log_allowed = [&] {
-        if (ex.rec.http2) framer.trailers(trailer_lines(ex, res, head_fields, leg.out.echo_forms));
+        if (ex.rec.http2) framer.trailers(trailer_lines(ex, res, head, leg.out.echo_forms));
         ex.finish(Outcome::allowed, ex.rec.status);
     };
     if (rp.is_done()) log_allowed(); // no body follows: the head is the whole answer
