@@ -13,7 +13,9 @@ packages=(
   clang clang-format libclang-rt-14-dev
   # tests: real clients and servers
   curl openssl ca-certificates python3 python3-pytest python3-websockets
-  python3-yaml python3-cryptography python3-h2 nodejs jq iproute2 util-linux
+  python3-yaml python3-cryptography python3-h2 python3-grpcio nodejs jq iproute2 util-linux
+  # tests: an HTTP/2 origin (started by the tests themselves, never as a service)
+  nginx-light
   bubblewrap buildah
   # sandbox-local: a bounded /workspace (storage) is an ext4 image mounted by loop
   e2fsprogs mount
@@ -48,8 +50,22 @@ command -v npm >/dev/null 2>&1 || missing+=(npm)
 # No kubectl here: the tests run the one the pinned npm package tests/tools/helm
 # ships (Debian's kubernetes-client is 1.20, too old); adapter/README.md says how
 # a user gets kubectl >= 1.30.
+# nginx's package would start a system nginx on port 80 (and enable it at boot):
+# the tests start their own. Debian's policy-rc.d hook says no while apt runs,
+# and the unit is disabled afterwards, when this script installed it.
+installs_nginx=
+if printf '%s\n' "${missing[@]}" | grep -qx nginx-light && [ ! -e /usr/sbin/policy-rc.d ]; then
+  installs_nginx=1
+  printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+  chmod 755 /usr/sbin/policy-rc.d
+  trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if [ -n "$installs_nginx" ]; then
+  rm -f /usr/sbin/policy-rc.d
+  if command -v systemctl >/dev/null 2>&1; then systemctl disable nginx >/dev/null 2>&1 || true; fi
 fi
 echo "install-deps: all packages present"

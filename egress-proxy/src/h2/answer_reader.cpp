@@ -19,9 +19,8 @@ void AnswerReader::reset_parser() {
     if (head_request_) parser_->skip(true);
 }
 
-AnswerReader::Pieces AnswerReader::feed(std::string_view bytes) {
-    Pieces out;
-    if (whole_) return out; // nothing may follow an answer
+void AnswerReader::feed(std::string_view bytes, Pieces& out) {
+    if (whole_ || out.error) return; // nothing may follow an answer
     pending_.commit(boost::asio::buffer_copy(pending_.prepare(bytes.size()),
                                              boost::asio::buffer(bytes.data(), bytes.size())));
     char scratch[16 * 1024];
@@ -36,7 +35,7 @@ AnswerReader::Pieces AnswerReader::feed(std::string_view bytes) {
         out.body.append(scratch, produced);
         if (ec && ec != http::error::need_more && ec != http::error::need_buffer) {
             out.error = true;
-            return out;
+            return;
         }
         if (parser_->is_header_done() && !head_done_) {
             if (parser_->get().result_int() / 100 == 1) { // interim: not forwarded
@@ -51,9 +50,9 @@ AnswerReader::Pieces AnswerReader::feed(std::string_view bytes) {
             whole_ = true;
             out.end = added_fields(parser_->get().base(), head_fields_);
             pending_.consume(pending_.size());
-            return out;
+            return;
         }
-        if (ec == http::error::need_more || (used == 0 && produced == 0)) return out;
+        if (ec == http::error::need_more || (used == 0 && produced == 0)) return;
     }
 }
 

@@ -28,7 +28,13 @@ public:
         std::optional<HeaderList> end; // the answer is whole: its trailer fields
         bool error = false;            // not an answer Beast reads: the stream is cut
     };
-    Pieces feed(std::string_view bytes);
+    Pieces feed(std::string_view bytes) {
+        Pieces out;
+        feed(bytes, out);
+        return out;
+    }
+    // The same, adding to `out` (the pieces of one write, fed one after another).
+    void feed(std::string_view bytes, Pieces& out);
 
     bool whole() const { return whole_; }
 

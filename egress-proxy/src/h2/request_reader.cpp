@@ -12,9 +12,8 @@ RequestReader::RequestReader(std::size_t max_header_bytes) {
     parser_.body_limit(boost::none);
 }
 
-RequestReader::Pieces RequestReader::feed(std::string_view bytes) {
-    Pieces out;
-    if (whole_) return out;
+void RequestReader::feed(std::string_view bytes, Pieces& out) {
+    if (whole_ || out.error) return;
     pending_.commit(boost::asio::buffer_copy(pending_.prepare(bytes.size()),
                                              boost::asio::buffer(bytes.data(), bytes.size())));
     char scratch[16 * 1024];
@@ -29,7 +28,7 @@ RequestReader::Pieces RequestReader::feed(std::string_view bytes) {
         out.body.append(scratch, produced);
         if (ec && ec != http::error::need_more && ec != http::error::need_buffer) {
             out.error = true;
-            return out;
+            return;
         }
         if (parser_.is_header_done() && !head_done_) {
             head_done_ = true;
@@ -42,9 +41,9 @@ RequestReader::Pieces RequestReader::feed(std::string_view bytes) {
             whole_ = true;
             out.end = added_fields(parser_.get().base(), head_fields_);
             pending_.consume(pending_.size());
-            return out;
+            return;
         }
-        if (ec == http::error::need_more || (used == 0 && produced == 0)) return out;
+        if (ec == http::error::need_more || (used == 0 && produced == 0)) return;
     }
 }
 

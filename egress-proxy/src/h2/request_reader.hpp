@@ -28,7 +28,13 @@ public:
         std::optional<HeaderList> end; // the request is whole: its trailer fields
         bool error = false;
     };
-    Pieces feed(std::string_view bytes);
+    Pieces feed(std::string_view bytes) {
+        Pieces out;
+        feed(bytes, out);
+        return out;
+    }
+    // The same, adding to `out` (the pieces of one write, fed one after another).
+    void feed(std::string_view bytes, Pieces& out);
 
 private:
     boost::beast::flat_buffer pending_;

@@ -49,7 +49,7 @@ struct Stream final : H2StreamChannel::Peer {
           reader(head_request, 2 * max_header_bytes) {}
 
     void read_done(std::size_t n) override;
-    std::size_t take(std::string_view bytes) override;
+    std::size_t take(std::span<const std::string_view> pieces) override;
 
     Connection& conn;
     std::int32_t id;
@@ -116,10 +116,17 @@ void Stream::read_done(std::size_t n) {
     conn.want_send();
 }
 
-std::size_t Stream::take(std::string_view bytes) {
+std::size_t Stream::take(std::span<const std::string_view> written) {
     auto& codec = conn.codec();
     if (codec.answer_queued(id) >= answer_queue_bytes) return 0;
-    auto pieces = reader.feed(bytes);
+    // One write's pieces read together: a head and its message's end in one
+    // write go out as one HEADERS with END_STREAM (gRPC's "Trailers-Only").
+    h2::AnswerReader::Pieces pieces;
+    std::size_t taken = 0;
+    for (const auto piece : written) {
+        reader.feed(piece, pieces);
+        taken += piece.size();
+    }
     if (pieces.error) { // the request path writes what Beast reads: a bug if not
         spdlog::warn("connection {}: HTTP/2 stream {}: the answer did not parse", conn.info().id,
                      id);
@@ -132,7 +139,7 @@ std::size_t Stream::take(std::string_view bytes) {
         if (pieces.end) codec.answer_end(id, std::move(*pieces.end));
     }
     conn.want_send();
-    return bytes.size();
+    return taken;
 }
 
 void Connection::started(std::int32_t id, h2::Http1Request request, bool too_large) {

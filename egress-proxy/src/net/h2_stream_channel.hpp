@@ -16,9 +16,11 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/error.hpp>
+#include <boost/container/small_vector.hpp>
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -36,8 +38,11 @@ public:
     public:
         // `n` bytes were read: the stream's flow-control window may open.
         virtual void read_done(std::size_t n) = 0;
-        // Takes written bytes; returns how many (0: full until room() is called).
-        virtual std::size_t take(std::string_view bytes) = 0;
+        // Takes the bytes of one write, in pieces (a message's framing and its
+        // data come as separate buffers; taken together, a head and the end of
+        // its message are seen as one). Returns how many: all, or 0 when full
+        // until room() is called.
+        virtual std::size_t take(std::span<const std::string_view> pieces) = 0;
 
     protected:
         ~Peer() = default;
@@ -138,15 +143,13 @@ private:
                 return boost::asio::post(c.executor_, std::move(self));
             }
             if (c.reset_) return self.complete(c.error_, 0);
-            std::size_t taken = 0;
+            boost::container::small_vector<std::string_view, 4> pieces;
             for (auto it = boost::asio::buffer_sequence_begin(buffers);
                  it != boost::asio::buffer_sequence_end(buffers); ++it) {
                 const boost::asio::const_buffer b = *it;
-                if (b.size() == 0) continue;
-                const std::size_t n = c.peer_.take({static_cast<const char*>(b.data()), b.size()});
-                taken += n;
-                if (n < b.size()) break;
+                if (b.size() > 0) pieces.emplace_back(static_cast<const char*>(b.data()), b.size());
             }
+            const std::size_t taken = pieces.empty() ? 0 : c.peer_.take(pieces);
             if (taken > 0 || boost::asio::buffer_size(buffers) == 0)
                 return self.complete({}, taken);
             if (c.expired()) return self.complete(boost::beast::error::timeout, 0);

@@ -139,13 +139,20 @@ boost::asio::ip::tcp::socket& H2UpstreamStream::socket() {
     return connection_->tls().socket();
 }
 
-std::size_t H2UpstreamStream::take(std::string_view bytes) {
+std::size_t H2UpstreamStream::take(std::span<const std::string_view> written) {
     auto& codec = connection_->codec();
     if (attached_ && codec.request_queued(id_) >= request_queue_bytes) return 0;
-    auto pieces = reader_.feed(bytes);
+    // One write's pieces read together: a request without a body goes as one
+    // HEADERS with END_STREAM.
+    h2::RequestReader::Pieces pieces;
+    std::size_t taken = 0;
+    for (const auto piece : written) {
+        reader_.feed(piece, pieces);
+        taken += piece.size();
+    }
     if (pieces.error) { // forward() writes what Beast reads: a bug if not
         channel_.reset(beast::http::error::bad_target);
-        return bytes.size();
+        return taken;
     }
     if (pieces.head) {
         head_request_ = pieces.head_request;
@@ -153,7 +160,7 @@ std::size_t H2UpstreamStream::take(std::string_view bytes) {
         id_ = codec.submit(*pieces.head, end_stream);
         if (id_ < 0) {
             channel_.reset(asio::error::connection_reset);
-            return bytes.size();
+            return taken;
         }
         attached_ = true;
         connection_->attach(id_, this);
@@ -163,7 +170,7 @@ std::size_t H2UpstreamStream::take(std::string_view bytes) {
         if (pieces.end) codec.request_end(id_);
     }
     connection_->want_send();
-    return bytes.size();
+    return taken;
 }
 
 void H2UpstreamStream::read_done(std::size_t n) {

@@ -115,7 +115,7 @@ public:
 
 private:
     void read_done(std::size_t n) override;
-    std::size_t take(std::string_view bytes) override;
+    std::size_t take(std::span<const std::string_view> pieces) override;
 
     std::shared_ptr<H2UpstreamConnection> connection_;
     H2StreamChannel channel_;

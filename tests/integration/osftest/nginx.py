@@ -1,7 +1,10 @@
 """Debian's nginx as an HTTPS origin on loopback, for tests of the proxy's upstream leg:
 HTTP/2 and HTTP/1.1 (ALPN h2, http/1.1), or HTTP/1.1 only, with a leaf from a TestCA.
-Its access log records each request's protocol, so a test sees which one the proxy
-spoke. Started and stopped by PID; everything lives in the test's directory."""
+Its access log records each request's protocol and nginx's connection serial number, so
+a test sees which protocol the proxy spoke and how many connections it used. Extra
+`location` blocks (text) give a test its own routes: trailers (`add_trailer`),
+`proxy_pass` to another local server, `return`. Started and stopped by PID; everything
+lives in the test's directory."""
 import os
 import shutil
 import socket
@@ -17,9 +20,19 @@ def _free_port():
 
 class Nginx:
     def __init__(self, ca, names, directory, *, http2=True, locations=""):
+        """`directory` must be reachable by nginx's worker (nobody when the tests run as
+        root): every parent searchable by others, as under tempfile.mkdtemp(), not under
+        pytest's tmp_path (its base directory is 0700)."""
         self.dir = directory
         os.makedirs(directory, exist_ok=True)
         os.chmod(directory, 0o755)  # the worker runs as nobody
+        if os.geteuid() == 0:
+            parent = os.path.dirname(os.path.abspath(directory))
+            while parent != os.path.dirname(parent):
+                if not os.stat(parent).st_mode & 0o001:
+                    raise AssertionError(f"nginx's worker (nobody) cannot reach {directory}: {parent} "
+                                         "is not searchable by others; use tempfile.mkdtemp()")
+                parent = os.path.dirname(parent)
         cert, key = ca.issue(list(names))
         self.cert, self.key = shutil.copy(cert, directory), shutil.copy(key, directory)
         os.chmod(self.key, 0o644)
@@ -34,10 +47,11 @@ master_process on;
 worker_processes 1;
 pid {directory}/nginx.pid;
 error_log {directory}/error.log warn;
-events {{ worker_connections 256; }}
+events {{ worker_connections 1024; }}
 http {{
+    log_format proto '$server_protocol $request_method $request_uri $status $connection';
     access_log {self.access_log} proto;
-    log_format proto '$server_protocol $request_method $request_uri $status';
+    client_max_body_size 64m;
     client_body_temp_path {directory}/body;
     proxy_temp_path {directory}/proxy;
     fastcgi_temp_path {directory}/fastcgi;
@@ -54,9 +68,6 @@ http {{
     }}
 }}
 """
-        # log_format must come before its use in nginx's parser: put it first.
-        conf = conf.replace("    access_log", "    log_format proto '$server_protocol $request_method $request_uri $status';\n    access_log", 1)
-        conf = conf.replace("    log_format proto '$server_protocol $request_method $request_uri $status';\n    client_body", "    client_body", 1)
         self.conf = os.path.join(directory, "nginx.conf")
         with open(self.conf, "w") as f:
             f.write(conf)
@@ -78,12 +89,19 @@ http {{
         self.stop()
         raise AssertionError("nginx did not start: " + open(os.path.join(self.dir, "nginx.stderr")).read())
 
-    def protocols(self):
-        """Each request nginx served so far, as (protocol, method, uri, status)."""
+    def requests(self):
+        """Each request nginx served so far (in the order it logged them), as a dict:
+        protocol ("HTTP/2.0", "HTTP/1.1"...), method, uri (with the query), status (text)
+        and connection (nginx's serial number of the connection it came on)."""
         if not os.path.exists(self.access_log):
             return []
         with open(self.access_log) as f:
-            return [tuple(line.split()) for line in f if line.strip()]
+            fields = [line.split() for line in f if line.strip()]
+        return [dict(zip(("protocol", "method", "uri", "status", "connection"), f)) for f in fields]
+
+    def protocols(self):
+        """Each request nginx served so far, as (protocol, method, uri, status)."""
+        return [(r["protocol"], r["method"], r["uri"], r["status"]) for r in self.requests()]
 
     def stop(self):
         if self.proc and self.proc.poll() is None:
