@@ -149,7 +149,10 @@ private:
                 const boost::asio::const_buffer b = *it;
                 if (b.size() > 0) pieces.emplace_back(static_cast<const char*>(b.data()), b.size());
             }
-            const std::size_t taken = pieces.empty() ? 0 : c.peer_.take(pieces);
+            const std::size_t taken =
+                pieces.empty()
+                    ? 0
+                    : c.peer_.take(std::span<const std::string_view>(pieces.data(), pieces.size()));
             if (taken > 0 || boost::asio::buffer_size(buffers) == 0)
                 return self.complete({}, taken);
             if (c.expired()) return self.complete(boost::beast::error::timeout, 0);

@@ -149,6 +149,12 @@ def run_proxy(argv, env=None, timeout=30):
     return subprocess.run([proxy_bin(), *argv], capture_output=True, text=True, env=env, timeout=timeout)
 
 
+def rss_checks_apply():
+    """False under a sanitizer (scripts/asan-tests.sh sets OSF_SANITIZED): ASan's
+    quarantine holds freed memory, so an RSS bound says nothing there."""
+    return not os.environ.get("OSF_SANITIZED")
+
+
 def rss_bytes(pid):
     """A process's resident memory, from /proc."""
     with open(f"/proc/{pid}/status") as f:
