@@ -367,6 +367,9 @@ def test_fifty_streams_on_one_connection_are_each_answered_and_logged_once(proxy
     assert sorted(l["path"] for l in lines) == sorted(paths), [l["path"] for l in lines]
     assert len({l["connection"] for l in lines}) == 1, {l["connection"] for l in lines}
     assert all(l["http"] == "2" and l["outcome"] == "allowed" and l["status"] == 200 for l in lines), lines
+    # The lines are in the log's hash chain like any other.
+    verify = run_proxy(["log", "verify", proxy.log_path])
+    assert verify.returncode == 0, verify.stdout + verify.stderr
 
 
 def test_streams_on_one_connection_are_served_at_once(proxy, upstream):
