@@ -38,8 +38,8 @@ struct Tunnel {
     std::optional<TlsStream> client;
 
     explicit Tunnel(const std::string& certificate_name)
-        : server_context(
-              osf::net::make_leaf_context(ca->mint_leaf(certificate_name), ca->certificate())),
+        : server_context(osf::net::make_leaf_context(ca->mint_leaf(certificate_name),
+                                                     ca->certificate(), false)),
           client_context(write_bundle()) {
         tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
         tcp::socket server_socket(io), client_socket(io);
