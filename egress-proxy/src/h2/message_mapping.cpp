@@ -21,6 +21,16 @@ bool has_pseudo(const HeaderList& fields, std::string_view name) {
     return false;
 }
 
+// A byte that would end a line of the HTTP/1.1 head being written (nghttp2
+// refuses such fields already; the head is built only of fields that hold none).
+bool breaks_a_line(const HeaderList& fields) {
+    for (const auto& f : fields)
+        if (f.name.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos ||
+            f.value.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos)
+            return true;
+    return false;
+}
+
 void append_field(std::string_view name, std::string_view value, std::string& out) {
     out.append(name);
     out.append(": ");
@@ -37,6 +47,10 @@ Http1Request to_http1_request(const HeaderList& fields, bool end_stream) {
     const auto authority = pseudo(fields, ":authority");
     if (r.method.empty()) {
         r.problem = "no :method";
+        return r;
+    }
+    if (breaks_a_line(fields)) {
+        r.problem = "a field with CR, LF or NUL";
         return r;
     }
     // CONNECT (a tunnel inside the tunnel) is refused as on HTTP/1.1; so is
@@ -183,6 +197,10 @@ Http1Answer to_http1_answer(const HeaderList& fields, bool head_request) {
     if (status.size() != 3 || ec != std::errc() || end != status.data() + status.size() ||
         code < 100) {
         a.problem = "an answer without a valid :status";
+        return a;
+    }
+    if (breaks_a_line(fields)) {
+        a.problem = "a field with CR, LF or NUL";
         return a;
     }
     a.interim = code < 200;

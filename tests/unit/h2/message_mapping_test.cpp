@@ -189,3 +189,59 @@ TEST_CASE("an answer's head: :status first, names in lower case, no connection-s
     CHECK(trailers[0].value == "late");
     CHECK(trailers[1].name == "grpc-status");
 }
+
+TEST_CASE("a field that would end a line of the HTTP/1.1 head is refused, on both legs") {
+    for (const std::string& bad :
+         {std::string("a\r\nx-smuggled: 1"), std::string("a\nb"), std::string("a\0b", 3)}) {
+        auto request = get();
+        request.push_back({"x-value", bad});
+        CHECK(to_http1_request(request, true).problem == "a field with CR, LF or NUL");
+        auto named = get();
+        named.push_back({"x-" + bad, "v"});
+        CHECK_FALSE(to_http1_request(named, true).problem.empty());
+        HeaderList answer = {{":status", "200"}, {"x-value", bad}};
+        CHECK(osf::h2::to_http1_answer(answer, false).problem == "a field with CR, LF or NUL");
+    }
+}
+
+TEST_CASE(
+    "an HTTP/2 origin's answer as forward() reads it: framing from content-length or chunks") {
+    const auto sized =
+        osf::h2::to_http1_answer({{":status", "200"}, {"content-length", "5"}}, false);
+    REQUIRE(sized.problem.empty());
+    CHECK(sized.head == "HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\n");
+    CHECK_FALSE(sized.chunked);
+    const auto streamed =
+        osf::h2::to_http1_answer({{":status", "200"}, {"grpc-encoding", "gzip"}}, false);
+    CHECK(streamed.chunked);
+    CHECK(streamed.head.ends_with("transfer-encoding: chunked\r\n\r\n"));
+    // No body can follow: no framing added.
+    CHECK_FALSE(osf::h2::to_http1_answer({{":status", "204"}}, false).chunked);
+    CHECK_FALSE(osf::h2::to_http1_answer({{":status", "304"}}, false).chunked);
+    CHECK_FALSE(osf::h2::to_http1_answer({{":status", "200"}}, true).chunked); // to a HEAD
+    CHECK(osf::h2::to_http1_answer({{":status", "103"}}, false).interim);
+    CHECK_FALSE(osf::h2::to_http1_answer({{":status", "20"}}, false).problem.empty());
+    CHECK_FALSE(osf::h2::to_http1_answer({{":status", "abc"}}, false).problem.empty());
+    CHECK_FALSE(osf::h2::to_http1_answer({}, false).problem.empty());
+}
+
+TEST_CASE("a request head for an HTTP/2 origin: pseudo-header fields from the head, te: trailers") {
+    http::request_header<> head;
+    head.method(http::verb::post);
+    head.target("/echo.Echo/Say");
+    head.version(11);
+    head.set(http::field::host, "grpc.test:8443");
+    head.set("Content-Type", "application/grpc");
+    head.set(http::field::te, "gzip");
+    head.set(http::field::connection, "keep-alive");
+    const auto fields = osf::h2::to_h2_request(head);
+    REQUIRE(fields.size() == 6);
+    CHECK(fields[0].name == ":method");
+    CHECK(fields[0].value == "POST");
+    CHECK(fields[1].value == "https");
+    CHECK(fields[2].value == "grpc.test:8443");
+    CHECK(fields[3].value == "/echo.Echo/Say");
+    CHECK(fields[4].name == "content-type");
+    CHECK(fields[5].name == "te");
+    CHECK(fields[5].value == "trailers");
+}
