@@ -27,7 +27,7 @@ import hpack
 import pytest
 
 from osftest import Proxy, TestCA, Upstream, repo
-from osftest.h2 import (ACK, CANCEL, CONTINUATION, END_HEADERS, END_STREAM, HEADERS, PING, PREFACE, REFUSED_STREAM,
+from osftest.h2 import (answer_when_all_arrived, ACK, CANCEL, CONTINUATION, END_HEADERS, END_STREAM, HEADERS, PING, PREFACE, REFUSED_STREAM,
                         RST_STREAM, SETTINGS, SETTINGS_ENABLE_PUSH, SETTINGS_MAX_CONCURRENT_STREAMS, H2Client, RssPeak,
                         curl_h2, flood, frame, read_frames_until, read_until_closed, settings_frame, tls_tunnel)
 from osftest.proxy import rss_checks_apply, run_proxy
@@ -57,13 +57,7 @@ def route(handler, url, body):
         handler._send(200, b"{}", extra=[("X-Echo-Authorization", handler.headers.get("Authorization", ""))])
         return True
     if url.path.startswith("/together/"):
-        try:
-            GATE["barrier"].wait()
-            together = True
-        except threading.BrokenBarrierError:
-            together = False
-        handler._send(200 if together else 504, json.dumps({"path": url.path, "together": together}).encode())
-        return True
+        return answer_when_all_arrived(handler, url, GATE)
     if url.path.startswith("/slow/"):
         time.sleep(1)
     return False

@@ -40,7 +40,7 @@ import pytest
 
 from osftest import Proxy, TestCA, Upstream
 from osftest import grpc_echo
-from osftest.h2 import END_HEADERS, PUSH_PROMISE, H2Client, curl_h2, frame, tls_tunnel
+from osftest.h2 import END_HEADERS, PUSH_PROMISE, H2Client, answer_when_all_arrived, curl_h2, frame, tls_tunnel
 from osftest.nginx import Nginx
 from test_bypass_edges import assert_log_matches_the_schema
 from test_bypass_smuggling import LogCursor
@@ -119,13 +119,7 @@ class RecordingH2Client(H2Client):
 def backend_route(handler, url, body):
     """The plain backend behind nginx's /together/ (streams held until all are there)."""
     if url.path.startswith("/together/"):
-        try:
-            GATE["barrier"].wait()
-            together = True
-        except threading.BrokenBarrierError:
-            together = False
-        handler._send(200 if together else 504, json.dumps({"path": url.path, "together": together}).encode())
-        return True
+        return answer_when_all_arrived(handler, url, GATE)
     return False
 
 

@@ -16,13 +16,7 @@ struct ClientCodec::Stream {
     bool too_large = false;
     bool head_seen = false; // the final head was passed on
     std::size_t unconsumed = 0;
-    // The request body.
-    std::string body;
-    std::size_t body_pos = 0;
-    bool request_ended = false;
-    bool deferred = false;
-
-    std::size_t queued() const { return body.size() - body_pos; }
+    OutgoingBody body; // the request's
 };
 
 struct ClientCallbacks {
@@ -113,30 +107,18 @@ struct ClientCallbacks {
         auto& c = codec(user);
         auto* st = c.find(id);
         if (!st) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
-        const std::size_t n = std::min(length, st->queued());
-        std::memcpy(buf, st->body.data() + st->body_pos, n);
-        st->body_pos += n;
-        if (st->body_pos == st->body.size()) {
-            st->body.clear();
-            st->body_pos = 0;
-        }
-        if (st->queued() == 0 && st->request_ended) {
-            *data_flags |= NGHTTP2_DATA_FLAG_EOF;
-        } else if (n == 0) {
-            st->deferred = true;
-            return NGHTTP2_ERR_DEFERRED;
-        }
+        bool eof = false;
+        const auto n = st->body.read(buf, length, eof);
+        if (eof) *data_flags |= NGHTTP2_DATA_FLAG_EOF;
         if (n > 0) c.events_.request_room(id);
-        return static_cast<ssize_t>(n);
+        return n;
     }
 };
 
 ClientCodec::ClientCodec(Events& events, std::size_t max_header_list_bytes)
     : events_(events), max_header_list_bytes_(max_header_list_bytes) {}
 
-ClientCodec::~ClientCodec() {
-    if (session_) nghttp2_session_del(session_);
-}
+ClientCodec::~ClientCodec() = default;
 
 ClientCodec::Stream* ClientCodec::find(std::int32_t id) {
     auto it = streams_.find(id);
@@ -148,39 +130,30 @@ const ClientCodec::Stream* ClientCodec::find(std::int32_t id) const {
 }
 
 bool ClientCodec::start() {
-    nghttp2_session_callbacks* callbacks = nullptr;
-    if (nghttp2_session_callbacks_new(&callbacks) != 0) return false;
-    nghttp2_session_callbacks_set_on_begin_headers_callback(
-        callbacks, &Guarded<&ClientCallbacks::begin_headers>::call);
-    nghttp2_session_callbacks_set_on_header_callback(callbacks,
-                                                     &Guarded<&ClientCallbacks::header>::call);
-    nghttp2_session_callbacks_set_on_frame_recv_callback(
-        callbacks, &Guarded<&ClientCallbacks::frame_recv>::call);
-    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(
-        callbacks, &Guarded<&ClientCallbacks::data_chunk>::call);
-    nghttp2_session_callbacks_set_on_stream_close_callback(
-        callbacks, &Guarded<&ClientCallbacks::stream_close>::call);
-    nghttp2_option* option = nullptr;
-    if (nghttp2_option_new(&option) != 0) {
-        nghttp2_session_callbacks_del(callbacks);
-        return false;
-    }
-    nghttp2_option_set_no_auto_window_update(option, 1);
-    nghttp2_option_set_no_closed_streams(option, 1);
-    const int rv = nghttp2_session_client_new2(&session_, callbacks, this, option);
-    nghttp2_option_del(option);
-    nghttp2_session_callbacks_del(callbacks);
-    if (rv != 0) return false;
-    const nghttp2_settings_entry settings[] = {
-        {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
-        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<std::uint32_t>(stream_window)},
-        {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, static_cast<std::uint32_t>(max_header_list_bytes_)},
-        {NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1},
-    };
-    if (nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings, std::size(settings)) != 0)
-        return false;
-    return nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0,
-                                                 connection_window) == 0;
+    session_ = new_session(
+        false,
+        [](nghttp2_session_callbacks* callbacks) {
+            nghttp2_session_callbacks_set_on_begin_headers_callback(
+                callbacks, &Guarded<&ClientCallbacks::begin_headers>::call);
+            nghttp2_session_callbacks_set_on_header_callback(
+                callbacks, &Guarded<&ClientCallbacks::header>::call);
+            nghttp2_session_callbacks_set_on_frame_recv_callback(
+                callbacks, &Guarded<&ClientCallbacks::frame_recv>::call);
+            nghttp2_session_callbacks_set_on_data_chunk_recv_callback(
+                callbacks, &Guarded<&ClientCallbacks::data_chunk>::call);
+            nghttp2_session_callbacks_set_on_stream_close_callback(
+                callbacks, &Guarded<&ClientCallbacks::stream_close>::call);
+        },
+        this,
+        {
+            {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+            {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<std::uint32_t>(stream_window)},
+            {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE,
+             static_cast<std::uint32_t>(max_header_list_bytes_)},
+            {NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1},
+        },
+        connection_window);
+    return session_ != nullptr;
 }
 
 bool ClientCodec::receive(const std::uint8_t* data, std::size_t size) {
@@ -188,17 +161,6 @@ bool ClientCodec::receive(const std::uint8_t* data, std::size_t size) {
     if (rv >= 0) return want_read();
     nghttp2_session_terminate_session(session_, NGHTTP2_PROTOCOL_ERROR);
     return false;
-}
-
-void ClientCodec::send(std::string& out, std::size_t max) {
-    send_session(session_, out, max);
-}
-
-bool ClientCodec::want_read() const {
-    return nghttp2_session_want_read(session_) != 0;
-}
-bool ClientCodec::want_write() const {
-    return nghttp2_session_want_write(session_) != 0;
 }
 
 bool ClientCodec::can_open() const {
@@ -216,34 +178,22 @@ std::int32_t ClientCodec::submit(const HeaderList& fields, bool end_stream) {
                                            end_stream ? nullptr : &provider, nullptr);
     if (id < 0) return id;
     auto st = std::make_unique<Stream>();
-    st->request_ended = end_stream;
+    if (end_stream) st->body.end(session_, id);
     streams_[id] = std::move(st);
     return id;
 }
 
 void ClientCodec::request_data(std::int32_t id, std::string_view bytes) {
-    auto* st = find(id);
-    if (!st || st->request_ended || bytes.empty()) return;
-    st->body.append(bytes);
-    if (st->deferred) {
-        st->deferred = false;
-        nghttp2_session_resume_data(session_, id);
-    }
+    if (auto* st = find(id)) st->body.append(session_, id, bytes);
 }
 
 void ClientCodec::request_end(std::int32_t id) {
-    auto* st = find(id);
-    if (!st || st->request_ended) return;
-    st->request_ended = true;
-    if (st->deferred) {
-        st->deferred = false;
-        nghttp2_session_resume_data(session_, id);
-    }
+    if (auto* st = find(id)) st->body.end(session_, id);
 }
 
 std::size_t ClientCodec::request_queued(std::int32_t id) const {
     const auto* st = find(id);
-    return st ? st->queued() : 0;
+    return st ? st->body.queued() : 0;
 }
 
 void ClientCodec::consumed(std::int32_t id, std::size_t n) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "h2/message_mapping.hpp"
+#include "h2/nghttp2_support.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -18,11 +19,9 @@
 #include <string>
 #include <string_view>
 
-struct nghttp2_session;
-
 namespace osf::h2 {
 
-class ClientCodec {
+class ClientCodec : public Session {
 public:
     class Events {
     public:
@@ -44,16 +43,13 @@ public:
 
     // `max_header_list_bytes`: the largest answer head (decoded) taken.
     ClientCodec(Events& events, std::size_t max_header_list_bytes);
-    ~ClientCodec();
+    ~ClientCodec(); // out of line: Stream is complete only there
     ClientCodec(const ClientCodec&) = delete;
     ClientCodec& operator=(const ClientCodec&) = delete;
 
     bool start(); // the preface and the proxy's SETTINGS are queued
     // The origin's bytes. False: the connection is over (send() may still give a GOAWAY).
     bool receive(const std::uint8_t* data, std::size_t size);
-    void send(std::string& out, std::size_t max);
-    bool want_read() const;
-    bool want_write() const;
 
     // Whether another request may start now: no GOAWAY, and fewer streams open
     // than the origin's SETTINGS_MAX_CONCURRENT_STREAMS.
@@ -81,7 +77,6 @@ private:
 
     Events& events_;
     std::size_t max_header_list_bytes_;
-    nghttp2_session* session_ = nullptr;
     std::map<std::int32_t, std::unique_ptr<Stream>> streams_;
 };
 

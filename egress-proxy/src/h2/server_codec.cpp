@@ -23,13 +23,8 @@ struct ServerCodec::Stream {
     std::size_t unconsumed = 0; // request payload the owner has not read
     // The answer.
     bool head_sent = false;
-    bool answer_ended = false;
-    bool deferred = false;
-    std::string body;
-    std::size_t body_pos = 0;
+    OutgoingBody body;
     HeaderList trailers;
-
-    std::size_t queued() const { return body.size() - body_pos; }
 };
 
 struct Callbacks {
@@ -160,8 +155,7 @@ struct Callbacks {
         if (st->unconsumed > 0) nghttp2_session_consume_connection(session, st->unconsumed);
         st->unconsumed = 0;
         HeaderList().swap(st->fields);
-        std::string().swap(st->body);
-        st->body_pos = 0;
+        st->body.clear();
         if (st->started && !st->request_done) c.events_.stream_closed(id);
         c.forget_if_done(id);
         return 0;
@@ -173,34 +167,24 @@ struct Callbacks {
         auto& c = codec(user);
         auto* st = c.find(id);
         if (!st) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
-        const std::size_t n = std::min(length, st->queued());
-        std::memcpy(buf, st->body.data() + st->body_pos, n);
-        st->body_pos += n;
-        if (st->body_pos == st->body.size()) {
-            st->body.clear();
-            st->body_pos = 0;
-        }
-        if (st->queued() == 0 && st->answer_ended) {
+        bool eof = false;
+        const auto n = st->body.read(buf, length, eof);
+        if (eof) {
             *data_flags |= NGHTTP2_DATA_FLAG_EOF;
             if (!st->trailers.empty()) {
                 *data_flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
                 const auto nv = to_nv(st->trailers);
                 nghttp2_submit_trailer(session, id, nv.data(), nv.size());
             }
-        } else if (n == 0) {
-            st->deferred = true;
-            return NGHTTP2_ERR_DEFERRED;
         }
         if (n > 0) c.events_.answer_room(id);
-        return static_cast<ssize_t>(n);
+        return n;
     }
 };
 
 ServerCodec::ServerCodec(Events& events, CodecLimits limits) : events_(events), limits_(limits) {}
 
-ServerCodec::~ServerCodec() {
-    if (session_) nghttp2_session_del(session_);
-}
+ServerCodec::~ServerCodec() = default;
 
 ServerCodec::Stream* ServerCodec::find(std::int32_t id) {
     auto it = streams_.find(id);
@@ -219,43 +203,32 @@ void ServerCodec::forget_if_done(std::int32_t id) {
 }
 
 bool ServerCodec::start() {
-    nghttp2_session_callbacks* callbacks = nullptr;
-    if (nghttp2_session_callbacks_new(&callbacks) != 0) return false;
-    nghttp2_session_callbacks_set_on_begin_headers_callback(
-        callbacks, &Guarded<&Callbacks::begin_headers>::call);
-    nghttp2_session_callbacks_set_on_header_callback(callbacks, &Guarded<&Callbacks::header>::call);
-    nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks,
-                                                         &Guarded<&Callbacks::frame_recv>::call);
-    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(
-        callbacks, &Guarded<&Callbacks::data_chunk>::call);
-    nghttp2_session_callbacks_set_on_frame_send_callback(callbacks,
-                                                         &Guarded<&Callbacks::frame_send>::call);
-    nghttp2_session_callbacks_set_on_stream_close_callback(
-        callbacks, &Guarded<&Callbacks::stream_close>::call);
-    nghttp2_option* option = nullptr;
-    if (nghttp2_option_new(&option) != 0) {
-        nghttp2_session_callbacks_del(callbacks);
-        return false;
-    }
-    // The windows open as the owner reads, not as bytes arrive.
-    nghttp2_option_set_no_auto_window_update(option, 1);
-    // Closed streams are not kept for RFC 7540 priorities (memory per stream).
-    nghttp2_option_set_no_closed_streams(option, 1);
-    const int rv = nghttp2_session_server_new2(&session_, callbacks, this, option);
-    nghttp2_option_del(option);
-    nghttp2_session_callbacks_del(callbacks);
-    if (rv != 0) return false;
-    const nghttp2_settings_entry settings[] = {
-        {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, limits_.max_streams},
-        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<std::uint32_t>(stream_window)},
-        {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE,
-         static_cast<std::uint32_t>(limits_.max_header_list_bytes)},
-        {NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1},
-    };
-    if (nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings, std::size(settings)) != 0)
-        return false;
-    return nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0,
-                                                 connection_window) == 0;
+    session_ = new_session(
+        true,
+        [](nghttp2_session_callbacks* callbacks) {
+            nghttp2_session_callbacks_set_on_begin_headers_callback(
+                callbacks, &Guarded<&Callbacks::begin_headers>::call);
+            nghttp2_session_callbacks_set_on_header_callback(callbacks,
+                                                             &Guarded<&Callbacks::header>::call);
+            nghttp2_session_callbacks_set_on_frame_recv_callback(
+                callbacks, &Guarded<&Callbacks::frame_recv>::call);
+            nghttp2_session_callbacks_set_on_data_chunk_recv_callback(
+                callbacks, &Guarded<&Callbacks::data_chunk>::call);
+            nghttp2_session_callbacks_set_on_frame_send_callback(
+                callbacks, &Guarded<&Callbacks::frame_send>::call);
+            nghttp2_session_callbacks_set_on_stream_close_callback(
+                callbacks, &Guarded<&Callbacks::stream_close>::call);
+        },
+        this,
+        {
+            {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, limits_.max_streams},
+            {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<std::uint32_t>(stream_window)},
+            {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE,
+             static_cast<std::uint32_t>(limits_.max_header_list_bytes)},
+            {NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1},
+        },
+        connection_window);
+    return session_ != nullptr;
 }
 
 bool ServerCodec::receive(const std::uint8_t* data, std::size_t size) {
@@ -278,17 +251,6 @@ bool ServerCodec::take_control_token() {
     if (control_tokens_ < 1) return false;
     control_tokens_ -= 1;
     return true;
-}
-
-void ServerCodec::send(std::string& out, std::size_t max) {
-    send_session(session_, out, max);
-}
-
-bool ServerCodec::want_read() const {
-    return nghttp2_session_want_read(session_) != 0;
-}
-bool ServerCodec::want_write() const {
-    return nghttp2_session_want_write(session_) != 0;
 }
 
 void ServerCodec::shutdown() {
@@ -327,29 +289,21 @@ void ServerCodec::answer_head(std::int32_t id, const HeaderList& fields, bool en
     const auto nv = to_nv(fields); // points into `fields`; nghttp2 copies them
     nghttp2_data_provider provider{};
     provider.read_callback = &Guarded<&Callbacks::read_answer>::call;
-    if (end_stream) st->answer_ended = true;
+    if (end_stream) st->body.end(session_, id);
     nghttp2_submit_response(session_, id, nv.data(), nv.size(), end_stream ? nullptr : &provider);
 }
 
 void ServerCodec::answer_data(std::int32_t id, std::string_view bytes) {
     auto* st = find(id);
-    if (!st || st->closed || st->answer_ended || bytes.empty()) return;
-    st->body.append(bytes);
-    if (st->deferred) {
-        st->deferred = false;
-        nghttp2_session_resume_data(session_, id);
-    }
+    if (!st || st->closed) return;
+    st->body.append(session_, id, bytes);
 }
 
 void ServerCodec::answer_end(std::int32_t id, HeaderList trailers) {
     auto* st = find(id);
-    if (!st || st->closed || st->answer_ended) return;
-    st->answer_ended = true;
+    if (!st || st->closed || st->body.ended()) return;
     st->trailers = std::move(trailers);
-    if (st->deferred) {
-        st->deferred = false;
-        nghttp2_session_resume_data(session_, id);
-    }
+    st->body.end(session_, id);
 }
 
 void ServerCodec::reset(std::int32_t id, std::uint32_t error_code) {
@@ -360,7 +314,7 @@ void ServerCodec::reset(std::int32_t id, std::uint32_t error_code) {
 
 std::size_t ServerCodec::answer_queued(std::int32_t id) const {
     const auto* st = find(id);
-    return st ? st->queued() : 0;
+    return st ? st->body.queued() : 0;
 }
 
 } // namespace osf::h2

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "h2/message_mapping.hpp"
+#include "h2/nghttp2_support.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -20,8 +21,6 @@
 #include <memory>
 #include <string>
 #include <string_view>
-
-struct nghttp2_session;
 
 namespace osf::h2 {
 
@@ -37,7 +36,7 @@ inline constexpr double control_burst = 1000;
 inline constexpr double control_rate = 100;
 inline constexpr std::int32_t connection_window = 1024 * 1024;
 
-class ServerCodec {
+class ServerCodec : public Session {
 public:
     class Events {
     public:
@@ -59,7 +58,7 @@ public:
     };
 
     ServerCodec(Events& events, CodecLimits limits);
-    ~ServerCodec();
+    ~ServerCodec(); // out of line: Stream is complete only there
     ServerCodec(const ServerCodec&) = delete;
     ServerCodec& operator=(const ServerCodec&) = delete;
 
@@ -68,11 +67,6 @@ public:
     // The client's bytes. False: the connection is over (what send() still
     // gives, a GOAWAY, goes out first).
     bool receive(const std::uint8_t* data, std::size_t size);
-    // Appends what is to go to the client to `out`, until about `max` bytes.
-    void send(std::string& out, std::size_t max);
-    // Whether the connection goes on: reading, or with something to send.
-    bool want_read() const;
-    bool want_write() const;
     // Sends GOAWAY: streams begun finish, no new ones.
     void shutdown();
 
@@ -105,7 +99,6 @@ private:
 
     Events& events_;
     CodecLimits limits_;
-    nghttp2_session* session_ = nullptr;
     std::map<std::int32_t, std::unique_ptr<Stream>> streams_;
     std::size_t in_flight_ = 0;
     bool goaway_ = false;

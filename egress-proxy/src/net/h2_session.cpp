@@ -8,6 +8,7 @@
 #include "h2/server_codec.hpp"
 #include "net/body_relay.hpp"
 #include "net/exchange.hpp"
+#include "net/h2_connection_io.hpp"
 #include "net/h2_stream_channel.hpp"
 #include "net/local_reply.hpp"
 #include "net/proxy_runtime.hpp"
@@ -245,25 +246,12 @@ asio::awaitable<void> Connection::read_loop() {
 }
 
 asio::awaitable<void> Connection::write_loop() {
-    auto& tls = s_.stream;
-    std::string out;
-    for (;;) {
-        out.clear();
-        codec_.send(out, h2_write_gather_bytes);
-        if (!out.empty()) {
-            tls.expires_after(s_.ctx.config.limits().idle_timeout);
-            auto [ec, n] = co_await asio::async_write(tls, asio::buffer(out), use_tuple);
-            if (ec) break;
-            continue;
-        }
-        if (reading_done_ || (!codec_.want_read() && !codec_.want_write())) break;
-        wake_.expires_at(std::chrono::steady_clock::time_point::max());
-        co_await wake_.async_wait(use_tuple);
-    }
+    co_await write_h2_output(s_.stream, codec_, wake_, reading_done_,
+                             s_.ctx.config.limits().idle_timeout);
     writing_done_ = true;
     // The reader may be waiting for the client: it has nothing more to do.
     beast::error_code ignored;
-    tls.socket().cancel(ignored);
+    s_.stream.socket().cancel(ignored);
 }
 
 asio::awaitable<void> Connection::run() {

@@ -26,11 +26,6 @@
 
 namespace osf::net {
 
-// An HTTP/2 connection's I/O, either leg: one read from its TLS stream, and the
-// most of the codec's output gathered into one write.
-inline constexpr std::size_t h2_read_bytes = 16 * 1024;
-inline constexpr std::size_t h2_write_gather_bytes = 64 * 1024;
-
 class H2StreamChannel {
 public:
     // The connection's end of the stream.

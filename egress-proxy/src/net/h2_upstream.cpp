@@ -1,6 +1,7 @@
 #include "net/h2_upstream.hpp"
 
 #include "net/body_relay.hpp"
+#include "net/h2_connection_io.hpp"
 #include "net/upstream.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -76,25 +77,11 @@ asio::awaitable<void> H2UpstreamConnection::read_loop() {
 }
 
 asio::awaitable<void> H2UpstreamConnection::write_loop() {
-    auto& stream = tls();
-    std::string out;
-    for (;;) {
-        out.clear();
-        codec_.send(out, h2_write_gather_bytes);
-        if (!out.empty()) {
-            stream.expires_after(limits_.idle_timeout);
-            auto [ec, n] = co_await asio::async_write(stream, asio::buffer(out), use_tuple);
-            if (ec) break;
-            continue;
-        }
-        if (reading_done_ || (!codec_.want_read() && !codec_.want_write())) break;
-        wake_.expires_at(std::chrono::steady_clock::time_point::max());
-        co_await wake_.async_wait(use_tuple);
-    }
+    co_await write_h2_output(tls(), codec_, wake_, reading_done_, limits_.idle_timeout);
     over_ = true;
     writing_done_ = true;
     beast::error_code ignored;
-    stream.socket().cancel(ignored);
+    tls().socket().cancel(ignored);
 }
 
 void H2UpstreamConnection::answer_head(std::int32_t id, const h2::HeaderList& fields) {

@@ -5,6 +5,7 @@ send (floods), a raw frame reader for what comes back, and the proxy's RSS.
 
 Every read has a deadline and every loop a count: a proxy that never answers or
 never closes makes a test fail, never hang."""
+import json
 import socket
 import ssl
 import struct
@@ -361,3 +362,16 @@ class RssPeak:
             self.peak = max(self.peak, rss_bytes(self.pid))
         except (OSError, AssertionError):
             pass
+
+
+def answer_when_all_arrived(handler, url, gate):
+    """An Upstream route's answer for /together/...: held until `gate["barrier"]` (a
+    threading.Barrier) has every request of the round, then 200; 504 when the barrier
+    broke (its timeout: the requests were not in flight at once)."""
+    try:
+        gate["barrier"].wait()
+        together = True
+    except threading.BrokenBarrierError:
+        together = False
+    handler._send(200 if together else 504, json.dumps({"path": url.path, "together": together}).encode())
+    return True
