@@ -56,6 +56,7 @@ REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "tests", "integration"))
 from osftest import Proxy, TestCA  # noqa: E402
 from osftest.nginx import Nginx  # noqa: E402
+from osftest.proxy import rss_bytes  # noqa: E402
 
 NODE = shutil.which("node") or "/usr/bin/node"
 CLIENT = os.path.join(HERE, "h2_client.mjs")
@@ -81,14 +82,6 @@ def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
 def tree_cpu_seconds(pid):
@@ -283,7 +276,7 @@ def measure(peer, origin, wl, deadline):
            "origin_cpu_s": tree_cpu_seconds(origin.proc.pid) - origin0}
     if peer.pid:
         row["proxy_cpu_s"] = cpu_seconds(peer.pid) - cpu0
-        row["rss_kib"] = rss_kib(peer.pid)
+        row["rss_kib"] = rss_bytes(peer.pid) // 1024
     if "failure" in out:
         return row
     # The machine is shared: what ran beside this run (busy CPU that was neither the

@@ -43,12 +43,15 @@ void AnswerReader::feed(std::string_view bytes, Pieces& out) {
                 continue;
             }
             head_done_ = true;
-            head_fields_ = to_h2_fields(parser_->get().base());
             out.head = to_h2_answer(parser_->get().base());
+            // Only a chunked answer can have trailer fields to tell from its head's.
+            if (parser_->chunked())
+                head_fields_.assign(std::next(out.head->begin()), out.head->end());
         }
         if (parser_->is_done()) {
             whole_ = true;
-            out.end = added_fields(parser_->get().base(), head_fields_);
+            out.end = parser_->chunked() ? added_fields(parser_->get().base(), head_fields_)
+                                         : HeaderList{};
             pending_.consume(pending_.size());
             return;
         }

@@ -15,8 +15,8 @@ struct ClientCodec::Stream {
     std::size_t header_list_bytes = 0;
     bool too_large = false;
     bool head_seen = false; // the final head was passed on
-    std::size_t unconsumed = 0;
-    OutgoingBody body; // the request's
+    IncomingWindow unread;  // the answer's
+    OutgoingBody body;      // the request's
 };
 
 struct ClientCallbacks {
@@ -82,7 +82,7 @@ struct ClientCallbacks {
             nghttp2_session_consume(session, id, len);
             return 0;
         }
-        st->unconsumed += len;
+        st->unread.received(len);
         c.events_.answer_data(id, std::string_view(reinterpret_cast<const char*>(data), len));
         return 0;
     }
@@ -92,9 +92,7 @@ struct ClientCallbacks {
         auto& c = codec(user);
         auto it = c.streams_.find(id);
         if (it == c.streams_.end()) return 0;
-        // What the owner did not read still holds the connection's window.
-        if (it->second->unconsumed > 0)
-            nghttp2_session_consume_connection(session, it->second->unconsumed);
+        it->second->unread.release(session, id, false);
         const bool too_large = it->second->too_large;
         c.streams_.erase(it);
         c.events_.closed(id, error_code, too_large);
@@ -197,12 +195,7 @@ std::size_t ClientCodec::request_queued(std::int32_t id) const {
 }
 
 void ClientCodec::consumed(std::int32_t id, std::size_t n) {
-    auto* st = find(id);
-    if (!st) return;
-    const std::size_t credit = std::min(n, st->unconsumed);
-    if (credit == 0) return;
-    st->unconsumed -= credit;
-    nghttp2_session_consume(session_, id, credit);
+    if (auto* st = find(id)) st->unread.read(session_, id, n);
 }
 
 void ClientCodec::cancel(std::int32_t id) {

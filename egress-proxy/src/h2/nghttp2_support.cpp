@@ -66,6 +66,22 @@ nghttp2_session* new_session(bool server, void (*set_callbacks)(nghttp2_session_
     return session;
 }
 
+void IncomingWindow::read(nghttp2_session* session, std::int32_t id, std::size_t n) {
+    const std::size_t credit = std::min(n, waiting_);
+    if (credit == 0) return;
+    waiting_ -= credit;
+    nghttp2_session_consume(session, id, credit);
+}
+
+void IncomingWindow::release(nghttp2_session* session, std::int32_t id, bool stream_open) {
+    if (waiting_ == 0) return;
+    if (stream_open)
+        nghttp2_session_consume(session, id, waiting_);
+    else
+        nghttp2_session_consume_connection(session, waiting_);
+    waiting_ = 0;
+}
+
 void OutgoingBody::append(nghttp2_session* session, std::int32_t id, std::string_view bytes) {
     if (ended_ || bytes.empty()) return;
     bytes_.append(bytes);

@@ -41,6 +41,24 @@ nghttp2_session* new_session(bool server, void (*set_callbacks)(nghttp2_session_
                              void* user, const std::vector<nghttp2_settings_entry>& settings,
                              std::int32_t connection_window);
 
+// The DATA payload of a stream received and not read by the owner yet: it
+// holds the stream's and the connection's windows, which open only as the
+// owner reads (the codecs turn nghttp2's automatic WINDOW_UPDATE off).
+class IncomingWindow {
+public:
+    std::size_t waiting() const { return waiting_; }
+    void received(std::size_t n) { waiting_ += n; }
+    // The owner read `n` bytes (framing included): the windows open by that
+    // much, at most what waits, so never early by more than framing.
+    void read(nghttp2_session* session, std::int32_t id, std::size_t n);
+    // Nobody will read the rest: both windows open (`stream_open`), or only
+    // the connection's (a closed stream's own went with it).
+    void release(nghttp2_session* session, std::int32_t id, bool stream_open);
+
+private:
+    std::size_t waiting_ = 0;
+};
+
 // The bytes of a stream's body waiting for the peer's window: nghttp2 takes
 // them through read() (its data provider); a read that finds none yet defers
 // the stream, and append() or end() then tells nghttp2 to ask again.

@@ -33,13 +33,15 @@ void RequestReader::feed(std::string_view bytes, Pieces& out) {
         if (parser_.is_header_done() && !head_done_) {
             head_done_ = true;
             const auto& head = parser_.get().base();
-            head_fields_ = to_h2_fields(head);
+            // Only a chunked request can have trailer fields to tell from its head's.
+            if (parser_.chunked()) head_fields_ = to_h2_fields(head);
             out.head = to_h2_request(head);
             out.head_request = head.method() == http::verb::head;
         }
         if (parser_.is_done()) {
             whole_ = true;
-            out.end = added_fields(parser_.get().base(), head_fields_);
+            out.end =
+                parser_.chunked() ? added_fields(parser_.get().base(), head_fields_) : HeaderList{};
             pending_.consume(pending_.size());
             return;
         }

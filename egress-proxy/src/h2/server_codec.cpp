@@ -18,9 +18,9 @@ struct ServerCodec::Stream {
     bool refused = false; // over the requests in flight: reset at once
     bool started = false;
     bool chunked = false;
-    bool request_done = false;  // the owner is done with the request
-    bool closed = false;        // nghttp2 closed the stream
-    std::size_t unconsumed = 0; // request payload the owner has not read
+    bool request_done = false; // the owner is done with the request
+    bool closed = false;       // nghttp2 closed the stream
+    IncomingWindow unread;     // the request's
     // The answer.
     bool head_sent = false;
     OutgoingBody body;
@@ -122,7 +122,7 @@ struct Callbacks {
             return 0;
         }
         const std::string_view bytes(reinterpret_cast<const char*>(data), len);
-        st->unconsumed += len;
+        st->unread.received(len);
         if (st->chunked) {
             std::string piece;
             piece.reserve(len + 16);
@@ -150,10 +150,7 @@ struct Callbacks {
         auto* st = c.find(id);
         if (!st) return 0;
         st->closed = true;
-        // What nobody read of a closed stream still holds the connection's
-        // window (the stream's own went with it): given back here.
-        if (st->unconsumed > 0) nghttp2_session_consume_connection(session, st->unconsumed);
-        st->unconsumed = 0;
+        st->unread.release(session, id, false);
         HeaderList().swap(st->fields);
         st->body.clear();
         if (st->started && !st->request_done) c.events_.stream_closed(id);
@@ -263,13 +260,7 @@ void ServerCodec::shutdown() {
 
 void ServerCodec::consumed(std::int32_t id, std::size_t n) {
     auto* st = find(id);
-    if (!st || st->closed) return;
-    // Chunk framing is read too: the window opens by what was read, at most
-    // what waits, so it never opens early by more than the framing waiting.
-    const std::size_t credit = std::min(n, st->unconsumed);
-    if (credit == 0) return;
-    st->unconsumed -= credit;
-    nghttp2_session_consume(session_, id, credit);
+    if (st && !st->closed) st->unread.read(session_, id, n);
 }
 
 void ServerCodec::request_done(std::int32_t id) {
@@ -277,8 +268,7 @@ void ServerCodec::request_done(std::int32_t id) {
     if (!st || st->request_done) return;
     st->request_done = true;
     --in_flight_;
-    if (!st->closed && st->unconsumed > 0) nghttp2_session_consume(session_, id, st->unconsumed);
-    st->unconsumed = 0;
+    if (!st->closed) st->unread.release(session_, id, true);
     forget_if_done(id);
 }
 

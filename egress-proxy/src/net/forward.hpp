@@ -192,13 +192,15 @@ relay_answer(ExchangeLeg<Client, Up>& leg,
     const bool close_delimited = !bodiless && !res.chunked() && !res.has_content_length();
     res.keep_alive(client_keep && !close_delimited);
     MessageFramer framer(res, bodiless);
-    const auto head = ex.rec.http2 ? h2::to_h2_fields(res.base()) : h2::HeaderList{};
+    // Trailer fields (gRPC's status) go on to an HTTP/2 client, masked as the
+    // head was; to an HTTP/1.1 client they are dropped, as before. Only a
+    // chunked answer can have them: no other answer pays for looking.
+    const bool relays_trailers = ex.rec.http2 && rp.chunked();
+    const auto head = relays_trailers ? h2::to_h2_fields(res.base()) : h2::HeaderList{};
     // The allowed line is written before the write that completes the answer, so
     // an answer a client has in full is always on record, even after kill -9.
-    // Trailer fields (gRPC's status) go on to an HTTP/2 client, masked as the
-    // head was; to an HTTP/1.1 client they are dropped, as before.
     const std::function<void()> log_allowed = [&] {
-        if (ex.rec.http2) framer.trailers(trailer_lines(ex, res, head, leg.out.echo_forms));
+        if (relays_trailers) framer.trailers(trailer_lines(ex, res, head, leg.out.echo_forms));
         ex.finish(Outcome::allowed, ex.rec.status);
     };
     if (rp.is_done()) log_allowed(); // no body follows: the head is the whole answer
