@@ -77,6 +77,9 @@ def median(values):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--proxy", required=True)
+    ap.add_argument("--proxy-args", default="",
+                    help="extra proxy arguments, e.g. '--http2 off' to keep curl on HTTP/1.1 (A/B "
+                         "against a build from before HTTP/2)")
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--cases", default="json,sse-list,sse-small",
@@ -90,7 +93,8 @@ def main():
                     "mcp": [{"name": "bench", "url": f"https://mcp.test:{up.port}/",
                              "tools": [f"tool_{i}" for i in range(0, 1000, 10)]}]}
             aliases = {"mcp.test": "127.0.0.1", "plain.test": "127.0.0.1"}
-            with Proxy(spec, os.path.join(d, "p"), aliases=aliases, upstream_ca=ca.cert_path) as p:
+            with Proxy(spec, os.path.join(d, "p"), aliases=aliases, upstream_ca=ca.cert_path,
+                       args=args.proxy_args.split()) as p:
                 print("| answer | plain MiB/s | MCP-filtered MiB/s | filtering cost (plain/filtered) "
                       "| proxy CPU ms/MiB plain | filtered | CPU ratio |")
                 print("|---|---:|---:|---:|---:|---:|---:|")

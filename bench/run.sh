@@ -80,9 +80,10 @@ for round in $(seq 1 "$rounds"); do
     order=()
     for ((i = ${#args[@]} - 1; i >= 0; i--)); do order+=("${args[i]}"); done
   fi
-  before=$(ls -d "$results"/*/ 2>/dev/null | wc -l)
+  # (find, not ls: an empty results directory must not end the run under pipefail)
+  before=$(find "$results" -mindepth 1 -maxdepth 1 -type d | wc -l)
   BENCH_RESULTS=$results COLD_HOSTS=$cold "$peers_dir/run.sh" "${order[@]}"
-  [ "$(ls -d "$results"/*/ 2>/dev/null | wc -l)" -gt "$before" ] && round_dirs+=("$(ls -td "$results"/*/ | head -1)")
+  [ "$(find "$results" -mindepth 1 -maxdepth 1 -type d | wc -l)" -gt "$before" ] && round_dirs+=("$(ls -td "$results"/*/ | head -1)")
 done
 stop_busy
 if [ "$rounds" -gt 1 ]; then

@@ -199,10 +199,15 @@ relay_answer(ExchangeLeg<Client, Up>& leg,
     const auto head = relays_trailers ? h2::to_h2_fields(res.base()) : h2::HeaderList{};
     // The allowed line is written before the write that completes the answer, so
     // an answer a client has in full is always on record, even after kill -9.
-    const std::function<void()> log_allowed = [&] {
-        if (relays_trailers) framer.trailers(trailer_lines(ex, res, head, leg.out.echo_forms));
-        ex.finish(Outcome::allowed, ex.rec.status);
-    };
+    // (Two lambdas: the one without trailers fits std::function's own storage,
+    // so an answer that cannot have any allocates nothing for it.)
+    const std::function<void()> log_allowed =
+        relays_trailers
+            ? std::function<void()>([&] {
+                  framer.trailers(trailer_lines(ex, res, head, leg.out.echo_forms));
+                  ex.finish(Outcome::allowed, ex.rec.status);
+              })
+            : std::function<void()>([&ex] { ex.finish(Outcome::allowed, ex.rec.status); });
     if (rp.is_done()) log_allowed(); // no body follows: the head is the whole answer
     // The head goes out with the first piece of the body when that piece is here
     // already (one TLS record and one write, not two); otherwise at once, as a
