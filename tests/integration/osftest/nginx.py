@@ -99,6 +99,17 @@ http {{
             fields = [line.split() for line in f if line.strip()]
         return [dict(zip(("protocol", "method", "uri", "status", "connection"), f)) for f in fields]
 
+    def requests_for(self, match, count=1, timeout=5.0):
+        """The requests for which `match(request)` is true, once there are `count` of them
+        (or after `timeout` seconds, with what there is). nginx writes a request's line when
+        it finalises the request, which may come after the client has read the whole answer."""
+        deadline = time.monotonic() + timeout
+        while True:
+            seen = [r for r in self.requests() if match(r)]
+            if len(seen) >= count or time.monotonic() >= deadline:
+                return seen
+            time.sleep(0.05)
+
     def protocols(self):
         """Each request nginx served so far, as (protocol, method, uri, status)."""
         return [(r["protocol"], r["method"], r["uri"], r["status"]) for r in self.requests()]
