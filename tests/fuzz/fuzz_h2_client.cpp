@@ -79,7 +79,7 @@ struct Owner final : ClientCodec::Events {
         if (a.chunked) osf::h2::append_last_chunk(trailers, a.http1);
     }
     void request_room(std::int32_t) override {}
-    void closed(std::int32_t id, std::uint32_t, bool) override { answers[id].closed = true; }
+    void closed(std::int32_t id, osf::h2::StreamEnd) override { answers[id].closed = true; }
 };
 
 // A whole answer, as HTTP/1.1, is one message Beast reads to its end.

@@ -40,7 +40,7 @@ import pytest
 
 from osftest import Proxy, TestCA, Upstream
 from osftest import grpc_echo
-from osftest.h2 import END_HEADERS, PUSH_PROMISE, H2Client, answer_when_all_arrived, curl_h2, frame, tls_tunnel
+from osftest.h2 import END_HEADERS, HEADERS, PUSH_PROMISE, H2Client, answer_when_all_arrived, curl_h2, frame, tls_tunnel
 from osftest.nginx import Nginx
 from test_bypass_edges import assert_log_matches_the_schema
 from test_bypass_smuggling import LogCursor
@@ -612,6 +612,8 @@ class H2Origin:
       /big-head...           a head with a 20 KB header field, the stream left open (so
                              a reset of it by the proxy shows as one)
       /reset-before-head...  RST_STREAM (INTERNAL_ERROR) before any HEADERS
+      /bad-head...           a head with a `connection` field (malformed in HTTP/2; written
+                             raw, as h2 refuses to send it), the stream left open
       /goaway-mid-body...    a head promising 100,000 bytes, 1,000 of them, GOAWAY, close
       /push...               a PUSH_PROMISE (written raw: h2 refuses to push once the
                              peer disabled push) for /pushed, then a 200
@@ -725,6 +727,11 @@ class H2Origin:
             conn.send_headers(sid, [(":status", "200"), ("content-type", "text/plain"), ("x-big", "h" * 20000)])
         elif path.startswith("/reset-before-head"):
             conn.reset_stream(sid, error_code=h2.errors.ErrorCodes.INTERNAL_ERROR)
+        elif path.startswith("/bad-head"):
+            sock.sendall(conn.data_to_send())
+            block = hpack.Encoder().encode([(":status", "200"),
+                                            hpack.NeverIndexedHeaderTuple("connection", "keep-alive")])
+            sock.sendall(frame(HEADERS, END_HEADERS, sid, block))
         elif path.startswith("/goaway-mid-body"):
             conn.send_headers(sid, [(":status", "200"), ("content-type", "application/octet-stream"),
                                     ("content-length", "100000")])
@@ -744,6 +751,19 @@ class H2Origin:
         else:
             self._reply(conn, sid, b"fine\n")
         return True
+
+    def resets_of(self, path, timeout=5.0):
+        """The RST_STREAM frames the proxy sent on the stream that asked for `path` (waits for
+        one, `timeout` seconds at most)."""
+        [request] = [r for r in self.requests if r["path"] == path]
+        deadline = time.monotonic() + timeout
+        while True:
+            with self.lock:
+                reset = [r for r in self.resets
+                         if (r["connection"], r["stream"]) == (request["connection"], request["stream"])]
+            if reset or time.monotonic() >= deadline:
+                return reset
+            time.sleep(0.05)
 
     def stop(self):
         self._stop.set()
@@ -790,15 +810,8 @@ def test_an_origin_answer_head_over_max_header_bytes_is_a_502_upstream_limit(ori
     line = the_line(origin_proxy, path)
     assert (line["http"], line["outcome"], line["error"], line["status"]) == ("2", "error", "upstream-limit", 502), line
     # The proxy reset that stream at the origin.
-    [request] = [r for r in origin.requests if r["path"] == path]
-    deadline, reset = time.monotonic() + 5, []
-    while not reset and time.monotonic() < deadline:
-        with origin.lock:
-            reset = [r for r in origin.resets
-                     if (r["connection"], r["stream"]) == (request["connection"], request["stream"])]
-        time.sleep(0.05)
-    assert reset, (f"the origin saw no RST_STREAM on stream {request['stream']} of connection "
-                   f"{request['connection']}: resets {origin.resets}, GOAWAYs {origin.goaways}")
+    reset = origin.resets_of(path)
+    assert reset, f"the origin saw no RST_STREAM for {path}: resets {origin.resets}, GOAWAYs {origin.goaways}"
     origin_still_serves(origin_proxy, origin, "/ok/after-big-head")
 
 
@@ -809,6 +822,19 @@ def test_an_origin_stream_reset_before_the_head_is_a_502_upstream_reset(origin_p
     line = the_line(origin_proxy, path)
     assert (line["http"], line["outcome"], line["error"], line["status"]) == ("2", "error", "upstream-reset", 502), line
     origin_still_serves(origin_proxy, origin, "/ok/after-reset")
+
+
+def test_an_origin_head_that_breaks_http2s_rules_is_a_502_upstream_protocol(origin_proxy, origin):
+    path = "/bad-head/1"
+    status, version, body, res = curl_h2(origin_proxy, origin_url(origin, path))
+    assert (status, version) == (502, "2"), res.stderr
+    assert "broke HTTP/2's rules" in body, body
+    line = the_line(origin_proxy, path)
+    assert (line["http"], line["outcome"], line["error"], line["status"]) == ("2", "error", "upstream-protocol", 502), line
+    # The proxy reset that stream at the origin with PROTOCOL_ERROR; the connection goes on.
+    reset = origin.resets_of(path)
+    assert [r["code"] for r in reset] == [h2.errors.ErrorCodes.PROTOCOL_ERROR], (reset, origin.goaways)
+    origin_still_serves(origin_proxy, origin, "/ok/after-bad-head")
 
 
 def test_an_origin_goaway_mid_body_cuts_the_clients_stream(origin_proxy, origin, tmp_path):
@@ -856,6 +882,6 @@ def test_an_origin_push_promise_never_reaches_the_client(origin_proxy, origin):
     print("log line:", line, "GOAWAYs at the origin:", origin.goaways)
     assert line["http"] == "2" and line["status"] == (answer["status"] or line["status"]), line
     if line["outcome"] != "allowed":  # the origin broke HTTP/2's rules: its answer is an error
-        assert line["status"] == 502 and line.get("error"), line
+        assert (line["status"], line["error"]) == (502, "upstream-protocol"), line
     assert not [l for l in origin_proxy.log_lines() if l.get("path") == "/pushed"]
     origin_still_serves(origin_proxy, origin, "/ok/after-push")

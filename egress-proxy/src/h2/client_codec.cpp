@@ -1,7 +1,6 @@
 #include "h2/client_codec.hpp"
 
 #include "h2/nghttp2_support.hpp"
-#include "h2/server_codec.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -14,6 +13,7 @@ struct ClientCodec::Stream {
     HeaderList fields; // the answer head being decoded, then its trailer fields
     std::size_t header_list_bytes = 0;
     bool too_large = false;
+    bool faulted = false;   // the proxy reset it for a fault of the origin's
     bool head_seen = false; // the final head was passed on
     IncomingWindow unread;  // the answer's
     OutgoingBody body;      // the request's
@@ -74,6 +74,18 @@ struct ClientCallbacks {
         return 0;
     }
 
+    // What the proxy itself sends: a reset of a stream (other than the owner's
+    // cancel()) or a GOAWAY with an error code is the origin's fault. nghttp2
+    // calls this before it closes the reset stream.
+    static int frame_send(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+        auto& c = codec(user);
+        if (frame->hd.type == NGHTTP2_GOAWAY && frame->goaway.error_code != NGHTTP2_NO_ERROR)
+            c.origin_fault_ = true;
+        if (frame->hd.type == NGHTTP2_RST_STREAM && frame->rst_stream.error_code != NGHTTP2_CANCEL)
+            if (auto* st = c.find(frame->hd.stream_id)) st->faulted = true;
+        return 0;
+    }
+
     static int data_chunk(nghttp2_session* session, std::uint8_t, std::int32_t id,
                           const std::uint8_t* data, std::size_t len, void* user) {
         auto& c = codec(user);
@@ -82,7 +94,7 @@ struct ClientCallbacks {
             nghttp2_session_consume(session, id, len);
             return 0;
         }
-        st->unread.received(len);
+        if (!st->unread.received(session, len)) return 0; // over the window: being reset
         c.events_.answer_data(id, std::string_view(reinterpret_cast<const char*>(data), len));
         return 0;
     }
@@ -93,9 +105,13 @@ struct ClientCallbacks {
         auto it = c.streams_.find(id);
         if (it == c.streams_.end()) return 0;
         it->second->unread.release(session, id, false);
-        const bool too_large = it->second->too_large;
+        const auto& st = *it->second;
+        const auto end = st.too_large                     ? StreamEnd::head_too_large
+                         : st.faulted                     ? StreamEnd::origin_fault
+                         : error_code == NGHTTP2_NO_ERROR ? StreamEnd::closed
+                                                          : StreamEnd::reset;
         c.streams_.erase(it);
-        c.events_.closed(id, error_code, too_large);
+        c.events_.closed(id, end);
         return 0;
     }
 
@@ -141,6 +157,8 @@ bool ClientCodec::start() {
                 callbacks, &Guarded<&ClientCallbacks::data_chunk>::call);
             nghttp2_session_callbacks_set_on_stream_close_callback(
                 callbacks, &Guarded<&ClientCallbacks::stream_close>::call);
+            nghttp2_session_callbacks_set_on_frame_send_callback(
+                callbacks, &Guarded<&ClientCallbacks::frame_send>::call);
         },
         this,
         {
@@ -157,6 +175,7 @@ bool ClientCodec::start() {
 bool ClientCodec::receive(const std::uint8_t* data, std::size_t size) {
     const auto rv = nghttp2_session_mem_recv(session_, data, size);
     if (rv >= 0) return want_read();
+    origin_fault_ = true; // a flood, or bytes nghttp2 could not take
     nghttp2_session_terminate_session(session_, NGHTTP2_PROTOCOL_ERROR);
     return false;
 }

@@ -21,6 +21,14 @@
 
 namespace osf::h2 {
 
+// How a stream ended without a whole answer, as the owner tells it apart.
+enum class StreamEnd {
+    closed,         // with no error (after a whole answer, or ended by the origin with NO_ERROR)
+    reset,          // the origin reset it, or the connection went away
+    head_too_large, // the answer's header list went over the limit: the proxy reset it
+    origin_fault,   // the origin broke HTTP/2's rules on it: the proxy reset it
+};
+
 class ClientCodec : public Session {
 public:
     class Events {
@@ -32,10 +40,8 @@ public:
         virtual void answer_end(std::int32_t id, HeaderList trailers) = 0;
         // Queued request bytes went out: there is room for more.
         virtual void request_room(std::int32_t id) = 0;
-        // The stream closed. `error_code`: the HTTP/2 error it was reset with
-        // (0 after a whole answer); `too_large`: the answer's header list went
-        // over the limit (the proxy reset it).
-        virtual void closed(std::int32_t id, std::uint32_t error_code, bool too_large) = 0;
+        // The stream closed, and how.
+        virtual void closed(std::int32_t id, StreamEnd end) = 0;
 
     protected:
         ~Events() = default;
@@ -50,6 +56,9 @@ public:
     bool start(); // the preface and the proxy's SETTINGS are queued
     // The origin's bytes. False: the connection is over (send() may still give a GOAWAY).
     bool receive(const std::uint8_t* data, std::size_t size);
+    // Whether the proxy ended the connection because the origin broke HTTP/2's
+    // rules (it sent, or is to send, a GOAWAY with an error code).
+    bool ended_for_origin_fault() const { return origin_fault_; }
 
     // Whether another request may start now: no GOAWAY, and fewer streams open
     // than the origin's SETTINGS_MAX_CONCURRENT_STREAMS.
@@ -78,6 +87,7 @@ private:
     Events& events_;
     std::size_t max_header_list_bytes_;
     std::map<std::int32_t, std::unique_ptr<Stream>> streams_;
+    bool origin_fault_ = false;
 };
 
 } // namespace osf::h2

@@ -66,6 +66,15 @@ nghttp2_session* new_session(bool server, void (*set_callbacks)(nghttp2_session_
     return session;
 }
 
+bool IncomingWindow::received(nghttp2_session* session, std::size_t n) {
+    if (waiting_ + n > static_cast<std::size_t>(stream_window)) {
+        nghttp2_session_consume_connection(session, n);
+        return false;
+    }
+    waiting_ += n;
+    return true;
+}
+
 void IncomingWindow::read(nghttp2_session* session, std::int32_t id, std::size_t n) {
     const std::size_t credit = std::min(n, waiting_);
     if (credit == 0) return;

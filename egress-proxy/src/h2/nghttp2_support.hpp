@@ -11,6 +11,11 @@
 
 namespace osf::h2 {
 
+// The windows each codec grants its peer: a stream's body bytes, and all
+// streams' together, that may wait for the owner.
+inline constexpr std::int32_t stream_window = 64 * 1024;
+inline constexpr std::int32_t connection_window = 1024 * 1024;
+
 // The fields as nghttp2 takes them: pointers into `fields`, which must live
 // until the call that takes them returns (nghttp2 copies them).
 std::vector<nghttp2_nv> to_nv(const HeaderList& fields);
@@ -47,7 +52,11 @@ nghttp2_session* new_session(bool server, void (*set_callbacks)(nghttp2_session_
 class IncomingWindow {
 public:
     std::size_t waiting() const { return waiting_; }
-    void received(std::size_t n) { waiting_ += n; }
+    // A DATA payload arrived; false when it does not fit the stream's window.
+    // nghttp2 resets such a stream, but hands over the payload that overflowed
+    // first: it is dropped here (its connection window given back), so no more
+    // than the window ever waits.
+    bool received(nghttp2_session* session, std::size_t n);
     // The owner read `n` bytes (framing included): the windows open by that
     // much, at most what waits, so never early by more than framing.
     void read(nghttp2_session* session, std::int32_t id, std::size_t n);

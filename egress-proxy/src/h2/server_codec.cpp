@@ -121,8 +121,8 @@ struct Callbacks {
             nghttp2_session_consume(session, id, len); // nobody reads it: the windows open again
             return 0;
         }
+        if (!st->unread.received(session, len)) return 0; // over the window: being reset
         const std::string_view bytes(reinterpret_cast<const char*>(data), len);
-        st->unread.received(len);
         if (st->chunked) {
             std::string piece;
             piece.reserve(len + 16);

@@ -29,12 +29,10 @@ struct CodecLimits {
     std::size_t max_header_list_bytes = 65536; // decoded, as SETTINGS_MAX_HEADER_LIST_SIZE counts
 };
 
-inline constexpr std::int32_t stream_window = 64 * 1024;
 // PING and SETTINGS frames a client may send: this many at once, then this
 // many a second (a token bucket); past it, GOAWAY ENHANCE_YOUR_CALM.
 inline constexpr double control_burst = 1000;
 inline constexpr double control_rate = 100;
-inline constexpr std::int32_t connection_window = 1024 * 1024;
 
 class ServerCodec : public Session {
 public:

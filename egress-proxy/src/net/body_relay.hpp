@@ -3,6 +3,7 @@
 // stream kinds; what differs between them is in stream_kinds.hpp.
 #pragma once
 
+#include "h2/origin_error.hpp"
 #include "net/http_framing.hpp"
 #include "net/relay_buffer.hpp"
 #include "net/stream_kinds.hpp"
@@ -39,9 +40,11 @@ inline ErrorKind client_error(const boost::beast::error_code& ec) {
                                               : ErrorKind::client_closed;
 }
 
-// A parse error of the message itself, as opposed to the peer going away.
+// A parse error of the message itself, as opposed to the peer going away (an
+// HTTP/2 origin's broken rules count as one).
 inline bool is_malformed_message(const boost::beast::error_code& ec) {
     namespace http = boost::beast::http;
+    if (ec.category() == h2::origin_error_category()) return true;
     return ec.category() == http::make_error_code(http::error::bad_chunk).category() &&
            ec != http::error::end_of_stream && ec != http::error::partial_message &&
            ec != http::error::need_more && ec != http::error::need_buffer;

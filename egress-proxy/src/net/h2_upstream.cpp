@@ -1,5 +1,6 @@
 #include "net/h2_upstream.hpp"
 
+#include "h2/origin_error.hpp"
 #include "net/body_relay.hpp"
 #include "net/h2_connection_io.hpp"
 #include "net/upstream.hpp"
@@ -48,10 +49,13 @@ asio::awaitable<void> H2UpstreamConnection::run(std::shared_ptr<H2UpstreamConnec
     using namespace asio::experimental::awaitable_operators;
     co_await (read_loop() && write_loop());
     over_ = true;
-    // Streams still open end: their exchanges see the connection reset.
+    // Streams still open end: their exchanges see the connection reset, or
+    // the origin's fault when that is why the proxy ended it.
+    const auto end =
+        codec_.ended_for_origin_fault() ? h2::StreamEnd::origin_fault : h2::StreamEnd::reset;
     auto streams = streams_;
     for (auto& [id, stream] : streams)
-        stream->on_closed(NGHTTP2_INTERNAL_ERROR, false);
+        stream->on_closed(end);
     pool_.forget_h2(self.get());
 }
 
@@ -96,8 +100,8 @@ void H2UpstreamConnection::answer_end(std::int32_t id, h2::HeaderList trailers) 
 void H2UpstreamConnection::request_room(std::int32_t id) {
     if (auto* s = find(id)) s->on_request_room();
 }
-void H2UpstreamConnection::closed(std::int32_t id, std::uint32_t error_code, bool too_large) {
-    if (auto* s = find(id)) s->on_closed(error_code, too_large);
+void H2UpstreamConnection::closed(std::int32_t id, h2::StreamEnd end) {
+    if (auto* s = find(id)) s->on_closed(end);
 }
 
 H2UpstreamStream::H2UpstreamStream(std::shared_ptr<H2UpstreamConnection> connection,
@@ -169,7 +173,7 @@ void H2UpstreamStream::read_done(std::size_t n) {
 void H2UpstreamStream::on_answer_head(const h2::HeaderList& fields) {
     auto answer = h2::to_http1_answer(fields, head_request_);
     if (!answer.problem.empty()) {
-        channel_.reset(beast::http::error::bad_status);
+        channel_.reset(h2::OriginError::bad_answer_head);
         return;
     }
     answer_chunked_ = answer.chunked;
@@ -194,12 +198,19 @@ void H2UpstreamStream::on_answer_end(const h2::HeaderList& trailers) {
     channel_.end();
 }
 
-void H2UpstreamStream::on_closed(std::uint32_t, bool too_large) {
+void H2UpstreamStream::on_closed(h2::StreamEnd end) {
     if (attached_) connection_->detach(id_);
     attached_ = false;
     if (answer_whole_) return;
-    channel_.reset(too_large ? beast::http::error::header_limit
-                             : beast::error_code(asio::error::connection_reset));
+    switch (end) {
+    case h2::StreamEnd::head_too_large:
+        return channel_.reset(beast::http::error::header_limit);
+    case h2::StreamEnd::origin_fault:
+        return channel_.reset(h2::OriginError::broke_protocol);
+    case h2::StreamEnd::closed:
+    case h2::StreamEnd::reset:
+        return channel_.reset(asio::error::connection_reset);
+    }
 }
 
 } // namespace osf::net

@@ -53,7 +53,7 @@ public:
     void answer_data(std::int32_t id, std::string_view bytes) override;
     void answer_end(std::int32_t id, h2::HeaderList trailers) override;
     void request_room(std::int32_t id) override;
-    void closed(std::int32_t id, std::uint32_t error_code, bool too_large) override;
+    void closed(std::int32_t id, h2::StreamEnd end) override;
 
 private:
     boost::asio::awaitable<void> run(std::shared_ptr<H2UpstreamConnection> self);
@@ -111,7 +111,7 @@ public:
     void on_answer_data(std::string_view bytes);
     void on_answer_end(const h2::HeaderList& trailers);
     void on_request_room() { channel_.room(); }
-    void on_closed(std::uint32_t error_code, bool too_large);
+    void on_closed(h2::StreamEnd end);
 
 private:
     void read_done(std::size_t n) override;
