@@ -17,6 +17,7 @@ namespace osf::h2 {
 struct HeaderField {
     std::string name; // lower case, as HTTP/2 requires
     std::string value;
+    bool operator==(const HeaderField&) const = default;
 };
 using HeaderList = std::vector<HeaderField>;
 
