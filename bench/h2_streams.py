@@ -402,6 +402,8 @@ def main():
     ap.add_argument("--deadline-s", type=float, default=90, help="no new request after this, per run")
     ap.add_argument("--egress-bin", default=os.environ.get("EGRESS_BIN"))
     ap.add_argument("--json", help="also write every run's figures here")
+    ap.add_argument("--only", default="",
+                    help="comma-separated workload names to run (e.g. 'h2 c1 1m,h1 1m'; default: all)")
     args = ap.parse_args()
     peers = args.peers.split(",")
     unknown = set(peers) - {"direct", "egress", "mitmproxy"}
@@ -409,6 +411,12 @@ def main():
         sys.exit(f"h2_streams: unknown peers {sorted(unknown)}")
     binary = egress_binary(args) if "egress" in peers else None
     wls = workloads(args.requests, args.big_requests)
+    if args.only:
+        wanted = [w.strip() for w in args.only.split(",")]
+        unknown = set(wanted) - {wl[0] for wl in wls}
+        if unknown:
+            sys.exit(f"h2_streams: unknown workloads {sorted(unknown)}")
+        wls = [wl for wl in wls if wl[0] in wanted]
     rows = []
     loads = []
     started = time.time()
