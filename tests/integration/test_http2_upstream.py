@@ -612,6 +612,8 @@ class H2Origin:
       /big-head...           a head with a 20 KB header field, the stream left open (so
                              a reset of it by the proxy shows as one)
       /reset-before-head...  RST_STREAM (INTERNAL_ERROR) before any HEADERS
+      /refuse-once...        RST_STREAM (REFUSED_STREAM) the first time a path is asked
+                             for, 200 "fine" after that
       /bad-head...           a head with a `connection` field (malformed in HTTP/2; written
                              raw, as h2 refuses to send it), the stream left open
       /goaway-mid-body...    a head promising 100,000 bytes, 1,000 of them, GOAWAY, close
@@ -634,6 +636,7 @@ class H2Origin:
         self.port = self.sock.getsockname()[1]
         self.lock = threading.Lock()
         self.requests, self.resets, self.goaways, self.settings, self.connections = [], [], [], [], 0
+        self.refused = set()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._accept, daemon=True)
         self._thread.start()
@@ -727,6 +730,9 @@ class H2Origin:
             conn.send_headers(sid, [(":status", "200"), ("content-type", "text/plain"), ("x-big", "h" * 20000)])
         elif path.startswith("/reset-before-head"):
             conn.reset_stream(sid, error_code=h2.errors.ErrorCodes.INTERNAL_ERROR)
+        elif path.startswith("/refuse-once") and path not in self.refused:
+            self.refused.add(path)
+            conn.reset_stream(sid, error_code=h2.errors.ErrorCodes.REFUSED_STREAM)
         elif path.startswith("/bad-head"):
             sock.sendall(conn.data_to_send())
             block = hpack.Encoder().encode([(":status", "200"),
@@ -822,6 +828,42 @@ def test_an_origin_stream_reset_before_the_head_is_a_502_upstream_reset(origin_p
     line = the_line(origin_proxy, path)
     assert (line["http"], line["outcome"], line["error"], line["status"]) == ("2", "error", "upstream-reset", 502), line
     origin_still_serves(origin_proxy, origin, "/ok/after-reset")
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_a_request_whose_stream_the_origin_reset_is_never_sent_again(origin_proxy, origin, method):
+    # The origin may have acted on it (RFC 9113, 8.7): a POST must not run twice.
+    path = f"/reset-before-head/{method}"
+    data = ["--data-binary", "charge the card once"] if method == "POST" else []
+    status, version, body, res = curl_h2(origin_proxy, origin_url(origin, path), *data)
+    assert (status, version) == (502, "2"), res.stderr
+    line = the_line(origin_proxy, path)
+    assert (line["outcome"], line["error"], line["method"]) == ("error", "upstream-reset", method), line
+    assert [r["path"] for r in origin.requests].count(path) == 1, origin.requests
+
+
+def test_a_request_whose_stream_the_origin_refused_is_sent_again_and_answered(origin_proxy, origin):
+    # REFUSED_STREAM says the origin did nothing with it: the proxy sends a request it holds
+    # whole again, once, on a new connection, and the client sees only the answer.
+    path = "/refuse-once/GET"
+    status, version, body, res = curl_h2(origin_proxy, origin_url(origin, path))
+    assert (status, version, body) == (200, "2", "fine\n"), res.stderr
+    seen = [r for r in origin.requests if r["path"] == path]
+    assert len(seen) == 2, seen
+    assert seen[0]["connection"] != seen[1]["connection"], seen
+    line = the_line(origin_proxy, path)
+    assert (line["outcome"], line["status"], line["method"]) == ("allowed", 200, "GET"), line
+
+
+def test_a_refused_request_whose_body_streamed_is_a_502(origin_proxy, origin):
+    # Its body went on as it came, so there is nothing to send again (as on HTTP/1.1).
+    path = "/refuse-once/POST"
+    status, version, body, res = curl_h2(origin_proxy, origin_url(origin, path), "--data-binary", "streamed")
+    assert (status, version) == (502, "2"), res.stderr
+    assert "refused the stream" in body, body
+    line = the_line(origin_proxy, path)
+    assert (line["outcome"], line["error"], line["method"]) == ("error", "upstream-reset", "POST"), line
+    assert [r["path"] for r in origin.requests].count(path) == 1, origin.requests
 
 
 def test_an_origin_head_that_breaks_http2s_rules_is_a_502_upstream_protocol(origin_proxy, origin):

@@ -106,10 +106,11 @@ struct ClientCallbacks {
         if (it == c.streams_.end()) return 0;
         it->second->unread.release(session, id, false);
         const auto& st = *it->second;
-        const auto end = st.too_large                     ? StreamEnd::head_too_large
-                         : st.faulted                     ? StreamEnd::origin_fault
-                         : error_code == NGHTTP2_NO_ERROR ? StreamEnd::closed
-                                                          : StreamEnd::reset;
+        const auto end = st.too_large                           ? StreamEnd::head_too_large
+                         : st.faulted                           ? StreamEnd::origin_fault
+                         : error_code == NGHTTP2_NO_ERROR       ? StreamEnd::closed
+                         : error_code == NGHTTP2_REFUSED_STREAM ? StreamEnd::refused
+                                                                : StreamEnd::reset;
         c.streams_.erase(it);
         c.events_.closed(id, end);
         return 0;

@@ -24,7 +24,9 @@ namespace osf::h2 {
 // How a stream ended without a whole answer, as the owner tells it apart.
 enum class StreamEnd {
     closed,         // with no error (after a whole answer, or ended by the origin with NO_ERROR)
-    reset,          // the origin reset it, or the connection went away
+    refused,        // the origin did not process it (REFUSED_STREAM, or past its GOAWAY's last
+                    // stream): safe to send again (RFC 9113, 8.7)
+    reset,          // the origin reset it otherwise, or the connection went away
     head_too_large, // the answer's header list went over the limit: the proxy reset it
     origin_fault,   // the origin broke HTTP/2's rules on it: the proxy reset it
 };

@@ -14,6 +14,8 @@ public:
             return "the origin broke HTTP/2's rules";
         case OriginError::bad_answer_head:
             return "the origin's HTTP/2 answer head is not a valid answer";
+        case OriginError::refused_stream:
+            return "the origin refused the stream";
         }
         return "HTTP/2 origin error";
     }

@@ -1,6 +1,7 @@
-// How an exchange with an HTTP/2 origin fails when the origin broke the rules:
-// error codes of their own, so the request path logs them as upstream-protocol
-// (not as a reset) and its 502 says what happened.
+// How an exchange with an HTTP/2 origin fails when the origin broke the rules
+// or refused a stream: error codes of their own, so the request path logs a
+// fault as upstream-protocol (not as a reset), sends a refused request again,
+// and its 502 says what happened.
 #pragma once
 
 #include <boost/system/error_code.hpp>
@@ -11,7 +12,13 @@ namespace osf::h2 {
 enum class OriginError {
     broke_protocol = 1, // the proxy reset the stream, or ended the connection, for it
     bad_answer_head,    // a head that is no HTTP answer (h2::to_http1_answer's problem)
+    refused_stream,     // not processed (REFUSED_STREAM, or past a GOAWAY): may go again
 };
+
+// The origin broke the rules (as opposed to refusing a stream): upstream-protocol.
+inline bool is_origin_fault(OriginError e) {
+    return e == OriginError::broke_protocol || e == OriginError::bad_answer_head;
+}
 
 const boost::system::error_category& origin_error_category();
 

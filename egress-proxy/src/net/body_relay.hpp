@@ -44,7 +44,8 @@ inline ErrorKind client_error(const boost::beast::error_code& ec) {
 // HTTP/2 origin's broken rules count as one).
 inline bool is_malformed_message(const boost::beast::error_code& ec) {
     namespace http = boost::beast::http;
-    if (ec.category() == h2::origin_error_category()) return true;
+    if (ec.category() == h2::origin_error_category())
+        return h2::is_origin_fault(static_cast<h2::OriginError>(ec.value()));
     return ec.category() == http::make_error_code(http::error::bad_chunk).category() &&
            ec != http::error::end_of_stream && ec != http::error::partial_message &&
            ec != http::error::need_more && ec != http::error::need_buffer;

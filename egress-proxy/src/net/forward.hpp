@@ -7,6 +7,7 @@
 
 #include "admission/answer_plan.hpp"
 #include "h2/message_mapping.hpp"
+#include "h2/origin_error.hpp"
 #include "mcp/answer_handling.hpp"
 #include "net/body_relay.hpp"
 #include "net/forwarding.hpp"
@@ -41,7 +42,7 @@ boost::asio::awaitable<bool> send_request(ExchangeLeg<Client, Up>& leg, ForwardR
         auto [ec, n] = co_await boost::asio::async_write(
             leg.up, framer.next(out.buffered->body(), true), use_tuple);
         if (ec) {
-            if (leg.conn.reused)
+            if ((leg.conn.reused && !leg.conn.h2()) || ec == h2::OriginError::refused_stream)
                 result.retry = true;
             else
                 co_await fail(leg.client, ex, ErrorKind::upstream_reset,
@@ -110,9 +111,14 @@ boost::asio::awaitable<bool> read_answer_head(
         if (leg.conn.buffer.size() == 0) expect_answer_later(leg.up);
         auto [ec, n] = co_await http::async_read_header(leg.up, leg.conn.buffer, rp, use_tuple);
         if (ec) {
-            if (leg.conn.reused && leg.out.buffered &&
+            // Sent again (once, on a new connection): a reused HTTP/1.1 connection
+            // the upstream had closed, or a stream an HTTP/2 origin did not process.
+            // A stream it reset may have been acted on, so it is not.
+            const bool reused_and_closed =
+                leg.conn.reused && !leg.conn.h2() &&
                 (ec == http::error::end_of_stream || ec == asio::error::connection_reset ||
-                 ec == asio::ssl::error::stream_truncated)) {
+                 ec == asio::ssl::error::stream_truncated);
+            if (leg.out.buffered && (reused_and_closed || ec == h2::OriginError::refused_stream)) {
                 result.retry = true;
                 co_return false;
             }

@@ -207,8 +207,10 @@ void H2UpstreamStream::on_closed(h2::StreamEnd end) {
         return channel_.reset(beast::http::error::header_limit);
     case h2::StreamEnd::origin_fault:
         return channel_.reset(h2::OriginError::broke_protocol);
+    case h2::StreamEnd::refused: // a request with a buffered body goes again
+        return channel_.reset(h2::OriginError::refused_stream);
     case h2::StreamEnd::closed:
-    case h2::StreamEnd::reset:
+    case h2::StreamEnd::reset: // the origin may have acted on it: never sent again
         return channel_.reset(asio::error::connection_reset);
     }
 }

@@ -44,7 +44,8 @@ struct Owner final : ClientCodec::Events {
     void closed(std::int32_t id, StreamEnd end) override {
         CHECK(ends.count(id) == 0);
         ends[id] = end;
-        static const char* names[] = {"closed", "reset", "head_too_large", "origin_fault"};
+        static const char* names[] = {"closed", "refused", "reset", "head_too_large",
+                                      "origin_fault"};
         log.push_back("closed " + std::to_string(id) + " " + names[static_cast<int>(end)]);
     }
 };
@@ -254,6 +255,10 @@ TEST_CASE("client codec: how a stream ends without a whole answer, and whose fau
         c.exchange(Origin::rst(id, NGHTTP2_PROTOCOL_ERROR));
         CHECK(c.owner.ends.at(id) == StreamEnd::reset);
     }
+    SECTION("the origin refuses it (REFUSED_STREAM): refused, safe to send again") {
+        c.exchange(Origin::rst(id, NGHTTP2_REFUSED_STREAM));
+        CHECK(c.owner.ends.at(id) == StreamEnd::refused);
+    }
     SECTION("a head over the header list limit: head_too_large, reset by the proxy") {
         const auto sent = c.exchange(
             c.origin.headers(id, {{":status", "200"}, {"x-big", std::string(9000, 'h')}}, false));
@@ -312,8 +317,8 @@ TEST_CASE("client codec: how a stream ends without a whole answer, and whose fau
         c.sent();
         c.exchange(Origin::goaway(id, NGHTTP2_NO_ERROR));
         CHECK_FALSE(c.codec.can_open());
-        CHECK(c.owner.ends.at(later) == StreamEnd::reset);
-        CHECK(c.owner.ends.count(id) == 0); // still open: its answer may come
+        CHECK(c.owner.ends.at(later) == StreamEnd::refused); // never processed: may go again
+        CHECK(c.owner.ends.count(id) == 0);                  // still open: its answer may come
         CHECK_FALSE(c.codec.ended_for_origin_fault());
     }
 }
