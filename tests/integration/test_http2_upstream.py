@@ -832,11 +832,15 @@ def test_an_origin_stream_reset_before_the_head_is_a_502_upstream_reset(origin_p
 
 @pytest.mark.parametrize("method", ["GET", "POST"])
 def test_a_request_whose_stream_the_origin_reset_is_never_sent_again(origin_proxy, origin, method):
-    # The origin may have acted on it (RFC 9113, 8.7): a POST must not run twice.
+    # The origin may have acted on it (RFC 9113, 8.7): a POST must not run twice. python3-h2
+    # sends the POST's head and body together: curl 7.88 may still be sending when the 502
+    # and the proxy's RST_STREAM NO_ERROR come, and reports error 92 instead (README).
     path = f"/reset-before-head/{method}"
-    data = ["--data-binary", "charge the card once"] if method == "POST" else []
-    status, version, body, res = curl_h2(origin_proxy, origin_url(origin, path), *data)
-    assert (status, version) == (502, "2"), res.stderr
+    with tls_tunnel(origin_proxy, ORIGIN, origin.port) as sock:
+        client = H2Client(sock, f"{ORIGIN}:{origin.port}")
+        body = b"charge the card once" if method == "POST" else None
+        [answer] = client.wait(client.request(path, method=method, body=body), timeout=20)
+    assert (answer["status"], answer["ended"]) == (502, True), answer
     line = the_line(origin_proxy, path)
     assert (line["outcome"], line["error"], line["method"]) == ("error", "upstream-reset", method), line
     assert [r["path"] for r in origin.requests].count(path) == 1, origin.requests
@@ -858,9 +862,11 @@ def test_a_request_whose_stream_the_origin_refused_is_sent_again_and_answered(or
 def test_a_refused_request_whose_body_streamed_is_a_502(origin_proxy, origin):
     # Its body went on as it came, so there is nothing to send again (as on HTTP/1.1).
     path = "/refuse-once/POST"
-    status, version, body, res = curl_h2(origin_proxy, origin_url(origin, path), "--data-binary", "streamed")
-    assert (status, version) == (502, "2"), res.stderr
-    assert "refused the stream" in body, body
+    with tls_tunnel(origin_proxy, ORIGIN, origin.port) as sock:
+        client = H2Client(sock, f"{ORIGIN}:{origin.port}")
+        [answer] = client.wait(client.request(path, method="POST", body=b"streamed"), timeout=20)
+    assert (answer["status"], answer["ended"]) == (502, True), answer
+    assert b"refused the stream" in answer["body"], answer
     line = the_line(origin_proxy, path)
     assert (line["outcome"], line["error"], line["method"]) == ("error", "upstream-reset", "POST"), line
     assert [r["path"] for r in origin.requests].count(path) == 1, origin.requests
@@ -927,3 +933,4 @@ def test_an_origin_push_promise_never_reaches_the_client(origin_proxy, origin):
         assert (line["status"], line["error"]) == (502, "upstream-protocol"), line
     assert not [l for l in origin_proxy.log_lines() if l.get("path") == "/pushed"]
     origin_still_serves(origin_proxy, origin, "/ok/after-push")
+

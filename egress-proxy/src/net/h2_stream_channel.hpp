@@ -73,7 +73,10 @@ public:
         read_wake_.cancel();
     }
     void room() { write_wake_.cancel(); }
+    // The first reset's error stands: a later one (the exchange giving up on a
+    // stream the origin had refused) must not hide why it ended.
     void reset(boost::system::error_code error = boost::asio::error::connection_reset) {
+        if (reset_) return;
         reset_ = true;
         error_ = error;
         in_.clear();
