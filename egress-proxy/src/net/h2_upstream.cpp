@@ -149,8 +149,8 @@ std::size_t H2UpstreamStream::take(std::span<const std::string_view> written) {
         head_request_ = pieces.head_request;
         const bool end_stream = pieces.end && pieces.body.empty();
         id_ = codec.submit(*pieces.head, end_stream);
-        if (id_ < 0) {
-            channel_.reset(asio::error::connection_reset);
+        if (id_ < 0) { // never sent (the connection took no more streams): it may go again
+            channel_.reset(h2::OriginError::refused_stream);
             return taken;
         }
         attached_ = true;
