@@ -56,7 +56,7 @@ REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "tests", "integration"))
 from osftest import Proxy, TestCA  # noqa: E402
 from osftest.nginx import Nginx  # noqa: E402
-from osftest.proxy import rss_bytes  # noqa: E402
+from osftest.proxy import cpu_seconds, rss_bytes  # noqa: E402
 
 NODE = shutil.which("node") or "/usr/bin/node"
 CLIENT = os.path.join(HERE, "h2_client.mjs")
@@ -75,13 +75,6 @@ def workloads(requests, big):
                 (f"h2 c32 {label}", "h2", 32, path, size, n),
                 (f"h1 {label}", "h1", 1, path, size, n)]
     return out
-
-
-def cpu_seconds(pid):
-    """utime + stime of a process (all its threads), from /proc."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def tree_cpu_seconds(pid):

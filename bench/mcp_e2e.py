@@ -21,6 +21,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "integration"))
 from osftest import EchoHandler, Proxy, TestCA, Upstream  # noqa: E402
+from osftest.proxy import cpu_seconds  # noqa: E402
 
 TOOLS = [{"name": f"tool_{i}", "description": "d" * 200,
           "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}} for i in range(1000)]
@@ -59,13 +60,6 @@ def fetch(proxy, url, n, deadline):
     out = subprocess.run(args, capture_output=True, text=True, timeout=deadline)
     elapsed = time.monotonic() - start
     return sum(int(x) for x in out.stdout.split()), elapsed
-
-
-def proxy_cpu_seconds(pid):
-    """utime + stime of the proxy process (all threads), from /proc."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def median(values):
@@ -115,9 +109,9 @@ def main():
                     for r in range(args.rounds):
                         order = ["plain", "mcp"] if r % 2 == 0 else ["mcp", "plain"]
                         for which in order:
-                            before = proxy_cpu_seconds(p.proc.pid)
+                            before = cpu_seconds(p.proc.pid)
                             _, seconds = fetch(p, urls[which], n, 300)
-                            cpu[which] += proxy_cpu_seconds(p.proc.pid) - before
+                            cpu[which] += cpu_seconds(p.proc.pid) - before
                             rates[which].append(mib / seconds)
                         ratios.append(rates["plain"][-1] / rates["mcp"][-1])
                     ms = {k: 1000 * v / (mib * args.rounds) for k, v in cpu.items()}

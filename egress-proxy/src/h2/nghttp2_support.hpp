@@ -51,7 +51,6 @@ nghttp2_session* new_session(bool server, void (*set_callbacks)(nghttp2_session_
 // owner reads (the codecs turn nghttp2's automatic WINDOW_UPDATE off).
 class IncomingWindow {
 public:
-    std::size_t waiting() const { return waiting_; }
     // A DATA payload arrived; false when it does not fit the stream's window.
     // nghttp2 resets such a stream, but hands over the payload that overflowed
     // first: it is dropped here (its connection window given back), so no more

@@ -155,6 +155,13 @@ def rss_checks_apply():
     return not os.environ.get("OSF_SANITIZED")
 
 
+def cpu_seconds(pid):
+    """A process's CPU time (utime + stime, all its threads), from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_bytes(pid):
     """A process's resident memory, from /proc."""
     with open(f"/proc/{pid}/status") as f:
