@@ -14,8 +14,6 @@ packages=(
   # tests: real clients and servers
   curl openssl ca-certificates python3 python3-pytest python3-websockets
   python3-yaml python3-cryptography python3-h2 python3-grpcio nodejs jq iproute2 util-linux
-  # scripts/stress-tests.sh: each run in a new random order
-  python3-pytest-random-order
   # tests: an HTTP/2 origin (started by the tests themselves, never as a service)
   nginx-light
   bubblewrap buildah

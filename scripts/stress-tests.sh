@@ -36,10 +36,6 @@ if [ ! -f "$build/CTestTestfile.cmake" ]; then
   echo "stress-tests: no build in $build: run cmake --preset $preset && cmake --build --preset $preset" >&2
   exit 2
 fi
-if ! /usr/bin/python3 -c 'import random_order' 2>/dev/null; then
-  echo "stress-tests: python3-pytest-random-order is missing (./scripts/install-deps.sh installs it)" >&2
-  exit 2
-fi
 
 out=build/stress/$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$out"

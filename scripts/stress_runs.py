@@ -4,7 +4,7 @@
 Reads CTest's own description of the integration tests (command, environment,
 timeout), so a test runs exactly as CTest runs it, plus a JUnit report and a
 random order: the files in a new order each run, and the tests of each file in
-a new order (python3-pytest-random-order, bucket "module"). Prints one row per
+a new order (OSF_TEST_SHUFFLE_SEED, which tests/integration/conftest.py reads). Prints one row per
 test that failed at least once: how often, and the first line of each distinct
 failure. Exits 1 when any run of any test failed, 0 when none did.
 """
@@ -67,26 +67,13 @@ def failures_in(report):
     return found
 
 
-def without_cache_off(command):
-    kept = []
-    for word in command:
-        if word == "no:cacheprovider" and kept and kept[-1] == "-p":
-            kept.pop()
-        else:
-            kept.append(word)
-    return kept
-
-
 def run_one(name, test, run_dir, seed):
     """Runs one test file; returns (name, failures, seconds)."""
     command, environment, timeout, cwd = test
     report = os.path.join(run_dir, name + ".xml")
     log = os.path.join(run_dir, name + ".log")
-    # The random order needs pytest's cache plugin (CTest's command turns it off): its
-    # cache goes to the run's own directory.
-    arguments = without_cache_off(command) + ["-o", "cache_dir=" + os.path.join(run_dir, ".cache"),
-                                              "--random-order-bucket=module",
-                           "--random-order-seed={}".format(seed), "--junitxml=" + report]
+    arguments = command + ["--junitxml=" + report]
+    environment = dict(environment, OSF_TEST_SHUFFLE_SEED=str(seed))
     started = time.monotonic()
     with open(log, "wb") as output:
         try:
@@ -116,6 +103,7 @@ def main():
     parser.add_argument("--skip", default="", help="CTest names to leave out, space-separated")
     parser.add_argument("words", nargs="*", help="run only the CTest names holding one of these")
     options = parser.parse_args()
+    options.out = os.path.abspath(options.out)  # each test runs in its own working directory
 
     tests = integration_tests(options.build)
     names = select(tests, options.words, options.skip.split())
