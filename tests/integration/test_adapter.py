@@ -767,6 +767,8 @@ def doctor_lines(result):
 
 
 def test_doctor_names_what_the_cluster_lacks_with_the_fix(cluster, tmp_path):
+    """Over a minute at load 4 (50 to 80 s in the stress runs): doctor asks kubectl one
+    `auth can-i` per permission, a process each, and this runs doctor in several namespaces."""
     kube = cluster
     # A namespace with everything: Pod Security labels, every permission, a gc CronJob.
     env = psa_namespace(kube, "doctor-ok", "restricted")
