@@ -412,18 +412,21 @@ def test_no_command_reads_a_secret_and_none_is_left(cluster, tmp_path):
     kube.configure(podRules=[{"image": "*egress-proxy*", "behavior": "ContainerCreating"}])
     full_env = kube.env()
     full_env.update(env)
+
+    def egress_pods():
+        out = kube.kubectl("get", "pods", "-l", "osf.sandbox.role=egress", "-o", "json", check=True).stdout
+        return [p["metadata"]["labels"]["osf.sandbox.id"] for p in json.loads(out)["items"]
+                if p["status"].get("phase") == "Pending"]
+
+    earlier = set(egress_pods())  # other tests' pending pods are not the killed create's
     killed = subprocess.Popen([ADAPTER, "create", write_spec(tmp_path, spec, "killed.json")], env=full_env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        def egress_pods():
-            out = kube.kubectl("get", "pods", "-l", "osf.sandbox.role=egress", "-o", "json", check=True).stdout
-            return [p["metadata"]["labels"]["osf.sandbox.id"] for p in json.loads(out)["items"]
-                    if p["status"].get("phase") == "Pending"]
-        kube.wait_for(lambda: egress_pods(), timeout=60, what="the killed create's egress pod")
+        left = kube.wait_for(lambda: [i for i in egress_pods() if i not in earlier], timeout=60,
+                             what="the killed create's egress pod")[0]
     finally:
         os.killpg(killed.pid, signal.SIGKILL)
         killed.communicate(timeout=30)
-    left = egress_pods()[0]
     record()
     kube.configure(podRules=[], forbid=[])
     assert kube.kubectl("get", "secret", f"osf-sandbox-{left}-secrets").returncode == 0, "the kill came too early"
