@@ -264,6 +264,24 @@ def test_the_origin_sees_the_protocol_the_mode_promises_with_bodies_intact(
 
 # 2. Many streams of one client: one upstream connection, served at once.
 
+def test_which_protocol_goes_upstream_does_not_depend_on_which_request_came_first(tmp_path, ca, nginx_h2):
+    """An HTTP/1.1 client's request leaves a pooled HTTP/1.1 connection to the origin (offered
+    http/1.1 only); an HTTP/2 client's request after it still goes HTTP/2 (trailers and full
+    duplex need it), and the other way round. One worker thread: one pool for both. Found in a
+    shuffled run, where an earlier test's pooled connection took this file's HTTP/2 requests."""
+    proxy = start_proxy(str(tmp_path / "one-worker"), ca, "--threads", "1")
+    try:
+        url = f"https://{UP}:{nginx_h2.port}/hello?order="
+        for client, tag in (("--http1.1", "h1-first"), ("--http2", "h2-second"), ("--http1.1", "h1-third")):
+            status, version, body, res = curl_h2(proxy, url + tag, version=client)
+            assert status == 200, res.stderr
+            expected = "HTTP/2.0" if client == "--http2" else "HTTP/1.1"
+            [seen] = nginx_h2.requests_for(lambda r, tag=tag: r["uri"] == "/hello?order=" + tag)
+            assert (seen["protocol"], body) == (expected, f"hello over {expected}\n"), (tag, seen, body)
+    finally:
+        proxy.stop()
+
+
 def test_many_h2_streams_share_one_upstream_connection_and_are_served_at_once(proxy, nginx_h2):
     # Each answer is held at the backend until all 20 requests are there: the streams
     # must be at nginx together, and nginx must have them on one connection.

@@ -38,11 +38,12 @@ bool UpstreamConnection::still_open() {
     return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
-std::string upstream_key(std::string_view host, std::uint16_t port, bool tls) {
+std::string upstream_key(std::string_view host, std::uint16_t port, bool tls, bool offered_h2) {
     std::string key = tls ? "https://" : "http://";
     key.append(host);
     key.push_back(':');
     key.append(std::to_string(port));
+    if (offered_h2) key.append(" h2");
     return key;
 }
 
@@ -199,8 +200,8 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyRuntime& ctx, UpstreamPool
                                                  const std::vector<tcp::endpoint>* checked,
                                                  bool allow_pooled, bool offer_h2) {
     UpstreamResult out;
-    const auto key = upstream_key(host, port, tls);
     offer_h2 = offer_h2 && tls;
+    const auto key = upstream_key(host, port, tls, offer_h2);
     const auto on_h2 = [&](std::shared_ptr<H2UpstreamConnection> shared, bool reused) {
         auto connection = std::make_unique<UpstreamConnection>();
         connection->key = key;

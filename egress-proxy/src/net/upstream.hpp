@@ -50,7 +50,10 @@ struct UpstreamConnection {
     bool still_open();
 };
 
-std::string upstream_key(std::string_view host, std::uint16_t port, bool tls);
+// The pool's key: an origin and how it was offered ALPN. A connection made when
+// only http/1.1 was offered is never what a request offering h2 takes (nor the
+// reverse): which protocol a request gets must not depend on which came first.
+std::string upstream_key(std::string_view host, std::uint16_t port, bool tls, bool offered_h2);
 
 // Idle upstream connections of one worker thread (no locking: one thread uses it).
 class UpstreamPool {

@@ -99,9 +99,10 @@ http {{
             fields = [line.split() for line in f if line.strip()]
         return [dict(zip(("protocol", "method", "uri", "status", "connection"), f)) for f in fields]
 
-    def requests_for(self, match, count=1, timeout=5.0):
+    def requests_for(self, match, count=1, timeout=30.0):
         """The requests for which `match(request)` is true, once there are `count` of them
-        (or after `timeout` seconds, with what there is). nginx writes a request's line when
+        (or after `timeout` seconds, with what there is: an absence check passes its own
+        short timeout). nginx writes a request's line when
         it finalises the request, which may come after the client has read the whole answer."""
         deadline = time.monotonic() + timeout
         while True:
