@@ -1,5 +1,6 @@
 #include "net/server.hpp"
 
+#include "admin/accept_pause.hpp"
 #include "admin/admin_server.hpp"
 #include "config/cpu_budget.hpp"
 #include "config/policy_change.hpp"
@@ -120,10 +121,11 @@ struct ProxyServer::Impl {
             auto [ec, socket] = co_await acceptor->async_accept(
                 worker.io, remote, asio::as_tuple(asio::use_awaitable));
             if (ec) {
-                if (!acceptor->is_open()) co_return;
+                const auto next = admin::after_accept_error(ec, acceptor->is_open());
+                if (next == admin::AcceptNext::stop) co_return;
                 spdlog::warn("accept failed: {}", ec.message());
-                if (ec == asio::error::no_descriptors) { // EMFILE: wait rather than spin
-                    asio::steady_timer pause(main_io, std::chrono::milliseconds(100));
+                if (next == admin::AcceptNext::pause) { // out of descriptors: wait, do not spin
+                    asio::steady_timer pause(main_io, admin::kAcceptPause);
                     co_await pause.async_wait(asio::use_awaitable);
                 }
                 continue;
