@@ -136,8 +136,11 @@ int run(int argc, char** argv) {
     const auto descriptors = osf::config::raise_descriptor_limit();
     if (const auto allowed = osf::config::connections_within(descriptors);
         options.limits.max_connections > allowed) {
-        spdlog::warn("--max-connections {} is over what {} file descriptors allow: {} instead",
-                     options.limits.max_connections, descriptors, allowed);
+        // The default lowered is expected on a small limit; a value asked for is worth a warning.
+        const bool asked = app.count("--max-connections") > 0;
+        spdlog::log(asked ? spdlog::level::warn : spdlog::level::debug,
+                    "--max-connections {} is over what {} file descriptors allow: {} instead",
+                    options.limits.max_connections, descriptors, allowed);
         options.limits.max_connections = allowed;
     }
     auto loaded = osf::config::load_config(std::move(options), osf::process_getenv,
