@@ -286,6 +286,8 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
         out.buffered.emplace(std::move(head.release().base()));
     }
 
+    // A WebSocket lives as long as its relay: a revoke of its host ends it.
+    if (out.websocket && !s.tunnel) s.registration.set_destination(plan.host, plan.port);
     co_return co_await forward_on_upstream(s, ex, plan, out, has_body);
 }
 

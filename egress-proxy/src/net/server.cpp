@@ -21,6 +21,7 @@
 #include <csignal>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
@@ -74,6 +75,24 @@ struct ProxyServer::Impl {
     std::size_t next_worker = 0;
 
     explicit Impl(const config::ProxyConfig& c) : config(c) {}
+
+    // POST /policy (on main_io): each worker ends, on its own thread, the tunnels
+    // and WebSockets `policy` no longer admits; waits for each (a worker that does
+    // not answer within 5 s, stopping, is not counted).
+    std::size_t end_revoked(const policy::Policy& policy) {
+        const auto rules = std::make_shared<const policy::Policy>(policy);
+        std::size_t ended = 0;
+        for (auto& w : workers) {
+            auto done = std::make_shared<std::promise<std::size_t>>();
+            auto result = done->get_future();
+            asio::post(w->io, [&worker = *w, rules, done] {
+                done->set_value(worker.end_revoked(*rules));
+            });
+            if (result.wait_for(std::chrono::seconds(5)) == std::future_status::ready)
+                ended += result.get();
+        }
+        return ended;
+    }
 
     // Over --max-connections: a 503 in one non-blocking send (the request is not
     // read), then the connection closes. Every refusal is counted in /metrics;
@@ -188,7 +207,11 @@ ProxyServer::ProxyServer(const config::ProxyConfig& config)
                                                                       ctx->issuers->misses(),
                                                                       ctx->issuers->cached()});
                                  },
-                                 [ctx](std::string_view body) { return update_policy(*ctx, body); },
+                                 [ctx, this](std::string_view body) {
+                                     return update_policy(*ctx, body, [this](const auto& policy) {
+                                         return impl_->end_revoked(policy);
+                                     });
+                                 },
                                  admin_token(options.state_dir), config::max_policy_request_bytes});
     } catch (const boost::system::system_error& e) {
         throw std::runtime_error("cannot listen on " + options.admin_listen + ": " +
