@@ -22,7 +22,7 @@ from osftest import Proxy, TestCA, Upstream, proxy_bin
 from osftest.clients import body_of, curl, status_of
 from osftest.proxy import run_proxy
 from test_bypass_mcp import jsonrpc_route
-from test_bypass_smuggling import RawUpstream, open_tunnel, read_response
+from test_bypass_smuggling import RawUpstream, open_tunnel, proxy_address, read_response
 
 OLD, NEW, MCP = "api.live.test", "registry.other.test", "mcp.live.test"
 ALIASES = {OLD: "127.0.0.1", NEW: "127.0.0.1", MCP: "127.0.0.1"}
@@ -165,11 +165,24 @@ def ws_frame(text):
     return bytes([0x81, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
-def test_an_open_websocket_to_a_revoked_host_is_ended(servers, proxy):
+@pytest.fixture(scope="module")
+def plain_upstream():
+    u = Upstream()  # plain HTTP: ws:// in absolute form
+    yield u
+    u.stop()
+
+
+@pytest.mark.parametrize("route", ["tunnel", "absolute-form"])
+def test_an_open_websocket_to_a_revoked_host_is_ended(servers, proxy, plain_upstream, route):
     _, https, mcp = servers
     key = base64.b64encode(os.urandom(16)).decode()
-    with open_tunnel(proxy, OLD, https.port, server_hostname=OLD) as tls:
-        tls.sendall((f"GET /ws HTTP/1.1\r\nHost: {OLD}:{https.port}\r\nUpgrade: websocket\r\n"
+    if route == "tunnel":
+        opened, port, target = open_tunnel(proxy, OLD, https.port, server_hostname=OLD), https.port, "/ws"
+    else:
+        port = plain_upstream.port
+        opened, target = socket.create_connection(proxy_address(proxy), timeout=15), f"http://{OLD}:{port}/ws"
+    with opened as tls:
+        tls.sendall((f"GET {target} HTTP/1.1\r\nHost: {OLD}:{port}\r\nUpgrade: websocket\r\n"
                      f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
         head = b""
         while b"\r\n\r\n" not in head:
