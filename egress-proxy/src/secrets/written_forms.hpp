@@ -41,6 +41,8 @@ public:
 
 private:
     Limits limits_;
+    // No secrets: no form can ever be written, and answers need no look (nor the lock).
+    bool none_ = false;
     mutable std::shared_mutex mutex_; // readers: every answer; writers: a new form
     std::vector<EchoForm> forms_;
     std::size_t bytes_ = 0;
