@@ -6,6 +6,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/log_commands.hpp"
 #include "cli/policy_command.hpp"
+#include "config/descriptor_budget.hpp"
 #include "config/proxy_config.hpp"
 #include "net/server.hpp"
 #include "osf/process_env.hpp"
@@ -131,6 +132,17 @@ int run(int argc, char** argv) {
     options.limits.upstream_timeout = std::chrono::seconds(upstream_timeout);
     options.checkpoint_interval = std::chrono::seconds(checkpoint_seconds);
     options.fold_refusals = !log_every_refusal;
+    // Connections past what the descriptors allow would meet EMFILE before the 503.
+    const auto descriptors = osf::config::raise_descriptor_limit();
+    if (const auto allowed = osf::config::connections_within(descriptors);
+        options.limits.max_connections > allowed) {
+        // The default lowered is expected on a small limit; a value asked for is worth a warning.
+        const bool asked = app.count("--max-connections") > 0;
+        spdlog::log(asked ? spdlog::level::warn : spdlog::level::debug,
+                    "--max-connections {} is over what {} file descriptors allow: {} instead",
+                    options.limits.max_connections, descriptors, allowed);
+        options.limits.max_connections = allowed;
+    }
     auto loaded = osf::config::load_config(std::move(options), osf::process_getenv,
                                            osf::secrets::SourceEnvironment::from_process());
     if (auto* problem = std::get_if<std::string>(&loaded)) {

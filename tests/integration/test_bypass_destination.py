@@ -2,6 +2,7 @@
 proxy will connect to it. Every spelling of a host is tried as a CONNECT target
 and as an absolute-form URL; the refusals must name the canonical host in the
 log, and nothing may reach the upstream."""
+import subprocess
 import time
 
 import pytest
@@ -195,3 +196,52 @@ def test_the_proxy_itself_is_refused(proxy, upstream):
     admin_port = proxy.admin.rsplit(":", 1)[1]
     status, head, _ = connect(proxy, f"upstream.test:{admin_port}")
     assert status == 403, head
+
+
+# --- a wildcard name resolving to a private address (issue 41) ---------------------------
+# The proxy runs in a mount namespace of its own with an /etc/hosts of the test's (unshare
+# -rm: as root, or as a user where unprivileged user namespaces are allowed), so real name
+# resolution (getaddrinfo) gives private addresses without touching the machine's files.
+
+WILD_HOSTS = """127.0.0.1 localhost
+10.255.255.1 deep.wild.test
+100.64.255.1 cgnat.wild.test
+192.168.255.1 named.wild.test
+fd00::1 ula.wild.test
+"""
+
+
+def proxy_with_hosts(tmp_path, spec):
+    hosts = tmp_path / "hosts"
+    hosts.write_text(WILD_HOSTS)
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", f'mount --bind "{hosts}" /etc/hosts'],
+                           capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("no mount namespace for this user: " + probe.stderr.decode().strip())
+    proxy = Proxy(spec, str(tmp_path / "p"), args=["--upstream-timeout", "3"], start=False)
+    proxy.argv = ["unshare", "-rm", "sh", "-c", 'mount --bind "$0" /etc/hosts && exec "$@"',
+                  str(hosts)] + proxy.argv  # each execs the next: the proxy keeps the pid
+    return proxy.start()
+
+
+@pytest.mark.parametrize("host", ["deep.wild.test", "cgnat.wild.test", "ula.wild.test"])
+def test_a_wildcard_name_resolving_to_a_private_address_is_refused(tmp_path, host):
+    spec = {"template": "debian:12", "egress": ["*.wild.test", "named.wild.test"]}
+    proxy = proxy_with_hosts(tmp_path, spec)
+    try:
+        cursor = LogCursor(proxy)
+        status, head, _ = get(proxy, f"http://{host}:8080/x", f"{host}:8080")
+        assert status == 403, head
+        assert b"X-Osf-Refused-By: destination-address" in head
+        line = cursor.wait(lambda l: l["host"] == host)[0]
+        assert line["outcome"] == "refused" and line["refusedBy"] == "destination-address"
+        status, head, _ = connect(proxy, f"{host}:443")
+        assert status == 403 and b"destination-address" in head, head
+        # The host the spec names itself may reach its private address (in-cluster
+        # services): it is dialled (whatever answers there, or an error: not a refusal).
+        status, head, _ = get(proxy, "http://named.wild.test:8080/x", "named.wild.test:8080")
+        assert status != 403, head
+        line = cursor.wait(lambda l: l["host"] == "named.wild.test")[0]
+        assert line["outcome"] in ("allowed", "error"), line
+    finally:
+        proxy.stop()

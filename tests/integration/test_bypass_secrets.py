@@ -12,7 +12,11 @@ import subprocess
 
 import pytest
 
+import h2.events
+
 from osftest import Proxy, TestCA
+from osftest.h2 import H2Client
+from osftest.h2 import tls_tunnel as h2_tunnel
 from test_bypass_smuggling import (LogCursor, RawUpstream, open_tunnel, proxy_address, read_response,
                                    tls_server_context)
 
@@ -40,11 +44,25 @@ def field_value(head, name):
     return b""
 
 
+EARLIER = {}  # the last Authorization value the API upstream received, on any connection
+
+
 def echo_answer(head, path):
     """An upstream that echoes what it received into the answer head: the
     Authorization value (the Basic token the proxy built) in a field value,
-    X-Token (the raw value) in the reason phrase, or in a field name."""
+    X-Token (the raw value) in the reason phrase, or in a field name.
+    `/echo-earlier` echoes the Authorization of an earlier request (any connection)
+    in a field; `/echo-earlier-trailer` in a trailer field of a chunked answer."""
     auth, token = field_value(head, b"authorization"), field_value(head, b"x-token")
+    if auth:
+        EARLIER["authorization"] = auth
+    earlier = EARLIER.get("authorization", b"")
+    if path.startswith(b"/echo-earlier-trailer"):
+        return (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-Echo\r\n\r\n"
+                b"2\r\nok\r\n0\r\nX-Echo: " + earlier + b"\r\n\r\n")
+    if path.startswith(b"/echo-earlier"):
+        return (b"HTTP/1.1 200 OK\r\nX-Echo: " + earlier + b"\r\nWWW-Authenticate: Basic realm=\"" +
+                earlier.split(b" ")[-1] + b"\"\r\nContent-Length: 0\r\n\r\n")
     if path.startswith(b"/echo-basic"):
         return (b"HTTP/1.1 200 OK\r\nX-Echo: " + auth + b"\r\nWWW-Authenticate: Basic realm=\"" +
                 auth.split(b" ")[-1] + b"\"\r\nContent-Length: 0\r\n\r\n")
@@ -65,6 +83,28 @@ def redirect_route(target):
                     b"\r\nContent-Length: 0\r\n\r\n")
         return echo_answer(head, path)
     return route
+
+
+class TrailerH2Client(H2Client):
+    """osftest.h2's H2Client that also keeps each stream's trailer fields."""
+
+    def __init__(self, sock, authority):
+        super().__init__(sock, authority)
+        receive = self.conn.receive_data
+
+        def recording(data):
+            events = receive(data)
+            for e in events:
+                if isinstance(e, h2.events.TrailersReceived) and e.stream_id in self.streams:
+                    self.streams[e.stream_id]["trailers"] = list(e.headers)
+            return events
+
+        self.conn.receive_data = recording
+
+    def request(self, path, **kw):
+        sid = super().request(path, **kw)
+        self.streams[sid]["trailers"] = []
+        return sid
 
 
 @pytest.fixture(scope="module")
@@ -243,6 +283,41 @@ def test_an_echoed_basic_token_is_put_back_to_what_the_sandbox_sent(proxy, serve
     assert base64.b64encode(f"x:{TOKEN}".encode()) in api.raw  # the control: it was substituted
     assert f"X-Echo: Basic {BASIC_SENT}".encode() in head
     assert not leaked(head + body)
+
+
+def test_a_basic_token_written_earlier_is_masked_in_a_later_answer_on_another_connection(proxy, servers):
+    """Issue 41, class 3: the token the proxy built for one request, echoed by the origin
+    in the answer to a later request (which wrote nothing) on another connection."""
+    api = servers["api"]
+    user = "user-" + random_tokens.token_hex(4)  # a token no earlier test built
+    sent = base64.b64encode(f"{user}:{PREFIX}API_TOKEN".encode()).decode()
+    with open_tunnel(proxy, API, api.port, server_hostname=API) as s:
+        assert req(s, f"{API}:{api.port}", "/first", f"Authorization: Basic {sent}", close=True)[0] == 200
+    built = base64.b64encode(f"{user}:{TOKEN}".encode())
+    assert built in api.raw  # the control: the proxy built it
+    with open_tunnel(proxy, API, api.port, server_hostname=API) as s:
+        status, head, body = req(s, f"{API}:{api.port}", "/echo-earlier", close=True)
+    assert status == 200, head
+    assert built not in head
+    assert f"X-Echo: Basic {sent}".encode() in head
+    assert f'realm="{sent}"'.encode() in head
+
+
+def test_a_basic_token_written_earlier_is_masked_in_an_http2_trailer(proxy, servers):
+    api = servers["api"]
+    user = "h2-" + random_tokens.token_hex(4)
+    sent = base64.b64encode(f"{user}:{PREFIX}API_TOKEN".encode()).decode()
+    built = base64.b64encode(f"{user}:{TOKEN}".encode())
+    with h2_tunnel(proxy, API, api.port) as sock:
+        client = TrailerH2Client(sock, f"{API}:{api.port}")
+        first = client.request("/first-h2", headers=[("authorization", f"Basic {sent}")])
+        assert client.wait(first)[0]["status"] == 200
+        assert built in api.raw
+        later = client.request("/echo-earlier-trailer")
+        record = client.wait(later)[0]
+    assert record["status"] == 200 and record["body"] == b"ok", record
+    assert ("x-echo", f"Basic {sent}") in record["trailers"], record["trailers"]
+    assert not any(built.decode() in v for _, v in record["headers"] + record["trailers"])
 
 
 def test_a_value_echoed_in_the_reason_phrase_is_masked(proxy, servers):

@@ -12,7 +12,12 @@ once, every stream with a header list near --max-header-bytes and either a reque
 body filling its window to an upstream that stops reading, or an endless answer the
 client never reads. The RSS stays under the formula per stream (an HTTP/1.1
 connection's, plus the stream's window, its answer queue and its header list's three
-forms) times the streams."""
+forms) times the streams.
+
+Issue 41, class 4: one MCP message read whole costs at most MESSAGE_FACTOR times its
+bytes (the README's formula), whatever its shape: a batch of a million empty objects,
+an array of a million zeros, an object of many keys (plain and escaped), an id that is
+a large object. Before, a 4 MiB batch of 1.4 million empty objects took 13 to 245 MiB."""
 import concurrent.futures
 import json
 import socket
@@ -240,3 +245,86 @@ def test_rss_stays_under_the_formula_while_h2_streams_flood_many_connections(tmp
             assert reached >= everyone, reached
     finally:
         upstream.stop()
+
+
+# --- one MCP message, every shape (issue 41, class 4) -----------------------------------
+
+MESSAGE_BYTES = 4 * 1024 * 1024 - 4096  # under --max-mcp-message-bytes (4 MiB)
+MESSAGE_FACTOR = 6  # egress-proxy/README.md: an MCP message read whole costs at most 6 x its bytes
+MESSAGE_SLACK = 8 * 1024 * 1024  # allocator arenas, the answer, Python's view of RSS
+
+
+def filled(prefix, piece, suffix, size=MESSAGE_BYTES):
+    """prefix + piece(0), piece(1)... (comma separated) + suffix, at most `size` bytes."""
+    parts, used, i = [], len(prefix) + len(suffix), 0
+    while used + len(piece(i)) + 1 <= size:
+        parts.append(piece(i))
+        used += len(parts[-1]) + 1
+        i += 1
+    return prefix + ",".join(parts) + suffix
+
+
+def call(arguments):
+    return '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":' + arguments + "}}"
+
+
+SHAPES = {
+    "batch-of-empty-objects": lambda: filled("[", lambda i: "{}", "]"),
+    "batch-of-pings": lambda: filled("[", lambda i: '{"jsonrpc":"2.0","method":"ping"}', "]"),
+    "array-of-zeros": lambda: call(filled('{"a":[', lambda i: "0", "]}", MESSAGE_BYTES - 100)),
+    "nested-empty-arrays": lambda: call(filled('{"a":[', lambda i: "[[]]", "]}", MESSAGE_BYTES - 100)),
+    "many-keys": lambda: call(filled("{", lambda i: '"%x":0' % i, "}", MESSAGE_BYTES - 100)),
+    "many-escaped-keys": lambda: call(filled("{", lambda i: '"\\u00%02x%x":0' % (0x61 + i % 26, i), "}",
+                                             MESSAGE_BYTES - 100)),
+    "object-id": lambda: ('{"jsonrpc":"2.0","method":"tools/list","id":' +
+                          filled('{"a":[', lambda i: "0", "]}", MESSAGE_BYTES - 100) + "}"),
+}
+
+
+def post_mcp(proxy, port, body):
+    data = body.encode()
+    with socket.create_connection(proxy_address(proxy), timeout=60) as s:
+        s.sendall((f"POST http://{MCP}:{port}/mcp HTTP/1.1\r\nHost: {MCP}:{port}\r\n"
+                   "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+                   f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n").encode() + data)
+        s.settimeout(60)
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            more = s.recv(65536)
+            if not more:
+                break
+            answer += more
+        return int(answer.split(b" ")[1]) if answer.startswith(b"HTTP/1.1 ") else 0
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_one_mcp_message_stays_under_the_formula_whatever_its_shape(env, shape):
+    proxy, port = env["proxy"], env["mcp"].port
+    body = SHAPES[shape]()
+    assert len(body) <= 4 * 1024 * 1024
+    post_mcp(proxy, port, '{"jsonrpc":"2.0","id":0,"method":"ping"}')  # pools and arenas exist
+    time.sleep(0.5)
+    baseline = rss_bytes(proxy.pid)
+    peak, stop = baseline, threading.Event()
+
+    def sample():
+        nonlocal peak
+        while not stop.is_set():
+            peak = max(peak, rss_bytes(proxy.pid))
+            time.sleep(0.005)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        status = post_mcp(proxy, port, body)
+    finally:
+        stop.set()
+        sampler.join()
+    bound = baseline + MESSAGE_FACTOR * len(body) + MESSAGE_SLACK
+    print(f"{shape}: {len(body)} bytes, status {status}, baseline {baseline >> 10} KiB, "
+          f"peak {peak >> 10} KiB (+{(peak - baseline) >> 10} KiB), bound {bound >> 10} KiB")
+    # Read and judged: refused, or forwarded (this upstream's answer is no MCP answer: 502).
+    assert status in (400, 413, 502), status
+    assert peak <= bound, (f"{shape}: VmRSS {baseline >> 20} MiB before, {peak >> 20} MiB peak, "
+                           f"bound {bound >> 20} MiB for one message of {len(body) >> 10} KiB")
+    assert proxy.proc.poll() is None

@@ -6,9 +6,13 @@ force when it comes, nothing without the token (or from the proxy port) changes
 anything, what may not change live is refused, and the log verifies with its policy
 lines, each request saying which rules admitted it. `egress-proxy policy` (the same
 request from beside the proxy) and its exit codes."""
+import base64
 import json
 import os
+import socket
+import ssl
 import subprocess
+import time
 import urllib.error
 import urllib.request
 
@@ -18,7 +22,7 @@ from osftest import Proxy, TestCA, Upstream, proxy_bin
 from osftest.clients import body_of, curl, status_of
 from osftest.proxy import run_proxy
 from test_bypass_mcp import jsonrpc_route
-from test_bypass_smuggling import RawUpstream, open_tunnel, read_response
+from test_bypass_smuggling import RawUpstream, open_tunnel, proxy_address, read_response
 
 OLD, NEW, MCP = "api.live.test", "registry.other.test", "mcp.live.test"
 ALIASES = {OLD: "127.0.0.1", NEW: "127.0.0.1", MCP: "127.0.0.1"}
@@ -120,18 +124,89 @@ def test_allow_a_host_outside_the_spec_then_revoke_it(servers, proxy):
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-def test_a_tunnel_open_across_changes_is_judged_request_by_request(servers, proxy):
+def test_a_tunnel_open_across_a_revoke_of_its_host_is_ended(servers, proxy):
     _, https, mcp = servers
-    with open_tunnel(proxy, OLD, https.port, server_hostname=OLD) as tls:
+    with open_tunnel(proxy, OLD, https.port, server_hostname=OLD) as tls, \
+            open_tunnel(proxy, OLD, https.port, server_hostname=OLD) as kept_alive:
         assert get_on(tls, OLD, https.port, "/first")[0] == 200
         status, answer = post_policy(proxy, spec_of(mcp, [NEW]))
         assert status == 200, answer
-        status, head, _ = get_on(tls, OLD, https.port, "/second")
-        assert status == 403 and b"X-Osf-Refused-By: host-not-allowed" in head
+        # Issue 41: the revoke ended the tunnels (it used to stay open, each request
+        # in it judged again; nothing could end a WebSocket in it).
+        assert get_on(tls, OLD, https.port, "/second")[0] == 0
+        assert closed_within(kept_alive, 10)
+    revoke = [l for l in policy_lines(proxy) if l["change"] == "revoke"][-1]
+    assert revoke["entries"] == [OLD] and revoke["ended"] == 2, revoke
+    assert not any(l.get("path") == "/second" for l in proxy.log_lines())
     status, _ = post_policy(proxy, spec_of(mcp, [OLD]))
     assert status == 200
     with open_tunnel(proxy, OLD, https.port, server_hostname=OLD) as tls:
         assert get_on(tls, OLD, https.port, "/third")[0] == 200
+
+
+def closed_within(sock, seconds):
+    """True when the peer closes `sock` (EOF or reset) within `seconds`; data read is dropped."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        sock.settimeout(max(0.05, deadline - time.monotonic()))
+        try:
+            if not sock.recv(65536):
+                return True
+        except socket.timeout:
+            continue
+        except (OSError, ssl.SSLError):
+            return True
+    return False
+
+
+def ws_frame(text):
+    """A masked client text frame (RFC 6455), payload under 126 bytes."""
+    payload, mask = text.encode(), os.urandom(4)
+    return bytes([0x81, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+@pytest.fixture(scope="module")
+def plain_upstream():
+    u = Upstream()  # plain HTTP: ws:// in absolute form
+    yield u
+    u.stop()
+
+
+@pytest.mark.parametrize("route", ["tunnel", "absolute-form"])
+def test_an_open_websocket_to_a_revoked_host_is_ended(servers, proxy, plain_upstream, route):
+    _, https, mcp = servers
+    key = base64.b64encode(os.urandom(16)).decode()
+    if route == "tunnel":
+        opened, port, target = open_tunnel(proxy, OLD, https.port, server_hostname=OLD), https.port, "/ws"
+    else:
+        port = plain_upstream.port
+        opened, target = socket.create_connection(proxy_address(proxy), timeout=15), f"http://{OLD}:{port}/ws"
+    with opened as tls:
+        tls.sendall((f"GET {target} HTTP/1.1\r\nHost: {OLD}:{port}\r\nUpgrade: websocket\r\n"
+                     f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            more = tls.recv(1)
+            assert more, head
+            head += more
+        assert head.startswith(b"HTTP/1.1 101"), head
+        tls.sendall(ws_frame("before"))
+        echoed = b""
+        while b"before" not in echoed:
+            more = tls.recv(65536)
+            assert more, echoed
+            echoed += more
+        status, answer = post_policy(proxy, spec_of(mcp, [NEW]), by="reviewer@test")
+        assert status == 200, answer
+        try:
+            tls.sendall(ws_frame("after"))
+        except OSError:
+            pass
+        assert closed_within(tls, 10), "the WebSocket to the revoked host still carries frames"
+    revoke = [l for l in policy_lines(proxy) if l["change"] == "revoke"][-1]
+    assert revoke["ended"] == 1 and revoke["by"] == "reviewer@test", revoke
+    line = proxy.wait_for_log(lambda l: l.get("path") == "/ws")[0]
+    assert line["upgrade"] == "websocket"
 
 
 def test_an_mcp_tool_is_allowed_while_the_session_runs(servers, proxy):

@@ -245,7 +245,9 @@ inline constexpr std::string_view entries = "entries";       // egress entries a
 inline constexpr std::string_view tools = "tools";           // "server:tool"s added or removed
 inline constexpr std::string_view by = "by";                 // who asked
 inline constexpr std::string_view generation = "generation"; // the policy's number from here on
+inline constexpr std::string_view ended = "ended"; // revoke: open tunnels and WebSockets it ended
 
-inline constexpr std::array<std::string_view, 5> all = {change, entries, tools, by, generation};
+inline constexpr std::array<std::string_view, 6> all = {change, entries,    tools,
+                                                        by,     generation, ended};
 
 } // namespace osf::policy_field

@@ -1,8 +1,11 @@
 #include "admin/admin_server.hpp"
 
+#include "admin/accept_pause.hpp"
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -131,7 +134,12 @@ void AdminServer::start() {
                 auto [ec, socket] =
                     co_await acceptor_.async_accept(asio::as_tuple(asio::use_awaitable));
                 if (ec) {
-                    if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
+                    const auto next = after_accept_error(ec, acceptor_.is_open());
+                    if (next == AcceptNext::stop) co_return;
+                    if (next == AcceptNext::pause) { // out of descriptors: wait, do not spin
+                        asio::steady_timer pause(acceptor_.get_executor(), kAcceptPause);
+                        co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
+                    }
                     continue;
                 }
                 asio::co_spawn(acceptor_.get_executor(), serve(std::move(socket), handlers_),

@@ -42,6 +42,9 @@ struct LogRecord {
     std::int64_t mcp_events_dropped = -1; // < 0: not an MCP stream
     std::int64_t tools_removed = -1;
     std::uint64_t policy = 0; // the admitting policy's generation; 0: the spec's (not written)
+    // The request (or a part of it) was handed to an upstream connection: the
+    // exchange reached an origin, so its line is never folded. Not written.
+    bool reached_upstream = false;
     // A folded line (log/refusal_folding.hpp): how many requests it stands
     // for, and the time of the first; 0 on a line for one request.
     std::uint64_t count = 0;

@@ -15,6 +15,7 @@ std::string policy_line(const PolicyRecord& record, std::string_view time) {
     if (!record.tools.empty()) j.field(osf::policy_field::tools, record.tools);
     j.field(osf::policy_field::by, record.by);
     j.field(osf::policy_field::generation, record.generation);
+    if (record.ended) j.field(osf::policy_field::ended, *record.ended);
     j.finish();
     return line;
 }

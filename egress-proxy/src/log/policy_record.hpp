@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,11 +11,12 @@
 namespace osf::log {
 
 struct PolicyRecord {
-    std::string_view change;          // "allow" or "revoke"
-    std::vector<std::string> entries; // egress entries added or removed
-    std::vector<std::string> tools;   // "server:tool"s added or removed
-    std::string by;                   // who asked
-    std::uint64_t generation = 0;     // the policy's number from this line on
+    std::string_view change;            // "allow" or "revoke"
+    std::vector<std::string> entries;   // egress entries added or removed
+    std::vector<std::string> tools;     // "server:tool"s added or removed
+    std::string by;                     // who asked
+    std::uint64_t generation = 0;       // the policy's number from this line on
+    std::optional<std::uint64_t> ended; // revoke: open tunnels and WebSockets it ended
 };
 
 // One line without its chain field (EgressLogWriter::write adds it).

@@ -6,18 +6,22 @@ namespace osf::log {
 
 RefusalFolder::RefusalFolder(FoldingLimits limits) : limits_(limits) {}
 
-bool RefusalFolder::foldable(const LogRecord& r) {
-    if (r.count > 0) return false; // already a folded line
-    if (r.outcome == Outcome::refused) return r.bytes_up == 0;
-    if (r.outcome != Outcome::error || r.bytes_up != 0 || !r.upgrade.empty()) return false;
+RefusalFolder::Folding RefusalFolder::folding_of(const LogRecord& r) {
+    // A folded line already; or a request that went out (a bodiless GET is
+    // whole once its head is sent, whatever happened to its answer).
+    if (r.count > 0 || r.reached_upstream || r.bytes_up != 0) return Folding::whole;
+    if (r.outcome == Outcome::refused) return Folding::fold;
+    if (r.outcome != Outcome::error || !r.upgrade.empty()) return Folding::whole;
     switch (r.error.value_or(ErrorKind::aborted)) {
     case ErrorKind::client_closed:
     case ErrorKind::client_timeout:
     case ErrorKind::client_tls:
     case ErrorKind::no_request:
-        return true;
+        return Folding::fold;
+    case ErrorKind::upstream_connect: // refused by a closed port: no byte of the request left
+        return Folding::fold_named;
     default:
-        return false; // the proxy reached out to an upstream: each attempt is evidence
+        return Folding::whole; // the proxy reached an upstream (or DNS): each attempt is evidence
     }
 }
 
@@ -60,7 +64,8 @@ void RefusalFolder::fold_into(Tally& tally, const LogRecord& r) {
 }
 
 bool RefusalFolder::admit(const LogRecord& r) {
-    if (!foldable(r)) return true;
+    const Folding folding = folding_of(r);
+    if (folding == Folding::whole) return true;
     if (!open_) {
         open_ = true;
         window_start_ = r.time;
@@ -76,6 +81,7 @@ bool RefusalFolder::admit(const LogRecord& r) {
     }
     const bool has_fold = it != tallies_.end() && it->second.folded.count > 0;
     if (!has_fold && folded_kinds_ >= limits_.kinds_per_window) {
+        if (folding == Folding::fold_named) return true; // its name is never hidden
         // Too many kinds this window: one line per outcome and reason holds the rest.
         auto& [outcome, reason, host, port, scheme, method, server, tool, secrets] = kind;
         host.clear();

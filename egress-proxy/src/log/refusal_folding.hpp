@@ -1,5 +1,6 @@
 // Keeps the egress log bounded under a flood of requests that carried nothing
-// out (refusals, and clients that left or timed out before sending a body):
+// out (refusals decided before anything was sent, clients that left or timed
+// out before their request went upstream, connections to a closed port):
 // such a flood costs the sandbox nothing and would otherwise grow the log at
 // its own rate. Within each window, the first lines of each kind are written
 // whole; the rest are counted, and the window ends with one folded line per
@@ -34,9 +35,15 @@ public:
 
     explicit RefusalFolder(FoldingLimits limits = {});
 
-    // A request that carried nothing out: refused, or a client-side error
-    // with no request body sent upstream.
-    static bool foldable(const LogRecord& record);
+    // Whether a line may fold (pure). `whole`: never; an exchange that
+    // reached an origin is always one whole line. `fold`: may be counted,
+    // and past the window's kinds into a line without host, method or
+    // secrets. `fold_named`: may be counted in a line of its own kind only;
+    // past the window's kinds it is written whole (its host name went out
+    // to DNS, so no folded line may hide it).
+    enum class Folding { whole, fold, fold_named };
+    static Folding folding_of(const LogRecord& record);
+    static bool foldable(const LogRecord& record) { return folding_of(record) != Folding::whole; }
 
     // Call with the time of `record` first passed to take_due(). True: write
     // `record` whole. False: it is counted in a folded line to come.

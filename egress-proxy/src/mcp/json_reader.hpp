@@ -19,6 +19,11 @@ using Json = nlohmann::ordered_json;
 // Deeper documents are refused: no MCP message needs them and the serialiser
 // recurses.
 inline constexpr std::size_t kMaxJsonDepth = 128;
+// The most messages a JSON-RPC batch may hold: what the proxy keeps per
+// message (its method, id and answer) is then bounded whatever the batch's
+// shape. Batches are rare (the 2025-06-18 revision dropped them); a larger
+// one is refused, 413 mcp-unreadable.
+inline constexpr std::size_t kMaxBatchMessages = 1000;
 
 struct JsonReadResult {
     std::optional<Json> value; // set when the text was read

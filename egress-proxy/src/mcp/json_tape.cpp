@@ -12,7 +12,6 @@
 #include <emmintrin.h>
 #endif
 #include <limits>
-#include <list>
 
 namespace osf::mcp {
 
@@ -160,7 +159,8 @@ public:
     JsonTapeReader(std::string_view text, JsonTape& tape)
         : begin_(text.data()), end_(text.data() + text.size()), tape_(tape),
           entries_(tape.entries_.data()),
-          capacity_(static_cast<std::uint32_t>(tape.entries_.size())), keys_(tape.keys_) {}
+          capacity_(static_cast<std::uint32_t>(tape.entries_.size())), keys_(tape.keys_),
+          decoded_(tape.decoded_), max_values_(JsonTape::max_values(text.size())) {}
 
     // Reads the text into the tape; false (with `error` set) when it is not strict JSON.
     bool run() {
@@ -194,13 +194,20 @@ private:
         entries_[count_] = {kind, false, offset(at), 0, 0};
         return count_++;
     }
+    // Values of the text so far within JsonTape::max_values (counted when not recorded too).
+    [[gnu::always_inline]] bool counted() {
+        if constexpr (!Record) ++values_;
+        return (Record ? count_ : values_) < max_values_ || fail("too many values");
+    }
     [[gnu::always_inline]] void close(std::uint32_t index, const char* p) {
         if constexpr (!Record) return;
         entries_[index].end = offset(p);
         entries_[index].next = count_;
     }
     [[gnu::noinline]] void grow() {
-        tape_.entries_.resize(std::max<std::size_t>(64, 2 * tape_.entries_.size()));
+        // Never past the most entries the text may have: counted() stops there.
+        tape_.entries_.resize(std::min<std::size_t>(
+            max_values_ + 1, std::max<std::size_t>(64, 2 * tape_.entries_.size())));
         entries_ = tape_.entries_.data();
         capacity_ = static_cast<std::uint32_t>(tape_.entries_.size());
     }
@@ -366,10 +373,10 @@ private:
                     if (same_text(keys[i], keys[j])) return false;
             return true;
         }
-        std::vector<std::string_view> sorted(keys_.begin() + static_cast<std::ptrdiff_t>(start),
-                                             keys_.end());
-        std::sort(sorted.begin(), sorted.end());
-        return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+        // In place: the object's keys are dropped from the scratch once checked.
+        const auto first = keys_.begin() + static_cast<std::ptrdiff_t>(start);
+        std::sort(first, keys_.end());
+        return std::adjacent_find(first, keys_.end()) == keys_.end();
     }
 
     bool read();
@@ -381,7 +388,9 @@ private:
     std::uint32_t count_ = 0;
     std::uint32_t capacity_;
     std::vector<std::string_view>& keys_; // keys of the open objects, innermost last
-    std::list<std::string> decoded_; // unescaped keys (stable addresses, no allocation until used)
+    std::string& decoded_;                // unescaped keys, end to end (tape_.decoded_)
+    std::size_t max_values_;              // JsonTape::max_values of the text
+    std::size_t values_ = 0;              // values read, when not recorded
 };
 
 template <bool Record> bool JsonTapeReader<Record>::read() {
@@ -397,6 +406,7 @@ template <bool Record> bool JsonTapeReader<Record>::read() {
 value: // p is before a value (and maybe white space)
     p = skip_space(p);
     if (p >= end_) return fail("unexpected end");
+    if (!counted()) return false;
     switch (*p) {
     case '{':
     case '[': {
@@ -456,14 +466,21 @@ after_value: // p is after a whole value
 
 key: // p is at an object's key
     if (p >= end_ || *p != '"') return fail("expected a key");
+    if (!counted()) return false;
     {
         const char* key_begin = p;
         p = string(p, Kind::Key, escaped);
         if (!p) return false;
         std::string_view inner(key_begin + 1, static_cast<std::size_t>(p - key_begin - 2));
         if (escaped) {
-            decoded_.push_back(unescape(inner));
-            inner = decoded_.back();
+            // An unescaped key is shorter than its literal: a buffer of the
+            // text's size never reallocates, so the views into it stay valid
+            // (and holds no more than the text).
+            if (decoded_.capacity() < static_cast<std::size_t>(end_ - begin_))
+                decoded_.reserve(static_cast<std::size_t>(end_ - begin_));
+            const std::size_t at = decoded_.size();
+            decoded_ += unescape(inner);
+            inner = std::string_view(decoded_).substr(at);
         }
         if constexpr (!Record)
             if (depth == 1 && same_text(inner, "result")) return stopped = true;
@@ -494,12 +511,21 @@ JsonTape::Shape JsonTape::classify(std::string_view text) {
 bool JsonTape::read_text(std::string_view text, std::string* error, bool record, bool* stopped) {
     count_ = 0;
     keys_.clear();
+    decoded_.clear();
     text_ = text;
     if (text.size() >= std::numeric_limits<std::uint32_t>::max()) {
         if (error) *error = "too large";
         return false;
     }
-    if (record && entries_.size() < text.size() / 8 + 4) entries_.resize(text.size() / 8 + 4);
+    // Each key is a value: at most half the values are keys (reserved, not touched).
+    keys_.reserve(max_values(text.size()) / 2 + 1);
+    if (record) {
+        // Room for the most entries the text may have, reserved (not touched:
+        // resident only as entries are written), so growing never copies the
+        // tape, which would hold it twice for a moment.
+        entries_.reserve(max_values(text.size()) + 1);
+        if (entries_.size() < text.size() / 8 + 4) entries_.resize(text.size() / 8 + 4);
+    }
     auto run = [&](auto reader) {
         if (!reader.run()) {
             if (error) *error = reader.error;

@@ -27,6 +27,15 @@ public:
         std::uint32_t next; // index of the entry after this value (and its children)
     };
 
+    // Memory is bounded by the text's bytes whatever its shape: a text of n
+    // bytes may hold at most max_values(n) values (keys count), else it is
+    // refused ("too many values"); the tape then holds at most 16 bytes per
+    // value, about 4 per byte of text, and the key scratch at most as much
+    // again for the keys of the objects open at once.
+    static constexpr std::size_t max_values(std::size_t text_bytes) {
+        return text_bytes / 4 + 1024;
+    }
+
     // Reads `text` (which must outlive the tape); nullopt with `error` set when it
     // is not strict JSON. Texts of 4 GiB and more are refused.
     static std::optional<JsonTape> read(std::string_view text, std::string* error = nullptr);
@@ -67,6 +76,7 @@ private:
     std::vector<Entry> entries_;
     std::uint32_t count_ = 0;
     std::vector<std::string_view> keys_; // the reader's scratch: keys of the open objects
+    std::string decoded_; // the reader's scratch: unescaped keys (reserved once, never moved)
     template <bool Record> friend class JsonTapeReader;
 };
 

@@ -16,6 +16,11 @@ std::string error_answer(std::string_view id_json, int code, std::string_view me
 }
 
 std::string canonical_json(std::string_view json_text) {
+    // An object or array is no JSON-RPC id: kept as sent rather than read into
+    // a document, whose nodes would cost many times the text.
+    const auto first = json_text.find_first_not_of(" \t\r\n");
+    if (first != std::string_view::npos && (json_text[first] == '{' || json_text[first] == '['))
+        return std::string(json_text);
     auto read = read_strict_json(json_text);
     return read.value ? write_json(*read.value) : std::string(json_text);
 }

@@ -1,10 +1,12 @@
 // inspect_request: what a client's POST body to an MCP endpoint may do.
+#include "mcp/json_reader.hpp"
 #include "mcp/json_tape.hpp"
 #include "mcp/jsonrpc.hpp"
 #include "mcp/mcp_filter.hpp"
 #include "mcp/media_type.hpp"
 
 #include <optional>
+#include <string>
 
 namespace osf::mcp {
 
@@ -69,6 +71,13 @@ RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view cont
     const bool batch = tape->at(root).kind == Kind::Array;
     std::vector<std::uint32_t> entries;
     if (batch) {
+        std::size_t count = 0;
+        for (std::uint32_t e = root + 1; e < tape->at(root).next; e = tape->at(e).next)
+            ++count;
+        if (count > kMaxBatchMessages)
+            return unreadable(413, kInvalidRequest, "Invalid Request: batch too large",
+                              "a batch of more than " + std::to_string(kMaxBatchMessages) +
+                                  " messages");
         entries = tape->elements(root);
     } else if (tape->at(root).kind == Kind::Object) {
         entries.push_back(root);

@@ -189,6 +189,7 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
     }
     ex.responded = true;
     ex.rec.status = 200;
+    s.registration.set_destination(target.host, target.port); // a revoke of it ends the tunnel
     OpenGauge tunnels(ctx.metrics.open_tunnels);
     // The tunnel's requests carry the lines from here; none at all is an error.
     auto end_tunnel = [&ex](std::size_t requests, ErrorKind error) {

@@ -167,9 +167,8 @@ relay_websocket(ExchangeLeg<Client, Up>& leg,
 // be), framing and routing fields left out.
 inline std::string trailer_lines(Exchange& ex,
                                  boost::beast::http::response<boost::beast::http::buffer_body>& res,
-                                 const h2::HeaderList& head,
-                                 const std::vector<secrets::EchoForm>& echo_forms) {
-    if (!ex.ctx.config.secrets.mask_answer_head(res.base(), echo_forms)) return {};
+                                 const h2::HeaderList& head) {
+    if (!ex.ctx.written_forms.mask_answer_head(res.base())) return {};
     std::string lines;
     for (const auto& field : h2::added_fields(res.base(), head)) {
         if (field.name == "content-length" || field.name == "host" || field.name == "trailer" ||
@@ -210,7 +209,7 @@ relay_answer(ExchangeLeg<Client, Up>& leg,
     const std::function<void()> log_allowed =
         relays_trailers
             ? std::function<void()>([&] {
-                  framer.trailers(trailer_lines(ex, res, head, leg.out.echo_forms));
+                  framer.trailers(trailer_lines(ex, res, head));
                   ex.finish(Outcome::allowed, ex.rec.status);
               })
             : std::function<void()>([&ex] { ex.finish(Outcome::allowed, ex.rec.status); });
@@ -298,9 +297,10 @@ relay_upstream_answer(ExchangeLeg<Client, Up>& leg, const mcp::ServerPolicy* mcp
         co_await fail(leg.client, ex, plan.error, plan.detail);
         co_return result;
     }
-    // An echoed secret never reaches the sandbox: every form the proxy wrote is
-    // put back to its placeholder, or the answer is refused.
-    if (!ctx.config.secrets.mask_answer_head(res.base(), leg.out.echo_forms)) {
+    // An echoed secret never reaches the sandbox: every form the proxy wrote,
+    // in this request or any before it, is put back to its placeholder, or the
+    // answer is refused.
+    if (!ctx.written_forms.mask_answer_head(res.base())) {
         ex.client_keep = false;
         co_await refuse(leg.client, ex, http::status::bad_gateway, RefusalReason::secret_echo,
                         "the answer names a secret in a header field name, or holds one "
@@ -362,6 +362,9 @@ boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
                                               const mcp::ServerPolicy* mcp) {
     using namespace forwarding;
     const auto sent_at = std::chrono::steady_clock::now();
+    // From the first write on, the request may have reached the origin: its
+    // line is never folded, however the exchange ends (log/refusal_folding.hpp).
+    leg.ex.rec.reached_upstream = true;
     if constexpr (std::is_same_v<Up, H2UpstreamStream>) {
         if (leg.out.streamed && !mcp) {
             using namespace boost::asio::experimental::awaitable_operators;

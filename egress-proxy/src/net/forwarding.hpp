@@ -4,7 +4,6 @@
 
 #include "net/exchange.hpp"
 #include "net/upstream.hpp"
-#include "secrets/value_masking.hpp"
 
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
@@ -20,7 +19,6 @@ struct OutgoingRequest {
     std::optional<boost::beast::http::request_parser<boost::beast::http::buffer_body>> streamed;
     bool head = false;
     bool websocket = false;
-    std::vector<secrets::EchoForm> echo_forms; // forms of secrets written into it (Basic...)
 };
 
 struct ForwardResult {

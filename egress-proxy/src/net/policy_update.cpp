@@ -22,7 +22,8 @@ std::string joined(const std::vector<std::string>& names) {
 
 } // namespace
 
-admin::AdminAnswer update_policy(ProxyRuntime& ctx, std::string_view body) {
+admin::AdminAnswer update_policy(ProxyRuntime& ctx, std::string_view body,
+                                 const EndRevoked& end_revoked) {
     const auto current = ctx.rules();
     auto change = config::plan_policy_change(*current, body, ctx.config.limits());
     if (change.status != 200) return {static_cast<unsigned>(change.status), change.message + "\n"};
@@ -49,18 +50,26 @@ admin::AdminAnswer update_policy(ProxyRuntime& ctx, std::string_view body) {
     ctx.write_folded(true); // refusals counted so far belong before the change
     if (!d.allowed_hosts.empty() || !d.allowed_tools.empty())
         ctx.log->write(log::policy_line(
-            {"allow", d.allowed_hosts, d.allowed_tools, change.by, generation}, time));
-    if (!d.revoked_hosts.empty() || !d.revoked_tools.empty())
-        ctx.log->write(log::policy_line(
-            {"revoke", d.revoked_hosts, d.revoked_tools, change.by, generation}, time));
+            {"allow", d.allowed_hosts, d.allowed_tools, change.by, generation, {}}, time));
+    std::size_t ended = 0;
+    const bool ends = !d.revoked_hosts.empty() && end_revoked;
+    if (ends) ended = end_revoked(change.rules->policy);
+    if (!d.revoked_hosts.empty() || !d.revoked_tools.empty()) {
+        log::PolicyRecord revoke{"revoke",  d.revoked_hosts, d.revoked_tools,
+                                 change.by, generation,      {}};
+        if (!d.revoked_hosts.empty()) revoke.ended = ended;
+        ctx.log->write(log::policy_line(revoke, time));
+    }
     // After its lines: every request admitted under the new rules is logged
     // after them (one admitted before may end, and be logged, after them too;
     // its `policy` field says which rules admitted it).
     ctx.replace_rules(change.rules);
+    if (ends) ended += end_revoked(change.rules->policy);
     ctx.log->checkpoint(); // the change is signed now, not at the next checkpoint
-    spdlog::info("policy {}: allowed [{}] revoked [{}] tools allowed [{}] revoked [{}] by {}{}",
+    spdlog::info("policy {}: allowed [{}] revoked [{}] tools allowed [{}] revoked [{}] by {}, "
+                 "{} open tunnel(s) or WebSocket(s) ended{}",
                  generation, joined(d.allowed_hosts), joined(d.revoked_hosts),
-                 joined(d.allowed_tools), joined(d.revoked_tools), change.by,
+                 joined(d.allowed_tools), joined(d.revoked_tools), change.by, ended,
                  uncovered.empty() ? "" : " (a new CA for " + joined(uncovered) + ")");
     return {200, config::policy_answer(change, generation), "application/json"};
 }

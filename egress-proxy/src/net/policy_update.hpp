@@ -8,10 +8,20 @@
 #include "admin/admin_server.hpp"
 #include "net/proxy_runtime.hpp"
 
+#include <cstddef>
+#include <functional>
 #include <string_view>
 
 namespace osf::net {
 
-admin::AdminAnswer update_policy(ProxyRuntime& ctx, std::string_view body);
+// Ends the open tunnels and WebSockets whose destination `policy` no longer
+// admits (on every worker); returns how many.
+using EndRevoked = std::function<std::size_t(const policy::Policy& policy)>;
+
+// A revoke ends the open tunnels and WebSockets to what it revoked (counted in
+// its line's `ended`): once before its line, once more after the new rules are
+// in force (a tunnel admitted in between).
+admin::AdminAnswer update_policy(ProxyRuntime& ctx, std::string_view body,
+                                 const EndRevoked& end_revoked = {});
 
 } // namespace osf::net

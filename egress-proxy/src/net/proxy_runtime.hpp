@@ -13,6 +13,7 @@
 #include "log/log_record.hpp"
 #include "log/refusal_folding.hpp"
 #include "mcp/session_registry.hpp"
+#include "secrets/written_forms.hpp"
 
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
@@ -40,6 +41,8 @@ struct ProxyRuntime {
     std::unique_ptr<ca::Issuers> issuers;
     std::unique_ptr<log::EgressLogWriter> log;
     admin::Metrics metrics;
+    // Every form of a secret written for this sandbox: answers are masked against all.
+    secrets::WrittenForms written_forms{config.secrets};
     // The 2024-11-05 HTTP+SSE transport: tools/list ids and refusals per session.
     std::shared_ptr<mcp::SessionRegistry> mcp_sessions = std::make_shared<mcp::SessionRegistry>();
     std::atomic<bool> draining{false};

@@ -250,12 +250,20 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
     if (plan.substitute_secrets) {
         // Placeholders are short and values may be long: the head that goes up is
         // bounded too (twice --max-header-bytes), and no field outgrows Beast's.
+        std::vector<secrets::EchoForm> written; // the Basic tokens built here
         auto substituted = ctx.config.secrets.substitute_within(
-            req.base(), 2 * ctx.config.limits().max_header_bytes, &out.echo_forms);
+            req.base(), 2 * ctx.config.limits().max_header_bytes, &written);
         if (!substituted.too_large.empty()) {
             ex.client_keep = false; // its body, if any, is left unread
             co_return co_await refuse(s.stream, ex, http::status::request_header_fields_too_large,
                                       RefusalReason::limit, substituted.too_large);
+        }
+        // Remembered before anything is sent: an answer to any later request may echo them.
+        if (!ctx.written_forms.remember(written)) {
+            ex.client_keep = false;
+            co_return co_await refuse(
+                s.stream, ex, http::status::request_header_fields_too_large, RefusalReason::limit,
+                "more distinct Basic credentials than the proxy keeps masked for a sandbox");
         }
         ex.rec.secrets = std::move(substituted.names);
     }
@@ -278,6 +286,8 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
         out.buffered.emplace(std::move(head.release().base()));
     }
 
+    // A WebSocket lives as long as its relay: a revoke of its host ends it.
+    if (out.websocket && !s.tunnel) s.registration.set_destination(plan.host, plan.port);
     co_return co_await forward_on_upstream(s, ex, plan, out, has_body);
 }
 

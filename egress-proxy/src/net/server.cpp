@@ -1,5 +1,6 @@
 #include "net/server.hpp"
 
+#include "admin/accept_pause.hpp"
 #include "admin/admin_server.hpp"
 #include "config/cpu_budget.hpp"
 #include "config/policy_change.hpp"
@@ -20,6 +21,7 @@
 #include <csignal>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
@@ -74,6 +76,24 @@ struct ProxyServer::Impl {
 
     explicit Impl(const config::ProxyConfig& c) : config(c) {}
 
+    // POST /policy (on main_io): each worker ends, on its own thread, the tunnels
+    // and WebSockets `policy` no longer admits; waits for each (a worker that does
+    // not answer within 5 s, stopping, is not counted).
+    std::size_t end_revoked(const policy::Policy& policy) {
+        const auto rules = std::make_shared<const policy::Policy>(policy);
+        std::size_t ended = 0;
+        for (auto& w : workers) {
+            auto done = std::make_shared<std::promise<std::size_t>>();
+            auto result = done->get_future();
+            asio::post(w->io, [&worker = *w, rules, done] {
+                done->set_value(worker.end_revoked(*rules));
+            });
+            if (result.wait_for(std::chrono::seconds(5)) == std::future_status::ready)
+                ended += result.get();
+        }
+        return ended;
+    }
+
     // Over --max-connections: a 503 in one non-blocking send (the request is not
     // read), then the connection closes. Every refusal is counted in /metrics;
     // the log gets one line a second at most, so a flood cannot grow it.
@@ -120,10 +140,11 @@ struct ProxyServer::Impl {
             auto [ec, socket] = co_await acceptor->async_accept(
                 worker.io, remote, asio::as_tuple(asio::use_awaitable));
             if (ec) {
-                if (!acceptor->is_open()) co_return;
+                const auto next = admin::after_accept_error(ec, acceptor->is_open());
+                if (next == admin::AcceptNext::stop) co_return;
                 spdlog::warn("accept failed: {}", ec.message());
-                if (ec == asio::error::no_descriptors) { // EMFILE: wait rather than spin
-                    asio::steady_timer pause(main_io, std::chrono::milliseconds(100));
+                if (next == admin::AcceptNext::pause) { // out of descriptors: wait, do not spin
+                    asio::steady_timer pause(main_io, admin::kAcceptPause);
                     co_await pause.async_wait(asio::use_awaitable);
                 }
                 continue;
@@ -186,7 +207,11 @@ ProxyServer::ProxyServer(const config::ProxyConfig& config)
                                                                       ctx->issuers->misses(),
                                                                       ctx->issuers->cached()});
                                  },
-                                 [ctx](std::string_view body) { return update_policy(*ctx, body); },
+                                 [ctx, this](std::string_view body) {
+                                     return update_policy(*ctx, body, [this](const auto& policy) {
+                                         return impl_->end_revoked(policy);
+                                     });
+                                 },
                                  admin_token(options.state_dir), config::max_policy_request_bytes});
     } catch (const boost::system::system_error& e) {
         throw std::runtime_error("cannot listen on " + options.admin_listen + ": " +

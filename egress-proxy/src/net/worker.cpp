@@ -11,10 +11,25 @@ void Worker::close_idle_clients() {
     }
 }
 
+std::size_t Worker::end_revoked(const policy::Policy& policy) {
+    std::size_t ended = 0;
+    for (auto& [id, handle] : clients) {
+        if (handle.host.empty() || !handle.socket) continue;
+        if (policy.check_destination(handle.host, handle.port).allowed) continue;
+        // Both ways: a relay's pending reads fail, and so does its next write.
+        boost::system::error_code ignored;
+        handle.socket->shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);
+        handle.socket->cancel(ignored);
+        handle.host.clear(); // counted once
+        ++ended;
+    }
+    return ended;
+}
+
 ClientRegistration::ClientRegistration(Worker& worker, std::uint64_t id,
                                        boost::asio::ip::tcp::socket* socket)
     : worker_(worker), id_(id) {
-    worker_.clients[id_] = ClientHandle{socket, true};
+    worker_.clients[id_] = ClientHandle{socket, true, {}, 0};
 }
 
 ClientRegistration::~ClientRegistration() {
@@ -27,6 +42,12 @@ void ClientRegistration::set_socket(boost::asio::ip::tcp::socket* socket) {
 
 void ClientRegistration::set_idle(bool idle) {
     worker_.clients[id_].idle = idle;
+}
+
+void ClientRegistration::set_destination(std::string host, std::uint16_t port) {
+    auto& handle = worker_.clients[id_];
+    handle.host = std::move(host);
+    handle.port = port;
 }
 
 } // namespace osf::net

@@ -3,11 +3,13 @@
 #pragma once
 
 #include "net/upstream.hpp"
+#include "policy/policy.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <thread>
 #include <unordered_map>
 
@@ -16,6 +18,10 @@ namespace osf::net {
 struct ClientHandle {
     boost::asio::ip::tcp::socket* socket = nullptr; // the lowest layer, wherever the stream moved
     bool idle = true;                               // waiting for a request head
+    // A CONNECT tunnel's or a WebSocket's destination (empty host: neither):
+    // a policy change that revokes it ends the connection.
+    std::string host;
+    std::uint16_t port = 0;
 };
 
 struct Worker {
@@ -28,6 +34,9 @@ struct Worker {
 
     // Called on the worker's thread: closes every connection waiting for its next request.
     void close_idle_clients();
+    // Called on the worker's thread: ends every tunnel and WebSocket whose
+    // destination `policy` no longer admits; returns how many.
+    std::size_t end_revoked(const policy::Policy& policy);
 };
 
 // Registers a client connection with its worker for as long as it lives.
@@ -39,6 +48,7 @@ public:
     ClientRegistration& operator=(const ClientRegistration&) = delete;
     void set_socket(boost::asio::ip::tcp::socket* socket);
     void set_idle(bool idle);
+    void set_destination(std::string host, std::uint16_t port);
 
 private:
     Worker& worker_;

@@ -23,6 +23,10 @@ AddressClass classify_v4(const address_v4& address) {
     if (a == 0x646464c8) return AddressClass::LinkLocal;     // 100.100.100.200: Alibaba metadata
     if ((a >> 28) == 0xe) return AddressClass::Multicast;    // 224.0.0.0/4
     if (a == 0xffffffff) return AddressClass::Multicast;     // limited broadcast
+    if ((a >> 24) == 10) return AddressClass::Private;       // 10.0.0.0/8
+    if ((a >> 20) == 0xac1) return AddressClass::Private;    // 172.16.0.0/12
+    if ((a >> 16) == 0xc0a8) return AddressClass::Private;   // 192.168.0.0/16
+    if ((a >> 22) == 0x191) return AddressClass::Private;    // 100.64.0.0/10 (CGNAT)
     return AddressClass::Public;
 }
 
@@ -74,6 +78,7 @@ AddressClass classify_v6_itself(const address_v6& address) {
     // fd00:ec2::254: the AWS instance metadata service over IPv6.
     static const Bytes aws_metadata = boost::asio::ip::make_address_v6("fd00:ec2::254").to_bytes();
     if (b == aws_metadata) return AddressClass::LinkLocal;
+    if ((b[0] & 0xfe) == 0xfc) return AddressClass::Private; // fc00::/7 (unique local)
     return AddressClass::Public;
 }
 
@@ -82,20 +87,27 @@ AddressClass classify_v6_itself(const address_v6& address) {
 AddressClass classify(const boost::asio::ip::address& address) {
     if (address.is_v4()) return classify_v4(address.to_v4());
     const address_v6 v6 = address.to_v6();
-    AddressClass own = classify_v6_itself(v6);
-    if (own != AddressClass::Public) return own;
-    // Any non-public class is a refusal, so the first one found is "the stricter".
+    // Any class but Public and Private is always a refusal: the first found wins;
+    // else Private if the address or one it carries is private.
+    auto always_refused = [](AddressClass c) {
+        return c != AddressClass::Public && c != AddressClass::Private;
+    };
+    AddressClass found = classify_v6_itself(v6);
+    if (always_refused(found)) return found;
     for (const address_v4& inner : embedded_v4(v6)) {
         AddressClass c = classify_v4(inner);
-        if (c != AddressClass::Public) return c;
+        if (always_refused(c)) return c;
+        if (c == AddressClass::Private) found = c;
     }
-    return AddressClass::Public;
+    return found;
 }
 
 std::string_view to_string(AddressClass c) {
     switch (c) {
     case AddressClass::Public:
         return "public";
+    case AddressClass::Private:
+        return "private";
     case AddressClass::Loopback:
         return "loopback";
     case AddressClass::LinkLocal:

@@ -7,7 +7,9 @@
 namespace osf::policy {
 
 enum class AddressClass {
-    Public,      // anything not below (private ranges included: in-cluster services are legitimate)
+    Public,      // anything not below
+    Private,     // 10/8, 172.16/12, 192.168/16, CGNAT 100.64/10, ULA fc00::/7: pods,
+                 // services, the node's network; only for hosts the spec names (not a wildcard)
     Loopback,    // 127.0.0.0/8, ::1
     LinkLocal,   // 169.254.0.0/16 (cloud metadata), fe80::/10, fd00:ec2::254
     Unspecified, // 0.0.0.0/8, ::
@@ -17,7 +19,7 @@ enum class AddressClass {
 // IPv6 forms that embed an IPv4 address (mapped ::ffff:a.b.c.d, compatible
 // ::a.b.c.d, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo
 // 2001::/32) are classified by the embedded address as well; the stricter
-// class wins.
+// class wins (Private is stricter than Public, every other class than Private).
 AddressClass classify(const boost::asio::ip::address& address);
 
 // "loopback", "link-local", ... for logs and refusal reasons.

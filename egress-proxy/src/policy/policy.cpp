@@ -53,6 +53,13 @@ bool Policy::in_egress(std::string_view host, std::uint16_t port) const {
     });
 }
 
+bool Policy::named_literally(const std::string& host) const {
+    return std::any_of(egress_.begin(), egress_.end(),
+                       [&](const osf::EgressRule& rule) { return rule.host == host; }) ||
+           std::any_of(mcp_.begin(), mcp_.end(),
+                       [&](const osf::McpServer& server) { return server.host == host; });
+}
+
 Decision Policy::check_destination(std::string_view raw_host, std::uint16_t port) const {
     auto host = canonical_host(raw_host);
     if (!host) return Decision::refuse(RefusalReason::bad_host, "not a valid host name or address");
@@ -81,9 +88,16 @@ Decision Policy::check_address(std::string_view host,
     AddressClass c = classify(address);
     if (c == AddressClass::Public) return Decision::allow();
     auto canonical = canonical_host(host);
-    return Decision::refuse(RefusalReason::destination_address,
-                            (canonical ? *canonical : std::string("the host")) + " resolves to " +
-                                address.to_string() + " (" + std::string(to_string(c)) + ")");
+    // A private address (a pod, a service, the node's network) only for a host
+    // the spec names itself: a wildcard would let any name under it, which DNS
+    // may point anywhere, into the cluster.
+    if (c == AddressClass::Private && canonical && named_literally(*canonical))
+        return Decision::allow();
+    std::string detail = (canonical ? *canonical : std::string("the host")) + " resolves to " +
+                         address.to_string() + " (" + std::string(to_string(c)) + ")";
+    if (c == AddressClass::Private)
+        detail += ": only a host the spec names, not one matched by a wildcard, may reach it";
+    return Decision::refuse(RefusalReason::destination_address, std::move(detail));
 }
 
 std::optional<boost::asio::ip::address> Policy::alias_for(std::string_view host) const {

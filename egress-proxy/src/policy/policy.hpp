@@ -49,7 +49,9 @@ public:
 
     // After DNS (or for an IP literal): may the proxy connect to this address
     // for this host? Loopback, link-local, unspecified and multicast are
-    // refused unless an alias for `host` names exactly this address.
+    // refused unless an alias for `host` names exactly this address; private
+    // (RFC 1918, CGNAT, ULA) too, unless the spec names `host` itself (an
+    // `egress` entry without a wildcard, or an MCP server's host).
     Decision check_address(std::string_view host, const boost::asio::ip::address& address) const;
 
     // The address an alias gives the host, if any.
@@ -84,6 +86,7 @@ public:
 private:
     // These take a host canonical_host() made.
     bool in_egress(std::string_view host, std::uint16_t port) const;
+    bool named_literally(const std::string& host) const; // not only by a wildcard
     bool mcp_endpoint_at(const std::string& host, std::uint16_t port) const;
     const osf::McpServer* mcp_server_at(const std::string& host, std::uint16_t port,
                                         std::string_view path) const;

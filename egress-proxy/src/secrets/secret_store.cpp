@@ -143,14 +143,15 @@ std::vector<std::string> SecretStore::restore_placeholders(http::fields& headers
 
 bool SecretStore::mask_answer_head(http::response_header<>& head,
                                    const std::vector<EchoForm>& produced) const {
-    if (value_forms_.empty()) return true;
-    std::vector<EchoForm> merged; // only when this request had forms of its own
-    std::span<const EchoForm> forms = value_forms_;
-    if (!produced.empty()) {
-        merged = value_forms_;
-        merged.insert(merged.end(), produced.begin(), produced.end());
-        forms = merged;
-    }
+    if (produced.empty()) return mask_answer_head_with(head, value_forms_);
+    std::vector<EchoForm> merged = value_forms_;
+    merged.insert(merged.end(), produced.begin(), produced.end());
+    return mask_answer_head_with(head, merged);
+}
+
+bool SecretStore::mask_answer_head_with(http::response_header<>& head,
+                                        std::span<const EchoForm> forms) {
+    if (forms.empty()) return true;
     auto holds_form = [&](std::string_view text) {
         return std::any_of(forms.begin(), forms.end(), [&](const EchoForm& form) {
             return text.find(form.real) != std::string_view::npos;

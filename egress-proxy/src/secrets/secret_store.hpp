@@ -9,6 +9,7 @@
 #include <boost/beast/http/message.hpp>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,6 +86,13 @@ public:
     // its value): the answer must be refused.
     bool mask_answer_head(boost::beast::http::response_header<>& head,
                           const std::vector<EchoForm>& produced) const;
+    // The same against `forms`, all of them (WrittenForms holds every form
+    // written for the sandbox's life: the proxy masks with that).
+    static bool mask_answer_head_with(boost::beast::http::response_header<>& head,
+                                      std::span<const EchoForm> forms);
+
+    // Each value and its percent-encoding (the forms every request may write).
+    const std::vector<EchoForm>& value_forms() const { return value_forms_; }
 
     bool empty() const { return secrets_.empty(); }
     const std::vector<Secret>& secrets() const { return secrets_; }

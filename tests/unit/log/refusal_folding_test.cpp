@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 using namespace osf::log;
@@ -63,26 +64,80 @@ FoldingLimits small() {
 
 } // namespace
 
-TEST_CASE("only requests that carried nothing out are foldable") {
-    CHECK(RefusalFolder::foldable(refused("a.example")));
-    LogRecord allowed = refused("a.example");
-    allowed.outcome = Outcome::allowed;
-    allowed.refused_by.reset();
-    CHECK_FALSE(RefusalFolder::foldable(allowed));
-    LogRecord left = allowed;
-    left.outcome = Outcome::error;
-    left.error = ErrorKind::client_closed;
-    CHECK(RefusalFolder::foldable(left));
-    left.bytes_up = 1; // part of a body went upstream: evidence of its own
-    CHECK_FALSE(RefusalFolder::foldable(left));
-    LogRecord upstream = allowed;
-    upstream.outcome = Outcome::error;
-    upstream.error = ErrorKind::upstream_connect;
-    CHECK_FALSE(RefusalFolder::foldable(upstream));
-    LogRecord upgrade = left;
-    upgrade.bytes_up = 0;
-    upgrade.upgrade = "websocket";
-    CHECK_FALSE(RefusalFolder::foldable(upgrade));
+TEST_CASE("only what was decided before anything reached an origin may fold") {
+    using F = RefusalFolder::Folding;
+    struct Row {
+        const char* what;
+        Outcome outcome;
+        std::optional<ErrorKind> error;
+        bool reached_upstream;
+        std::uint64_t bytes_up;
+        const char* upgrade;
+        F expected;
+    };
+    const Row rows[] = {
+        {"refused before anything left", Outcome::refused, {}, false, 0, "", F::fold},
+        {"refused once the answer came (secret-echo)", Outcome::refused, {}, true, 0, "", F::whole},
+        {"refused mid-upload", Outcome::refused, {}, true, 10, "", F::whole},
+        {"allowed", Outcome::allowed, {}, true, 0, "", F::whole},
+        {"allowed, never sent (cannot be)", Outcome::allowed, {}, false, 0, "", F::whole},
+        {"client left before sending", Outcome::error, ErrorKind::client_closed, false, 0, "",
+         F::fold},
+        {"client left after a bodiless GET went out", Outcome::error, ErrorKind::client_closed,
+         true, 0, "", F::whole},
+        {"client timed out after the GET went out", Outcome::error, ErrorKind::client_timeout, true,
+         0, "", F::whole},
+        {"client left mid-body", Outcome::error, ErrorKind::client_closed, false, 1, "", F::whole},
+        {"client TLS failed", Outcome::error, ErrorKind::client_tls, false, 0, "", F::fold},
+        {"CONNECT without a request", Outcome::error, ErrorKind::no_request, false, 0, "", F::fold},
+        {"closed port", Outcome::error, ErrorKind::upstream_connect, false, 0, "", F::fold_named},
+        {"closed port on the retry after a sent attempt", Outcome::error,
+         ErrorKind::upstream_connect, true, 0, "", F::whole},
+        {"name did not resolve (the name went to DNS)", Outcome::error, ErrorKind::dns, false, 0,
+         "", F::whole},
+        {"upstream TLS", Outcome::error, ErrorKind::upstream_tls, false, 0, "", F::whole},
+        {"upstream reset", Outcome::error, ErrorKind::upstream_reset, true, 0, "", F::whole},
+        {"upstream timeout", Outcome::error, ErrorKind::upstream_timeout, true, 0, "", F::whole},
+        {"aborted", Outcome::error, ErrorKind::aborted, false, 0, "", F::whole},
+        {"a WebSocket that ended", Outcome::error, ErrorKind::client_closed, false, 0, "websocket",
+         F::whole},
+    };
+    for (const auto& row : rows) {
+        INFO(row.what);
+        LogRecord r = refused("a.example");
+        r.outcome = row.outcome;
+        if (row.outcome != Outcome::refused) r.refused_by.reset();
+        r.error = row.error;
+        r.reached_upstream = row.reached_upstream;
+        r.bytes_up = row.bytes_up;
+        r.upgrade = row.upgrade;
+        CHECK(RefusalFolder::folding_of(r) == row.expected);
+        CHECK(RefusalFolder::foldable(r) == (row.expected != F::whole));
+    }
+    LogRecord folded = refused("a.example");
+    folded.count = 3;
+    CHECK(RefusalFolder::folding_of(folded) == F::whole); // already a folded line
+}
+
+TEST_CASE("connections to a closed port fold per host, and past the kinds stay whole") {
+    Feed feed(small());
+    auto closed = [](std::string host, std::chrono::milliseconds at) {
+        LogRecord r = refused(std::move(host), at);
+        r.outcome = Outcome::error;
+        r.refused_by.reset();
+        r.error = ErrorKind::upstream_connect;
+        r.status = 502;
+        return r;
+    };
+    for (int i = 0; i < 1000; ++i)
+        feed(closed("one.example", std::chrono::milliseconds(i)));
+    CHECK(feed.written.size() == 3); // bounded: the rest counted
+    for (int i = 0; i < 10; ++i)
+        feed(closed("h" + std::to_string(i) + ".example", 1s));
+    feed.finish();
+    CHECK(feed.requests() == 1010);
+    for (const auto& line : feed.written)
+        CHECK_FALSE(line.host.empty()); // never the host-less line of the rest
 }
 
 TEST_CASE("repeated refusals of one kind: the first whole, the rest in one counted line") {

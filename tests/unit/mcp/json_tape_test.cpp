@@ -258,3 +258,37 @@ TEST_CASE("a tape is reused for message after message, also after a refusal") {
     CHECK(tape.span(*progress) == "7");
     CHECK_FALSE(tape.member(JsonTape::root(), "id"));
 }
+
+TEST_CASE("a text holds at most max_values values, whatever its shape") {
+    auto repeated = [](const std::string& open, const std::string& piece, std::size_t n,
+                       const std::string& close) {
+        std::string text = open;
+        for (std::size_t i = 0; i < n; ++i)
+            text += (i ? "," : "") + piece;
+        return text + close;
+    };
+    // Two bytes a value: past a quarter of the bytes (and the constant) it is refused.
+    for (const std::string piece : {"0", "{}", "[]"}) {
+        INFO(piece);
+        const auto fits = repeated("[", piece, 1000, "]");
+        CHECK(JsonTape::read(fits));
+        const auto dense = repeated("[", piece, 100000, "]");
+        std::string error;
+        CHECK_FALSE(JsonTape::read(dense, &error));
+        CHECK(error == "too many values");
+        JsonTape tape; // counted when only checked, too
+        CHECK(tape.classify("{\"a\":" + dense + "}") == JsonTape::Shape::invalid);
+    }
+    // Ordinary text (strings of some length) is far from it.
+    const auto words = repeated("[", "\"a word or two\"", 100000, "]");
+    CHECK(JsonTape::read(words));
+    CHECK(JsonTape::max_values(words.size()) > 100000);
+}
+
+TEST_CASE("escaped keys of a large object are compared unescaped") {
+    std::string text = "{";
+    for (int i = 0; i < 2000; ++i)
+        text += (i ? "," : "") + std::string("\"\\u0061") + std::to_string(i) + "\":0";
+    CHECK(JsonTape::read(text + "}"));
+    CHECK_FALSE(JsonTape::read(text + ",\"a7\":1}")); // "\u00617" is "a7"
+}

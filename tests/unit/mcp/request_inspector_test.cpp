@@ -1,4 +1,5 @@
 // inspect_request on requests as the MCP TypeScript SDK client sends them.
+#include "mcp/json_reader.hpp"
 #include "mcp/json_tape.hpp"
 #include "mcp/mcp_filter.hpp"
 #include "wiki_policy.hpp"
@@ -269,4 +270,23 @@ TEST_CASE("tool names and error messages with special characters stay valid JSON
         R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a\"b\u0000c\u00e9"}})");
     CHECK(json::parse(verdict.body)["error"]["message"] ==
           std::string("Unknown tool: a\"b\0c\xC3\xA9", 21));
+}
+
+TEST_CASE("a batch of more than kMaxBatchMessages messages is refused unread") {
+    auto batch = [](std::size_t n) {
+        std::string body = "[";
+        for (std::size_t i = 0; i < n; ++i)
+            body += std::string(i ? "," : "") + R"({"jsonrpc":"2.0","method":"ping","id":)" +
+                    std::to_string(i) + "}";
+        return body + "]";
+    };
+    const auto policy = wiki_policy(4 * 1024 * 1024);
+    const auto fits =
+        inspect_request(policy, "application/json", "", batch(osf::mcp::kMaxBatchMessages));
+    CHECK(fits.action == Action::Forward);
+    const auto over =
+        inspect_request(policy, "application/json", "", batch(osf::mcp::kMaxBatchMessages + 1));
+    CHECK(over.action == Action::Refuse);
+    CHECK(over.status == 413);
+    CHECK(json::parse(over.body)["error"]["code"] == -32600);
 }

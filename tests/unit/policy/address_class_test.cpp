@@ -13,10 +13,18 @@ TEST_CASE("classify sorts addresses, unwrapping IPv4 embedded in IPv6", "[addres
     const std::vector<Case> cases = {
         // IPv4
         {"8.8.8.8", AddressClass::Public},
-        {"10.0.0.1", AddressClass::Public}, // in-cluster services are legitimate
-        {"192.168.1.1", AddressClass::Public},
-        {"172.16.0.1", AddressClass::Public},
-        {"100.100.100.199", AddressClass::Public},
+        {"10.0.0.1", AddressClass::Private}, // pods and services: for named hosts only
+        {"192.168.1.1", AddressClass::Private},
+        {"192.169.0.1", AddressClass::Public},
+        {"172.16.0.1", AddressClass::Private},
+        {"172.31.255.255", AddressClass::Private},
+        {"172.15.255.255", AddressClass::Public},
+        {"172.32.0.1", AddressClass::Public},
+        {"100.64.0.1", AddressClass::Private}, // CGNAT
+        {"100.127.255.255", AddressClass::Private},
+        {"100.128.0.1", AddressClass::Public},
+        {"100.63.255.255", AddressClass::Public},
+        {"100.100.100.199", AddressClass::Private},
         {"127.0.0.1", AddressClass::Loopback},
         {"127.255.255.254", AddressClass::Loopback},
         {"0.0.0.0", AddressClass::Unspecified},
@@ -29,14 +37,19 @@ TEST_CASE("classify sorts addresses, unwrapping IPv4 embedded in IPv6", "[addres
         {"255.255.255.255", AddressClass::Multicast},
         // IPv6 itself
         {"2001:db8::1", AddressClass::Public},
-        {"fd00::1", AddressClass::Public},
+        {"fd00::1", AddressClass::Private}, // unique local
+        {"fc00::1", AddressClass::Private},
+        {"fe00::1", AddressClass::Public},
+        {"::ffff:10.1.2.3", AddressClass::Private},
+        {"2002:0a00:0001::1", AddressClass::Private}, // 6to4 of 10.0.0.1
+        {"2002:7f00:0001::1", AddressClass::Loopback},
         {"::1", AddressClass::Loopback},
         {"::", AddressClass::Unspecified},
         {"fe80::1", AddressClass::LinkLocal},
         {"febf::1", AddressClass::LinkLocal},
         {"fec0::1", AddressClass::Public},
         {"fd00:ec2::254", AddressClass::LinkLocal},
-        {"fd00:ec2::253", AddressClass::Public},
+        {"fd00:ec2::253", AddressClass::Private},
         {"ff02::1", AddressClass::Multicast},
         // mapped, compatible, SIIT
         {"::ffff:127.0.0.1", AddressClass::Loopback},
@@ -70,6 +83,7 @@ TEST_CASE("classify sorts addresses, unwrapping IPv4 embedded in IPv6", "[addres
 
 TEST_CASE("address classes have the names the refusal reasons use", "[address]") {
     CHECK(to_string(AddressClass::Public) == "public");
+    CHECK(to_string(AddressClass::Private) == "private");
     CHECK(to_string(AddressClass::Loopback) == "loopback");
     CHECK(to_string(AddressClass::LinkLocal) == "link-local");
     CHECK(to_string(AddressClass::Unspecified) == "unspecified");

@@ -153,6 +153,7 @@ TEST_CASE("an empty egress list refuses everything", "[policy]") {
 }
 
 TEST_CASE("check_address refuses internal addresses unless an alias names them", "[policy]") {
+    // (private ones unless the spec names the host itself)
     Policy policy(sample_spec(), sample_aliases());
     struct Case {
         std::string host;
@@ -192,6 +193,27 @@ TEST_CASE("check_address refuses internal addresses unless an alias names them",
          "api.linear.app resolves to 2001:0:4136:e378:8000:63bf:80ff:fffe (loopback)"},
         // IP literals have no alias, so a listed loopback literal is still refused here
         {"127.0.0.1", "127.0.0.1", false, "127.0.0.1 resolves to 127.0.0.1 (loopback)"},
+        // Private addresses: for hosts the spec names, never through a wildcard alone.
+        {"api.linear.app", "192.168.1.9", true, ""},
+        {"api.linear.app", "fd12::1", true, ""},
+        {"10.1.2.3", "10.1.2.3", true, ""},       // a literal entry
+        {"mcp.internal", "10.96.0.10", true, ""}, // an MCP server's host
+        {"raw.githubusercontent.com", "140.82.112.3", true, ""},
+        {"raw.githubusercontent.com", "10.96.0.1", false,
+         "raw.githubusercontent.com resolves to 10.96.0.1 (private): only a host the spec "
+         "names, not one matched by a wildcard, may reach it"},
+        {"raw.githubusercontent.com", "100.64.1.1", false,
+         "raw.githubusercontent.com resolves to 100.64.1.1 (private): only a host the spec "
+         "names, not one matched by a wildcard, may reach it"},
+        {"raw.githubusercontent.com", "fd00::1", false,
+         "raw.githubusercontent.com resolves to fd00::1 (private): only a host the spec names, "
+         "not one matched by a wildcard, may reach it"},
+        {"raw.githubusercontent.com", "::ffff:172.20.0.5", false,
+         "raw.githubusercontent.com resolves to ::ffff:172.20.0.5 (private): only a host the "
+         "spec names, not one matched by a wildcard, may reach it"},
+        {"not-listed.example", "10.0.0.1", false,
+         "not-listed.example resolves to 10.0.0.1 (private): only a host the spec names, not "
+         "one matched by a wildcard, may reach it"},
     };
     for (const auto& c : cases) {
         INFO("host = " << c.host << ", address = " << c.address);
