@@ -1,0 +1,101 @@
+#include "mcp/routing_headers.hpp"
+
+#include "mcp/mcp_filter.hpp"
+
+#include <catch2/catch.hpp>
+
+using osf::mcp::decode_routing_value;
+using osf::mcp::RoutedMessage;
+using osf::mcp::routing_mismatch;
+using osf::mcp::RoutingHeaders;
+
+TEST_CASE("routing header values decode as the specification encodes them", "[routing]") {
+    CHECK(decode_routing_value("search") == std::optional<std::string>("search"));
+    CHECK(decode_routing_value("=?base64?c2VhcmNo?=") == std::optional<std::string>("search"));
+    CHECK(decode_routing_value("=?base64?w6k=?=") == std::optional<std::string>("\xc3\xa9"));
+    CHECK(decode_routing_value("=?base64??=") == std::optional<std::string>(""));
+    CHECK_FALSE(decode_routing_value("=?BASE64?c2VhcmNo?=")); // read literally by some
+    CHECK_FALSE(decode_routing_value("=?base64?c2VhcmNo"));
+    CHECK_FALSE(decode_routing_value("c2VhcmNo?="));
+    CHECK_FALSE(decode_routing_value("=?base64?!!!!?="));
+    CHECK_FALSE(decode_routing_value("=?base64?c?="));
+    CHECK_FALSE(decode_routing_value("a\x01"));
+    CHECK_FALSE(decode_routing_value("caf\xc3\xa9"));
+}
+
+TEST_CASE("routing headers must say what the body says", "[routing]") {
+    const RoutedMessage call{"tools/call", "search", std::nullopt};
+    const RoutedMessage read{"resources/read", std::nullopt, "file:///a"};
+    const RoutedMessage prompt{"prompts/get", "greet", std::nullopt};
+    const RoutedMessage list{"tools/list", std::nullopt, std::nullopt};
+    const RoutedMessage answer{std::nullopt, std::nullopt, std::nullopt};
+    struct Case {
+        const char* what;
+        RoutingHeaders headers;
+        std::vector<RoutedMessage> body;
+        bool agrees;
+    };
+    const std::vector<Case> cases = {
+        {"no headers", {}, {call}, true},
+        {"no headers, a batch", {}, {call, list}, true},
+        {"method and name agree", {{"tools/call"}, {"search"}}, {call}, true},
+        {"name base64-encoded", {{"tools/call"}, {"=?base64?c2VhcmNo?="}}, {call}, true},
+        {"only the method", {{"tools/list"}}, {list}, true},
+        {"a resource's uri", {{"resources/read"}, {"file:///a"}}, {read}, true},
+        {"a prompt's name", {{"prompts/get"}, {"greet"}}, {prompt}, true},
+        {"another tool named", {{"tools/call"}, {"delete_everything"}}, {call}, false},
+        {"another method named", {{"tools/list"}}, {call}, false},
+        {"a method differing in case", {{"Tools/Call"}}, {call}, false},
+        {"a name on a message with none", {{"tools/list"}, {"search"}}, {list}, false},
+        {"a name where a uri is read", {{"resources/read"}, {"search"}}, {read}, false},
+        {"a method on an answer", {{"tools/call"}}, {answer}, false},
+        {"two Mcp-Method fields", {{"tools/call", "tools/call"}}, {call}, false},
+        {"two Mcp-Name fields", {{}, {"search", "delete_everything"}}, {call}, false},
+        {"headers on a batch", {{"tools/call"}, {"search"}}, {call, list}, false},
+        {"an undecodable name", {{"tools/call"}, {"=?base64?***?="}}, {call}, false},
+        {"draft: Mcp-Tool-Name agrees", {{}, {}, {"search"}}, {call}, true},
+        {"draft: Mcp-Tool-Name differs", {{}, {}, {"delete_everything"}}, {call}, false},
+        {"draft: Mcp-Tool-Name on another method", {{}, {}, {"search"}}, {list}, false},
+        {"draft: Mcp-Prompt-Name", {{}, {}, {}, {"greet"}}, {prompt}, true},
+        {"draft: Mcp-Resource differs", {{}, {}, {}, {}, {"file:///b"}}, {read}, false},
+    };
+    for (const auto& c : cases) {
+        INFO(c.what);
+        CHECK(routing_mismatch(c.headers, c.body).empty() == c.agrees);
+    }
+}
+
+TEST_CASE("inspect_request refuses headers that disagree with the body", "[routing]") {
+    const osf::mcp::ServerPolicy policy{"wiki", {"search"}, 1 << 20};
+    const std::string body =
+        R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search"}})";
+    RoutingHeaders agree{{"tools/call"}, {"search"}};
+    auto ok = osf::mcp::inspect_request(policy, "application/json", "", body, agree);
+    CHECK(ok.action == osf::mcp::RequestVerdict::Action::Forward);
+    CHECK(ok.methods == std::vector<std::string>{"tools/call"});
+
+    RoutingHeaders undeclared{{"tools/call"}, {"delete_everything"}};
+    auto refused = osf::mcp::inspect_request(policy, "application/json", "", body, undeclared);
+    CHECK(refused.action == osf::mcp::RequestVerdict::Action::Refuse);
+    CHECK(refused.status == 400);
+    CHECK(refused.refused_by == osf::RefusalReason::mcp_tool);
+    CHECK(refused.body.find("-32020") != std::string::npos);
+    CHECK(refused.body.find(R"("id":7)") != std::string::npos);
+
+    RoutingHeaders other_method{{"tools/list"}};
+    auto mismatch = osf::mcp::inspect_request(policy, "application/json", "", body, other_method);
+    CHECK(mismatch.action == osf::mcp::RequestVerdict::Action::Refuse);
+    CHECK(mismatch.refused_by == osf::RefusalReason::mcp_unreadable);
+}
+
+TEST_CASE("inspect_request names every method once, for the log", "[routing]") {
+    const osf::mcp::ServerPolicy policy{"wiki", {"search"}, 1 << 20};
+    const std::string batch =
+        R"([{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a"}},)"
+        R"({"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"p"}},)"
+        R"({"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"b"}},)"
+        R"({"jsonrpc":"2.0","id":4,"result":{}}])";
+    auto verdict = osf::mcp::inspect_request(policy, "application/json", "", batch);
+    CHECK(verdict.action == osf::mcp::RequestVerdict::Action::Forward);
+    CHECK(verdict.methods == std::vector<std::string>{"resources/read", "prompts/get"});
+}
