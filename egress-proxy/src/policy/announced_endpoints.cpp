@@ -27,7 +27,9 @@ std::optional<AnnouncedEndpoint> resolve_announced_endpoint(const StreamUrl& str
                                                             std::string_view data) {
     if (!readable_as_one(data)) return std::nullopt;
     const auto reference = boost::urls::parse_uri_reference(data);
-    if (!reference) return std::nullopt;
+    // Boost.URL's resolve() decodes some escapes ("%2F" becomes '/'), which no
+    // client does: the path is judged as written, and again as resolved.
+    if (!reference || !ambiguous_path(reference->encoded_path()).empty()) return std::nullopt;
     const std::string base_text = std::string(stream.scheme) + "://" +
                                   osf::host_port(stream.host, stream.port) +
                                   (stream.path.starts_with('/') ? std::string(stream.path)

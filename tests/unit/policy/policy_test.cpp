@@ -308,7 +308,7 @@ TEST_CASE("read_request names the server of a request in doubt on an MCP host", 
         {"shared.example.com", 8443, "/messages", true, "tools"},
         {"shared.example.com", 443, "/tools/mcp", true, nullptr}, // an endpoint: mcp_server
         {"wiki.example.com", 8443, "/other", true, "wiki"},
-        {"mcp.internal", 9000, "/x", true, "plain"},
+        {"mcp.internal", 9000, "/x", true, nullptr}, // its path "/" covers every path: mcp_server
         {"api.linear.app", 443, "/messages", false, nullptr},
         {"other.example.com", 443, "/tools/mcp", false, nullptr},
     };
