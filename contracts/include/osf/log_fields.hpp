@@ -41,11 +41,19 @@ inline constexpr std::string_view count = "count";
 inline constexpr std::string_view since = "since";
 
 // Every field, in the order a line is best written and read.
-inline constexpr std::array<std::string_view, 26> all = {
-    time,       connection,  client,     host,        port,       scheme,    http,
-    method,     path,        outcome,    status,      refused_by, error,     mcp_server,
-    mcp_method, tool,        secrets,    upgrade,     bytes_up,   bytes_down, duration_ms,
-    mcp_events_dropped,      tools_removed,           policy,     count,     since};
+inline constexpr std::array<std::string_view, 26> all = {time,          connection,
+                                                         client,        host,
+                                                         port,          scheme,
+                                                         http,          method,
+                                                         path,          outcome,
+                                                         status,        refused_by,
+                                                         error,         mcp_server,
+                                                         mcp_method,    tool,
+                                                         secrets,       upgrade,
+                                                         bytes_up,      bytes_down,
+                                                         duration_ms,   mcp_events_dropped,
+                                                         tools_removed, policy,
+                                                         count,         since};
 
 } // namespace osf::log_field
 

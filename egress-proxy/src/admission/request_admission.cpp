@@ -143,8 +143,8 @@ private:
             policy_.announced ? policy_.announced->server_for(host, plan_.path) : std::nullopt;
         // Where an MCP endpoint lives, the path must have one reading every server
         // routes on, or MCP traffic could pass as plain egress.
-        const bool mcp_host =
-            reading.mcp_endpoint || announced || (policy_.announced && policy_.announced->on_host(host));
+        const bool mcp_host = reading.mcp_endpoint || announced ||
+                              (policy_.announced && policy_.announced->on_host(host));
         if (mcp_host)
             if (const auto why = policy::ambiguous_path(plan_.path); !why.empty())
                 return refuse(http::status::bad_request, RefusalReason::bad_request,

@@ -41,7 +41,8 @@ struct RequestVerdict {
     std::string reason;                      // short text for the log/diagnostics, no arguments
     std::vector<std::string> tools_called;   // tools/call names seen (for the log's `tool`)
     std::vector<std::string> tools_list_ids; // ids of tools/list requests (canonical JSON)
-    std::vector<std::string> methods;        // the JSON-RPC methods, each once, in order (the log's mcpMethod)
+    std::vector<std::string>
+        methods; // the JSON-RPC methods, each once, in order (the log's mcpMethod)
 };
 
 struct RoutingHeaders; // mcp/routing_headers.hpp

@@ -6,7 +6,6 @@
 #include "mcp/routing_headers.hpp"
 
 #include <algorithm>
-
 #include <optional>
 
 namespace osf::mcp {
@@ -108,16 +107,24 @@ RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view cont
     }
 
     RequestVerdict verdict;
-    for (const auto& message : messages)
-        if (message.method &&
-            std::find(verdict.methods.begin(), verdict.methods.end(), *message.method) ==
-                verdict.methods.end())
-            verdict.methods.push_back(*message.method);
+    // For the log: each method once, the first kMaxLoggedMethods of them (a batch
+    // of many distinct methods costs no more than that per message).
+    constexpr std::size_t kMaxLoggedMethods = 16;
+    for (const auto& message : messages) {
+        if (!message.method) continue;
+        if (std::find(verdict.methods.begin(), verdict.methods.end(), *message.method) !=
+            verdict.methods.end())
+            continue;
+        if (verdict.methods.size() == kMaxLoggedMethods) break;
+        verdict.methods.push_back(*message.method);
+    }
 
     // Headers a server or gateway may route on say what the body says, or nothing passes.
     if (routing.any()) {
+        // Headers describe one message: a second is enough to show a batch.
         std::vector<RoutedMessage> routed;
         for (const auto& message : messages) {
+            if (routed.size() == 2) break;
             RoutedMessage r{message.method, {}, {}};
             if (auto params = tape->member(message.entry, "params")) {
                 if (auto name = tape->member(*params, "name");
@@ -150,7 +157,8 @@ RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view cont
             verdict.action = RequestVerdict::Action::Refuse;
             verdict.status = 400;
             verdict.body = error_answer(id, kHeaderMismatch, "Header mismatch: " + why);
-            verdict.refused_by = undeclared ? RefusalReason::mcp_tool : RefusalReason::mcp_unreadable;
+            verdict.refused_by =
+                undeclared ? RefusalReason::mcp_tool : RefusalReason::mcp_unreadable;
             verdict.reason = std::move(why);
             return verdict;
         }

@@ -1,6 +1,5 @@
 #include "mcp/routing_headers.hpp"
 
-
 namespace osf::mcp {
 
 namespace {
@@ -76,11 +75,11 @@ std::string routing_mismatch(const RoutingHeaders& headers,
     if (messages.size() != 1) return "routing headers on a batch";
     const RoutedMessage& m = messages.front();
     std::optional<std::string> method, name, tool_name, prompt_name, resource;
-    for (auto why : {read_one(headers.method, "Mcp-Method", method),
-                     read_one(headers.name, "Mcp-Name", name),
-                     read_one(headers.tool_name, "Mcp-Tool-Name", tool_name),
-                     read_one(headers.prompt_name, "Mcp-Prompt-Name", prompt_name),
-                     read_one(headers.resource, "Mcp-Resource", resource)})
+    for (auto why :
+         {read_one(headers.method, "Mcp-Method", method), read_one(headers.name, "Mcp-Name", name),
+          read_one(headers.tool_name, "Mcp-Tool-Name", tool_name),
+          read_one(headers.prompt_name, "Mcp-Prompt-Name", prompt_name),
+          read_one(headers.resource, "Mcp-Resource", resource)})
         if (!why.empty()) return why;
     if (method && method != m.method) return "Mcp-Method differs from the body's method";
     if (name) {

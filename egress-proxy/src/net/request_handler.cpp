@@ -263,8 +263,8 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
     // Admitted or refused: every rule about the request itself is in admit().
     // The rules in force now; held until the request ends (plan.mcp points into them).
     const auto rules = ctx.rules();
-    auto admitted = admission::admit(
-        {rules->policy, rules->mcp_policies, ctx.mcp_endpoints.get()}, facts);
+    auto admitted =
+        admission::admit({rules->policy, rules->mcp_policies, ctx.mcp_endpoints.get()}, facts);
     ex.rec.policy = rules->generation;
     record_destination(ex.rec, std::move(admitted.logged));
     if (const auto* refusal = admitted.refusal()) {

@@ -30,10 +30,9 @@ std::optional<AnnouncedEndpoint> resolve_announced_endpoint(const StreamUrl& str
     // Boost.URL's resolve() decodes some escapes ("%2F" becomes '/'), which no
     // client does: the path is judged as written, and again as resolved.
     if (!reference || !ambiguous_path(reference->encoded_path()).empty()) return std::nullopt;
-    const std::string base_text = std::string(stream.scheme) + "://" +
-                                  osf::host_port(stream.host, stream.port) +
-                                  (stream.path.starts_with('/') ? std::string(stream.path)
-                                                                : "/" + std::string(stream.path));
+    const std::string base_text =
+        std::string(stream.scheme) + "://" + osf::host_port(stream.host, stream.port) +
+        (stream.path.starts_with('/') ? std::string(stream.path) : "/" + std::string(stream.path));
     const auto base = boost::urls::parse_uri(base_text);
     if (!base) return std::nullopt;
     boost::urls::url resolved;
@@ -48,8 +47,8 @@ std::optional<AnnouncedEndpoint> resolve_announced_endpoint(const StreamUrl& str
     std::uint16_t port = scheme == "http" ? 80 : 443;
     if (resolved.has_port() && !resolved.port().empty()) {
         const auto text = resolved.port();
-        if (text.size() > 5 || !std::all_of(text.begin(), text.end(),
-                                            [](char c) { return c >= '0' && c <= '9'; }))
+        if (text.size() > 5 ||
+            !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
             return std::nullopt;
         const auto value = std::stoul(std::string(text));
         if (value < 1 || value > 65535) return std::nullopt;
@@ -65,7 +64,8 @@ bool AnnouncedEndpoints::add(std::string_view server, const AnnouncedEndpoint& e
     auto it = by_host_.find(endpoint.host);
     if (it != by_host_.end()) {
         for (const auto& entry : it->second)
-            if (entry.path == endpoint.path) return true; // the first server to announce it keeps it
+            if (entry.path == endpoint.path)
+                return true; // the first server to announce it keeps it
     }
     if (count_ >= max_entries_) return false;
     if (it == by_host_.end()) it = by_host_.emplace(endpoint.host, std::vector<Entry>{}).first;

@@ -1,6 +1,5 @@
-#include "mcp/routing_headers.hpp"
-
 #include "mcp/mcp_filter.hpp"
+#include "mcp/routing_headers.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -13,8 +12,9 @@ TEST_CASE("routing header values decode as the specification encodes them", "[ro
     CHECK(decode_routing_value("search") == std::optional<std::string>("search"));
     CHECK(decode_routing_value("=?base64?c2VhcmNo?=") == std::optional<std::string>("search"));
     CHECK(decode_routing_value("=?base64?w6k=?=") == std::optional<std::string>("\xc3\xa9"));
-    CHECK(decode_routing_value("=?base64?" "?=") == std::optional<std::string>("")); // no trigraph
-    CHECK_FALSE(decode_routing_value("=?BASE64?c2VhcmNo?=")); // read literally by some
+    CHECK(decode_routing_value("=?base64?"
+                               "?=") == std::optional<std::string>("")); // no trigraph
+    CHECK_FALSE(decode_routing_value("=?BASE64?c2VhcmNo?="));            // read literally by some
     CHECK_FALSE(decode_routing_value("=?base64?c2VhcmNo"));
     CHECK_FALSE(decode_routing_value("c2VhcmNo?="));
     CHECK_FALSE(decode_routing_value("=?base64?!!!!?="));
@@ -115,4 +115,17 @@ TEST_CASE("inspect_request names every method once, for the log", "[routing]") {
     auto verdict = osf::mcp::inspect_request(policy, "application/json", "", batch);
     CHECK(verdict.action == osf::mcp::RequestVerdict::Action::Forward);
     CHECK(verdict.methods == std::vector<std::string>{"resources/read", "prompts/get"});
+}
+
+TEST_CASE("the methods named for the log are bounded in count", "[routing]") {
+    const osf::mcp::ServerPolicy policy{"wiki", {"search"}, 1 << 20};
+    std::string batch = "[";
+    for (int i = 0; i < 40; ++i)
+        batch += (i ? "," : "") + std::string(R"({"jsonrpc":"2.0","method":"m)") +
+                 std::to_string(i) + R"("})";
+    batch += "]";
+    auto verdict = osf::mcp::inspect_request(policy, "application/json", "", batch);
+    REQUIRE(verdict.methods.size() == 16);
+    CHECK(verdict.methods.front() == "m0");
+    CHECK(verdict.methods.back() == "m15");
 }

@@ -42,7 +42,8 @@ TEST_CASE("an endpoint announcement resolves as clients resolve it", "[announced
         {"/mess\tages", nullptr, nullptr, 0, nullptr},
         {"/messages\n", nullptr, nullptr, 0, nullptr},
         {"\\\\other.example.com\\rpc", nullptr, nullptr, 0, nullptr},
-        {"/a%2Fmessages", nullptr, nullptr, 0, nullptr}, // Boost.URL would resolve it to "/a/messages"
+        {"/a%2Fmessages", nullptr, nullptr, 0,
+         nullptr}, // Boost.URL would resolve it to "/a/messages"
         {"https://other.example.com/a%2F..%2Fmessages", nullptr, nullptr, 0, nullptr},
         {"/a%00", nullptr, nullptr, 0, nullptr},
         {"/a%zz", nullptr, nullptr, 0, nullptr},
