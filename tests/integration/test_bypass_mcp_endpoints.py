@@ -181,9 +181,14 @@ def raw(tmp_path_factory):
     other.stop()
 
 
-def stream(raw, announce):
+def stream(raw, announce, h2=False):
     """Opens the declared stream announcing `announce`; returns its body."""
-    res = curl(raw["proxy"], f"https://{RAW}:{raw['main'].port}/sse?announce=" + urllib.parse.quote(announce, safe=""))
+    url = f"https://{RAW}:{raw['main'].port}/sse?announce=" + urllib.parse.quote(announce, safe="")
+    if h2:
+        status, version, text, res = curl_h2(raw["proxy"], url)
+        assert status == 200 and version == "2", res.stderr
+        return text
+    res = curl(raw["proxy"], url)
     assert status_of(res) == 200, res.stdout + res.stderr
     return body_of(res)
 
@@ -212,7 +217,7 @@ ANNOUNCEMENTS = {
     "scheme-relative": ("//{OTHER}:{other}/rpc2", "https://{OTHER}:{other}/rpc2", "other", False, False),
     "percent-encoded-and-dotted": ("/a/../d%6Fts/messages", "https://{RAW}:{main}/dots/Messages", "main", False, False),
     "posted-spelled-otherwise": ("/spelled/messages", "https://{RAW}:{main}/x/../spelled/%6Dessages", "main", False, True),
-    "posted-over-http2": ("/h2/messages", "https://{RAW}:{main}/h2/messages", "main", True, False),
+    "stream-and-post-over-http2": ("/h2/messages", "https://{RAW}:{main}/h2/messages", "main", True, False),
     "another-port-of-an-announced-host": ("https://{OTHER}:1/far/rpc", "https://{OTHER}:{other}/far/rpc", "other", False, False),
 }
 
@@ -223,7 +228,7 @@ def test_an_announced_endpoint_is_mcp_on_every_connection(raw, case):
     names = {"RAW": RAW, "OTHER": OTHER, "main": raw["main"].port, "other": raw["other"].port}
     announce, target = announce.format(**names), target.format(**names)
     cursor = LogCursor(raw["proxy"])
-    body = stream(raw, announce)
+    body = stream(raw, announce, h2=h2)
     assert "event: endpoint" in body and announce in body
     # The POST goes on its own connection (curl), after the stream ended.
     status, answer = post_call(raw, target, h2=h2, path_as_is=as_is)
