@@ -139,12 +139,12 @@ private:
         // or, on a host where an MCP server lives, a request carrying a body or
         // asking for an upgrade (either could carry MCP messages to that server).
         const auto reading = policy_.destinations.read_request(host, port, plan_.path);
-        const auto announced =
-            policy_.announced ? policy_.announced->server_for(host, plan_.path) : std::nullopt;
+        const auto found_announced = policy_.announced ? policy_.announced->match(host, plan_.path)
+                                                       : policy::AnnouncedEndpoints::Match{};
+        const auto& announced = found_announced.server;
         // Where an MCP endpoint lives, the path must have one reading every server
         // routes on, or MCP traffic could pass as plain egress.
-        const bool mcp_host = reading.mcp_endpoint || announced ||
-                              (policy_.announced && policy_.announced->on_host(host));
+        const bool mcp_host = reading.mcp_endpoint || found_announced.on_host;
         if (mcp_host)
             if (const auto why = policy::ambiguous_path(plan_.path); !why.empty())
                 return refuse(http::status::bad_request, RefusalReason::bad_request,

@@ -60,7 +60,7 @@ std::optional<AnnouncedEndpoint> resolve_announced_endpoint(const StreamUrl& str
 }
 
 bool AnnouncedEndpoints::add(std::string_view server, const AnnouncedEndpoint& endpoint) {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     auto it = by_host_.find(endpoint.host);
     if (it != by_host_.end()) {
         for (const auto& entry : it->second)
@@ -74,24 +74,34 @@ bool AnnouncedEndpoints::add(std::string_view server, const AnnouncedEndpoint& e
     return true;
 }
 
+AnnouncedEndpoints::Match AnnouncedEndpoints::match(std::string_view host,
+                                                    std::string_view path) const {
+    Match found;
+    if (count_.load() == 0) return found;
+    std::shared_lock lock(mutex_);
+    const auto it = by_host_.find(host);
+    if (it == by_host_.end()) return found;
+    found.on_host = true;
+    for (const auto& entry : it->second) {
+        if (path_is_under(path, entry.path)) {
+            found.server = entry.server;
+            break;
+        }
+    }
+    return found;
+}
+
 std::optional<std::string> AnnouncedEndpoints::server_for(std::string_view host,
                                                           std::string_view path) const {
-    std::lock_guard lock(mutex_);
-    const auto it = by_host_.find(host);
-    if (it == by_host_.end()) return std::nullopt;
-    for (const auto& entry : it->second)
-        if (path_is_under(path, entry.path)) return entry.server;
-    return std::nullopt;
+    return match(host, path).server;
 }
 
 bool AnnouncedEndpoints::on_host(std::string_view host) const {
-    std::lock_guard lock(mutex_);
-    return by_host_.find(host) != by_host_.end();
+    return match(host, "/").on_host;
 }
 
 std::size_t AnnouncedEndpoints::size() const {
-    std::lock_guard lock(mutex_);
-    return count_;
+    return count_.load();
 }
 
 } // namespace osf::policy

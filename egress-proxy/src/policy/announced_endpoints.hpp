@@ -12,11 +12,13 @@
 // every connection (the POST seldom shares the stream's), bounded in count.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,6 +71,13 @@ public:
     // like at a declared endpoint, a path must have one reading.
     bool on_host(std::string_view host) const;
 
+    // Both, with one look (admission asks them of every request).
+    struct Match {
+        bool on_host = false;
+        std::optional<std::string> server;
+    };
+    Match match(std::string_view host, std::string_view path) const;
+
     std::size_t size() const;
 
 private:
@@ -77,8 +86,8 @@ private:
         std::string server;
     };
     const std::size_t max_entries_;
-    mutable std::mutex mutex_;
-    std::size_t count_ = 0;
+    mutable std::shared_mutex mutex_;    // every request reads, few streams write
+    std::atomic<std::size_t> count_ = 0; // read without the lock: most runs announce nothing
     std::map<std::string, std::vector<Entry>, std::less<>> by_host_;
 };
 
