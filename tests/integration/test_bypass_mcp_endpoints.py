@@ -128,6 +128,7 @@ class AnnouncingServer:
 
     def __init__(self, tls):
         self.ran = []
+        self.redirect_to = None  # POST /mcp/redirect answers 307 to it
         self.upstream = RawUpstream(tls=tls, route=self.route)
         self.port = self.upstream.port
 
@@ -139,6 +140,9 @@ class AnnouncingServer:
             events = f"event: endpoint\ndata: {announce}\n\n".encode()
             return (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n"
                     % len(events) + events)
+        if method == b"POST" and target.path == "/mcp/redirect":
+            return (b"HTTP/1.1 307 Temporary Redirect\r\nLocation: %s\r\nContent-Length: 0\r\n\r\n"
+                    % self.redirect_to.encode())
         if method == b"POST":
             fields = {}
             for line in head.split(b"\r\n")[1:]:
@@ -272,6 +276,32 @@ def test_a_body_to_another_path_of_an_mcp_host_is_read_as_mcp(raw):
     assert cursor.wait(lambda l: l.get("tool") == UNDECLARED)[-1]["mcpServer"] == "raw"
     res = curl(raw["proxy"], f"https://{RAW}:{raw['main'].port}/page.html")
     assert status_of(res) == 200 and body_of(res) == "ok /page.html"
+
+
+@pytest.mark.parametrize("location, target", [
+    ("https://{OTHER}:{other}/moved?s=1", "https://{OTHER}:{other}/moved/x"),
+    ("/moved-here", "https://{GATEWAY}:{main}/moved-here"),
+    ("https://user:pw@{OTHER}:{other}/moved", None),
+], ids=["another-host", "same-host", "unreadable"])
+def test_a_redirect_from_an_mcp_endpoint_is_an_announced_endpoint(raw, location, target):
+    """A 307 from an MCP endpoint tells the client where to go next (fetch, the
+    TypeScript SDK's client, follows it with the body): an endpoint the server
+    announces. A call sent straight there is read as MCP."""
+    names = {"OTHER": OTHER, "other": raw["other"].port, "GATEWAY": GATEWAY, "main": raw["main"].port}
+    raw["main"].redirect_to = location.format(**names)
+    cursor = LogCursor(raw["proxy"])
+    url = f"https://{GATEWAY}:{raw['main'].port}/mcp/redirect"
+    res = curl(raw["proxy"], url, "-X", "POST", "-H", "Content-Type: application/json",
+               "--data-binary", json.dumps(call("search")))
+    if target is None:  # a Location the proxy cannot record is not passed
+        assert status_of(res) == 502
+        assert cursor.wait(lambda l: l["path"] == "/mcp/redirect")[-1]["refusedBy"] == "mcp-unreadable"
+        return
+    assert status_of(res) == 307
+    status, answer = post_call(raw, target.format(**names))
+    assert status == 200 and json.loads(answer)["error"]["code"] == -32602, answer
+    assert UNDECLARED not in raw["main"].ran + raw["other"].ran
+    assert cursor.wait(lambda l: l.get("tool") == UNDECLARED)[-1]["mcpServer"] == "gw"
 
 
 # --- Mcp-Method / Mcp-Name: headers a gateway routes on say what the body says -----------

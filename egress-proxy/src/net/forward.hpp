@@ -17,6 +17,7 @@
 #include "net/mcp_answer_relay.hpp"
 #include "net/proxy_runtime.hpp"
 #include "net/stream_kinds.hpp"
+#include "policy/announced_endpoints.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -315,6 +316,24 @@ relay_upstream_answer(ExchangeLeg<Client, Up>& leg, const mcp::ServerPolicy* mcp
                         "the answer names a secret in a header field name, or holds one "
                         "where its placeholder would not fit");
         co_return result;
+    }
+    // A redirect from an MCP endpoint names where the client goes next (fetch
+    // follows a 307 with its body): an endpoint the server announces, recorded
+    // before the client learns it, or the answer is refused.
+    if (mcp && res.result_int() >= 300 && res.result_int() < 400 &&
+        res.count(http::field::location) > 0) {
+        const policy::StreamUrl here{ex.rec.scheme, ex.rec.host, ex.rec.port, ex.rec.path};
+        const auto endpoint =
+            res.count(http::field::location) == 1
+                ? policy::resolve_announced_endpoint(here, res[http::field::location])
+                : std::nullopt;
+        if (!endpoint || !ctx.mcp_endpoints->add(mcp->name, *endpoint)) {
+            ex.client_keep = false;
+            co_await refuse(leg.client, ex, http::status::bad_gateway,
+                            RefusalReason::mcp_unreadable,
+                            "a redirect from an MCP endpoint to a place the proxy cannot record");
+            co_return result;
+        }
     }
     if (plan.action == admission::AnswerAction::websocket) {
         co_await relay_websocket(leg, res);
