@@ -217,9 +217,13 @@ def test_spellings_of_the_mcp_path_on_a_mixed_host_are_mcp(proxy, server, path):
                            statuses=(200,), reasons=("mcp-tool",))
 
 
-def test_other_paths_on_a_mixed_host_are_plain_egress(proxy, server):
+def test_a_body_to_another_path_of_a_mixed_host_is_read_as_mcp(proxy, server):
+    # Issue 41: the server on that host may route /api to its MCP handler too (in
+    # doubt: MCP); a bodiless request there stays plain egress.
+    assert_never_forwarded(proxy, server, lambda: post(proxy, server, MIXED, "/api", json.dumps(call("delete_everything"))),
+                           statuses=(200,), reasons=("mcp-tool",))
     before = len(server.bodies)
-    status, _, _ = post(proxy, server, MIXED, "/api", json.dumps(call("delete_everything")))
+    status, _, _ = post(proxy, server, MIXED, "/api", b"", content_type=None, method="GET")
     assert status == 200 and len(server.bodies) == before + 1
 
 

@@ -23,7 +23,7 @@ from osftest import Proxy
 from osftest.paths import repo
 from test_bypass_smuggling import LogCursor, RawUpstream, open_tunnel, proxy_address, read_response
 
-MCP_ONLY, MIXED = "mcp-only.transport.test", "mixed.transport.test"
+MCP_ONLY, MIXED, PLAIN = "mcp-only.transport.test", "mixed.transport.test", "plain.transport.test"
 UNDECLARED = "delete_everything"
 
 
@@ -112,12 +112,12 @@ def server():
 
 @pytest.fixture(scope="module")
 def proxy(tmp_path_factory, ws_server, server):
-    spec = {"template": "debian:12", "egress": [MIXED],
+    spec = {"template": "debian:12", "egress": [MIXED, PLAIN],
             "mcp": [{"name": "ws-only", "url": f"http://{MCP_ONLY}:{ws_server.port}/mcp", "tools": ["search"]},
                     {"name": "ws-mixed", "url": f"http://{MIXED}:{ws_server.port}/mcp", "tools": ["search"]},
                     {"name": "raw-mixed", "url": f"http://{MIXED}:{server.port}/mcp", "tools": ["search"]}]}
     with Proxy(spec, str(tmp_path_factory.mktemp("transport")),
-               aliases={MCP_ONLY: "127.0.0.1", MIXED: "127.0.0.1"}) as p:
+               aliases={MCP_ONLY: "127.0.0.1", MIXED: "127.0.0.1", PLAIN: "127.0.0.1"}) as p:
         yield p
         assert_log_matches_the_schema(p)
 
@@ -194,11 +194,23 @@ def masked_text_frame(text):
     return bytes([0x81, 0x80 | len(data)]) + b"\0\0\0\0" + data  # mask key 0: the payload as is
 
 
-def test_the_control_a_websocket_off_the_mcp_endpoint_is_relayed(proxy, ws_server):
-    # /ws on the mixed host is plain egress: the same server, reached there, runs the
-    # call. This is what the refusals above keep from /mcp.
+def test_a_websocket_off_the_mcp_path_of_an_mcp_host_is_refused(proxy, ws_server):
+    # Issue 41: /ws on the mixed host reaches the same server, which would run the
+    # call there; an upgrade on a host where an MCP server lives is in doubt: MCP.
+    before = ws_server.handshakes
+    status, head, body = exchange(proxy, (f"GET http://{MIXED}:{ws_server.port}/ws HTTP/1.1\r\n"
+                                          f"Host: {MIXED}:{ws_server.port}\r\nUpgrade: websocket\r\n"
+                                          f"Connection: Upgrade\r\nSec-WebSocket-Key: {KEY}\r\n"
+                                          "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+    assert status == 403 and b"X-Osf-Refused-By: mcp-upgrade" in head, head
+    assert ws_server.handshakes == before
+
+
+def test_the_control_a_websocket_to_a_host_without_mcp_is_relayed(proxy, ws_server):
+    # The same server on a plain egress host runs the call: what the refusals above
+    # keep from the MCP host.
     with socket.create_connection(proxy_address(proxy), timeout=15) as s:
-        s.sendall((f"GET http://{MIXED}:{ws_server.port}/ws HTTP/1.1\r\nHost: {MIXED}:{ws_server.port}\r\n"
+        s.sendall((f"GET http://{PLAIN}:{ws_server.port}/ws HTTP/1.1\r\nHost: {PLAIN}:{ws_server.port}\r\n"
                    f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {KEY}\r\n"
                    "Sec-WebSocket-Version: 13\r\n\r\n").encode())
         data = b""

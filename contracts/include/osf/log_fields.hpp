@@ -24,6 +24,8 @@ inline constexpr std::string_view status = "status"; // 0: no HTTP answer
 inline constexpr std::string_view refused_by = "refusedBy";
 inline constexpr std::string_view error = "error";
 inline constexpr std::string_view mcp_server = "mcpServer";
+// The JSON-RPC methods of an MCP request ("tools/call", "resources/read"...), comma-separated.
+inline constexpr std::string_view mcp_method = "mcpMethod";
 inline constexpr std::string_view tool = "tool";
 inline constexpr std::string_view secrets = "secrets"; // names, never values
 inline constexpr std::string_view upgrade = "upgrade";
@@ -39,11 +41,19 @@ inline constexpr std::string_view count = "count";
 inline constexpr std::string_view since = "since";
 
 // Every field, in the order a line is best written and read.
-inline constexpr std::array<std::string_view, 25> all = {
-    time,          connection, client,  host,     port,       scheme,      http,
-    method,        path,       outcome, status,   refused_by, error,       mcp_server,
-    tool,          secrets,    upgrade, bytes_up, bytes_down, duration_ms, mcp_events_dropped,
-    tools_removed, policy,     count,   since};
+inline constexpr std::array<std::string_view, 26> all = {time,          connection,
+                                                         client,        host,
+                                                         port,          scheme,
+                                                         http,          method,
+                                                         path,          outcome,
+                                                         status,        refused_by,
+                                                         error,         mcp_server,
+                                                         mcp_method,    tool,
+                                                         secrets,       upgrade,
+                                                         bytes_up,      bytes_down,
+                                                         duration_ms,   mcp_events_dropped,
+                                                         tools_removed, policy,
+                                                         count,         since};
 
 } // namespace osf::log_field
 

@@ -134,13 +134,40 @@ private:
         if (plan_.target.find('#') != std::string::npos)
             return refuse(http::status::bad_request, RefusalReason::bad_request,
                           "a fragment ('#') in the request target");
+        // What is MCP is decided before what is plain egress (issue 41): a declared
+        // endpoint (any port of its host), an endpoint a server announced (any host),
+        // or, on a host where an MCP server lives, a request carrying a body or
+        // asking for an upgrade (either could carry MCP messages to that server).
+        const auto reading = policy_.destinations.read_request(host, port, plan_.path);
+        const auto found_announced = policy_.announced ? policy_.announced->match(host, plan_.path)
+                                                       : policy::AnnouncedEndpoints::Match{};
+        const auto& announced = found_announced.server;
         // Where an MCP endpoint lives, the path must have one reading every server
         // routes on, or MCP traffic could pass as plain egress.
-        const auto reading = policy_.destinations.read_request(host, port, plan_.path);
-        if (reading.mcp_endpoint)
+        const bool mcp_host = reading.mcp_endpoint || found_announced.on_host;
+        if (mcp_host)
             if (const auto why = policy::ambiguous_path(plan_.path); !why.empty())
                 return refuse(http::status::bad_request, RefusalReason::bad_request,
                               std::string(why) + " (a host with an MCP endpoint)");
+        std::string_view mcp_name;
+        if (reading.mcp_server)
+            mcp_name = reading.mcp_server->name;
+        else if (announced)
+            mcp_name = *announced;
+        else if (reading.host_server && (request_.has_body() || request_.asks_for_upgrade))
+            mcp_name = reading.host_server->name; // in doubt: it could carry MCP messages
+        if (!mcp_name.empty()) {
+            logged_.mcp_server = std::string(mcp_name);
+            const auto found = policy_.mcp_servers.find(mcp_name);
+            // An endpoint announced by a server the rules no longer declare.
+            if (found == policy_.mcp_servers.end())
+                return refuse(http::status::forbidden, RefusalReason::mcp_unreadable,
+                              "an MCP endpoint of a server the spec no longer declares");
+            plan_.mcp = &found->second;
+        } else if (reading.host_server) {
+            const auto found = policy_.mcp_servers.find(reading.host_server->name);
+            if (found != policy_.mcp_servers.end()) plan_.mcp_host = &found->second;
+        }
         // The upstream might frame such a body differently (RFC 9112 6.3).
         if (request_.unframed_coding())
             return refuse(http::status::bad_request, RefusalReason::bad_request,
@@ -170,10 +197,7 @@ private:
                           "more than one Host header");
 
         // What the proxy does there.
-        if (const auto* server = reading.mcp_server) {
-            logged_.mcp_server = server->name;
-            const auto found = policy_.mcp_servers.find(server->name);
-            plan_.mcp = found == policy_.mcp_servers.end() ? nullptr : &found->second;
+        if (plan_.mcp) {
             // MCP traffic is read message by message: an upgrade (WebSocket, h2c, any
             // token) would carry tool calls in frames the proxy never reads.
             // The message is read as the upstream will read it, or not at all: a

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "mcp/mcp_filter.hpp"
+#include "policy/announced_endpoints.hpp"
 #include "policy/policy.hpp"
 
 #include <boost/beast/http/status.hpp>
@@ -81,6 +82,9 @@ struct Plan {
     std::string target;                     // origin form ("/path?query")
     std::string path;                       // target up to '?'
     const mcp::ServerPolicy* mcp = nullptr; // MCP traffic: read and judged whole
+    // Not MCP traffic, on a host where an MCP server lives: an event stream
+    // answered is that server's (filtered, its endpoint announcements learned).
+    const mcp::ServerPolicy* mcp_host = nullptr;
     bool substitute_secrets = false;
     // The Host field to send, when the request's own is not kept (every
     // absolute-form request, and HTTP/1.0 without Host in a tunnel).
@@ -96,11 +100,12 @@ struct Admission {
     const Plan& plan() const { return std::get<Plan>(verdict); }
 };
 
-// The policy the admission reads: the destination rules and the MCP servers'
-// policies by name.
+// The policy the admission reads: the destination rules, the MCP servers'
+// policies by name, and the endpoints the servers announced (may be null).
 struct AdmissionPolicy {
     const policy::Policy& destinations;
     const std::map<std::string, mcp::ServerPolicy, std::less<>>& mcp_servers;
+    const policy::AnnouncedEndpoints* announced = nullptr;
 };
 
 Admission admit(const AdmissionPolicy& policy, const RequestFacts& request);

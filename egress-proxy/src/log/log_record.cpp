@@ -82,6 +82,8 @@ std::string to_json_line(const LogRecord& r) {
     if (r.outcome == Outcome::error)
         j.field(f::error, to_string(r.error.value_or(ErrorKind::aborted)));
     if (!r.mcp_server.empty()) j.field(f::mcp_server, r.mcp_server);
+    if (!r.mcp_method.empty())
+        j.field(f::mcp_method, bounded(r.mcp_method, max_mcp_method_bytes, cut));
     if (!r.tool.empty()) j.field(f::tool, bounded(r.tool, max_tool_bytes, cut));
     if (!r.secrets.empty()) j.field(f::secrets, r.secrets);
     if (!r.upgrade.empty()) j.field(f::upgrade, bounded(r.upgrade, max_method_bytes, cut));

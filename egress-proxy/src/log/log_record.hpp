@@ -34,6 +34,7 @@ struct LogRecord {
     std::optional<ErrorKind> error;          // error only (unset: aborted)
     std::string mcp_server;
     std::string tool;
+    std::string mcp_method; // the JSON-RPC methods of an MCP request, comma-separated
     std::vector<std::string> secrets;
     std::string upgrade;
     std::uint64_t bytes_up = 0;
@@ -57,6 +58,7 @@ inline constexpr std::size_t max_host_bytes = 1024;
 inline constexpr std::size_t max_method_bytes = 64;
 inline constexpr std::size_t max_path_bytes = 2048;
 inline constexpr std::size_t max_tool_bytes = 1024;
+inline constexpr std::size_t max_mcp_method_bytes = 1024;
 inline constexpr std::string_view cut_marker = "[cut]";
 
 // "2026-11-29T18:46:12.123Z"

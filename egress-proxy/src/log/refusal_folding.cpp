@@ -45,6 +45,7 @@ void RefusalFolder::fold_into(Tally& tally, const LogRecord& r) {
     if (f.count == 0) {
         f = r;
         f.path.clear(); // many paths: the whole lines before it show some
+        f.mcp_method.clear();
         f.since = r.time;
         f.bytes_down = 0;
         f.duration_ms = 0;

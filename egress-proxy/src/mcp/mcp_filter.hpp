@@ -6,6 +6,7 @@
 #include "osf/log_fields.hpp"
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -40,12 +41,22 @@ struct RequestVerdict {
     std::string reason;                      // short text for the log/diagnostics, no arguments
     std::vector<std::string> tools_called;   // tools/call names seen (for the log's `tool`)
     std::vector<std::string> tools_list_ids; // ids of tools/list requests (canonical JSON)
+    std::vector<std::string>
+        methods; // the JSON-RPC methods, each once, in order (the log's mcpMethod)
 };
 
+struct RoutingHeaders; // mcp/routing_headers.hpp
+
 // Inspects one request body. `content_type` and `content_encoding` are the
-// request's header values (empty when absent).
+// request's header values (empty when absent); `routing`, its Mcp-Method and
+// Mcp-Name headers, which must agree with the body (a mismatch: HTTP 400,
+// JSON-RPC -32020; refusedBy mcp-tool when a header names an undeclared tool,
+// else mcp-unreadable).
 RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view content_type,
                                std::string_view content_encoding, std::string_view body);
+RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view content_type,
+                               std::string_view content_encoding, std::string_view body,
+                               const RoutingHeaders& routing);
 
 // Filters an application/json answer: removes undeclared tools from every
 // tools/list result (a response object or inside a batch), keeps every other
@@ -82,6 +93,12 @@ public:
     void feed_into(std::string_view chunk, std::string& out);
     // End of stream: returns what is left (an incomplete final event is dropped).
     std::string finish();
+
+    // Called with the data of every `event: endpoint` (an MCP endpoint the
+    // server announces) before it is passed; false drops the event (the proxy
+    // could not record the endpoint, so the client must not learn it).
+    using EndpointHook = std::function<bool(std::string_view url)>;
+    void on_endpoint(EndpointHook hook);
 
     // Answers to these tools/list request ids (canonical JSON, as in tools_list_ids) (from the POST
     // whose answer this stream is) must carry a result.tools array.

@@ -4,7 +4,9 @@
 #include "mcp/jsonrpc.hpp"
 #include "mcp/mcp_filter.hpp"
 #include "mcp/media_type.hpp"
+#include "mcp/routing_headers.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -51,6 +53,12 @@ std::optional<std::string> refusal_of_call(const JsonTape& tape, const Message& 
 
 RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view content_type,
                                std::string_view content_encoding, std::string_view body) {
+    return inspect_request(policy, content_type, content_encoding, body, RoutingHeaders{});
+}
+
+RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view content_type,
+                               std::string_view content_encoding, std::string_view body,
+                               const RoutingHeaders& routing) {
     if (!is_identity_encoding(content_encoding)) {
         return unreadable(415, kParseError, "Parse error: compressed request body",
                           "content-encoding is not identity");
@@ -108,6 +116,63 @@ RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view cont
     }
 
     RequestVerdict verdict;
+    // For the log: each method once, the first kMaxLoggedMethods of them (a batch
+    // of many distinct methods costs no more than that per message).
+    constexpr std::size_t kMaxLoggedMethods = 16;
+    for (const auto& message : messages) {
+        if (!message.method) continue;
+        if (std::find(verdict.methods.begin(), verdict.methods.end(), *message.method) !=
+            verdict.methods.end())
+            continue;
+        if (verdict.methods.size() == kMaxLoggedMethods) break;
+        verdict.methods.push_back(*message.method);
+    }
+
+    // Headers a server or gateway may route on say what the body says, or nothing passes.
+    if (routing.any()) {
+        // Headers describe one message: a second is enough to show a batch.
+        std::vector<RoutedMessage> routed;
+        for (const auto& message : messages) {
+            if (routed.size() == 2) break;
+            RoutedMessage r{message.method, {}, {}};
+            if (auto params = tape->member(message.entry, "params")) {
+                if (auto name = tape->member(*params, "name");
+                    name && tape->at(*name).kind == Kind::String)
+                    r.name = tape->string_value(*name);
+                if (auto uri = tape->member(*params, "uri");
+                    uri && tape->at(*uri).kind == Kind::String)
+                    r.uri = tape->string_value(*uri);
+            }
+            routed.push_back(std::move(r));
+        }
+        if (auto why = routing_mismatch(routing, routed); !why.empty()) {
+            const std::string id =
+                messages.size() == 1 ? messages.front().id_json.value_or("null") : "null";
+            // A header naming a tool the spec does not declare is a call to it.
+            std::vector<std::string_view> named(routing.name.begin(), routing.name.end());
+            named.insert(named.end(), routing.tool_name.begin(), routing.tool_name.end());
+            const bool about_call =
+                !routing.tool_name.empty() ||
+                std::any_of(routing.method.begin(), routing.method.end(),
+                            [](std::string_view m) { return m == "tools/call"; }) ||
+                std::any_of(routed.begin(), routed.end(),
+                            [](const RoutedMessage& r) { return r.method == "tools/call"; });
+            const bool undeclared =
+                about_call && std::any_of(named.begin(), named.end(), [&](std::string_view v) {
+                    const auto decoded = decode_routing_value(v);
+                    if (decoded) verdict.tools_called.push_back(*decoded);
+                    return !decoded || !policy.tools.contains(*decoded);
+                });
+            verdict.action = RequestVerdict::Action::Refuse;
+            verdict.status = 400;
+            verdict.body = error_answer(id, kHeaderMismatch, "Header mismatch: " + why);
+            verdict.refused_by =
+                undeclared ? RefusalReason::mcp_tool : RefusalReason::mcp_unreadable;
+            verdict.reason = std::move(why);
+            return verdict;
+        }
+    }
+
     std::vector<std::optional<std::string>> refusals(messages.size());
     bool any_refused = false;
     for (std::size_t i = 0; i < messages.size(); ++i) {

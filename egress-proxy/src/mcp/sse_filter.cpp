@@ -111,7 +111,12 @@ struct SseFilter::Impl {
             return;
         }
         if (event.type == "endpoint") {
-            // Legacy transport: data is the URL to POST to, not JSON-RPC.
+            // Legacy transport: data is the URL to POST to, not JSON-RPC; an MCP
+            // endpoint the proxy must know before the client does.
+            if (endpoint_hook && !endpoint_hook(event.data)) {
+                ++events_dropped;
+                return;
+            }
             if (registry && !session_id) session_id = session_id_from_url(event.data);
             write_event(event, event.data, out);
             return;
@@ -155,6 +160,7 @@ struct SseFilter::Impl {
     std::shared_ptr<SessionRegistry> registry;
     std::optional<std::string> session_id;
     std::vector<std::string> expected_ids;
+    EndpointHook endpoint_hook;
     // Made once (the Impl stays where it is: SseFilter holds it by pointer), not per event.
     const ToolsListIdMatcher is_tools_list_answer = [this](std::string_view id) {
         return expected_answer(id);
@@ -191,6 +197,10 @@ std::string SseFilter::finish() {
     // An event not ended by a blank line is never dispatched by a client.
     if (impl_->parser.has_partial_event()) ++impl_->events_dropped;
     return {};
+}
+
+void SseFilter::on_endpoint(EndpointHook hook) {
+    impl_->endpoint_hook = std::move(hook);
 }
 
 void SseFilter::expect_tools_list_ids(std::vector<std::string> ids) {

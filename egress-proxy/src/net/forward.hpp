@@ -9,6 +9,7 @@
 #include "h2/message_mapping.hpp"
 #include "h2/origin_error.hpp"
 #include "mcp/answer_handling.hpp"
+#include "mcp/media_type.hpp"
 #include "net/body_relay.hpp"
 #include "net/forwarding.hpp"
 #include "net/http_messages.hpp"
@@ -16,6 +17,7 @@
 #include "net/mcp_answer_relay.hpp"
 #include "net/proxy_runtime.hpp"
 #include "net/stream_kinds.hpp"
+#include "policy/announced_endpoints.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -258,6 +260,7 @@ relay_answer(ExchangeLeg<Client, Up>& leg,
 template <class Client, class Up>
 boost::asio::awaitable<ForwardResult>
 relay_upstream_answer(ExchangeLeg<Client, Up>& leg, const mcp::ServerPolicy* mcp,
+                      const mcp::ServerPolicy* mcp_host,
                       std::chrono::steady_clock::time_point sent_at) {
     namespace http = boost::beast::http;
     auto& ex = leg.ex;
@@ -284,6 +287,13 @@ relay_upstream_answer(ExchangeLeg<Client, Up>& leg, const mcp::ServerPolicy* mcp
     facts.websocket_asked = leg.out.websocket;
     facts.websocket_switch =
         res.result() == http::status::switching_protocols && is_websocket_switch(res);
+    // On a host where an MCP server lives, an event stream is that server's,
+    // whatever the path: it may announce endpoints, or answer with tool lists.
+    if (!mcp && mcp_host &&
+        mcp::parse_media_type(res[http::field::content_type]).type == mcp::MediaType::EventStream) {
+        mcp = mcp_host;
+        ex.rec.mcp_server = mcp_host->name;
+    }
     facts.mcp = mcp;
     if (mcp)
         facts.mcp_answer = {static_cast<int>(res.result_int()),
@@ -306,6 +316,24 @@ relay_upstream_answer(ExchangeLeg<Client, Up>& leg, const mcp::ServerPolicy* mcp
                         "the answer names a secret in a header field name, or holds one "
                         "where its placeholder would not fit");
         co_return result;
+    }
+    // A redirect from an MCP endpoint names where the client goes next (fetch
+    // follows a 307 with its body): an endpoint the server announces, recorded
+    // before the client learns it, or the answer is refused.
+    if (mcp && res.result_int() >= 300 && res.result_int() < 400 &&
+        res.count(http::field::location) > 0) {
+        const policy::StreamUrl here{ex.rec.scheme, ex.rec.host, ex.rec.port, ex.rec.path};
+        const auto endpoint =
+            res.count(http::field::location) == 1
+                ? policy::resolve_announced_endpoint(here, res[http::field::location])
+                : std::nullopt;
+        if (!endpoint || !ctx.mcp_endpoints->add(mcp->name, *endpoint)) {
+            ex.client_keep = false;
+            co_await refuse(leg.client, ex, http::status::bad_gateway,
+                            RefusalReason::mcp_unreadable,
+                            "a redirect from an MCP endpoint to a place the proxy cannot record");
+            co_return result;
+        }
     }
     if (plan.action == admission::AnswerAction::websocket) {
         co_await relay_websocket(leg, res);
@@ -356,10 +384,12 @@ boost::asio::awaitable<void> send_body_beside_answer(ExchangeLeg<Client, H2Upstr
 } // namespace forwarding
 
 // Forwards `leg.out` on `leg.up` and relays the answer. `mcp`: the request is
-// MCP traffic, and so is its answer.
+// MCP traffic, and so is its answer. `mcp_host`: the MCP server living on the
+// request's host (an event stream answered is read as its).
 template <class Client, class Up>
 boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
-                                              const mcp::ServerPolicy* mcp) {
+                                              const mcp::ServerPolicy* mcp,
+                                              const mcp::ServerPolicy* mcp_host = nullptr) {
     using namespace forwarding;
     const auto sent_at = std::chrono::steady_clock::now();
     // From the first write on, the request may have reached the origin: its
@@ -369,12 +399,12 @@ boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
         if (leg.out.streamed && !mcp) {
             using namespace boost::asio::experimental::awaitable_operators;
             co_return co_await (send_body_beside_answer(leg) &&
-                                relay_upstream_answer(leg, mcp, sent_at));
+                                relay_upstream_answer(leg, mcp, mcp_host, sent_at));
         }
     }
     ForwardResult result;
     if (!co_await send_request(leg, result)) co_return result;
-    co_return co_await relay_upstream_answer(leg, mcp, sent_at);
+    co_return co_await relay_upstream_answer(leg, mcp, mcp_host, sent_at);
 }
 
 } // namespace osf::net

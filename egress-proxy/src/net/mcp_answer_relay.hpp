@@ -8,6 +8,7 @@
 #include "net/forwarding.hpp"
 #include "net/local_reply.hpp"
 #include "net/proxy_runtime.hpp"
+#include "policy/announced_endpoints.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/beast/http.hpp>
@@ -28,6 +29,13 @@ relay_mcp_event_stream(ExchangeLeg<Client, Up> leg,
     const auto idle = ctx.config.limits().idle_timeout;
     ForwardResult result;
     mcp::SseFilter filter(server, ctx.mcp_sessions);
+    // An endpoint the server announces is MCP traffic from before the client
+    // learns it, on every connection (policy/announced_endpoints.hpp).
+    filter.on_endpoint([&](std::string_view data) {
+        const policy::StreamUrl stream{ex.rec.scheme, ex.rec.host, ex.rec.port, ex.rec.path};
+        const auto endpoint = policy::resolve_announced_endpoint(stream, data);
+        return endpoint && ctx.mcp_endpoints->add(server.name, *endpoint);
+    });
     http::response<http::buffer_body> streamed;
     streamed.base() = rp.get().base();
     streamed.erase(http::field::content_length);

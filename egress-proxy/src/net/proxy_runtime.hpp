@@ -13,6 +13,7 @@
 #include "log/log_record.hpp"
 #include "log/refusal_folding.hpp"
 #include "mcp/session_registry.hpp"
+#include "policy/announced_endpoints.hpp"
 #include "secrets/written_forms.hpp"
 
 #include <atomic>
@@ -45,6 +46,10 @@ struct ProxyRuntime {
     secrets::WrittenForms written_forms{config.secrets};
     // The 2024-11-05 HTTP+SSE transport: tools/list ids and refusals per session.
     std::shared_ptr<mcp::SessionRegistry> mcp_sessions = std::make_shared<mcp::SessionRegistry>();
+    // Endpoints MCP servers announced on their event streams (issue 41): MCP
+    // traffic on every connection, whatever the host's egress entry says.
+    std::shared_ptr<policy::AnnouncedEndpoints> mcp_endpoints =
+        std::make_shared<policy::AnnouncedEndpoints>();
     std::atomic<bool> draining{false};
     std::atomic<std::uint64_t> next_connection{1};
     // Where the proxy and its admin listener accept connections; set before the

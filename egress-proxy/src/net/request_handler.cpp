@@ -7,6 +7,7 @@
 
 #include "admission/request_admission.hpp"
 #include "mcp/legacy_transport.hpp"
+#include "mcp/routing_headers.hpp"
 #include "mcp/session_registry.hpp"
 #include "net/exchange.hpp"
 #include "net/forward.hpp"
@@ -63,6 +64,21 @@ void record_destination(log::LogRecord& rec, admission::Destination&& logged) {
     rec.mcp_server = std::move(logged.mcp_server);
 }
 
+// The SEP-2243 routing headers of an MCP request, every field of each.
+mcp::RoutingHeaders routing_headers(const http::request<http::string_body>& message) {
+    mcp::RoutingHeaders headers;
+    auto collect = [&](std::string_view name, std::vector<std::string_view>& into) {
+        for (auto [it, end] = message.equal_range(name); it != end; ++it)
+            into.push_back(it->value());
+    };
+    collect("Mcp-Method", headers.method);
+    collect("Mcp-Name", headers.name);
+    collect("Mcp-Tool-Name", headers.tool_name);
+    collect("Mcp-Prompt-Name", headers.prompt_name);
+    collect("Mcp-Resource", headers.resource);
+    return headers;
+}
+
 // MCP: the whole message is read and judged before anything is forwarded.
 // Returns nullopt when it goes on upstream (in `out`), otherwise whether the
 // client connection may go on after the proxy's own answer.
@@ -113,12 +129,25 @@ read_mcp_request(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
         co_return co_await refuse(s.stream, ex, http::status::bad_request,
                                   RefusalReason::bad_request, "trailer fields on an MCP message");
     }
+    const auto routing = routing_headers(message);
+    if (!has_body && message.method() != http::verb::post && routing.any()) {
+        // Headers a gateway routes on, and no body they could agree with.
+        ex.client_keep = false;
+        co_return co_await refuse(s.stream, ex, http::status::bad_request,
+                                  RefusalReason::mcp_unreadable,
+                                  "Mcp-Method or Mcp-Name on a request without a body");
+    }
     if (has_body || message.method() == http::verb::post) {
-        auto verdict = mcp::inspect_request(server, message[http::field::content_type],
-                                            message[http::field::content_encoding], message.body());
+        auto verdict =
+            mcp::inspect_request(server, message[http::field::content_type],
+                                 message[http::field::content_encoding], message.body(), routing);
         for (const auto& tool : verdict.tools_called) {
             if (!ex.rec.tool.empty()) ex.rec.tool += ",";
             ex.rec.tool += tool;
+        }
+        for (const auto& method : verdict.methods) {
+            if (!ex.rec.mcp_method.empty()) ex.rec.mcp_method += ",";
+            ex.rec.mcp_method += method;
         }
         const auto session = mcp::session_id_from_url(target);
         // The legacy transport's registry holds ids of a bounded size; a request
@@ -197,7 +226,7 @@ asio::awaitable<bool> forward_on_upstream(ClientSession<Stream>& s, Exchange& ex
             using Up = std::decay_t<decltype(upstream_stream)>;
             return forward(
                 ExchangeLeg<Stream, Up>{ex, s.stream, s.buffer, connection, upstream_stream, out},
-                plan.mcp);
+                plan.mcp, plan.mcp_host);
         });
         if (result.retry && attempt == 0) continue;
         if (result.retry)
@@ -234,7 +263,8 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
     // Admitted or refused: every rule about the request itself is in admit().
     // The rules in force now; held until the request ends (plan.mcp points into them).
     const auto rules = ctx.rules();
-    auto admitted = admission::admit({rules->policy, rules->mcp_policies}, facts);
+    auto admitted =
+        admission::admit({rules->policy, rules->mcp_policies, ctx.mcp_endpoints.get()}, facts);
     ex.rec.policy = rules->generation;
     record_destination(ex.rec, std::move(admitted.logged));
     if (const auto* refusal = admitted.refusal()) {

@@ -121,36 +121,48 @@ const osf::McpServer* Policy::mcp_server_for(std::string_view host, std::uint16_
 
 const osf::McpServer* Policy::mcp_server_at(const std::string& canonical, std::uint16_t port,
                                             std::string_view path) const {
-    const osf::McpServer* first = nullptr;
     const osf::McpServer* best = nullptr;
     std::size_t best_length = 0;
+    bool best_port = false;
     for (const auto& server : mcp_) {
-        if (server.host != canonical || server.port != port) continue;
-        if (!first) first = &server;
-        if (!path_is_under(path, server.path)) continue;
+        if (server.host != canonical || !path_is_under(path, server.path)) continue;
         std::string base = normalize_path(server.path);
         std::size_t length = base.size() > 1 && base.ends_with('/') ? base.size() - 1 : base.size();
-        if (!best || length > best_length) {
+        const bool same_port = server.port == port;
+        if (!best || length > best_length || (length == best_length && same_port && !best_port)) {
             best = &server;
             best_length = length;
+            best_port = same_port;
         }
     }
     if (best) return best;
     // A host:port that is only an MCP host carries nothing but MCP traffic.
-    if (first && !in_egress(canonical, port)) return first;
+    for (const auto& server : mcp_)
+        if (server.host == canonical && server.port == port && !in_egress(canonical, port))
+            return &server;
     return nullptr;
 }
 
-bool Policy::has_mcp_endpoint(std::string_view host, std::uint16_t port) const {
-    if (mcp_.empty()) return false; // most requests: nothing to canonicalise for
-    auto canonical = canonical_host(host);
-    return canonical && mcp_endpoint_at(*canonical, port);
+const osf::McpServer* Policy::server_on_host(const std::string& canonical,
+                                             std::uint16_t port) const {
+    const osf::McpServer* first = nullptr;
+    for (const auto& server : mcp_) {
+        if (server.host != canonical) continue;
+        if (server.port == port) return &server;
+        if (!first) first = &server;
+    }
+    return first;
 }
 
-bool Policy::mcp_endpoint_at(const std::string& canonical, std::uint16_t port) const {
-    return std::any_of(mcp_.begin(), mcp_.end(), [&](const osf::McpServer& server) {
-        return server.host == canonical && server.port == port;
-    });
+bool Policy::has_mcp_endpoint(std::string_view host, std::uint16_t) const {
+    if (mcp_.empty()) return false; // most requests: nothing to canonicalise for
+    auto canonical = canonical_host(host);
+    return canonical && mcp_endpoint_at(*canonical);
+}
+
+bool Policy::mcp_endpoint_at(const std::string& canonical) const {
+    return std::any_of(mcp_.begin(), mcp_.end(),
+                       [&](const osf::McpServer& server) { return server.host == canonical; });
 }
 
 Policy::Reading Policy::read_request(std::string_view host, std::uint16_t port,
@@ -160,8 +172,10 @@ Policy::Reading Policy::read_request(std::string_view host, std::uint16_t port,
     if (!canonical) return reading;
     reading.substitutes_secrets = in_egress(*canonical, port);
     if (mcp_.empty()) return reading;
-    reading.mcp_endpoint = mcp_endpoint_at(*canonical, port);
-    if (reading.mcp_endpoint) reading.mcp_server = mcp_server_at(*canonical, port, path);
+    reading.mcp_endpoint = mcp_endpoint_at(*canonical);
+    if (!reading.mcp_endpoint) return reading;
+    reading.mcp_server = mcp_server_at(*canonical, port, path);
+    if (!reading.mcp_server) reading.host_server = server_on_host(*canonical, port);
     return reading;
 }
 

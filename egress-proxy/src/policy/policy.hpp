@@ -61,21 +61,26 @@ public:
     bool substitutes_secrets(std::string_view host, std::uint16_t port) const;
 
     // The MCP server whose traffic this request is, if any: a request to the
-    // server's URL path (or below it), or any request to a host:port that is
-    // only an MCP host (not in `egress`).
+    // server's URL path (or below it) on the server's host at any port (the
+    // same host's application on another port, allowed by an `egress` entry
+    // without a port, is in doubt: read as MCP), or any request to a host:port
+    // that is only an MCP host (not in `egress`). An exact port wins a tie.
     const osf::McpServer* mcp_server_for(std::string_view host, std::uint16_t port,
                                          std::string_view path) const;
 
-    // True when an MCP server lives on this host and port: there, a request
-    // path must have one unambiguous reading (see ambiguous_path).
+    // True when an MCP server lives on this host, at any port: there, a
+    // request path must have one unambiguous reading (see ambiguous_path).
     bool has_mcp_endpoint(std::string_view host, std::uint16_t port) const;
 
-    // The three facts above for one admitted request, from one reading of its
+    // The facts above for one admitted request, from one reading of its
     // host (admission asks them of every request).
     struct Reading {
         bool mcp_endpoint = false;                  // has_mcp_endpoint
         const osf::McpServer* mcp_server = nullptr; // mcp_server_for
-        bool substitutes_secrets = false;           // substitutes_secrets
+        // A server on this host (this port first) when the request is not to
+        // one of its endpoints: what admission reads a request in doubt as.
+        const osf::McpServer* host_server = nullptr;
+        bool substitutes_secrets = false; // substitutes_secrets
     };
     Reading read_request(std::string_view host, std::uint16_t port, std::string_view path) const;
 
@@ -87,7 +92,8 @@ private:
     // These take a host canonical_host() made.
     bool in_egress(std::string_view host, std::uint16_t port) const;
     bool named_literally(const std::string& host) const; // not only by a wildcard
-    bool mcp_endpoint_at(const std::string& host, std::uint16_t port) const;
+    bool mcp_endpoint_at(const std::string& host) const;
+    const osf::McpServer* server_on_host(const std::string& host, std::uint16_t port) const;
     const osf::McpServer* mcp_server_at(const std::string& host, std::uint16_t port,
                                         std::string_view path) const;
 

@@ -322,3 +322,97 @@ TEST_CASE("port text", "[admission]") {
     CHECK_FALSE(port_in_range("8o"));
     CHECK_FALSE(port_in_range("-1"));
 }
+
+TEST_CASE("what is MCP is decided before what is plain egress, on every host", "[admission]") {
+    // A wildcard egress entry allows the MCP server's host at every port; other.example.com
+    // is plain egress until a server announces an endpoint there.
+    osf::Spec s;
+    s.template_name = "node:24-alpine";
+    s.egress = {osf::EgressRule{"*.example.com", std::nullopt},
+                osf::EgressRule{"*.example.org", std::nullopt}};
+    s.mcp = {mcp_server("wiki", "https", "wiki.example.com", 443, "/mcp")};
+    const osf::policy::Policy destinations(s, {});
+    std::map<std::string, osf::mcp::ServerPolicy, std::less<>> servers;
+    servers["wiki"] = osf::mcp::ServerPolicy{"wiki", {"search"}, 1000};
+    osf::policy::AnnouncedEndpoints announced;
+    REQUIRE(announced.add("wiki", {"https", "wiki.example.com", 443, "/messages"}));
+    REQUIRE(announced.add("wiki", {"http", "other.example.com", 9000, "/rpc"}));
+    REQUIRE(announced.add("gone", {"https", "gone.example.org", 443, "/rpc"}));
+    const AdmissionPolicy policy{destinations, servers, &announced};
+
+    auto body = [](RequestFacts r) {
+        r.content_length = 10;
+        return r;
+    };
+    struct Case {
+        const char* what;
+        RequestFacts facts;
+        const char* mcp;      // the server it is MCP traffic of; nullptr: plain egress
+        const char* mcp_host; // the server whose event streams it watches (plain only)
+        std::optional<RefusalReason> refused = std::nullopt;
+    };
+    const std::vector<Case> cases = {
+        {"the declared endpoint", tunnelled("/mcp", "wiki.example.com", "wiki.example.com"), "wiki",
+         nullptr},
+        {"an announced endpoint, POSTed",
+         body(tunnelled("/messages?sessionId=1", "wiki.example.com", "wiki.example.com")), "wiki",
+         nullptr},
+        {"an announced endpoint, spelled otherwise",
+         body(tunnelled("/x/../%6Dessages?sessionId=1", "wiki.example.com", "wiki.example.com")),
+         "wiki", nullptr},
+        {"an announced endpoint without a body",
+         tunnelled("/messages", "wiki.example.com", "wiki.example.com"), "wiki", nullptr},
+        {"an announced endpoint on another host and port",
+         body(proxied("http://other.example.com:9000/rpc", "other.example.com:9000")), "wiki",
+         nullptr},
+        {"... at yet another port (in doubt: MCP)",
+         body(proxied("http://other.example.com:9001/rpc/x", "other.example.com:9001")), "wiki",
+         nullptr},
+        {"a plain path on that host", proxied("http://other.example.com/page", "other.example.com"),
+         nullptr, nullptr},
+        {"the declared path at another port",
+         proxied("http://wiki.example.com:8000/mcp", "wiki.example.com:8000"), "wiki", nullptr},
+        {"a body to another path of the MCP host",
+         body(tunnelled("/api/other", "wiki.example.com", "wiki.example.com")), "wiki", nullptr},
+        {"a body to another port of the MCP host",
+         body(proxied("http://wiki.example.com:8001/x", "wiki.example.com:8001")), "wiki", nullptr},
+        {"an upgrade on the MCP host",
+         with_upgrade(tunnelled("/ws", "wiki.example.com", "wiki.example.com")), "wiki", nullptr,
+         RefusalReason::mcp_upgrade},
+        {"a GET of another path of the MCP host: plain, its event streams watched",
+         tunnelled("/static/app.js", "wiki.example.com", "wiki.example.com"), nullptr, "wiki"},
+        {"a body to a host without MCP",
+         body(proxied("http://www.example.com/x", "www.example.com")), nullptr, nullptr},
+        {"an endpoint of a server no longer declared",
+         body(proxied("http://gone.example.org/rpc", "gone.example.org")), nullptr, nullptr,
+         RefusalReason::mcp_unreadable},
+        {"an ambiguous path on a host with only an announced endpoint",
+         proxied("http://other.example.com/a%2Frpc", "other.example.com"), nullptr, nullptr,
+         RefusalReason::bad_request},
+    };
+    for (const auto& c : cases) {
+        INFO(c.what);
+        const auto admitted = admit(policy, c.facts);
+        if (c.refused) {
+            REQUIRE(admitted.refusal() != nullptr);
+            CHECK(admitted.refusal()->reason == *c.refused);
+            continue;
+        }
+        REQUIRE(admitted.refusal() == nullptr);
+        const auto& plan = admitted.plan();
+        if (c.mcp) {
+            REQUIRE(plan.mcp != nullptr);
+            CHECK(plan.mcp->name == c.mcp);
+            CHECK(admitted.logged.mcp_server == c.mcp);
+        } else {
+            CHECK(plan.mcp == nullptr);
+            CHECK(admitted.logged.mcp_server.empty());
+        }
+        if (c.mcp_host) {
+            REQUIRE(plan.mcp_host != nullptr);
+            CHECK(plan.mcp_host->name == c.mcp_host);
+        } else {
+            CHECK(plan.mcp_host == nullptr);
+        }
+    }
+}

@@ -82,6 +82,7 @@ TEST_CASE("optional fields appear only when they say something") {
     r.outcome = Outcome::error;
     r.mcp_server = "github";
     r.tool = "create_issue";
+    r.mcp_method = "tools/call,resources/read";
     r.secrets = {"GITHUB_TOKEN", "NPM \"TOKEN\""};
     r.upgrade = "websocket";
     r.mcp_events_dropped = 0;
@@ -91,6 +92,7 @@ TEST_CASE("optional fields appear only when they say something") {
     CHECK_FALSE(j.contains("refusedBy"));
     CHECK(j["mcpServer"] == "github");
     CHECK(j["tool"] == "create_issue");
+    CHECK(j["mcpMethod"] == "tools/call,resources/read");
     CHECK(j["secrets"] == ordered_json::array({"GITHUB_TOKEN", "NPM \"TOKEN\""}));
     CHECK(j["upgrade"] == "websocket");
     CHECK(j["mcpEventsDropped"] == 0);
@@ -173,6 +175,7 @@ TEST_CASE("fields a client controls are cut with a marker", "[log]") {
     r.host = std::string(3000, 'h');
     r.method = std::string(100, 'M');
     r.tool = std::string(1100, 't') + "\xc3\xa9" + std::string(200'000, 't'); // é across the cut
+    r.mcp_method = std::string(300, 'm') + "," + std::string(2000, 'n');
     r.outcome = Outcome::refused;
     r.refused_by = RefusalReason::mcp_tool;
     const auto line = ordered_json::parse(to_json_line(r));
@@ -180,7 +183,8 @@ TEST_CASE("fields a client controls are cut with a marker", "[log]") {
          std::vector<std::pair<std::string, std::size_t>>{{"path", max_path_bytes},
                                                           {"host", max_host_bytes},
                                                           {"method", max_method_bytes},
-                                                          {"tool", max_tool_bytes}}) {
+                                                          {"tool", max_tool_bytes},
+                                                          {"mcpMethod", max_mcp_method_bytes}}) {
         INFO(field);
         const auto value = line[field].get<std::string>();
         CHECK(value.size() <= max);

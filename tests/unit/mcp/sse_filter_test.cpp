@@ -216,3 +216,21 @@ TEST_CASE("a moved filter keeps its state") {
     SseFilter moved(std::move(filter));
     CHECK(moved.feed(kListAnswer.substr(10) + "\n\n") == "data: " + kListFiltered + "\n\n");
 }
+
+TEST_CASE("an endpoint event is passed only once the proxy has recorded it", "[sse]") {
+    auto policy = wiki_policy();
+    SseFilter filter(policy);
+    std::vector<std::string> seen;
+    filter.on_endpoint([&](std::string_view url) {
+        seen.emplace_back(url);
+        return url.starts_with("/messages");
+    });
+    auto out = filter.feed("event: endpoint\ndata: /messages?sessionId=1\n\n"
+                           "event: endpoint\ndata: https://elsewhere.test/x\n\n"
+                           "event: endpoint\ndata: /messages?sessionId=2\n\n");
+    CHECK(seen == std::vector<std::string>{"/messages?sessionId=1", "https://elsewhere.test/x",
+                                           "/messages?sessionId=2"});
+    CHECK(out == "event: endpoint\ndata: /messages?sessionId=1\n\n"
+                 "event: endpoint\ndata: /messages?sessionId=2\n\n");
+    CHECK(filter.events_dropped() == 1);
+}

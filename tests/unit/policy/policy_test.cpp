@@ -273,7 +273,10 @@ TEST_CASE("mcp_server_for recognises MCP traffic", "[policy]") {
         {"wiki.example.com", 443, "/", "wiki"},
         {"wiki.example.com", 443, "/other", "wiki"},
         {"WIKI.example.com.", 443, "/mcp", "wiki"},
-        {"wiki.example.com", 8443, "/mcp", nullptr},
+        // the declared path on another port of the same host: in doubt, MCP (issue 41)
+        {"wiki.example.com", 8443, "/mcp", "wiki"},
+        {"wiki.example.com", 8443, "/mcp/admin", "wiki-admin"},
+        {"wiki.example.com", 8443, "/other", nullptr},
         {"mcp.internal", 8080, "/anything", "plain"},
         // a host also in egress: only the server's path (at a segment boundary)
         {"shared.example.com", 443, "/tools/mcp", "tools"},
@@ -290,7 +293,8 @@ TEST_CASE("mcp_server_for recognises MCP traffic", "[policy]") {
         {"shared.example.com", 443, "/tools/./mcp", "tools"},
         {"shared.example.com", 443, "//tools//mcp", "tools"},
         {"shared.example.com", 443, "/Tools/MCP", "tools"},
-        {"shared.example.com", 8443, "/tools/mcp", nullptr},
+        {"shared.example.com", 8443, "/tools/mcp", "tools"},
+        {"shared.example.com", 80, "/tools/%6Dcp/sse", "tools"},
         // not MCP hosts at all
         {"api.linear.app", 443, "/mcp", nullptr},
         {"", 443, "/mcp", nullptr},
@@ -308,6 +312,37 @@ TEST_CASE("mcp_server_for recognises MCP traffic", "[policy]") {
             CHECK(server->name == c.server);
         } else {
             CHECK(server == nullptr);
+        }
+    }
+}
+
+TEST_CASE("read_request names the server of a request in doubt on an MCP host", "[policy]") {
+    Policy policy(sample_spec(), {});
+    struct Case {
+        std::string host;
+        std::uint16_t port;
+        std::string path;
+        bool mcp_endpoint;
+        const char* host_server; // the server a request off its endpoints is read as
+    };
+    const std::vector<Case> cases = {
+        {"shared.example.com", 443, "/api/v1", true, "tools"},
+        {"shared.example.com", 8443, "/messages", true, "tools"},
+        {"shared.example.com", 443, "/tools/mcp", true, nullptr}, // an endpoint: mcp_server
+        {"wiki.example.com", 8443, "/other", true, "wiki"},
+        {"mcp.internal", 9000, "/x", true, nullptr}, // its path "/" covers every path: mcp_server
+        {"api.linear.app", 443, "/messages", false, nullptr},
+        {"other.example.com", 443, "/tools/mcp", false, nullptr},
+    };
+    for (const auto& c : cases) {
+        INFO(c.host << ":" << c.port << c.path);
+        const auto reading = policy.read_request(c.host, c.port, c.path);
+        CHECK(reading.mcp_endpoint == c.mcp_endpoint);
+        if (c.host_server) {
+            REQUIRE(reading.host_server != nullptr);
+            CHECK(reading.host_server->name == c.host_server);
+        } else {
+            CHECK(reading.host_server == nullptr);
         }
     }
 }
