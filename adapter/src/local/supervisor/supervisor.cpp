@@ -87,10 +87,6 @@ void write_file(const std::string& path, const std::string& text, mode_t mode) {
     }
 }
 
-int port_of(const std::string& address) {
-    return std::stoi(address.substr(address.rfind(':') + 1));
-}
-
 class Supervisor {
 public:
     Supervisor(std::string dir, int status_fd, int lock_fd)
@@ -203,7 +199,7 @@ private:
         spec.argv = plan_.proxy_argv;
         spec.env = to_envp(plan_.proxy_environment);
         spec.die_with_parent = true;
-        // A resumed sandbox's state directory still names the last run's ports.
+        // A resumed sandbox's state directory still names the last run's sockets.
         const std::string listen_file = paths_.listen_file();
         std::error_code error;
         fs::remove(listen_file, error);
@@ -221,10 +217,11 @@ private:
                 throw StartFailed("the egress proxy exited: " + last_line(paths_.proxy_output));
             }
             if (const auto listen = osf::proxy_state::parse_listen(read_file(listen_file))) {
-                proxy_port_ = port_of(listen->proxy);
-                std::string listeners = listen->proxy + "\n";
-                if (!listen->admin.empty()) listeners += listen->admin + "\n";
-                publish_listeners(listeners);
+                // Only where it was told: a Unix socket in this sandbox's directory.
+                if (listen->proxy != "unix:" + paths_.proxy_socket ||
+                    listen->admin != "unix:" + paths_.admin_socket)
+                    throw StartFailed("the egress proxy listens elsewhere than told (" +
+                                      listen->proxy + ", " + listen->admin + ")");
                 keep_log_key();
                 return;
             }
@@ -233,13 +230,6 @@ private:
                                   std::to_string(request_.settings.start_timeout_seconds) + " s");
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
-    }
-
-    // Every proxy of this machine's sandboxes refuses its peers' listeners.
-    void publish_listeners(const std::string& listeners) {
-        const std::string dir = listeners_dir(root_);
-        make_private_dirs(dir);
-        write_file(dir + "/" + id(), listeners, 0600);
     }
 
     // The key the proxy published, copied out of its state directory before
@@ -286,7 +276,8 @@ private:
         if (std::find(placement_.controllers.begin(), placement_.controllers.end(), "pids") ==
             placement_.controllers.end())
             report("warning: no pids cgroup here (" + placement_.reason +
-                   "); the sandbox's processes are bounded by RLIMIT_NPROC instead");
+                   "); the sandbox's processes are bounded by RLIMIT_NPROC in its own user "
+                   "namespace instead");
     }
 
     void start_sandbox() {
@@ -314,22 +305,16 @@ private:
         // No core dumps: the host's core_pattern may pipe them to a program that
         // runs on the host, with what the crashing process chose to hold.
         spec.limits = {{RLIMIT_CORE, 0, 0}};
-        if (std::find(placement_.controllers.begin(), placement_.controllers.end(), "pids") ==
-            placement_.controllers.end())
-            spec.limits.push_back({RLIMIT_NPROC, kSandboxPidsMax, kSandboxPidsMax});
+        // RLIMIT_NPROC is not set here: set before bwrap makes the sandbox's
+        // user namespace, it would bound the count of all this user's
+        // processes, every sandbox's together; the agent sets it inside
+        // (sandbox_agent.cpp). No lowered OOM score either: a score set with
+        // privilege is also the lowest its descendants may set themselves, so
+        // commands could go below the host's own processes. Commands run at
+        // 1000 (exec_helper.cpp): the kernel's first choice in the sandbox.
         if (own_host_id()) {
             spec.credentials = process::Credentials{meta_.host_id, meta_.host_id};
-            spec.prepare = [&binds] {
-                // bwrap, its init, the agent and the exec helpers are the last
-                // the kernel kills when the sandbox runs out of memory; each
-                // command goes back to 0 (exec_helper.cpp).
-                const int fd = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-                if (fd >= 0) {
-                    [[maybe_unused]] auto written = ::write(fd, "-900", 4);
-                    ::close(fd);
-                }
-                return stage_binds(binds);
-            };
+            spec.prepare = [&binds] { return stage_binds(binds); };
         }
         try {
             sandbox_pid_ = process::spawn(spec);
@@ -453,11 +438,9 @@ private:
         egress_.async_accept([this](boost::system::error_code error, Local::socket client) {
             if (error == asio::error::operation_aborted) return;
             if (!error && !relays_.full()) {
-                asio::ip::tcp::socket proxy(io_);
+                Local::socket proxy(io_);
                 boost::system::error_code connect_error;
-                proxy.connect(
-                    {asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(proxy_port_)},
-                    connect_error);
+                proxy.connect(Local::endpoint(paths_.proxy_socket), connect_error);
                 if (!connect_error)
                     relay(std::move(client), std::move(proxy), relays_);
                 else
@@ -575,7 +558,8 @@ private:
         }
         fs::remove(paths_.egress_socket, error);
         fs::remove(paths_.control, error);
-        fs::remove(listeners_dir(root_) + "/" + id(), error);
+        fs::remove(paths_.proxy_socket, error);
+        fs::remove(paths_.admin_socket, error);
         remove_sandbox_cgroups(placement_.directories);
     }
 
@@ -616,7 +600,6 @@ private:
     CgroupPlacement placement_;
     Clock::time_point deadline_;
     int proxy_pid_ = -1;
-    int proxy_port_ = 0;
     int sandbox_pid_ = -1;
     bool expired_ = false;
 
