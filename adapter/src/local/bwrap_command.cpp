@@ -83,6 +83,15 @@ const std::vector<std::string>& etc_masked_directories() {
     return masked;
 }
 
+const std::vector<std::string>& proc_masked_files() {
+    static const std::vector<std::string> masked = {
+        "/proc/cmdline",     "/proc/config.gz",   "/proc/key-users",    "/proc/keys",
+        "/proc/locks",       "/proc/kallsyms",    "/proc/modules",      "/proc/timer_list",
+        "/proc/sched_debug", "/proc/vmallocinfo", "/proc/iomem",        "/proc/ioports",
+        "/proc/kcore",       "/proc/kmsg",        "/proc/sysrq-trigger"};
+    return masked;
+}
+
 std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
     std::vector<std::string> args = {
         "bwrap", "--die-with-parent", "--new-session", "--unshare-user", "--unshare-ipc",
@@ -155,6 +164,8 @@ std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
                "--ro-bind",
                mounts.agent_binary,
                kAgentPath});
+    for (const auto& masked : mounts.proc_masks_present)
+        add(args, {"--ro-bind", "/dev/null", masked});
     add(args, {"--bind", mounts.cache, sandbox::kCacheDir});
     add(args,
         {"--bind", mounts.workspace, sandbox::kWorkspaceDir, "--chdir", sandbox::kWorkspaceDir});

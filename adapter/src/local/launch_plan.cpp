@@ -23,7 +23,7 @@ LaunchPlan launch_plan(LaunchInputs inputs) {
     plan.proxy_environment = proxy_environment(inputs.request, inputs.caller);
     if (inputs.own_host_id) plan.staged = stage_sources(inputs.mounts);
     plan.sandbox_argv = bwrap_arguments(inputs.mounts);
-    plan.cgroup_limits = cgroup_values(inputs.request.spec);
+    plan.cgroup_limits = cgroup_values(with_default_limits(inputs.request.spec, inputs.host));
     return plan;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "local/bwrap_command.hpp"
+#include "local/cgroup_limits.hpp"
 #include "local/local_layout.hpp"
 #include "local/mount_staging.hpp"
 #include "local/sandbox_environment.hpp"
@@ -27,6 +28,7 @@ struct LaunchInputs {
     const sandbox::EnvLookup& caller; // the environment create ran with
     SandboxMounts mounts;             // read_host_mounts' answer
     bool own_host_id = false;         // runs as a host id of its own: its sources are staged
+    HostSize host{};                  // for the limits the spec leaves out
 };
 
 struct LaunchPlan {

@@ -189,9 +189,9 @@ private:
     void plan_launch() {
         const std::string cache = package_cache_dir(root_, paths_, request_.spec);
         const sandbox::EnvLookup caller = osf::process_getenv;
-        plan_ =
-            launch_plan({request_, paths_, root_, find_proxy_binary(osf::process_getenv), caller,
-                         read_host_mounts(paths_, request_, meta_.root, cache), own_host_id()});
+        plan_ = launch_plan({request_, paths_, root_, find_proxy_binary(osf::process_getenv),
+                             caller, read_host_mounts(paths_, request_, meta_.root, cache),
+                             own_host_id(), host_size()});
     }
 
     void start_proxy() {
@@ -260,7 +260,9 @@ private:
     }
 
     void place_in_cgroups() {
-        placement_ = place_sandbox_cgroups(id(), request_.spec, true);
+        // The spec's limits, and the defaults for those it leaves out.
+        const osf::Spec limited = with_default_limits(request_.spec, host_size());
+        placement_ = place_sandbox_cgroups(id(), limited, true);
         // For gc, should this supervisor be killed before it removes them.
         std::string listed;
         for (const auto& dir : placement_.directories)
@@ -273,6 +275,9 @@ private:
             throw StartFailed("the spec's " + names +
                               " limit cannot be applied: " + placement_.reason);
         }
+        // A default that cannot hold is said, not refused: the spec asked for none.
+        for (const auto& name : unenforced_limits(limited, placement_))
+            report("warning: no default " + name + " limit here (" + placement_.reason + ")");
         if (std::find(placement_.controllers.begin(), placement_.controllers.end(), "pids") ==
             placement_.controllers.end())
             report("warning: no pids cgroup here (" + placement_.reason +

@@ -48,6 +48,7 @@ TEST_CASE("bwrap: every namespace, no capabilities, only the system directories"
                           file("secret.conf", false),
                           symlink_entry("mtab", "../proc/self/mounts")};
     mounts.etc_masks_present = {"/etc/ssl/private"};
+    mounts.proc_masks_present = {"/proc/cmdline", "/proc/locks"};
     mounts.workspace = "/state/ws";
     mounts.ca_file = "/state/proxy/ca.crt";
     mounts.egress_socket = "/state/run/egress.sock";
@@ -87,6 +88,14 @@ TEST_CASE("bwrap: every namespace, no capabilities, only the system directories"
     CHECK(has_sequence(args, {"--remount-ro", "/run", "--remount-ro", "/dev", "--remount-ro",
                               "/etc/ssl/private", "--remount-ro", "/", "--",
                               "/run/osf/sandbox-local", "__agent", "3"}));
+    // Host-wide /proc files: covered after /proc is mounted.
+    CHECK(has_sequence(args, {"--ro-bind", "/dev/null", "/proc/cmdline", "--ro-bind", "/dev/null",
+                              "/proc/locks"}));
+    CHECK(std::find(args.begin(), args.end(), "/proc/cmdline") >
+          std::find(args.begin(), args.end(), "--proc"));
+    for (const char* name : {"/proc/cmdline", "/proc/key-users", "/proc/locks", "/proc/config.gz"})
+        CHECK(std::find(proc_masked_files().begin(), proc_masked_files().end(), name) !=
+              proc_masked_files().end());
     // Every tmpfs is either a documented writable place or remounted read-only.
     for (std::size_t i = 0; i + 1 < args.size(); ++i) {
         if (args[i] != "--tmpfs") continue;
