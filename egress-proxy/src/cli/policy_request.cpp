@@ -34,7 +34,7 @@ std::optional<AdminEndpoint> admin_endpoint(std::string_view admin) {
         return std::nullopt;
     if (host == "0.0.0.0") host = "127.0.0.1";
     if (host == "::") host = "::1";
-    return AdminEndpoint{host, static_cast<unsigned short>(port)};
+    return AdminEndpoint{host, static_cast<unsigned short>(port), {}};
 }
 
 int policy_exit_code(unsigned status) {

@@ -36,7 +36,7 @@ std::variant<ListenAddress, std::string> parse_listen(std::string_view text) {
     boost::system::error_code bad;
     boost::asio::ip::make_address(std::string(host), bad);
     if (bad) return "\"" + std::string(text) + "\" does not start with an IP address";
-    return ListenAddress{std::string(host), static_cast<std::uint16_t>(value)};
+    return ListenAddress{std::string(host), static_cast<std::uint16_t>(value), {}};
 }
 
 std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const Getenv& getenv,

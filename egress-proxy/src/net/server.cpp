@@ -256,7 +256,8 @@ int ProxyServer::run() {
     };
     schedule_fold();
 
-    for (const auto* listener : {im.acceptor.get(), &im.admin->listener()})
+    for (const admin::StreamListener* listener :
+         {static_cast<const admin::StreamListener*>(im.acceptor.get()), &im.admin->listener()})
         if (const auto at = listener->tcp_endpoint()) im.ctx->own_endpoints.push_back(*at);
     const auto proxy_at = im.acceptor->address_text();
     const auto admin_at = im.admin->listener().address_text();

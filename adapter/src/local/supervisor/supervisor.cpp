@@ -275,9 +275,10 @@ private:
             throw StartFailed("the spec's " + names +
                               " limit cannot be applied: " + placement_.reason);
         }
-        // A default that cannot hold is said, not refused: the spec asked for none.
+        // A default that cannot hold is logged, not refused: the spec asked for none.
         for (const auto& name : unenforced_limits(limited, placement_))
-            report("warning: no default " + name + " limit here (" + placement_.reason + ")");
+            std::cerr << "no default " << name << " limit here (" << placement_.reason << ")"
+                      << std::endl;
         if (std::find(placement_.controllers.begin(), placement_.controllers.end(), "pids") ==
             placement_.controllers.end())
             report("warning: no pids cgroup here (" + placement_.reason +
