@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <unistd.h>
+#include <vector>
 
 using osf::config::load_config;
 using osf::config::ProxyConfig;
@@ -108,8 +109,9 @@ TEST_CASE("parse_listen: unix:PATH is a Unix socket, absolute and short enough f
     CHECK(std::get<ListenAddress>(at).address.empty());
     const std::string longest = "/" + std::string(106, 'a');
     CHECK(std::holds_alternative<ListenAddress>(parse_listen("unix:" + longest)));
-    for (const std::string bad :
-         {"unix:", "unix:relative.sock", "unix:" + longest + "a", std::string("unix:/a\0b", 9)}) {
+    const std::vector<std::string> bad_addresses = {
+        "unix:", "unix:relative.sock", "unix:" + longest + "a", std::string("unix:/a\0b", 9)};
+    for (const auto& bad : bad_addresses) {
         INFO(bad);
         CHECK(std::holds_alternative<std::string>(parse_listen(bad)));
     }

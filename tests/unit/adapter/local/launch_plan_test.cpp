@@ -106,7 +106,7 @@ TEST_CASE("launch plan: one table of specs and callers, each part from the same 
         const auto request = request_with(row.spec);
         const LaunchPlan plan = launch_plan({request, paths, root, "/usr/bin/egress-proxy", caller,
                                              host_facts(paths), row.own_host_id});
-        CHECK(plan.proxy_argv == proxy_argv("/usr/bin/egress-proxy", paths, root));
+        CHECK(plan.proxy_argv == proxy_argv("/usr/bin/egress-proxy", paths));
         std::vector<std::string> names;
         for (const auto& [name, value] : plan.proxy_environment) {
             names.push_back(name);
