@@ -124,7 +124,7 @@ def test_another_local_user_cannot_use_a_sandboxs_proxy_or_its_secrets(runner, u
                            f"https://allowed.test:{upstream.port}/attack"])
         assert SECRET not in res.stdout
         res = as_stranger(["curl", "-s", "--max-time", "10", f"http://127.0.0.1:{port}/metrics"])
-        assert "egress_proxy" not in res.stdout, (port, res.stdout[:200])
+        assert "egress_requests_total" not in res.stdout, (port, res.stdout[:200])
     assert not any(SECRET.encode() in r for r in upstream.received[received_before:])
     # The proxy listens on no host port at all; its sockets are its owner's alone.
     assert ports == [], f"the sandbox's supervisor or proxy listens on host TCP ports {ports}"
@@ -135,7 +135,7 @@ def test_another_local_user_cannot_use_a_sandboxs_proxy_or_its_secrets(runner, u
         path = address[len("unix:"):]
         assert os.stat(path).st_mode & 0o777 == 0o600
         res = as_stranger(["curl", "-s", "--max-time", "10", "--unix-socket", path, "http://localhost/metrics"])
-        assert "egress_proxy" not in res.stdout and res.returncode != 0, res
+        assert "egress_requests_total" not in res.stdout and res.returncode != 0, res
     assert open(log).read().count("\n") == lines_before
     # The sandbox itself still goes through its proxy, its secret substituted.
     out = runner.sh(sandbox_id, f"curl -s -o /dev/null -w '%{{http_code}}' --max-time 30 "
@@ -162,7 +162,7 @@ def test_a_sandbox_of_another_state_directory_reaches_no_listener_of_this_one(ru
         ports = sandbox_ports(runner, victim)
         for port in ports:
             out = other.sh(attacker, f"curl -s --max-time 10 http://victim.test:{port}/metrics", env=alias).stdout
-            assert "egress_proxy" not in out, (port, out[:200])
+            assert "egress_requests_total" not in out, (port, out[:200])
         assert ports == [], f"the victim's proxy listens on host TCP ports {ports}"
         assert other.run("destroy", attacker).returncode == 0
     assert runner.run("destroy", victim).returncode == 0
