@@ -7,15 +7,13 @@ read-only root. docs/security-tests.md lists the classes."""
 import contextlib
 import json
 import os
-import re
-import socket
 import subprocess
 import time
 
 import pytest
 
 from osftest import Upstream
-from test_local_boundary import NOBODY, NOBODY_GID, ca, may_refuse, runner_for  # noqa: F401
+from test_local_boundary import ca, may_refuse, runner_for  # noqa: F401 (ca: a fixture)
 
 SECRET = "sk-live-reach-0123456789abcdef"
 PLACEHOLDER = "osf-secret-placeholder-API_TOKEN"
