@@ -1,9 +1,9 @@
 #include "local/admin_client.hpp"
 
+#include "local/unix_socket.hpp"
 #include "osf/proxy_state.hpp"
 #include "osf/whole_file.hpp"
 
-#include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -36,19 +36,18 @@ AdminAnswer post_policy(const SandboxPaths& paths, const std::string& body) {
         osf::proxy_state::path_in(paths.proxy_state, osf::proxy_state::admin_token));
     while (!token.empty() && (token.back() == '\n' || token.back() == '\r'))
         token.pop_back();
-    const auto colon = listen->admin.rfind(':');
-    if (colon == std::string::npos) throw std::runtime_error("bad admin address " + listen->admin);
-    std::string host = listen->admin.substr(0, colon);
-    if (host.size() > 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+    // Only the Unix socket the supervisor told it to listen on (launch_plan.hpp).
+    if (listen->admin != "unix:" + paths.admin_socket)
+        throw std::runtime_error(paths.listen_file() + " names another admin address than " +
+                                 paths.admin_socket);
 
     boost::asio::io_context io;
     beast::tcp_stream stream(io);
     stream.expires_after(std::chrono::seconds(30));
-    const tcp::endpoint at(boost::asio::ip::make_address(host),
-                           static_cast<unsigned short>(std::stoi(listen->admin.substr(colon + 1))));
-    stream.connect(at);
+    // The Unix connection inside the tcp_stream: Beast only reads and writes it.
+    stream.socket().assign(tcp::v4(), connect_unix(paths.admin_socket).release());
     http::request<http::string_body> request{http::verb::post, "/policy", 11};
-    request.set(http::field::host, listen->admin);
+    request.set(http::field::host, "localhost");
     request.set(http::field::authorization, "Bearer " + token);
     request.set(http::field::content_type, "application/json");
     request.body() = body;

@@ -1,5 +1,6 @@
 // The CLI's side of a local sandbox's egress proxy admin port: POST /policy
-// with the token the proxy wrote into its state directory. Loopback only.
+// (a Unix socket in the sandbox's private directory) with the token the proxy
+// wrote into its state directory.
 #pragma once
 
 #include "local/local_layout.hpp"

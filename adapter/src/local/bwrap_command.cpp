@@ -59,6 +59,10 @@ void show_entry(std::vector<std::string>& args, const std::string& source_dir,
     }
 }
 
+// A mask or /run holds nothing the sandbox may write: a tmpfs this small
+// (and read-only) is all it needs.
+constexpr long long kMaskBytes = 1024 * 1024;
+
 std::string join(const std::string& dir, const std::string& name) {
     return dir == "/" ? "/" + name : dir + "/" + name;
 }
@@ -76,6 +80,15 @@ bool etc_entry_shown(const HostEntry& entry) {
 
 const std::vector<std::string>& etc_masked_directories() {
     static const std::vector<std::string> masked = {"/etc/ssl/private"};
+    return masked;
+}
+
+const std::vector<std::string>& proc_masked_files() {
+    static const std::vector<std::string> masked = {
+        "/proc/cmdline",     "/proc/config.gz",   "/proc/key-users",    "/proc/keys",
+        "/proc/locks",       "/proc/kallsyms",    "/proc/modules",      "/proc/timer_list",
+        "/proc/sched_debug", "/proc/vmallocinfo", "/proc/iomem",        "/proc/ioports",
+        "/proc/kcore",       "/proc/kmsg",        "/proc/sysrq-trigger"};
     return masked;
 }
 
@@ -103,6 +116,9 @@ std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
             add(args, {"--ro-bind", join(root_dir, entry.name), "/" + entry.name});
     }
 
+    // Mounts made writable by their kind (tmpfs) that must not be: remounted
+    // read-only last, once what they hold is in place.
+    std::vector<std::string> read_only = {"/run", "/dev"};
     add(args, {"--dir", "/etc"});
     const std::string etc_dir = join(root_dir, "etc");
     for (const auto& entry : mounts.etc_entries)
@@ -115,7 +131,12 @@ std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
             mounts.etc_entries.begin(), mounts.etc_entries.end(), [&](const HostEntry& e) {
                 return e.name == top && e.kind == HostEntry::Kind::Directory && etc_entry_shown(e);
             });
-        if (parent_shown) add(args, {"--tmpfs", masked});
+        // Empty, small and read-only, as everything under / but the
+        // documented writable places (kWritableMounts).
+        if (parent_shown) {
+            add(args, {"--size", std::to_string(kMaskBytes), "--perms", "0755", "--tmpfs", masked});
+            read_only.push_back(masked);
+        }
     }
     add(args, {"--dir", sandbox::kCaDir, "--ro-bind", mounts.ca_file, sandbox::kCaPath});
 
@@ -131,6 +152,8 @@ std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
                std::to_string(mounts.tmp_bytes),
                "--tmpfs",
                "/tmp",
+               "--size",
+               std::to_string(kMaskBytes),
                "--tmpfs",
                "/run",
                "--dir",
@@ -141,6 +164,8 @@ std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
                "--ro-bind",
                mounts.agent_binary,
                kAgentPath});
+    for (const auto& masked : mounts.proc_masks_present)
+        add(args, {"--ro-bind", "/dev/null", masked});
     add(args, {"--bind", mounts.cache, sandbox::kCacheDir});
     add(args,
         {"--bind", mounts.workspace, sandbox::kWorkspaceDir, "--chdir", sandbox::kWorkspaceDir});
@@ -157,7 +182,9 @@ std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
         }
         command = {"/run/osf/ld.so", "--library-path", library_path};
     }
-    add(args, {"--remount-ro", "/run", "--remount-ro", "/dev", "--remount-ro", "/", "--"});
+    for (const auto& mount : read_only)
+        add(args, {"--remount-ro", mount});
+    add(args, {"--remount-ro", "/", "--"});
     args.insert(args.end(), command.begin(), command.end());
     add(args, {kAgentPath, "__agent", std::to_string(mounts.control_fd)});
     return args;

@@ -33,6 +33,8 @@ struct SandboxMounts {
     std::vector<HostEntry> etc_entries;  // the entries of <root_source>/etc
     // Those of etc_masked_directories() that exist as directories there.
     std::vector<std::string> etc_masks_present;
+    // Those of proc_masked_files() this kernel's /proc has.
+    std::vector<std::string> proc_masks_present;
     // What bwrap binds, as the sandbox's host id can reach it (a root-run
     // supervisor stages them first: mount_staging.hpp).
     std::string workspace;     // bound read-write at /workspace
@@ -69,6 +71,12 @@ bool etc_entry_shown(const HostEntry& entry);
 // Paths below /etc that are hidden by an empty directory even though their
 // parent is shown (private keys under a world-readable /etc/ssl, ...).
 const std::vector<std::string>& etc_masked_directories();
+
+// Host-wide /proc files a sandbox has no need for (the kernel's command line
+// and configuration, every user's key counts, every process's file locks,
+// kernel symbols, modules, timers, memory maps, sysrq): each is covered by
+// /dev/null, unreadable inside (bound without device access).
+const std::vector<std::string>& proc_masked_files();
 
 // bwrap's arguments, starting with "bwrap" itself and ending with the agent's
 // command line. Everything but /workspace, /cache, /tmp, /dev/shm (and their

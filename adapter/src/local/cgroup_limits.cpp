@@ -39,6 +39,13 @@ long long memory_bytes(const std::string& memory) {
     return static_cast<long long>(std::stod(memory));
 }
 
+osf::Spec with_default_limits(osf::Spec spec, const HostSize& host) {
+    if (!spec.cpu && host.cpus > 0)
+        spec.cpu = std::to_string(std::max(1000LL, host.cpus * 1000 / 2)) + "m";
+    if (!spec.memory && host.memory_bytes > 0) spec.memory = std::to_string(host.memory_bytes / 2);
+    return spec;
+}
+
 std::vector<std::pair<std::string, std::string>> cgroup_values(const osf::Spec& spec) {
     std::vector<std::pair<std::string, std::string>> values;
     constexpr long long period = 100000; // microseconds, the kernel's default

@@ -14,6 +14,18 @@ namespace osf::local {
 
 inline constexpr long long kSandboxPidsMax = 4096;
 
+// The host's size, for the limits a spec leaves out (cgroup_placement reads it).
+struct HostSize {
+    long long memory_bytes = 0; // physical memory
+    long long cpus = 0;         // CPUs online
+};
+
+// The spec with its limits made explicit: without `cpu`, half the host's CPUs
+// (at least one); without `memory`, half its memory; what the spec says
+// stands. One sandbox never takes the whole machine unless its spec asks.
+// An unknown size (0) leaves the field unset. Pure.
+osf::Spec with_default_limits(osf::Spec spec, const HostSize& host);
+
 // The cgroup files and values for a spec, in the order they are written:
 // cpu.max ("<quota> 100000" from `cpu`), memory.max (bytes from `memory`),
 // pids.max. Pure; the spec is already valid.

@@ -187,6 +187,14 @@ CgroupPlacement place_v1(const std::string& id, const osf::Spec& spec, bool crea
 
 } // namespace
 
+HostSize host_size() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page_size = ::sysconf(_SC_PAGESIZE);
+    const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+    return {pages > 0 && page_size > 0 ? static_cast<long long>(pages) * page_size : 0,
+            cpus > 0 ? cpus : 0};
+}
+
 CgroupPlacement place_sandbox_cgroups(const std::string& id, const osf::Spec& spec, bool create) {
     struct statfs root {};
     if (::statfs("/sys/fs/cgroup", &root) == 0 &&

@@ -5,6 +5,7 @@
 // starts is ever outside.
 #pragma once
 
+#include "local/cgroup_limits.hpp"
 #include "osf/spec.hpp"
 
 #include <string>
@@ -24,6 +25,9 @@ struct CgroupPlacement {
 // anything); with true makes the cgroups and writes the limits. The limits
 // the spec asks for (cpu, memory) and pids.
 CgroupPlacement place_sandbox_cgroups(const std::string& id, const osf::Spec& spec, bool create);
+
+// This machine's memory and CPUs (sysconf), for with_default_limits.
+HostSize host_size();
 
 // Removes what place_sandbox_cgroups made (empty by then: the sandbox's
 // processes are gone).

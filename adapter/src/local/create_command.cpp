@@ -116,7 +116,7 @@ nlohmann::json LocalBackend::describe(const sandbox::SandboxRequest& request) {
         launch_plan({request, paths, root(), proxy, options_.getenv,
                      read_host_mounts(paths, request, sandbox_root,
                                       package_cache_path(root(), paths, request.spec)),
-                     root_caller});
+                     root_caller, host_size()});
     nlohmann::json staged = nlohmann::json::array();
     for (const auto& bind : plan.staged)
         staged.push_back({{"source", bind.source}, {"target", bind.target}});

@@ -96,6 +96,8 @@ SandboxMounts read_host_mounts(const SandboxPaths& paths, const sandbox::Sandbox
         const std::string relative = masked.substr(std::string("/etc").size());
         if (fs::is_directory(etc + relative)) mounts.etc_masks_present.push_back(masked);
     }
+    for (const auto& masked : proc_masked_files())
+        if (fs::exists(masked)) mounts.proc_masks_present.push_back(masked);
     mounts.workspace = paths.workspace;
     mounts.cache = cache;
     mounts.ca_file = paths.sandbox_ca;

@@ -5,28 +5,25 @@
 
 namespace osf::local {
 
-std::vector<std::string> proxy_argv(const std::string& binary, const SandboxPaths& paths,
-                                    const std::string& root) {
+std::vector<std::string> proxy_argv(const std::string& binary, const SandboxPaths& paths) {
     return {binary,
             "--spec",
             paths.spec,
             "--listen",
-            "127.0.0.1:0",
+            "unix:" + paths.proxy_socket,
             "--admin-listen",
-            "127.0.0.1:0",
+            "unix:" + paths.admin_socket,
             "--state-dir",
-            paths.proxy_state,
-            "--peer-listeners",
-            listeners_dir(root)};
+            paths.proxy_state};
 }
 
 LaunchPlan launch_plan(LaunchInputs inputs) {
     LaunchPlan plan;
-    plan.proxy_argv = proxy_argv(inputs.proxy_binary, inputs.paths, inputs.state_root);
+    plan.proxy_argv = proxy_argv(inputs.proxy_binary, inputs.paths);
     plan.proxy_environment = proxy_environment(inputs.request, inputs.caller);
     if (inputs.own_host_id) plan.staged = stage_sources(inputs.mounts);
     plan.sandbox_argv = bwrap_arguments(inputs.mounts);
-    plan.cgroup_limits = cgroup_values(inputs.request.spec);
+    plan.cgroup_limits = cgroup_values(with_default_limits(inputs.request.spec, inputs.host));
     return plan;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "local/bwrap_command.hpp"
+#include "local/cgroup_limits.hpp"
 #include "local/local_layout.hpp"
 #include "local/mount_staging.hpp"
 #include "local/sandbox_environment.hpp"
@@ -27,6 +28,7 @@ struct LaunchInputs {
     const sandbox::EnvLookup& caller; // the environment create ran with
     SandboxMounts mounts;             // read_host_mounts' answer
     bool own_host_id = false;         // runs as a host id of its own: its sources are staged
+    HostSize host{};                  // for the limits the spec leaves out
 };
 
 struct LaunchPlan {
@@ -39,10 +41,10 @@ struct LaunchPlan {
 
 LaunchPlan launch_plan(LaunchInputs inputs);
 
-// Kernel-chosen ports on loopback (listen.json names them), the sandbox's own
-// spec and state directory, and the machine's other proxies' listeners as
-// never a destination (an alias to 127.0.0.1 is still allowed).
-std::vector<std::string> proxy_argv(const std::string& binary, const SandboxPaths& paths,
-                                    const std::string& root);
+// The proxy and its admin port on Unix sockets in the sandbox's 0700 state
+// directory, never on a host port: only this sandbox's supervisor (and the CLI
+// of the user who owns it) can connect, whatever other users, sandboxes or
+// state directories the machine has. The sandbox's own spec and state directory.
+std::vector<std::string> proxy_argv(const std::string& binary, const SandboxPaths& paths);
 
 } // namespace osf::local

@@ -63,6 +63,8 @@ SandboxPaths sandbox_paths(const std::string& root, const std::string& id) {
     paths.workspace = paths.dir + "/workspace";
     paths.proxy_state = paths.dir + "/proxy";
     paths.proxy_output = paths.dir + "/proxy.log";
+    paths.proxy_socket = paths.dir + "/proxy.sock";
+    paths.admin_socket = paths.dir + "/admin.sock";
     paths.log_key = paths.dir + "/egress-log-key.pub";
     paths.run = paths.dir + "/run";
     paths.egress_socket = paths.run + "/egress.sock";

@@ -24,6 +24,8 @@ struct SandboxPaths {
     std::string workspace;       // bound at /workspace
     std::string proxy_state;     // the proxy's --state-dir: ca.crt, egress.jsonl
     std::string proxy_output;    // the proxy's stdout and stderr
+    std::string proxy_socket;    // the proxy's listener: a Unix socket only this user reaches
+    std::string admin_socket;    // the proxy's admin listener, likewise
     std::string log_key;         // the running proxy's egress log key, copied when it started
     std::string run;             // sockets the sandbox may see (bound under /run/osf)
     std::string egress_socket;   // the proxy as a Unix socket, relayed by the supervisor
@@ -57,8 +59,9 @@ std::string sandboxes_dir(const std::string& root);
 std::string snapshots_dir(const std::string& root);
 // Shared package caches, one directory per `cache.claimName`.
 std::string caches_dir(const std::string& root);
-// One file per running proxy with its listening addresses: every proxy of the
-// machine's sandboxes refuses to connect to them (egress-proxy --peer-listeners).
+// Where earlier versions listed each running proxy's TCP ports; the proxies
+// listen on Unix sockets now (SandboxPaths::proxy_socket), and gc removes the
+// files still there.
 std::string listeners_dir(const std::string& root);
 // Held while a host id is chosen for a new sandbox.
 std::string host_ids_lock(const std::string& root);

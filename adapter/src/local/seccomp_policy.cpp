@@ -42,6 +42,9 @@ std::vector<SyscallRule> sandbox_syscall_rules() {
                "kernel keyrings are not namespaced: the host's keys would be in reach");
     refuse_all(rules, {"bpf", "perf_event_open", "userfaultfd"},
                "kernel attack surface no build needs (eBPF, perf counters, userfaultfd races)");
+    refuse_all(rules, {"fanotify_init", "fanotify_mark"},
+               "file system event watching beyond inotify: marks on whole mounts and file "
+               "systems the host shares with the sandbox (its /usr), no build needs them");
     refuse_all(rules, {"io_uring_setup", "io_uring_enter", "io_uring_register"},
                "io_uring: a second system call path that filters do not see");
     refuse_all(rules,

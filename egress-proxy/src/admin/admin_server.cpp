@@ -122,27 +122,25 @@ asio::awaitable<void> serve(tcp::socket socket, const AdminHandlers& handlers) {
 
 } // namespace
 
-AdminServer::AdminServer(asio::any_io_executor executor, const tcp::endpoint& at,
-                         AdminHandlers handlers)
-    : acceptor_(executor, at), handlers_(std::move(handlers)) {}
+AdminServer::AdminServer(std::unique_ptr<StreamListener> listener, AdminHandlers handlers)
+    : listener_(std::move(listener)), handlers_(std::move(handlers)) {}
 
 void AdminServer::start() {
     asio::co_spawn(
-        acceptor_.get_executor(),
+        listener_->executor(),
         [this]() -> asio::awaitable<void> {
             for (;;) {
-                auto [ec, socket] =
-                    co_await acceptor_.async_accept(asio::as_tuple(asio::use_awaitable));
-                if (ec) {
-                    const auto next = after_accept_error(ec, acceptor_.is_open());
+                auto accepted = co_await listener_->accept();
+                if (accepted.error) {
+                    const auto next = after_accept_error(accepted.error, listener_->is_open());
                     if (next == AcceptNext::stop) co_return;
                     if (next == AcceptNext::pause) { // out of descriptors: wait, do not spin
-                        asio::steady_timer pause(acceptor_.get_executor(), kAcceptPause);
+                        asio::steady_timer pause(listener_->executor(), kAcceptPause);
                         co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
                     }
                     continue;
                 }
-                asio::co_spawn(acceptor_.get_executor(), serve(std::move(socket), handlers_),
+                asio::co_spawn(listener_->executor(), serve(std::move(accepted.socket), handlers_),
                                asio::detached);
             }
         },
@@ -150,12 +148,7 @@ void AdminServer::start() {
 }
 
 void AdminServer::stop() {
-    boost::system::error_code ignored;
-    acceptor_.close(ignored);
-}
-
-tcp::endpoint AdminServer::local_endpoint() const {
-    return acceptor_.local_endpoint();
+    listener_->close();
 }
 
 } // namespace osf::admin

@@ -1,12 +1,15 @@
-// The admin listener, on its own port: /healthz, /readyz, /metrics, and
-// POST /policy (a change of what the sandbox may reach, with the bearer token
-// in <state-dir>/admin-token: the port is on loopback or a pod's own address,
-// and the token keeps other local users and the sandbox out).
+// The admin listener, on its own port or Unix socket: /healthz, /readyz,
+// /metrics, and POST /policy (a change of what the sandbox may reach, with the
+// bearer token in <state-dir>/admin-token: the port is on loopback or a pod's
+// own address, and the token keeps other local users and the sandbox out;
+// sandbox-local's is a Unix socket only its user can reach).
 #pragma once
 
+#include "admin/stream_listener.hpp"
+
 #include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/ip/tcp.hpp>
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace osf::admin {
@@ -28,15 +31,14 @@ struct AdminHandlers {
 
 class AdminServer {
 public:
-    // Binds now (throws boost::system::system_error when it cannot).
-    AdminServer(boost::asio::any_io_executor executor, const boost::asio::ip::tcp::endpoint& at,
-                AdminHandlers handlers);
+    // On a listener bound already (StreamListener: TCP or a Unix socket).
+    AdminServer(std::unique_ptr<StreamListener> listener, AdminHandlers handlers);
     void start();
     void stop();
-    boost::asio::ip::tcp::endpoint local_endpoint() const;
+    const StreamListener& listener() const { return *listener_; }
 
 private:
-    boost::asio::ip::tcp::acceptor acceptor_;
+    std::unique_ptr<StreamListener> listener_;
     AdminHandlers handlers_;
 };
 

@@ -7,6 +7,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
@@ -44,10 +45,19 @@ Answer post(const AdminEndpoint& at, const std::string& token, const std::string
     boost::asio::io_context io;
     beast::tcp_stream stream(io);
     stream.expires_after(timeout);
-    stream.connect(tcp::endpoint(boost::asio::ip::make_address(at.host), at.port));
+    if (!at.unix_path.empty()) {
+        // The Unix connection in the tcp_stream, as the proxy's own listener
+        // hands it on (admin/stream_listener.hpp): only read and written.
+        boost::asio::local::stream_protocol::socket local(io);
+        local.connect(boost::asio::local::stream_protocol::endpoint(at.unix_path));
+        stream.socket().assign(tcp::v4(), local.release());
+    } else {
+        stream.connect(tcp::endpoint(boost::asio::ip::make_address(at.host), at.port));
+    }
     http::request<http::string_body> request{http::verb::post, "/policy", 11};
-    request.set(http::field::host,
-                at.host.find(':') == std::string::npos ? at.host : "[" + at.host + "]");
+    request.set(http::field::host, !at.unix_path.empty() ? std::string("localhost")
+                                   : at.host.find(':') == std::string::npos ? at.host
+                                                                            : "[" + at.host + "]");
     request.set(http::field::authorization, "Bearer " + token);
     request.set(http::field::content_type, "application/json");
     request.keep_alive(false);

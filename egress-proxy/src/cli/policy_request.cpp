@@ -12,6 +12,13 @@ std::string policy_body(const std::string& spec_text, const std::string& by) {
 }
 
 std::optional<AdminEndpoint> admin_endpoint(std::string_view admin) {
+    if (constexpr std::string_view prefix = "unix:"; admin.starts_with(prefix)) {
+        const auto path = admin.substr(prefix.size());
+        if (path.empty() || path.front() != '/') return std::nullopt;
+        AdminEndpoint at;
+        at.unix_path = std::string(path);
+        return at;
+    }
     const auto colon = admin.rfind(':');
     if (colon == std::string_view::npos || colon == 0) return std::nullopt;
     std::string host(admin.substr(0, colon));
@@ -27,7 +34,7 @@ std::optional<AdminEndpoint> admin_endpoint(std::string_view admin) {
         return std::nullopt;
     if (host == "0.0.0.0") host = "127.0.0.1";
     if (host == "::") host = "::1";
-    return AdminEndpoint{host, static_cast<unsigned short>(port)};
+    return AdminEndpoint{host, static_cast<unsigned short>(port), {}};
 }
 
 int policy_exit_code(unsigned status) {

@@ -15,12 +15,14 @@ std::string policy_body(const std::string& spec_text, const std::string& by);
 struct AdminEndpoint {
     std::string host; // an address, never a name: "127.0.0.1", "::1"
     unsigned short port = 0;
+    std::string unix_path; // set for "unix:PATH" (host and port then unused)
 };
 
 // listen.json's "admin" ("0.0.0.0:9090", "127.0.0.1:41234", "[::]:9090") as
 // this machine reaches it: a wildcard address becomes its loopback address
 // (the proxy pod listens on all of its addresses; the subcommand runs beside
-// it). nullopt when it is not ADDR:PORT with a port in 1..65535.
+// it); "unix:/PATH" is a Unix socket. nullopt when it is neither ADDR:PORT with
+// a port in 1..65535 nor unix: and an absolute path.
 std::optional<AdminEndpoint> admin_endpoint(std::string_view admin);
 
 // The subcommand's exit code for the proxy's HTTP status: 0 applied (200);

@@ -10,6 +10,19 @@
 namespace osf::config {
 
 std::variant<ListenAddress, std::string> parse_listen(std::string_view text) {
+    if (text.starts_with(unix_listen_prefix)) {
+        const auto path = text.substr(unix_listen_prefix.size());
+        if (path.empty() || path.front() != '/')
+            return "\"" + std::string(text) + "\" does not name an absolute path after unix:";
+        if (path.size() > max_unix_path_bytes)
+            return "\"" + std::string(text) + "\" is longer than a Unix socket path may be (" +
+                   std::to_string(max_unix_path_bytes) + " bytes)";
+        if (path.find('\0') != std::string_view::npos)
+            return "\"" + std::string(text) + "\" holds a NUL byte";
+        ListenAddress unix_at;
+        unix_at.unix_path = std::string(path);
+        return unix_at;
+    }
     const auto colon = text.rfind(':');
     if (colon == std::string_view::npos || colon == 0)
         return "\"" + std::string(text) + "\" is not ADDRESS:PORT (for example 0.0.0.0:8080)";
@@ -23,7 +36,7 @@ std::variant<ListenAddress, std::string> parse_listen(std::string_view text) {
     boost::system::error_code bad;
     boost::asio::ip::make_address(std::string(host), bad);
     if (bad) return "\"" + std::string(text) + "\" does not start with an IP address";
-    return ListenAddress{std::string(host), static_cast<std::uint16_t>(value)};
+    return ListenAddress{std::string(host), static_cast<std::uint16_t>(value), {}};
 }
 
 std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const Getenv& getenv,

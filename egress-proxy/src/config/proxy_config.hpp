@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 
 namespace osf::config {
@@ -74,11 +75,17 @@ using Getenv = std::function<std::optional<std::string>(const std::string&)>;
 std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const Getenv& getenv,
                                                    const secrets::SourceEnvironment& sources);
 
-// "0.0.0.0:8080", "127.0.0.1:0", "[::]:8080" -> address and port, or an error text.
+// "0.0.0.0:8080", "127.0.0.1:0", "[::]:8080" -> address and port;
+// "unix:/abs/path" -> a Unix socket (made mode 0600: reachable only by the
+// proxy's user, through directories that let it; sandbox-local's proxies listen
+// so, never on a host port); or an error text.
 struct ListenAddress {
     std::string address;
     std::uint16_t port = 0;
+    std::string unix_path; // set for unix:PATH (address and port then unused)
 };
+inline constexpr std::string_view unix_listen_prefix = "unix:";
+inline constexpr std::size_t max_unix_path_bytes = 107; // sockaddr_un's sun_path, less its NUL
 std::variant<ListenAddress, std::string> parse_listen(std::string_view text);
 
 } // namespace osf::config

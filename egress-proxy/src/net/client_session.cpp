@@ -258,12 +258,12 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
 } // namespace
 
 asio::awaitable<void> run_client_session(ProxyRuntime& ctx, Worker& worker, tcp::socket socket,
-                                         tcp::endpoint remote) {
+                                         std::string client) {
     ConnectionInfo conn;
     conn.id = ctx.next_connection.fetch_add(1);
     beast::error_code ec;
-    conn.client = osf::host_port(remote.address().to_string(), remote.port());
-    socket.set_option(tcp::no_delay(true), ec);
+    conn.client = std::move(client);
+    socket.set_option(tcp::no_delay(true), ec); // fails, harmlessly, on a Unix socket
     OpenGauge open(ctx.metrics.open_connections);
     ctx.metrics.connections_total.fetch_add(1, std::memory_order_relaxed);
     beast::tcp_stream stream(std::move(socket));

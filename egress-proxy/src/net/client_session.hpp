@@ -7,12 +7,14 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <string>
 
 namespace osf::net {
 
-// `remote` is the client's address as accept() gave it.
+// `client` is the client's address as accept() gave it ("ADDR:PORT", or "unix":
+// the socket then holds a Unix connection, admin::StreamListener).
 boost::asio::awaitable<void> run_client_session(ProxyRuntime& ctx, Worker& worker,
                                                 boost::asio::ip::tcp::socket socket,
-                                                boost::asio::ip::tcp::endpoint remote);
+                                                std::string client);
 
 } // namespace osf::net

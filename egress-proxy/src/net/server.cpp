@@ -52,14 +52,16 @@ std::string admin_token(const std::string& state_dir) {
     return token;
 }
 
-tcp::endpoint endpoint_of(const std::string& text) {
+// A TCP address or unix:PATH (validated by load_config); throws
+// boost::system::system_error when it cannot listen there.
+std::unique_ptr<admin::StreamListener> listen_at(asio::any_io_executor executor,
+                                                 const std::string& text) {
     auto parsed = config::parse_listen(text);
-    const auto& listen = std::get<config::ListenAddress>(parsed); // validated by load_config
-    return {asio::ip::make_address(listen.address), listen.port};
-}
-
-std::string to_text(const tcp::endpoint& e) {
-    return osf::host_port(e.address().to_string(), e.port());
+    const auto& listen = std::get<config::ListenAddress>(parsed);
+    if (!listen.unix_path.empty())
+        return admin::StreamListener::on_unix(executor, listen.unix_path);
+    return admin::StreamListener::on_tcp(
+        executor, tcp::endpoint(asio::ip::make_address(listen.address), listen.port));
 }
 
 } // namespace
@@ -70,7 +72,7 @@ struct ProxyServer::Impl {
     // Workers outlive main_io: its pending accept holds a socket of a worker's io_context.
     std::vector<std::unique_ptr<Worker>> workers;
     asio::io_context main_io{1};
-    std::unique_ptr<tcp::acceptor> acceptor;
+    std::unique_ptr<admin::StreamListener> acceptor;
     std::unique_ptr<admin::AdminServer> admin;
     std::size_t next_worker = 0;
 
@@ -99,7 +101,7 @@ struct ProxyServer::Impl {
     // the log gets one line a second at most, so a flood cannot grow it.
     std::chrono::steady_clock::time_point last_over_limit_line{};
 
-    template <class Socket> void refuse_over_limit(Socket& socket, const tcp::endpoint& remote) {
+    template <class Socket> void refuse_over_limit(Socket& socket, const std::string& client) {
         static constexpr std::string_view answer =
             "HTTP/1.1 503 Service Unavailable\r\nServer: egress-proxy\r\n"
             "X-Osf-Refused-By: limit\r\nConnection: close\r\n"
@@ -126,7 +128,7 @@ struct ProxyServer::Impl {
         log::LogRecord rec;
         rec.time = std::chrono::system_clock::now();
         rec.connection = ctx->next_connection.fetch_add(1);
-        rec.client = to_text(remote);
+        rec.client = client;
         rec.outcome = Outcome::refused;
         rec.status = 503;
         rec.refused_by = RefusalReason::limit;
@@ -136,9 +138,7 @@ struct ProxyServer::Impl {
     asio::awaitable<void> accept_loop() {
         for (;;) {
             auto& worker = *workers[next_worker++ % workers.size()];
-            tcp::endpoint remote;
-            auto [ec, socket] = co_await acceptor->async_accept(
-                worker.io, remote, asio::as_tuple(asio::use_awaitable));
+            auto [ec, socket, client] = co_await acceptor->accept(worker.io);
             if (ec) {
                 const auto next = admin::after_accept_error(ec, acceptor->is_open());
                 if (next == admin::AcceptNext::stop) co_return;
@@ -151,10 +151,10 @@ struct ProxyServer::Impl {
             }
             if (static_cast<std::size_t>(ctx->metrics.open_connections.load()) >=
                 config.limits().max_connections) {
-                refuse_over_limit(socket, remote);
+                refuse_over_limit(socket, client);
                 continue;
             }
-            asio::co_spawn(worker.io, run_client_session(*ctx, worker, std::move(socket), remote),
+            asio::co_spawn(worker.io, run_client_session(*ctx, worker, std::move(socket), client),
                            asio::detached);
         }
     }
@@ -187,19 +187,14 @@ ProxyServer::ProxyServer(const config::ProxyConfig& config)
         impl_->workers.push_back(std::make_unique<Worker>());
 
     try {
-        impl_->acceptor = std::make_unique<tcp::acceptor>(impl_->main_io);
-        const auto at = endpoint_of(options.listen);
-        impl_->acceptor->open(at.protocol());
-        impl_->acceptor->set_option(tcp::acceptor::reuse_address(true));
-        impl_->acceptor->bind(at);
-        impl_->acceptor->listen(asio::socket_base::max_listen_connections);
+        impl_->acceptor = listen_at(impl_->main_io.get_executor(), options.listen);
     } catch (const boost::system::system_error& e) {
         throw std::runtime_error("cannot listen on " + options.listen + ": " + e.code().message());
     }
     try {
         auto* ctx = impl_->ctx.get();
         impl_->admin = std::make_unique<admin::AdminServer>(
-            impl_->main_io.get_executor(), endpoint_of(options.admin_listen),
+            listen_at(impl_->main_io.get_executor(), options.admin_listen),
             admin::AdminHandlers{[ctx] { return !ctx->draining.load(); },
                                  [ctx] {
                                      return admin::render_prometheus(ctx->metrics,
@@ -286,9 +281,11 @@ int ProxyServer::run() {
     };
     schedule_fold();
 
-    im.ctx->own_endpoints = {im.acceptor->local_endpoint(), im.admin->local_endpoint()};
-    const auto proxy_at = to_text(im.acceptor->local_endpoint());
-    const auto admin_at = to_text(im.admin->local_endpoint());
+    for (const admin::StreamListener* listener :
+         {static_cast<const admin::StreamListener*>(im.acceptor.get()), &im.admin->listener()})
+        if (const auto at = listener->tcp_endpoint()) im.ctx->own_endpoints.push_back(*at);
+    const auto proxy_at = im.acceptor->address_text();
+    const auto admin_at = im.admin->listener().address_text();
     // listen.json: where the proxy really listens (ports may be kernel-chosen).
     osf::write_file_atomically(proxy_state::path_in(options.state_dir, proxy_state::listen),
                                proxy_state::listen_json({proxy_at, admin_at, ::getpid()}));
@@ -303,8 +300,7 @@ int ProxyServer::run() {
         if (ec) return;
         spdlog::info("signal {}: draining (grace {} s)", signo, options.grace.count());
         im.ctx->draining.store(true);
-        boost::system::error_code ignored;
-        im.acceptor->close(ignored);
+        im.acceptor->close();
         for (auto& w : im.workers)
             asio::post(w->io, [&w = *w] { w.close_idle_clients(); });
         // Wait for requests in flight, up to the grace period.

@@ -34,6 +34,15 @@ TEST_CASE("a wildcard admin listener is reached on loopback", "[cli]") {
     CHECK(at->host == "10.244.0.7");
 }
 
+TEST_CASE("a Unix admin socket is its absolute path", "[cli]") {
+    const auto at = admin_endpoint("unix:/var/lib/osf/sandboxes/abc/admin.sock");
+    REQUIRE(at);
+    CHECK(at->unix_path == "/var/lib/osf/sandboxes/abc/admin.sock");
+    CHECK(at->host.empty());
+    CHECK_FALSE(admin_endpoint("unix:"));
+    CHECK_FALSE(admin_endpoint("unix:admin.sock"));
+}
+
 TEST_CASE("an admin address that is not ADDR:PORT is refused", "[cli]") {
     for (const char* bad : {"", "9090", ":9090", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536",
                             "127.0.0.1:90x", "::1:9090", "127.0.0.1:-1"})

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <unistd.h>
+#include <vector>
 
 using osf::config::load_config;
 using osf::config::ProxyConfig;
@@ -97,4 +98,26 @@ TEST_CASE("a bad configuration is one line naming the problem") {
     auto same = options;
     same.admin_listen = same.listen;
     CHECK(problem(load(same)).starts_with("--admin-listen must differ"));
+}
+
+TEST_CASE("parse_listen: unix:PATH is a Unix socket, absolute and short enough for sun_path") {
+    using osf::config::ListenAddress;
+    using osf::config::parse_listen;
+    const auto at = parse_listen("unix:/var/lib/osf/sandboxes/abc/proxy.sock");
+    REQUIRE(std::holds_alternative<ListenAddress>(at));
+    CHECK(std::get<ListenAddress>(at).unix_path == "/var/lib/osf/sandboxes/abc/proxy.sock");
+    CHECK(std::get<ListenAddress>(at).address.empty());
+    const std::string longest = "/" + std::string(106, 'a');
+    CHECK(std::holds_alternative<ListenAddress>(parse_listen("unix:" + longest)));
+    const std::vector<std::string> bad_addresses = {
+        "unix:", "unix:relative.sock", "unix:" + longest + "a", std::string("unix:/a\0b", 9)};
+    for (const auto& bad : bad_addresses) {
+        INFO(bad);
+        CHECK(std::holds_alternative<std::string>(parse_listen(bad)));
+    }
+    // A TCP address is unchanged.
+    const auto tcp = parse_listen("127.0.0.1:0");
+    REQUIRE(std::holds_alternative<ListenAddress>(tcp));
+    CHECK(std::get<ListenAddress>(tcp).unix_path.empty());
+    CHECK(std::get<ListenAddress>(tcp).address == "127.0.0.1");
 }

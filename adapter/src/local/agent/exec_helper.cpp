@@ -92,11 +92,12 @@ private:
             spec.limits = {{RLIMIT_NOFILE, std::min(kOpenFilesSoft, hard), hard}};
             const bool terminal = message_.terminal;
             spec.before_exec = [&filter, &protection, terminal]() -> int {
-                // The agent and the helpers run with a low OOM score (the
-                // supervisor's); a command is the kernel's first choice.
+                // A command (and all it starts) is the kernel's first choice
+                // when the sandbox runs out of memory, never the agent or a
+                // helper: raising one's own score needs no privilege.
                 const int oom = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
                 if (oom >= 0) {
-                    [[maybe_unused]] auto written = ::write(oom, "0", 1);
+                    [[maybe_unused]] auto written = ::write(oom, "1000", 4);
                     ::close(oom);
                 }
                 // The exec's pty (the CLI's) becomes its controlling terminal;

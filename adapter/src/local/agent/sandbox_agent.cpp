@@ -5,17 +5,22 @@
 #include "local/agent/seccomp_filter.hpp"
 #include "local/bwrap_command.hpp"
 #include "local/byte_relay.hpp"
+#include "local/cgroup_limits.hpp"
 #include "local/exec_protocol.hpp"
 #include "local/sandbox_environment.hpp"
 #include "local/unix_socket.hpp"
 #include "process/spawn.hpp"
 
+#include <algorithm>
 #include <boost/asio.hpp>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <fcntl.h>
 #include <iostream>
 #include <set>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +43,18 @@ public:
     explicit Agent(int control) : control_(io_, control), signals_(io_, SIGCHLD) {}
 
     int run() {
+        // The sandbox's process budget, set here inside its own user namespace:
+        // the kernel counts RLIMIT_NPROC per user namespace and uid, so this
+        // sandbox's processes are counted apart from every other sandbox of the
+        // same user (set on bwrap outside, it bounded all of them together).
+        rlimit processes{};
+        ::getrlimit(RLIMIT_NPROC, &processes);
+        processes.rlim_max = std::min(processes.rlim_max, static_cast<rlim_t>(kSandboxPidsMax));
+        processes.rlim_cur = processes.rlim_max;
+        if (::setrlimit(RLIMIT_NPROC, &processes) != 0) {
+            std::cerr << "sandbox-local agent: RLIMIT_NPROC: " << std::strerror(errno) << "\n";
+            return 1;
+        }
         try {
             // Compiled once: every exec's command loads it as it is.
             filter_ = SeccompFilter(sandbox_syscall_rules()).program();

@@ -87,10 +87,6 @@ void write_file(const std::string& path, const std::string& text, mode_t mode) {
     }
 }
 
-int port_of(const std::string& address) {
-    return std::stoi(address.substr(address.rfind(':') + 1));
-}
-
 class Supervisor {
 public:
     Supervisor(std::string dir, int status_fd, int lock_fd)
@@ -193,9 +189,9 @@ private:
     void plan_launch() {
         const std::string cache = package_cache_dir(root_, paths_, request_.spec);
         const sandbox::EnvLookup caller = osf::process_getenv;
-        plan_ =
-            launch_plan({request_, paths_, root_, find_proxy_binary(osf::process_getenv), caller,
-                         read_host_mounts(paths_, request_, meta_.root, cache), own_host_id()});
+        plan_ = launch_plan({request_, paths_, root_, find_proxy_binary(osf::process_getenv),
+                             caller, read_host_mounts(paths_, request_, meta_.root, cache),
+                             own_host_id(), host_size()});
     }
 
     void start_proxy() {
@@ -203,7 +199,7 @@ private:
         spec.argv = plan_.proxy_argv;
         spec.env = to_envp(plan_.proxy_environment);
         spec.die_with_parent = true;
-        // A resumed sandbox's state directory still names the last run's ports.
+        // A resumed sandbox's state directory still names the last run's sockets.
         const std::string listen_file = paths_.listen_file();
         std::error_code error;
         fs::remove(listen_file, error);
@@ -221,10 +217,11 @@ private:
                 throw StartFailed("the egress proxy exited: " + last_line(paths_.proxy_output));
             }
             if (const auto listen = osf::proxy_state::parse_listen(read_file(listen_file))) {
-                proxy_port_ = port_of(listen->proxy);
-                std::string listeners = listen->proxy + "\n";
-                if (!listen->admin.empty()) listeners += listen->admin + "\n";
-                publish_listeners(listeners);
+                // Only where it was told: a Unix socket in this sandbox's directory.
+                if (listen->proxy != "unix:" + paths_.proxy_socket ||
+                    listen->admin != "unix:" + paths_.admin_socket)
+                    throw StartFailed("the egress proxy listens elsewhere than told (" +
+                                      listen->proxy + ", " + listen->admin + ")");
                 keep_log_key();
                 return;
             }
@@ -233,13 +230,6 @@ private:
                                   std::to_string(request_.settings.start_timeout_seconds) + " s");
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
-    }
-
-    // Every proxy of this machine's sandboxes refuses its peers' listeners.
-    void publish_listeners(const std::string& listeners) {
-        const std::string dir = listeners_dir(root_);
-        make_private_dirs(dir);
-        write_file(dir + "/" + id(), listeners, 0600);
     }
 
     // The key the proxy published, copied out of its state directory before
@@ -270,7 +260,9 @@ private:
     }
 
     void place_in_cgroups() {
-        placement_ = place_sandbox_cgroups(id(), request_.spec, true);
+        // The spec's limits, and the defaults for those it leaves out.
+        const osf::Spec limited = with_default_limits(request_.spec, host_size());
+        placement_ = place_sandbox_cgroups(id(), limited, true);
         // For gc, should this supervisor be killed before it removes them.
         std::string listed;
         for (const auto& dir : placement_.directories)
@@ -283,10 +275,15 @@ private:
             throw StartFailed("the spec's " + names +
                               " limit cannot be applied: " + placement_.reason);
         }
+        // A default that cannot hold is logged, not refused: the spec asked for none.
+        for (const auto& name : unenforced_limits(limited, placement_))
+            std::cerr << "no default " << name << " limit here (" << placement_.reason << ")"
+                      << std::endl;
         if (std::find(placement_.controllers.begin(), placement_.controllers.end(), "pids") ==
             placement_.controllers.end())
             report("warning: no pids cgroup here (" + placement_.reason +
-                   "); the sandbox's processes are bounded by RLIMIT_NPROC instead");
+                   "); the sandbox's processes are bounded by RLIMIT_NPROC in its own user "
+                   "namespace instead");
     }
 
     void start_sandbox() {
@@ -314,22 +311,16 @@ private:
         // No core dumps: the host's core_pattern may pipe them to a program that
         // runs on the host, with what the crashing process chose to hold.
         spec.limits = {{RLIMIT_CORE, 0, 0}};
-        if (std::find(placement_.controllers.begin(), placement_.controllers.end(), "pids") ==
-            placement_.controllers.end())
-            spec.limits.push_back({RLIMIT_NPROC, kSandboxPidsMax, kSandboxPidsMax});
+        // RLIMIT_NPROC is not set here: set before bwrap makes the sandbox's
+        // user namespace, it would bound the count of all this user's
+        // processes, every sandbox's together; the agent sets it inside
+        // (sandbox_agent.cpp). No lowered OOM score either: a score set with
+        // privilege is also the lowest its descendants may set themselves, so
+        // commands could go below the host's own processes. Commands run at
+        // 1000 (exec_helper.cpp): the kernel's first choice in the sandbox.
         if (own_host_id()) {
             spec.credentials = process::Credentials{meta_.host_id, meta_.host_id};
-            spec.prepare = [&binds] {
-                // bwrap, its init, the agent and the exec helpers are the last
-                // the kernel kills when the sandbox runs out of memory; each
-                // command goes back to 0 (exec_helper.cpp).
-                const int fd = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-                if (fd >= 0) {
-                    [[maybe_unused]] auto written = ::write(fd, "-900", 4);
-                    ::close(fd);
-                }
-                return stage_binds(binds);
-            };
+            spec.prepare = [&binds] { return stage_binds(binds); };
         }
         try {
             sandbox_pid_ = process::spawn(spec);
@@ -453,11 +444,9 @@ private:
         egress_.async_accept([this](boost::system::error_code error, Local::socket client) {
             if (error == asio::error::operation_aborted) return;
             if (!error && !relays_.full()) {
-                asio::ip::tcp::socket proxy(io_);
+                Local::socket proxy(io_);
                 boost::system::error_code connect_error;
-                proxy.connect(
-                    {asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(proxy_port_)},
-                    connect_error);
+                proxy.connect(Local::endpoint(paths_.proxy_socket), connect_error);
                 if (!connect_error)
                     relay(std::move(client), std::move(proxy), relays_);
                 else
@@ -575,7 +564,8 @@ private:
         }
         fs::remove(paths_.egress_socket, error);
         fs::remove(paths_.control, error);
-        fs::remove(listeners_dir(root_) + "/" + id(), error);
+        fs::remove(paths_.proxy_socket, error);
+        fs::remove(paths_.admin_socket, error);
         remove_sandbox_cgroups(placement_.directories);
     }
 
@@ -616,7 +606,6 @@ private:
     CgroupPlacement placement_;
     Clock::time_point deadline_;
     int proxy_pid_ = -1;
-    int proxy_port_ = 0;
     int sandbox_pid_ = -1;
     bool expired_ = false;
 

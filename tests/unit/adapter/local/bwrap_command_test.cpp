@@ -48,6 +48,7 @@ TEST_CASE("bwrap: every namespace, no capabilities, only the system directories"
                           file("secret.conf", false),
                           symlink_entry("mtab", "../proc/self/mounts")};
     mounts.etc_masks_present = {"/etc/ssl/private"};
+    mounts.proc_masks_present = {"/proc/cmdline", "/proc/locks"};
     mounts.workspace = "/state/ws";
     mounts.ca_file = "/state/proxy/ca.crt";
     mounts.egress_socket = "/state/run/egress.sock";
@@ -70,7 +71,12 @@ TEST_CASE("bwrap: every namespace, no capabilities, only the system directories"
                                "/etc/ssh", "/etc/resolv.conf", "/etc/secret.conf"})
         CHECK(std::find(args.begin(), args.end(), hidden) == args.end());
     CHECK(has_sequence(args, {"--ro-bind", "/etc/passwd", "/etc/passwd"}));
-    CHECK(has_sequence(args, {"--tmpfs", "/etc/ssl/private"}));
+    // A mask is small and read-only: nothing under / but the documented
+    // writable places can be written (issue 42: /etc/ssl/private was a
+    // writable tmpfs of half the RAM).
+    CHECK(has_sequence(args,
+                       {"--size", "1048576", "--perms", "0755", "--tmpfs", "/etc/ssl/private"}));
+    CHECK(has_sequence(args, {"--size", "1048576", "--tmpfs", "/run"}));
     CHECK(has_sequence(args, {"--symlink", "../proc/self/mounts", "/etc/mtab"}));
     CHECK(has_sequence(args, {"--ro-bind", "/state/proxy/ca.crt", "/etc/osf/egress-ca.crt"}));
     CHECK(has_sequence(args, {"--size", "0", "--tmpfs", "/tmp"}));
@@ -79,8 +85,25 @@ TEST_CASE("bwrap: every namespace, no capabilities, only the system directories"
     // Root inside by default; read-only everywhere but the binds and tmpfs
     // that are the sandbox's own, remounted once everything else is made.
     CHECK(has_sequence(args, {"--uid", "0", "--gid", "0"}));
-    CHECK(has_sequence(args, {"--remount-ro", "/run", "--remount-ro", "/dev", "--remount-ro", "/",
-                              "--", "/run/osf/sandbox-local", "__agent", "3"}));
+    CHECK(has_sequence(args, {"--remount-ro", "/run", "--remount-ro", "/dev", "--remount-ro",
+                              "/etc/ssl/private", "--remount-ro", "/", "--",
+                              "/run/osf/sandbox-local", "__agent", "3"}));
+    // Host-wide /proc files: covered after /proc is mounted.
+    CHECK(has_sequence(args, {"--ro-bind", "/dev/null", "/proc/cmdline", "--ro-bind", "/dev/null",
+                              "/proc/locks"}));
+    CHECK(std::find(args.begin(), args.end(), "/proc/cmdline") >
+          std::find(args.begin(), args.end(), "--proc"));
+    for (const char* name : {"/proc/cmdline", "/proc/key-users", "/proc/locks", "/proc/config.gz"})
+        CHECK(std::find(proc_masked_files().begin(), proc_masked_files().end(), name) !=
+              proc_masked_files().end());
+    // Every tmpfs is either a documented writable place or remounted read-only.
+    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+        if (args[i] != "--tmpfs") continue;
+        const std::string& target = args[i + 1];
+        INFO(target);
+        CHECK((target == "/tmp" || target == "/dev/shm" ||
+               has_sequence(args, {"--remount-ro", target})));
+    }
     CHECK(args.back() == "3");
 }
 

@@ -46,3 +46,32 @@ TEST_CASE("cgroup v2: the controllers the limits need that the parent does not p
     // "cpuset" is not "cpu".
     CHECK(missing_controllers("cpuset memory pids", all) == List{"cpu"});
 }
+
+TEST_CASE("cgroup limits: a spec without cpu or memory gets half the host") {
+    struct Row {
+        std::optional<std::string> cpu, memory;
+        HostSize host;
+        std::optional<std::string> want_cpu, want_memory;
+    };
+    const Row rows[] = {
+        {std::nullopt, std::nullopt, {24LL << 30, 8}, "4000m", std::to_string(12LL << 30)},
+        {std::nullopt, std::nullopt, {1LL << 30, 1}, "1000m", std::to_string(512LL << 20)},
+        {std::nullopt, std::nullopt, {1LL << 30, 3}, "1500m", std::to_string(512LL << 20)},
+        {"2", "256Mi", {24LL << 30, 8}, "2", "256Mi"}, // what the spec says stands
+        {"64", std::nullopt, {24LL << 30, 8}, "64", std::to_string(12LL << 30)},
+        {std::nullopt, std::nullopt, {0, 0}, std::nullopt, std::nullopt}, // unknown host
+    };
+    for (const auto& row : rows) {
+        osf::Spec spec;
+        spec.cpu = row.cpu;
+        spec.memory = row.memory;
+        const auto limited = with_default_limits(spec, row.host);
+        CHECK(limited.cpu == row.want_cpu);
+        CHECK(limited.memory == row.want_memory);
+    }
+    osf::Spec none;
+    const auto values = cgroup_values(with_default_limits(none, {2LL << 30, 2}));
+    CHECK(values[0] == std::pair<std::string, std::string>{"cpu.max", "100000 100000"});
+    CHECK(values[1] ==
+          std::pair<std::string, std::string>{"memory.max", std::to_string(1LL << 30)});
+}

@@ -9,20 +9,27 @@
 
 using namespace osf::local;
 
-TEST_CASE("the proxy listens on kernel-chosen loopback ports and never reaches another sandbox's") {
+TEST_CASE("the proxy listens on Unix sockets in the sandbox's private directory, no host port") {
     const auto paths = sandbox_paths("/var/lib/osf-sandbox", "abc123def456");
-    const auto argv = proxy_argv("/usr/bin/egress-proxy", paths, "/var/lib/osf-sandbox");
+    const auto argv = proxy_argv("/usr/bin/egress-proxy", paths);
     REQUIRE(argv.size() % 2 == 1);
     CHECK(argv.front() == "/usr/bin/egress-proxy");
     std::map<std::string, std::string> flags;
     for (std::size_t i = 1; i + 1 < argv.size(); i += 2)
         CHECK(flags.emplace(argv[i], argv[i + 1]).second);
-    CHECK(flags.size() == 5);
-    CHECK(flags["--listen"] == "127.0.0.1:0");
-    CHECK(flags["--admin-listen"] == "127.0.0.1:0");
+    CHECK(flags.size() == 4);
+    CHECK(flags["--listen"] == "unix:" + paths.proxy_socket);
+    CHECK(flags["--admin-listen"] == "unix:" + paths.admin_socket);
     CHECK(flags["--spec"] == paths.spec);
     CHECK(flags["--state-dir"] == paths.proxy_state);
-    CHECK(flags["--peer-listeners"] == listeners_dir("/var/lib/osf-sandbox"));
+    // Directly in the sandbox's directory (0700, the owner's), never in run/,
+    // the directory the sandbox itself sees.
+    for (const auto& socket : {paths.proxy_socket, paths.admin_socket}) {
+        CHECK(socket.rfind('/') == paths.dir.size());
+        CHECK(socket.starts_with(paths.dir + "/"));
+        CHECK_FALSE(socket.starts_with(paths.run + "/"));
+    }
+    CHECK(paths.proxy_socket != paths.admin_socket);
     CHECK(paths.spec.starts_with(paths.dir + "/"));
     CHECK(paths.proxy_state.starts_with(paths.dir + "/"));
 }
@@ -99,7 +106,7 @@ TEST_CASE("launch plan: one table of specs and callers, each part from the same 
         const auto request = request_with(row.spec);
         const LaunchPlan plan = launch_plan({request, paths, root, "/usr/bin/egress-proxy", caller,
                                              host_facts(paths), row.own_host_id});
-        CHECK(plan.proxy_argv == proxy_argv("/usr/bin/egress-proxy", paths, root));
+        CHECK(plan.proxy_argv == proxy_argv("/usr/bin/egress-proxy", paths));
         std::vector<std::string> names;
         for (const auto& [name, value] : plan.proxy_environment) {
             names.push_back(name);

@@ -49,6 +49,8 @@ TEST_CASE("seccomp: the classes refused outright") {
                              "request_key",
                              "bpf",
                              "userfaultfd",
+                             "fanotify_init",
+                             "fanotify_mark",
                              "io_uring_setup",
                              "io_uring_enter",
                              "ptrace",
