@@ -164,7 +164,7 @@ this file, LICENSE and NOTICE at /usr/share/doc/osf-sandbox/.
   Debian's runtime packages of the same versions (libboost-url1.81.0,
   libssl3, libnghttp2-14, libjemalloc2, libspdlog1.10, libfmt9,
   libstdc++6).
-- sandbox-kubernetes image: kubectl (Kubernetes v1.32, Apache-2.0,
+- sandbox-kubernetes image: kubectl (Kubernetes v1.32.3, Apache-2.0,
   Copyright The Kubernetes Authors; https://github.com/kubernetes/kubernetes),
   a static Go binary that also contains the Go standard library
   (BSD-3-Clause) and Go modules under their own licences, listed in that
