@@ -44,6 +44,16 @@ if(OSF_PACKAGE_DOCS)
   add_custom_target(osf_package_docs ALL DEPENDS ${docs_outputs})
 endif()
 
+# The licence (Apache-2.0) and the notices of what the static binaries link in:
+# Debian's place for them is /usr/share/doc/<package>/copyright (DEP-5, made by
+# packaging/third-party-notices.py), with LICENSE, NOTICE (Apache-2.0 section
+# 4) and THIRD-PARTY-NOTICES (the full texts) beside it.
+foreach(program IN LISTS osf_packaged_programs)
+  install(FILES "${PROJECT_SOURCE_DIR}/packaging/debian/copyright" "${PROJECT_SOURCE_DIR}/LICENSE"
+                "${PROJECT_SOURCE_DIR}/NOTICE" "${PROJECT_SOURCE_DIR}/THIRD-PARTY-NOTICES"
+          DESTINATION share/doc/${program} COMPONENT ${program})
+endforeach()
+
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME osf-sandbox)
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")

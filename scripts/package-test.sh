@@ -23,6 +23,10 @@
 #   adapter image            buildah (vfs, chroot, FROM scratch), run from its
 #                            root file system as uid 65532: --help, --version,
 #                            create --dry-run, kubectl
+# Every route carries LICENSE, NOTICE and THIRD-PARTY-NOTICES (the .debs also a
+# DEP-5 copyright file, the npm packages and the image the SPDX id Apache-2.0),
+# and the notices match the build machine's Debian packages
+# (packaging/third-party-notices.py --check).
 # The artifacts, with SHA256SUMS, are left in build/packages/ (what the release
 # workflow publishes). The Debian roots are made once (debootstrap) and kept
 # under build/debian-roots/; each test works on a copy. Needs root.
@@ -58,6 +62,14 @@ die() { echo "package-test: FAIL: $*" >&2; exit 1; }
 trap 'echo "package-test: FAIL: line $LINENO: $BASH_COMMAND (exit $?)" >&2' ERR
 step() { echo "package-test: [$((SECONDS - started)) s] $*" >&2; }
 ok() { echo "package-test: ok: $*" >&2; }
+# The licence and notices every route carries (README.md "Licence").
+notices=(LICENSE NOTICE THIRD-PARTY-NOTICES)
+has_notices() { # what, listing of paths, directory they must be in
+  local f
+  for f in "${notices[@]}"; do
+    grep -qx -- "$3/$f" <<<"$2" || die "$1 holds no $3/$f"
+  done
+}
 [ "$(id -u)" = 0 ] || die "run as root (debootstrap, chroot, apt-get in the roots, buildah)"
 
 pids=()
@@ -133,8 +145,11 @@ done
 cp "$bins"/packaging/man/*/*.1.gz "$stage/share/man/man1/"
 cp "$bins"/packaging/completions/* "$stage/share/bash-completion/completions/"
 cp contracts/*.schema.json "$stage/contracts/"
-cp README.md docs/release.md "$stage/"
+cp README.md docs/release.md "${notices[@]}" "$stage/"
 tar -C "$work" -czf "$out/$name.tar.gz" "$name"
+# The notices name the versions of what the binaries link in: this machine's.
+packaging/third-party-notices.py --check || die "THIRD-PARTY-NOTICES is stale"
+has_notices "the tarball" "$(tar -tzf "$out/$name.tar.gz" | sed 's|/$||')" "$name"
 
 step "self-contained on Debian 11 (bullseye minbase)"
 root="$(fresh_root bullseye bullseye)"
@@ -211,6 +226,10 @@ for deb in "$out"/*.deb; do
   [ -n "$libc" ] || die "$(basename "$deb"): no libc6 in Depends: $depends"
   [ "$(printf '%s\n' "$libc" 2.31 | sort -V | tail -1)" = 2.31 ] ||
     die "$(basename "$deb"): Depends libc6 (>= $libc), newer than the glibc it is linked against"
+  package="$(dpkg-deb -f "$deb" Package)"
+  contents="$(dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./||')"
+  has_notices "$(basename "$deb")" "$contents" "usr/share/doc/$package"
+  grep -qx "usr/share/doc/$package/copyright" <<<"$contents" || die "$(basename "$deb") holds no copyright file"
   ok "$(basename "$deb"): Depends: $depends $(dpkg-deb -f "$deb" Recommends Suggests | tr '\n' ' ')"
 done
 local_deb="$out/sandbox-local_${deb_version}-1_amd64.deb"
@@ -318,6 +337,11 @@ packaging/npm/build.sh --bin-dir "$work/$name/bin" --version "$version" --out "$
 main_tgz="$out/osf-sandbox-sandbox-kubernetes-$version.tgz"
 platform_tgz="$out/osf-sandbox-sandbox-kubernetes-linux-x64-$version.tgz"
 [ -f "$main_tgz" ] && [ -f "$platform_tgz" ] || die "npm pack made: $(cat "$work/npm-pack.txt")"
+for tgz in "$main_tgz" "$platform_tgz"; do
+  has_notices "$(basename "$tgz")" "$(tar -tzf "$tgz")" package
+  [ "$(tar -xzOf "$tgz" package/package.json | jq -r .license)" = Apache-2.0 ] ||
+    die "$(basename "$tgz"): package.json license is not Apache-2.0"
+done
 node --test packaging/npm/sandbox-kubernetes/lib/platform.test.js >"$work/npm-unit.log" 2>&1 ||
   die "platform table: $(tail -20 "$work/npm-unit.log")"
 npmdir="$work/npm-project"
@@ -397,9 +421,12 @@ bah=(buildah --storage-driver vfs --root "$storage/storage" --runroot "$storage/
 config="$("${bah[@]}" inspect --type image "$tag" | jq -c .OCIv1.config)"
 [ "$(jq -r .User <<<"$config")" = 65532:65532 ] || die "image user: $config"
 [ "$(jq -c .Entrypoint <<<"$config")" = '["/usr/local/bin/sandbox-kubernetes"]' ] || die "image entrypoint: $config"
+[ "$(jq -r '.Labels["org.opencontainers.image.licenses"]' <<<"$config")" = Apache-2.0 ] || die "image licence label: $config"
 ctr="$("${bah[@]}" from --pull-never "$tag")"
 rootfs="$("${bah[@]}" mount "$ctr")"
 for sh in bin/sh bin/bash usr/bin/sh bin/busybox; do [ ! -e "$rootfs/$sh" ] || die "the image holds $sh"; done
+has_notices "the image" "$(cd "$rootfs" && find usr/share/doc -type f)" usr/share/doc/osf-sandbox
+[ -f "$rootfs/usr/share/doc/libc6/copyright" ] || die "the image holds glibc without its copyright file"
 cp "$npmdir/spec.json" "$rootfs/tmp/spec.json"
 inimg() { env -i HOME=/tmp PATH=/usr/local/bin "$(command -v chroot)" --userspec=65532:65532 "$rootfs" "$@"; }
 inimg /usr/local/bin/sandbox-kubernetes --help | grep '^ *create' >/dev/null || die "image: sandbox-kubernetes --help"

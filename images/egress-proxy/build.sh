@@ -75,6 +75,7 @@ stage() {
   # the Containerfile) belongs to the proxy's user.
   mkdir -p "$root/etc/egress-proxy" "$root/var/lib"
   install_nonroot_identity "$root" egress-proxy /var/lib/egress-proxy
+  install_notices "$root"
   find "$root" -type d -exec chmod 0755 {} +
 
   staged_summary "$context"

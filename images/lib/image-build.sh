@@ -93,6 +93,30 @@ install_ca_bundle() {
   install -D -m 0644 "$ca_bundle" "$root$ca_bundle"
 }
 
+# The licence and notices an image that redistributes files must carry: the
+# project's LICENSE, NOTICE and THIRD-PARTY-NOTICES at /usr/share/doc/osf-sandbox,
+# and the Debian copyright file of each package a staged shared object came
+# from (and ca-certificates, whose bundle is generated, not packaged) at
+# Debian's path. Run after the shared objects and the CA bundle are staged.
+install_notices() {
+  local root="$1" so alt package packages="ca-certificates"
+  install -D -m 0644 -t "$root/usr/share/doc/osf-sandbox" \
+    "$repo/LICENSE" "$repo/NOTICE" "$repo/THIRD-PARTY-NOTICES"
+  while IFS= read -r so; do
+    so="/${so#"$root"/}"
+    # dpkg knows each file by the path its package ships (/lib or /usr/lib).
+    case "$so" in /usr/*) alt="${so#/usr}" ;; *) alt="/usr$so" ;; esac
+    package="$({ dpkg-query -S "$so" 2>/dev/null || dpkg-query -S "$alt" 2>/dev/null; } |
+      sed -n '1s/^\([^:,]*\).*: .*/\1/p')"
+    [ -n "$package" ] || die "no Debian package owns $so: its licence would be missing from the image"
+    packages+=$'\n'"$package"
+  done < <(find "$root" -path "$root/usr/share" -prune -o -type f -name '*.so*' -print)
+  while IFS= read -r package; do
+    [ -f "/usr/share/doc/$package/copyright" ] || die "no /usr/share/doc/$package/copyright"
+    install -D -m 0644 "/usr/share/doc/$package/copyright" "$root/usr/share/doc/$package/copyright"
+  done < <(sort -u <<<"$packages")
+}
+
 # root and distroless's "nonroot" user (65532) with HOME, and name resolution
 # that consults /etc/hosts (Kubernetes hostAliases) before DNS.
 install_nonroot_identity() {

@@ -69,6 +69,7 @@ stage() {
   # kubectl is a static Go binary; the adapter needs glibc and libgcc_s only.
   install_shared_objects "$binary" "$root"
   install_ca_bundle "$root"
+  install_notices "$root"
   # kubectl keeps its discovery cache under $HOME (/tmp): writable by all, sticky.
   mkdir -p "$root/tmp" "$root/etc"
   chmod 1777 "$root/tmp"

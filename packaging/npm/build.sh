@@ -41,6 +41,11 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$out"
 cp -r "$here/sandbox-kubernetes" "$here/sandbox-kubernetes-linux-x64" "$stage/"
 rm -f "$stage/sandbox-kubernetes/lib/"*.test.js
+# The licence and notices in both (package.json "files"): the platform package
+# holds the binaries and what they link in (THIRD-PARTY-NOTICES).
+for name in sandbox-kubernetes sandbox-kubernetes-linux-x64; do
+  cp "$repo/LICENSE" "$repo/NOTICE" "$repo/THIRD-PARTY-NOTICES" "$stage/$name/"
+done
 mkdir -p "$stage/sandbox-kubernetes-linux-x64/bin"
 for p in egress-proxy sandbox-kubernetes sandbox-local; do
   install -m 0755 "$(binary $p)" "$stage/sandbox-kubernetes-linux-x64/bin/$p"
