@@ -72,7 +72,7 @@ def files_holding(root, needle):
 
 # Watches /workspace/race with inotify; each time a host tool opens the directory
 # race/d, swaps it for a symlink to /proc/self (then back, for the next round).
-# Bounded: at most `rounds` swaps and `seconds` seconds.
+# Bounded: at most `rounds` swaps and `seconds` seconds, or until /workspace/racer.stop.
 RACER = r"""
 import ctypes, os, struct, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
@@ -84,7 +84,7 @@ libc.inotify_add_watch(fd, b"/workspace/race", IN_OPEN)
 open("/workspace/racer.ready", "w").close()
 deadline, swaps = time.time() + seconds, 0
 import select
-while swaps < rounds and time.time() < deadline:
+while swaps < rounds and time.time() < deadline and not os.path.exists("/workspace/racer.stop"):
     if not select.select([fd], [], [], 0.5)[0]:
         continue
     data = os.read(fd, 65536)
@@ -111,6 +111,10 @@ print(swaps)
 RACE_TREE = ("rm -rf /workspace/race && mkdir -p /workspace/race/d && cd /workspace/race/d && "
              "head -c 64M /dev/zero > auxv && for n in cmdline comm status environ; do echo decoy > $n; done")
 PROC_NAMES = ("auxv", "cmdline", "comm", "status", "environ")
+
+
+def stop_racer(runner, sandbox_id):
+    open(os.path.join(runner.dir(sandbox_id), "workspace", "racer.stop"), "w").close()
 
 
 def test_a_snapshot_raced_by_symlink_swaps_copies_nothing_of_the_host(runner):
@@ -149,6 +153,7 @@ def test_a_snapshot_raced_by_symlink_swaps_copies_nothing_of_the_host(runner):
         res = runner.sh(made, "cat /workspace/race/d/environ /workspace/race/d.real/environ 2>/dev/null; true")
         assert SECRET not in res.stdout
     finally:
+        stop_racer(runner, sandbox_id)
         racer.wait(timeout=120)
 
 
@@ -177,6 +182,7 @@ def test_a_copy_out_raced_by_symlink_swaps_brings_only_the_sandboxs_files(runner
                 for name in dirs + files:
                     assert not os.path.islink(os.path.join(directory, name))
     finally:
+        stop_racer(runner, sandbox_id)
         racer.wait(timeout=120)
 
 
