@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <limits>
 #include <string_view>
-#include <utility>
 #include <sys/stat.h>
+#include <utility>
 
 namespace osf::local {
 
@@ -138,8 +138,8 @@ std::string shown_bytes(unsigned long long bytes) {
         if (bytes >= (1ULL << shift)) {
             const unsigned long long whole = bytes >> shift;
             const unsigned long long tenths = ((bytes - (whole << shift)) * 10) >> shift;
-            return std::to_string(whole) + (tenths != 0 ? "." + std::to_string(tenths) : "") +
-                   " " + unit;
+            return std::to_string(whole) + (tenths != 0 ? "." + std::to_string(tenths) : "") + " " +
+                   unit;
         }
     return std::to_string(bytes) + " bytes";
 }

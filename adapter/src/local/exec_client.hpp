@@ -33,7 +33,7 @@ struct ExecOutcome {
     std::optional<int> exit_code; // nullopt: the sandbox went away
     bool timed_out = false;
     bool over_limit = false; // more than ExecStreams::out_limit bytes came
-    int signal = 0; // the signal that interrupted the exec (SIGINT, SIGTERM)
+    int signal = 0;          // the signal that interrupted the exec (SIGINT, SIGTERM)
 };
 
 // Sends `message` on `connection` (connected to the sandbox's control socket)

@@ -68,8 +68,7 @@ int LocalBackend::run_to_end(const std::string& id, const std::vector<std::strin
     ExecStreams streams{in, out, 2, bounds.bytes, true};
     const ExecOutcome outcome = run_in_sandbox(id, command, streams, false, bounds.timeout);
     if (outcome.over_limit)
-        throw CommandFailed("copy: sandbox " + id + " sent more than " +
-                            shown_bytes(bounds.bytes) +
+        throw CommandFailed("copy: sandbox " + id + " sent more than " + shown_bytes(bounds.bytes) +
                             " (its storage, or OSF_SANDBOX_COPY_LIMIT); nothing was written");
     if (outcome.timed_out)
         throw CommandFailed("copy: sandbox " + id + " did not finish within " +

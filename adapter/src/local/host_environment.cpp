@@ -14,9 +14,9 @@ constexpr std::array<std::string_view, 4> kEveryone{"LANG", "LC_ALL", "LC_CTYPE"
 
 // What buildah (and the containers libraries under it) read.
 constexpr std::array<std::string_view, 15> kBuildahNames{
-    "HOME",        "USER",        "XDG_RUNTIME_DIR", "XDG_DATA_HOME",     "XDG_CONFIG_HOME",
-    "TMPDIR",      "HTTP_PROXY",  "HTTPS_PROXY",     "NO_PROXY",          "http_proxy",
-    "https_proxy", "no_proxy",    "STORAGE_DRIVER",  "REGISTRY_AUTH_FILE", "STORAGE_OPTS"};
+    "HOME",        "USER",       "XDG_RUNTIME_DIR", "XDG_DATA_HOME",      "XDG_CONFIG_HOME",
+    "TMPDIR",      "HTTP_PROXY", "HTTPS_PROXY",     "NO_PROXY",           "http_proxy",
+    "https_proxy", "no_proxy",   "STORAGE_DRIVER",  "REGISTRY_AUTH_FILE", "STORAGE_OPTS"};
 constexpr std::array<std::string_view, 3> kBuildahPrefixes{"CONTAINERS_", "BUILDAH_",
                                                            "_CONTAINERS_"};
 

@@ -1,7 +1,6 @@
 #include "local/sandbox_store.hpp"
 
 #include "local/tree_removal.hpp"
-
 #include "osf/atomic_file.hpp"
 #include "osf/whole_file.hpp"
 #include "sandbox/sandbox_id.hpp"

@@ -89,7 +89,8 @@ private:
             return file(from, into, name, shown);
         default:
             // The warning names the type: "snapshot: skipped fifo d/f".
-            warnings_ << "snapshot" << copy_out_verdict(shown, entry_type(info.st_mode)).warning.substr(4)
+            warnings_ << "snapshot"
+                      << copy_out_verdict(shown, entry_type(info.st_mode)).warning.substr(4)
                       << '\n';
         }
     }

@@ -158,8 +158,7 @@ private:
             [this, helper](boost::system::error_code error) {
                 const auto found = watches_.find(helper);
                 if (error == asio::error::operation_aborted || found == watches_.end()) return;
-                found->second.deadline->expires_after(sandbox::kExecTerminateGrace +
-                                                      kStopMargin);
+                found->second.deadline->expires_after(sandbox::kExecTerminateGrace + kStopMargin);
                 found->second.deadline->async_wait([this, helper](boost::system::error_code e) {
                     if (!e && watches_.count(helper) != 0) ::kill(helper, SIGKILL);
                 });

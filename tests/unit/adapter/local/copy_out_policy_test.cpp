@@ -104,8 +104,8 @@ TEST_CASE("a copy out is bounded by the variable, else the storage, else the cei
 }
 
 TEST_CASE("a bad copy bound is one line naming the variable") {
-    for (const std::string limit : {"", "0", "-1", "1G", "1.5Gi", "Mi", "10 Mi", "99999999999Ti",
-                                    "18446744073709551616"}) {
+    for (const std::string limit :
+         {"", "0", "-1", "1G", "1.5Gi", "Mi", "10 Mi", "99999999999Ti", "18446744073709551616"}) {
         const auto bounds = copy_bounds(0, limit, std::nullopt);
         REQUIRE(std::holds_alternative<std::string>(bounds));
         CHECK(std::get<std::string>(bounds).starts_with("OSF_SANDBOX_COPY_LIMIT "));
