@@ -8,6 +8,7 @@ destroyed; a command closing its stdin does not kill exec; the sandbox's bytes o
 copy's stderr are escaped. docs/security-tests.md ("A local sandbox's ways out")
 lists the classes."""
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -380,7 +381,10 @@ def test_a_deep_tree_is_destroyed(runner, depth):
     sandbox_id = runner.create({"template": "host"})
     res = runner.run("exec", sandbox_id, "--", "python3", "-c", DEEP, str(depth), timeout=300)
     assert res.stdout == "built\n", res.stderr
-    res = runner.run("destroy", sandbox_id, timeout=300)
+    # As from a shell with the usual 1,024 descriptors.
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    res = runner.run("destroy", sandbox_id, timeout=300,
+                     preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard)))
     assert res.returncode == 0, res.stderr
     assert not os.path.lexists(runner.dir(sandbox_id))
     assert os.path.exists("/etc/passwd")
