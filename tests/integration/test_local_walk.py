@@ -427,3 +427,14 @@ def test_the_sandboxs_bytes_on_a_copys_stderr_are_escaped(runner, tmp_path):
         assert os.path.exists(workspace)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_caller_that_stops_reading_still_ends_exec_and_its_command(runner, sandbox):
+    """SIGPIPE is ignored while exec runs (above); a caller's reader that goes still ends
+    it as SIGPIPE would (exit 141), and the command with it."""
+    proc = runner.popen("exec", sandbox, "--", "sh", "-c", "echo $$ > /workspace/yes.pid; exec yes",
+                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdout.read(4096)
+    proc.stdout.close()
+    assert proc.wait(timeout=60) in (141, -signal.SIGPIPE)
+    assert wait_until(lambda: alive_inside(runner, sandbox, "/workspace/yes.pid") == "gone", 30)

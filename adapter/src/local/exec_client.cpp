@@ -92,8 +92,8 @@ private:
     bool active_ = false;
 };
 
-// SIGPIPE ignored while the exec runs: a command that closes its stdin (or
-// a caller's reader that goes) is an EPIPE to handle, not the CLI's death.
+// SIGPIPE ignored while the exec runs: a command that closes its stdin is an
+// EPIPE to handle, not the CLI's death (a caller's reader that goes: Output).
 class IgnoredSigpipe {
 public:
     IgnoredSigpipe() {
@@ -121,19 +121,28 @@ public:
         if (to_out) {
             written_ += size;
             if (caller_.out_limit != 0 && written_ > caller_.out_limit) return false;
-            process::write_all(caller_.out, bytes, size);
+            deliver(caller_.out, bytes, size);
         } else if (caller_.escape_err) {
             const std::string text = printable_text(std::string(bytes, size));
-            process::write_all(caller_.err, text.data(), text.size());
+            deliver(caller_.err, text.data(), text.size());
         } else {
-            process::write_all(caller_.err, bytes, size);
+            deliver(caller_.err, bytes, size);
         }
         return true;
     }
 
+    // The caller's reader went (`exec ... | head -1`): the exec ends as if
+    // SIGPIPE had ended the CLI, which stops the command.
+    bool caller_gone() const { return caller_gone_; }
+
 private:
+    void deliver(int fd, const char* bytes, std::size_t size) {
+        if (!process::write_all(fd, bytes, size) && errno == EPIPE) caller_gone_ = true;
+    }
+
     const ExecStreams& caller_;
     unsigned long long written_ = 0;
+    bool caller_gone_ = false;
 };
 
 // Copies what the command wrote and is already there, without waiting.
@@ -226,6 +235,10 @@ ExecOutcome run_exec(int connection, const ExecMessage& message, const ExecStrea
             if (!output.put(which == kOut, buffer.data(), static_cast<std::size_t>(got))) {
                 outcome.over_limit = true;
                 return outcome; // the connection closes: the agent's side kills the command
+            }
+            if (output.caller_gone()) {
+                outcome.signal = SIGPIPE;
+                return outcome;
             }
         }
         if (polls[kCallerIn].revents != 0) {
