@@ -68,6 +68,8 @@ Fd open_copy_target(const std::string& local, const std::string& name) {
 
 void LocalBackend::copy(const sandbox::CopyRequest& request) {
     Fd null_in = open_or_fail("/dev/null", O_RDONLY);
+    // What the sandbox's side of a step writes on stdout is not the CLI's to print.
+    Fd null_out = open_or_fail("/dev/null", O_WRONLY);
     const std::string& inside = request.sandbox_path;
     const std::string& local = request.local_path;
     const CopyBounds bounds = copy_bounds_of(request.id);
@@ -90,7 +92,7 @@ void LocalBackend::copy(const sandbox::CopyRequest& request) {
                                "{ [ -d \"$1\" ] || mkdir -- \"$1\"; } && "
                                "tar xf - --no-same-owner -C \"$1\"",
                                "sh", inside},
-                              read_end.get(), 1, bounds);
+                              read_end.get(), null_out.get(), bounds);
             read_end = Fd();
             if (wait_exit(tar) != 0) throw CommandFailed("copy: tar failed reading " + local);
         } else {
@@ -99,7 +101,7 @@ void LocalBackend::copy(const sandbox::CopyRequest& request) {
                               {"sh", "-c",
                                "if [ -d \"$1\" ]; then cat > \"$1/$2\"; else cat > \"$1\"; fi",
                                "sh", inside, base_name(local)},
-                              file.get(), 1, bounds);
+                              file.get(), null_out.get(), bounds);
         }
         if (code != 0)
             throw CommandFailed("copy: writing " + inside + " in sandbox " + request.id +
@@ -107,7 +109,8 @@ void LocalBackend::copy(const sandbox::CopyRequest& request) {
         return;
     }
     const auto test = [&](const char* flag) {
-        return run_to_end(request.id, {"test", flag, inside}, null_in.get(), 1, bounds) == 0;
+        return run_to_end(request.id, {"test", flag, inside}, null_in.get(), null_out.get(),
+                          bounds) == 0;
     };
     if (!test("-e")) throw CommandFailed("copy: no " + inside + " in sandbox " + request.id);
     const bool directory = test("-d");
