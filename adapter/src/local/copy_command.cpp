@@ -68,8 +68,11 @@ Fd open_copy_target(const std::string& local, const std::string& name) {
 
 void LocalBackend::copy(const sandbox::CopyRequest& request) {
     Fd null_in = open_or_fail("/dev/null", O_RDONLY);
+    // What the sandbox's side of a step writes on stdout is not the CLI's to print.
+    Fd null_out = open_or_fail("/dev/null", O_WRONLY);
     const std::string& inside = request.sandbox_path;
     const std::string& local = request.local_path;
+    const CopyBounds bounds = copy_bounds_of(request.id);
     if (request.into_sandbox) {
         struct stat info {};
         if (::stat(local.c_str(), &info) != 0)
@@ -89,7 +92,7 @@ void LocalBackend::copy(const sandbox::CopyRequest& request) {
                                "{ [ -d \"$1\" ] || mkdir -- \"$1\"; } && "
                                "tar xf - --no-same-owner -C \"$1\"",
                                "sh", inside},
-                              read_end.get(), 1, 2);
+                              read_end.get(), null_out.get(), bounds);
             read_end = Fd();
             if (wait_exit(tar) != 0) throw CommandFailed("copy: tar failed reading " + local);
         } else {
@@ -98,20 +101,36 @@ void LocalBackend::copy(const sandbox::CopyRequest& request) {
                               {"sh", "-c",
                                "if [ -d \"$1\" ]; then cat > \"$1/$2\"; else cat > \"$1\"; fi",
                                "sh", inside, base_name(local)},
-                              file.get(), 1, 2);
+                              file.get(), null_out.get(), bounds);
         }
         if (code != 0)
             throw CommandFailed("copy: writing " + inside + " in sandbox " + request.id +
                                 " failed");
         return;
     }
-    if (run_to_end(request.id, {"test", "-e", inside}, null_in.get(), 1, 2) != 0)
-        throw CommandFailed("copy: no " + inside + " in sandbox " + request.id);
-    const bool directory = run_to_end(request.id, {"test", "-d", inside}, null_in.get(), 1, 2) == 0;
+    const auto test = [&](const char* flag) {
+        return run_to_end(request.id, {"test", flag, inside}, null_in.get(), null_out.get(),
+                          bounds) == 0;
+    };
+    if (!test("-e")) throw CommandFailed("copy: no " + inside + " in sandbox " + request.id);
+    const bool directory = test("-d");
+    // A FIFO, a device (/dev/zero behind a symlink) or a socket has no end to copy.
+    if (!directory && !test("-f"))
+        throw CommandFailed("copy: " + printable_name(inside) + " in sandbox " + request.id +
+                            " is not a regular file or a directory");
     if (directory) {
         std::error_code error;
-        fs::create_directories(local, error);
+        const bool made = fs::create_directories(local, error);
         if (error) throw CommandFailed("copy: cannot create " + local + ": " + error.message());
+        // Past a bound nothing was installed: a directory made for the copy goes too.
+        struct Unmake {
+            const std::string& path;
+            bool armed;
+            ~Unmake() {
+                std::error_code ignored;
+                if (armed) fs::remove(path, ignored); // only when still empty
+            }
+        } unmake{local, made};
         // The sandbox writes the stream (its tar may be anything): see copy_out.hpp.
         CopyOutTree tree;
         tree.staging_parent = existing(request.id).dir;
@@ -120,10 +139,11 @@ void LocalBackend::copy(const sandbox::CopyRequest& request) {
         tree.user_namespace = bwrap_gets_user_namespace();
         tree.produce = [&](int out) {
             return run_to_end(request.id, {"tar", "cf", "-", "-C", inside, "."}, null_in.get(), out,
-                              2);
+                              bounds);
         };
         tree.pending_signal = options_.pending_signal;
         const CopyOutOutcome outcome = copy_out_tree(tree, std::cerr);
+        unmake.armed = false;
         if (outcome.producer_exit != 0)
             throw CommandFailed("copy: reading " + inside + " in sandbox " + request.id +
                                 " failed");
@@ -140,7 +160,7 @@ void LocalBackend::copy(const sandbox::CopyRequest& request) {
     Fd staged(::open(existing(request.id).dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
     if (!staged)
         throw CommandFailed(std::string("copy: cannot stage the file: ") + std::strerror(errno));
-    if (run_to_end(request.id, {"cat", inside}, null_in.get(), staged.get(), 2) != 0)
+    if (run_to_end(request.id, {"cat", inside}, null_in.get(), staged.get(), bounds) != 0)
         throw CommandFailed("copy: reading " + inside + " in sandbox " + request.id + " failed");
     Fd file = open_copy_target(local, base_name(inside));
     if (::ftruncate(file.get(), 0) != 0 || ::lseek(staged.get(), 0, SEEK_SET) != 0)
@@ -161,7 +181,7 @@ std::string LocalBackend::snapshot(const std::string& id, const std::string& sta
     if (fs::exists(dir)) throw CommandFailed("snapshot " + name + " already exists");
     make_private_dirs(dir);
     try {
-        copy_workspace(paths.workspace, dir + "/workspace");
+        copy_workspace(paths.workspace, dir + "/workspace", copy_bounds_of(id).bytes, std::cerr);
         write_snapshot_meta(dir + "/snapshot.json", {id, meta->base});
     } catch (...) {
         remove_tree(dir);

@@ -3,6 +3,7 @@
 #include "commands/command_errors.hpp"
 #include "local/copy_out_policy.hpp"
 #include "local/host_program.hpp"
+#include "local/tree_removal.hpp"
 #include "local/unix_socket.hpp"
 
 #include <array>
@@ -22,16 +23,13 @@ using commands::CommandFailed;
 
 namespace {
 
-// Makes every directory below `dir` the caller's to enter and empty (tar may
-// have made one 0000), never following a link; then removes the tree.
+// Removes the staged tree, whatever its depth and modes (tree_removal.hpp).
 void remove_staged(const fs::path& dir) {
-    std::error_code error;
-    if (::chmod(dir.c_str(), 0700) == 0) {
-        for (const auto& entry : fs::directory_iterator(dir, error))
-            if (entry.symlink_status(error).type() == fs::file_type::directory)
-                remove_staged(entry.path());
+    try {
+        remove_tree_at(dir);
+    } catch (const std::exception&) {
+        // what is left stays in the sandbox's state directory: destroy removes it
     }
-    fs::remove_all(dir, error);
 }
 
 // A mkdtemp directory (0700), removed with all it holds when this ends.

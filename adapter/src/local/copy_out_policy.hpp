@@ -3,8 +3,11 @@
 // with their rwx bits only; the rest is named on stderr and left behind. Pure.
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <sys/types.h>
+#include <variant>
 
 namespace osf::local {
 
@@ -30,5 +33,33 @@ mode_t copied_mode(mode_t mode);
 // A name the sandbox chose, safe to print on a terminal: control bytes and
 // backslashes written as \xNN.
 std::string printable_name(const std::string& name);
+
+// Text the sandbox wrote (a copy's stderr), safe to pass on as the CLI's own:
+// as printable_name, but newlines and tabs stay.
+std::string printable_text(const std::string& text);
+
+// How much a copy out of a sandbox (or a snapshot of it) may write on the
+// host, and how long each of its steps inside may take: the sandbox decides
+// what it sends, so both are bounded.
+struct CopyBounds {
+    unsigned long long bytes = 0;
+    std::chrono::seconds timeout{0};
+};
+
+// Without storage and without OSF_SANDBOX_COPY_LIMIT.
+inline constexpr unsigned long long kCopyCeilingBytes = 8ULL << 30;
+inline constexpr std::chrono::seconds kCopyDefaultTimeout{3600};
+
+// `storage`: the bytes /workspace is bounded to (0: none); `limit` and
+// `timeout`: OSF_SANDBOX_COPY_LIMIT (bytes, or with Ki, Mi, Gi, Ti) and
+// OSF_SANDBOX_COPY_TIMEOUT (seconds) when set. The limit is the variable's,
+// else the storage, else kCopyCeilingBytes. A string: the one-line error for
+// a value that is not one (exit 2).
+std::variant<CopyBounds, std::string> copy_bounds(long long storage,
+                                                  const std::optional<std::string>& limit,
+                                                  const std::optional<std::string>& timeout);
+
+// "64 MiB", "1.5 GiB", "512 bytes": a bound in an error message.
+std::string shown_bytes(unsigned long long bytes);
 
 } // namespace osf::local

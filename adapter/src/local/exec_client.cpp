@@ -1,11 +1,13 @@
 #include "local/exec_client.hpp"
 
+#include "local/copy_out_policy.hpp"
 #include "local/unix_socket.hpp"
 #include "process/fd.hpp"
 #include "sandbox/exec_stop.hpp"
 
 #include <array>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -90,16 +92,69 @@ private:
     bool active_ = false;
 };
 
+// SIGPIPE ignored while the exec runs: a command that closes its stdin is an
+// EPIPE to handle, not the CLI's death (a caller's reader that goes: Output).
+class IgnoredSigpipe {
+public:
+    IgnoredSigpipe() {
+        struct sigaction ignore {};
+        ignore.sa_handler = SIG_IGN;
+        ::sigemptyset(&ignore.sa_mask);
+        ::sigaction(SIGPIPE, &ignore, &saved_);
+    }
+    IgnoredSigpipe(const IgnoredSigpipe&) = delete;
+    IgnoredSigpipe& operator=(const IgnoredSigpipe&) = delete;
+    ~IgnoredSigpipe() { ::sigaction(SIGPIPE, &saved_, nullptr); }
+
+private:
+    struct sigaction saved_ {};
+};
+
+// Where the command's output goes: the caller's descriptors, its stdout
+// bounded, its stderr escaped when asked.
+class Output {
+public:
+    explicit Output(const ExecStreams& caller) : caller_(caller) {}
+
+    // False when `out` would pass its bound (nothing more is written).
+    bool put(bool to_out, const char* bytes, std::size_t size) {
+        if (to_out) {
+            written_ += size;
+            if (caller_.out_limit != 0 && written_ > caller_.out_limit) return false;
+            deliver(caller_.out, bytes, size);
+        } else if (caller_.escape_err) {
+            const std::string text = printable_text(std::string(bytes, size));
+            deliver(caller_.err, text.data(), text.size());
+        } else {
+            deliver(caller_.err, bytes, size);
+        }
+        return true;
+    }
+
+    // The caller's reader went (`exec ... | head -1`): the exec ends as if
+    // SIGPIPE had ended the CLI, which stops the command.
+    bool caller_gone() const { return caller_gone_; }
+
+private:
+    void deliver(int fd, const char* bytes, std::size_t size) {
+        if (!process::write_all(fd, bytes, size) && errno == EPIPE) caller_gone_ = true;
+    }
+
+    const ExecStreams& caller_;
+    unsigned long long written_ = 0;
+    bool caller_gone_ = false;
+};
+
 // Copies what the command wrote and is already there, without waiting.
-void drain(const Fd& from, int to) {
-    if (!from) return;
+bool drain(const Fd& from, bool to_out, Output& output) {
+    if (!from) return true;
     process::set_nonblocking(from.get(), true);
     std::array<char, 65536> buffer{};
     while (true) {
         const ssize_t got = ::read(from.get(), buffer.data(), buffer.size());
         if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return;
-        process::write_all(to, buffer.data(), static_cast<std::size_t>(got));
+        if (got <= 0) return true;
+        if (!output.put(to_out, buffer.data(), static_cast<std::size_t>(got))) return false;
     }
 }
 
@@ -108,6 +163,8 @@ void drain(const Fd& from, int to) {
 ExecOutcome run_exec(int connection, const ExecMessage& message, const ExecStreams& caller,
                      std::optional<std::chrono::seconds> timeout,
                      const std::function<int()>& pending_signal) {
+    const IgnoredSigpipe no_sigpipe;
+    Output output(caller);
     CommandStreams streams = message.terminal ? make_pty(caller.in) : make_pipes();
     send_with_fds(connection, encode_exec_message(message),
                   {streams.command_in.get(), streams.command_out.get(), streams.command_err.get()});
@@ -175,8 +232,14 @@ ExecOutcome run_exec(int connection, const ExecMessage& message, const ExecStrea
                 }
                 continue;
             }
-            process::write_all(which == kOut ? caller.out : caller.err, buffer.data(),
-                               static_cast<std::size_t>(got));
+            if (!output.put(which == kOut, buffer.data(), static_cast<std::size_t>(got))) {
+                outcome.over_limit = true;
+                return outcome; // the connection closes: the agent's side kills the command
+            }
+            if (output.caller_gone()) {
+                outcome.signal = SIGPIPE;
+                return outcome;
+            }
         }
         if (polls[kCallerIn].revents != 0) {
             const ssize_t got = ::read(caller.in, buffer.data(), buffer.size());
@@ -206,8 +269,8 @@ ExecOutcome run_exec(int connection, const ExecMessage& message, const ExecStrea
             answer.append(buffer.data(), static_cast<std::size_t>(got));
             if (answer.find('\n') != std::string::npos) {
                 outcome.exit_code = decode_exit(answer);
-                drain(streams.from_out, caller.out);
-                drain(streams.from_err, caller.err);
+                outcome.over_limit = !drain(streams.from_out, true, output);
+                drain(streams.from_err, false, output);
                 return outcome;
             }
         }

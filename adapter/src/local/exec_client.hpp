@@ -20,12 +20,20 @@ struct ExecStreams {
     int in = 0;  // read by the CLI, copied to the command's stdin
     int out = 1; // the command's stdout copied here
     int err = 2; // the command's stderr copied here
+    // The most bytes copied to `out` (0: no bound): past it the exec ends at
+    // once (the connection closes, which kills the command) with
+    // ExecOutcome::over_limit.
+    unsigned long long out_limit = 0;
+    // The command's stderr written with control bytes escaped (printable_text):
+    // for the CLI's own steps (copy), whose stderr the caller reads as the CLI's.
+    bool escape_err = false;
 };
 
 struct ExecOutcome {
     std::optional<int> exit_code; // nullopt: the sandbox went away
     bool timed_out = false;
-    int signal = 0; // the signal that interrupted the exec (SIGINT, SIGTERM)
+    bool over_limit = false; // more than ExecStreams::out_limit bytes came
+    int signal = 0;          // the signal that interrupted the exec (SIGINT, SIGTERM)
 };
 
 // Sends `message` on `connection` (connected to the sandbox's control socket)

@@ -1,6 +1,7 @@
 #include "local/host_program.hpp"
 
 #include "commands/command_errors.hpp"
+#include "local/host_environment.hpp"
 #include "process/fd.hpp"
 #include "process/spawn.hpp"
 #include "process/wait.hpp"
@@ -9,14 +10,24 @@
 #include <cerrno>
 #include <unistd.h>
 
+extern char** environ;
+
 namespace osf::local {
 
 using commands::CommandFailed;
+
+std::vector<std::string> caller_environment() {
+    std::vector<std::string> env;
+    for (char** variable = environ; *variable != nullptr; ++variable)
+        env.emplace_back(*variable);
+    return env;
+}
 
 pid_t spawn_host(const std::vector<std::string>& argv, int in, int out, int err) {
     process::SpawnSpec spec;
     spec.argv = argv;
     spec.fds = {{0, in}, {1, out}, {2, err}};
+    spec.env = host_program_environment(argv.at(0), caller_environment());
     try {
         return process::spawn(spec);
     } catch (const process::SpawnError& e) {

@@ -10,8 +10,12 @@
 namespace osf::local {
 
 // Starts argv (looked up in PATH) with `in`, `out` and `err` as its standard
-// streams; returns its PID. CommandFailed when it cannot be started.
+// streams and host_program_environment's variables (host_environment.hpp);
+// returns its PID. CommandFailed when it cannot be started.
 pid_t spawn_host(const std::vector<std::string>& argv, int in, int out, int err = 2);
+
+// This process's environment, "NAME=value" each.
+std::vector<std::string> caller_environment();
 
 // Waits for the program; its exit code (128 + N when signal N ended it).
 int wait_exit(pid_t pid);

@@ -3,6 +3,8 @@
 // process with the sandbox's egress proxy outside the namespace.
 #pragma once
 
+#include "local/copy_out_policy.hpp"
+#include "local/exec_client.hpp"
 #include "local/local_layout.hpp"
 #include "local/sandbox_store.hpp"
 #include "local/template_choice.hpp"
@@ -67,13 +69,17 @@ private:
     void remove_sandbox(const SandboxPaths& paths);
     // Runs a command in the sandbox; the CLI copies between `in`, `out`,
     // `err` and the command's pipes (exec_client.hpp).
-    sandbox::ExecResult run_in_sandbox(const std::string& id,
-                                       const std::vector<std::string>& command, int in, int out,
-                                       int err, bool terminal,
-                                       std::optional<std::chrono::seconds> timeout);
-    // The same without a timeout: the exit code.
+    ExecOutcome run_in_sandbox(const std::string& id, const std::vector<std::string>& command,
+                               const ExecStreams& streams, bool terminal,
+                               std::optional<std::chrono::seconds> timeout);
+    // The bounds of a copy out of (or a snapshot of) the sandbox: its storage
+    // and the OSF_SANDBOX_COPY_* variables (UsageError for a bad value).
+    CopyBounds copy_bounds_of(const std::string& id);
+    // A step of a copy run in the sandbox: stdout to `out` bounded by
+    // bounds.bytes, stderr escaped to the CLI's, at most bounds.timeout. Its
+    // exit code; CommandFailed past a bound (the command is stopped).
     int run_to_end(const std::string& id, const std::vector<std::string>& command, int in, int out,
-                   int err);
+                   const CopyBounds& bounds);
 
     LocalBackendOptions options_;
     std::string root_;

@@ -1,5 +1,6 @@
 #include "local/sandbox_store.hpp"
 
+#include "local/tree_removal.hpp"
 #include "osf/atomic_file.hpp"
 #include "osf/whole_file.hpp"
 #include "sandbox/sandbox_id.hpp"
@@ -146,19 +147,7 @@ void stop_supervisor(const SandboxPaths& paths) {
 }
 
 void remove_tree(const std::string& dir) {
-    std::error_code error;
-    fs::remove_all(dir, error);
-    if (!error) return;
-    // Directories the sandbox made read-only: make them writable and retry.
-    for (auto it = fs::recursive_directory_iterator(
-             dir, fs::directory_options::skip_permission_denied, error);
-         !error && it != fs::recursive_directory_iterator(); it.increment(error))
-        if (it->is_directory() && !it->is_symlink())
-            fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, error);
-    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::add, error);
-    error.clear();
-    fs::remove_all(dir, error);
-    if (error) throw std::runtime_error("cannot remove " + dir + ": " + error.message());
+    remove_tree_at(dir);
 }
 
 void make_private_dirs(const std::string& dir) {

@@ -1,5 +1,7 @@
 #include "local/workspace_volume.hpp"
 
+#include "local/host_environment.hpp"
+#include "local/host_program.hpp"
 #include "process/fd.hpp"
 #include "process/spawn.hpp"
 #include "process/wait.hpp"
@@ -21,6 +23,7 @@ void run(const std::vector<std::string>& argv) {
     process::SpawnSpec spec;
     spec.argv = argv;
     spec.fds = {{0, null.get()}, {1, null.get()}, {2, 2}};
+    spec.env = host_program_environment(argv.at(0), caller_environment());
     if (process::wait_exit(process::spawn(spec)) != 0)
         throw std::runtime_error(argv[0] + " failed for the workspace's file system");
 }

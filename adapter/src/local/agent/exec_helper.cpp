@@ -52,8 +52,9 @@ std::vector<std::string> command_environment(const ExecMessage& message) {
 
 class Exec {
 public:
-    Exec(const ExecMessage& message, int connection, const SeccompProgram& filter)
-        : message_(message), connection_(connection), filter_(filter), self_(::getpid()) {}
+    Exec(const ExecMessage& message, int connection, int answered, const SeccompProgram& filter)
+        : message_(message), connection_(connection), answered_fd_(answered), filter_(filter),
+          self_(::getpid()) {}
 
     int run() {
         const char* path = ::getenv("PATH");
@@ -127,6 +128,9 @@ private:
     void answer(int code) {
         if (answered_) return;
         answered_ = true;
+        // The agent first: once the CLI has the answer it may close the connection.
+        say(answered_fd_, "a");
+        ::close(answered_fd_);
         say(connection_, encode_exit(code));
         ::close(connection_);
     }
@@ -205,6 +209,7 @@ private:
 
     const ExecMessage& message_;
     int connection_;
+    int answered_fd_;
     const SeccompProgram& filter_;
     pid_t self_;
     pid_t command_ = -1;
@@ -215,11 +220,12 @@ private:
 
 } // namespace
 
-int run_exec_helper(const ExecMessage& message, int connection, const SeccompProgram& filter) {
+int run_exec_helper(const ExecMessage& message, int connection, int answered,
+                    const SeccompProgram& filter) {
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
     ::prctl(PR_SET_DUMPABLE, 0);
     ::signal(SIGPIPE, SIG_IGN);
-    return Exec(message, connection, filter).run();
+    return Exec(message, connection, answered, filter).run();
 }
 
 } // namespace osf::local::agent

@@ -17,6 +17,9 @@ namespace osf::local::agent {
 // stdout and stderr and `connection` the exec's connection; `filter` is the
 // agent's compiled sandbox_syscall_rules, to which the helper adds the rules
 // that protect itself and the agent. Returns the helper's exit status.
-int run_exec_helper(const ExecMessage& message, int connection, const SeccompProgram& filter);
+// `answered`: written (one byte) just before the answer goes on `connection`,
+// so that the agent knows the helper did its work (sandbox_agent.cpp).
+int run_exec_helper(const ExecMessage& message, int connection, int answered,
+                    const SeccompProgram& filter);
 
 } // namespace osf::local::agent

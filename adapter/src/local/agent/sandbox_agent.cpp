@@ -9,15 +9,20 @@
 #include "local/exec_protocol.hpp"
 #include "local/sandbox_environment.hpp"
 #include "local/unix_socket.hpp"
+#include "process/fd.hpp"
 #include "process/spawn.hpp"
+#include "sandbox/exec_stop.hpp"
 
 #include <algorithm>
 #include <boost/asio.hpp>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <set>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -38,6 +43,15 @@ using Local = asio::local::stream_protocol;
 // orphan's parent: a process that ends up its child without being a helper
 // got there because its helper died (killed despite the filter, or by the OOM
 // killer), so nothing can prove which exec it belongs to, and it is killed.
+//
+// The agent is also what stops an exec for good. A helper runs as the
+// sandbox's user in the sandbox's PID namespace: a command can stop it
+// (SIGSTOP by a pidfd, SIGIO on a pipe it owns...). The agent, PID 1 of that
+// namespace, cannot be: the kernel drops every signal its own namespace sends
+// it that it has no handler for, SIGSTOP and SIGKILL included. So it watches
+// each exec's connection: once the CLI asks for a stop (or goes), a helper
+// that has not answered within the grace and a margin is killed, and with it,
+// as orphans of the agent, everything its command started.
 class Agent {
 public:
     explicit Agent(int control) : control_(io_, control), signals_(io_, SIGCHLD) {}
@@ -115,10 +129,17 @@ private:
         const auto message = decode_exec_message(bytes);
         if (!message || fds.size() != 4) return true; // closing the descriptors answers
         process::SpawnSpec spec;
-        spec.fds = {{0, fds[1].get()}, {1, fds[2].get()}, {2, fds[3].get()}, {3, fds[0].get()}};
         try {
-            helpers_.insert(process::spawn_function(
-                spec, [this, &message] { return run_exec_helper(*message, 3, filter_); }));
+            process::Pipe answered = process::make_pipe();
+            spec.fds = {{0, fds[1].get()},
+                        {1, fds[2].get()},
+                        {2, fds[3].get()},
+                        {3, fds[0].get()},
+                        {4, answered.write.get()}};
+            const pid_t helper = process::spawn_function(
+                spec, [this, &message] { return run_exec_helper(*message, 3, 4, filter_); });
+            helpers_.insert(helper);
+            watch(helper, fds[0], std::move(answered.read));
         } catch (const std::exception& e) {
             const std::string text = std::string("sandbox-local: ") + e.what() + "\n";
             write_all(fds[3].get(), text.data(), text.size());
@@ -127,6 +148,41 @@ private:
         }
         return true;
     }
+
+    // One exec in progress: a copy of its connection, the helper's "answered"
+    // pipe and the deadline after which a helper that has not answered is killed.
+    struct Watch {
+        std::unique_ptr<asio::posix::stream_descriptor> connection;
+        std::unique_ptr<asio::posix::stream_descriptor> answered;
+        std::unique_ptr<asio::steady_timer> deadline;
+    };
+
+    void watch(pid_t helper, const Fd& connection, Fd answered) {
+        Fd copy(::fcntl(connection.get(), F_DUPFD_CLOEXEC, 0));
+        if (!copy) return;
+        Watch& w = watches_[helper];
+        w.connection = std::make_unique<asio::posix::stream_descriptor>(io_, copy.release());
+        w.answered = std::make_unique<asio::posix::stream_descriptor>(io_, answered.release());
+        w.deadline = std::make_unique<asio::steady_timer>(io_);
+        w.answered->async_wait(asio::posix::stream_descriptor::wait_read,
+                               [this, helper](boost::system::error_code error) {
+                                   if (error != asio::error::operation_aborted) unwatch(helper);
+                               });
+        // Readable: the CLI sent its stop byte or closed the connection (the
+        // helper reads the byte; the agent only looks, once).
+        w.connection->async_wait(
+            asio::posix::stream_descriptor::wait_read,
+            [this, helper](boost::system::error_code error) {
+                const auto found = watches_.find(helper);
+                if (error == asio::error::operation_aborted || found == watches_.end()) return;
+                found->second.deadline->expires_after(sandbox::kExecTerminateGrace + kStopMargin);
+                found->second.deadline->async_wait([this, helper](boost::system::error_code e) {
+                    if (!e && watches_.count(helper) != 0) ::kill(helper, SIGKILL);
+                });
+            });
+    }
+
+    void unwatch(pid_t helper) { watches_.erase(helper); }
 
     void wait_for_children() {
         signals_.async_wait([this](boost::system::error_code error, int) {
@@ -138,8 +194,10 @@ private:
 
     void reap_and_kill_strays() {
         pid_t pid;
-        while ((pid = ::waitpid(-1, nullptr, WNOHANG)) > 0)
+        while ((pid = ::waitpid(-1, nullptr, WNOHANG)) > 0) {
             helpers_.erase(pid);
+            unwatch(pid); // its copy of the connection closes: the CLI sees the end
+        }
         for (const pid_t child : children_of(::getpid()))
             if (!helpers_.count(child)) {
                 ::kill(child, SIGKILL);
@@ -158,6 +216,9 @@ private:
     std::optional<Tcp::acceptor> listener_;
     RelayCount relays_;
     std::set<pid_t> helpers_;
+    std::map<pid_t, Watch> watches_;
+    // After the grace, what a helper that is not stopped needs to kill and answer.
+    static constexpr std::chrono::seconds kStopMargin{3};
     SeccompProgram filter_;
     int status_ = 0;
 };

@@ -4,7 +4,9 @@
 #include "local/byte_relay.hpp"
 #include "local/cgroup_limits.hpp"
 #include "local/cgroup_placement.hpp"
+#include "local/host_environment.hpp"
 #include "local/host_mounts.hpp"
+#include "local/host_program.hpp"
 #include "local/launch_plan.hpp"
 #include "local/local_layout.hpp"
 #include "local/local_lifecycle.hpp"
@@ -576,7 +578,8 @@ private:
         if (!meta_.buildah_container.empty()) {
             process::SpawnSpec spec = output_to(paths_.log);
             spec.argv = {"buildah", "rm", meta_.buildah_container};
-            // The caller's variables: buildah's storage (CONTAINERS_STORAGE_CONF).
+            // buildah's storage (CONTAINERS_STORAGE_CONF...), never the secrets.
+            spec.env = host_program_environment("buildah", caller_environment());
             try {
                 ::waitpid(process::spawn(spec), nullptr, 0);
             } catch (const std::exception& e) {

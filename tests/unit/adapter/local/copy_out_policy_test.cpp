@@ -60,3 +60,68 @@ TEST_CASE("names from the sandbox are printed without control bytes") {
     CHECK(copy_out_verdict("d/\n", EntryType::symlink, "/x\n").warning ==
           "copy: skipped symlink d/\\x0a -> /x\\x0a");
 }
+
+TEST_CASE("the sandbox's stderr passed on by the CLI keeps lines and loses escapes") {
+    struct Row {
+        std::string in;
+        std::string out;
+    };
+    const Row rows[] = {
+        {"tar: d/x: Cannot open\n", "tar: d/x: Cannot open\n"},
+        {"a\tb\n", "a\tb\n"},
+        {"\x1b]0;owned\x07\n", "\\x1b]0;owned\\x07\n"},
+        {"\x1b[2J\r", "\\x1b[2J\\x0d"},
+        {"back\\slash", "back\\x5cslash"},
+        {std::string("nul\0x", 5), "nul\\x00x"},
+        {"\x7f", "\\x7f"},
+    };
+    for (const auto& row : rows)
+        CHECK(printable_text(row.in) == row.out);
+}
+
+TEST_CASE("a copy out is bounded by the variable, else the storage, else the ceiling") {
+    using std::chrono::seconds;
+    struct Row {
+        long long storage;
+        std::optional<std::string> limit, timeout;
+        unsigned long long bytes;
+        seconds wait;
+    };
+    const Row rows[] = {
+        {0, {}, {}, kCopyCeilingBytes, kCopyDefaultTimeout},
+        {64LL << 20, {}, {}, 64ULL << 20, kCopyDefaultTimeout},
+        {64LL << 20, "1Gi", {}, 1ULL << 30, kCopyDefaultTimeout},
+        {0, "512", "30", 512, seconds(30)},
+        {0, "3Ki", {}, 3072, kCopyDefaultTimeout},
+        {0, "2Ti", "2592000", 2ULL << 40, seconds(2592000)},
+    };
+    for (const auto& row : rows) {
+        const auto bounds = copy_bounds(row.storage, row.limit, row.timeout);
+        REQUIRE(std::holds_alternative<CopyBounds>(bounds));
+        CHECK(std::get<CopyBounds>(bounds).bytes == row.bytes);
+        CHECK(std::get<CopyBounds>(bounds).timeout == row.wait);
+    }
+}
+
+TEST_CASE("a bad copy bound is one line naming the variable") {
+    for (const std::string limit :
+         {"", "0", "-1", "1G", "1.5Gi", "Mi", "10 Mi", "99999999999Ti", "18446744073709551616"}) {
+        const auto bounds = copy_bounds(0, limit, std::nullopt);
+        REQUIRE(std::holds_alternative<std::string>(bounds));
+        CHECK(std::get<std::string>(bounds).starts_with("OSF_SANDBOX_COPY_LIMIT "));
+    }
+    for (const std::string timeout : {"", "0", "1m", "-5", "2592001"}) {
+        const auto bounds = copy_bounds(0, std::nullopt, timeout);
+        REQUIRE(std::holds_alternative<std::string>(bounds));
+        CHECK(std::get<std::string>(bounds).starts_with("OSF_SANDBOX_COPY_TIMEOUT "));
+    }
+}
+
+TEST_CASE("a bound reads as bytes, KiB, MiB, GiB or TiB") {
+    CHECK(shown_bytes(512) == "512 bytes");
+    CHECK(shown_bytes(1024) == "1 KiB");
+    CHECK(shown_bytes(64ULL << 20) == "64 MiB");
+    CHECK(shown_bytes(3ULL << 29) == "1.5 GiB");
+    CHECK(shown_bytes(8ULL << 30) == "8 GiB");
+    CHECK(shown_bytes(2ULL << 40) == "2 TiB");
+}

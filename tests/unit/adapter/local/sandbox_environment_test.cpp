@@ -12,7 +12,7 @@ using osf::sandbox::SandboxRequest;
 
 namespace {
 
-SandboxRequest request_with(const std::string& spec_text) {
+SandboxRequest environment_request(const std::string& spec_text) {
     SandboxRequest request;
     request.id = "0123456789ab";
     request.spec_text = spec_text;
@@ -30,7 +30,7 @@ std::map<std::string, std::string> as_map(const Environment& environment) {
 } // namespace
 
 TEST_CASE("the sandbox's variables: a fixed base, the spec's, placeholders, then proxy and CA") {
-    const auto request = request_with(
+    const auto request = environment_request(
         R"({"template":"host","env":{"GREETING":"hi","HOME":"/home/me"},
             "secrets":{"API_TOKEN":"ref:env/API_TOKEN"}})");
     const auto env = as_map(sandbox_environment(request));
@@ -46,14 +46,14 @@ TEST_CASE("the sandbox's variables: a fixed base, the spec's, placeholders, then
     CHECK(env.at("npm_config_cache") == "/cache/npm");
     CHECK(env.at("XDG_CACHE_HOME") == "/cache");
     CHECK(env.size() == 22); // PATH, LANG, GREETING, HOME, 6 cache, the secret, 6 proxy, 5 CA
-    const auto plain = as_map(sandbox_environment(request_with(R"({"template":"host"})")));
+    const auto plain = as_map(sandbox_environment(environment_request(R"({"template":"host"})")));
     CHECK(plain.at("HOME") == "/workspace");
     CHECK(plain.at("PATH").starts_with("/usr/local/sbin"));
 }
 
 TEST_CASE("the proxy gets only the variables the spec's secrets and names need") {
     auto request =
-        request_with(R"({"template":"host","secrets":{"API_TOKEN":"ref:env/API_TOKEN"}})");
+        environment_request(R"({"template":"host","secrets":{"API_TOKEN":"ref:env/API_TOKEN"}})");
     const std::map<std::string, std::string> caller = {
         {"OSF_SECRET_API_TOKEN", "real"},
         {"OSF_SECRET_OTHER", "not-asked-for"},
