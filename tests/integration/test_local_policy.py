@@ -107,16 +107,19 @@ conn = http.client.HTTPSConnection(proxy.hostname, proxy.port, timeout=30,
                                    context=ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"]))
 conn.set_tunnel("refused.test", int(sys.argv[1]))
 for path in ("/before-revoke", "/after-revoke"):
-    conn.request("GET", path)
-    answer = conn.getresponse()
-    answer.read()
-    print(answer.status, flush=True)
+    try:
+        conn.request("GET", path)
+        answer = conn.getresponse()
+        answer.read()
+        print(answer.status, flush=True)
+    except (http.client.RemoteDisconnected, ConnectionError, ssl.SSLError) as e:
+        print("ended", type(e).__name__, flush=True)
     if path == "/before-revoke":
         sys.stdin.readline()  # the test revokes, then lets the second request go
 """
 
 
-def test_a_tunnel_open_across_a_revoke_is_refused_from_its_next_request(local, upstream):  # noqa: F811
+def test_a_tunnel_open_across_a_revoke_of_its_host_is_ended(local, upstream):  # noqa: F811
     sandbox_id = local.create(spec_for(upstream))
     assert local.run("allow", sandbox_id, "refused.test").returncode == 0
     client = subprocess.Popen([local_bin(), "exec", sandbox_id, "--", "python3", "-c", TUNNEL_CLIENT,
@@ -133,8 +136,9 @@ def test_a_tunnel_open_across_a_revoke_is_refused_from_its_next_request(local, u
         if client.poll() is None:
             client.kill()
             client.wait()
-    # The same TLS tunnel, admitted before the revoke: its next request is refused.
-    assert out == "403\n", out + err
+    # The same TLS tunnel, admitted before the revoke: the revoke ended it (in force when
+    # revoke returned), so its next request finds the connection closed.
+    assert out.startswith("ended "), out + err
     assert client.returncode == 0, err
 
 
