@@ -7,6 +7,7 @@ refusing another with 403, both as `docker run` would run it and as the egress
 pod the adapter writes runs it."""
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -181,7 +182,15 @@ def test_root_fs_holds_only_the_proxy_its_libraries_and_trust_store(image):
     expected = {PROXY_PATH, "/etc/ssl/certs/ca-certificates.crt", "/etc/passwd", "/etc/group",
                 "/etc/nsswitch.conf"}
     assert expected <= regular
-    libraries = regular - expected
+    # The licences: the project's, and Debian's copyright file of each package whose shared
+    # objects the image holds (README.md, "Licence").
+    docs = {p for p in regular if p.startswith("/usr/share/doc/")}
+    assert {f"/usr/share/doc/osf-sandbox/{n}" for n in ("LICENSE", "NOTICE", "THIRD-PARTY-NOTICES")} <= docs
+    for p in docs - {f"/usr/share/doc/osf-sandbox/{n}" for n in ("LICENSE", "NOTICE", "THIRD-PARTY-NOTICES")}:
+        assert re.fullmatch(r"/usr/share/doc/[a-z0-9.+-]+/copyright", p), f"unexpected file in the image: {p}"
+        assert not files[p].st_mode & 0o111, p
+    assert "/usr/share/doc/libc6/copyright" in docs
+    libraries = regular - expected - docs
     assert libraries, "no shared libraries: is the binary dynamic?"
     for p in libraries:
         assert ".so" in os.path.basename(p), f"unexpected file in the image: {p}"
