@@ -212,6 +212,18 @@ def test_refused_follow_prints_each_new_refusal_once_as_it_happens(cluster, upst
         adapter(kube, "destroy", sandbox_id)
 
 
+def connect_status(sock, target):
+    """Sends CONNECT `target` and reads the answer's head byte by byte (what follows is the
+    tunnel's); returns its status code."""
+    sock.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = sock.recv(1)
+        assert chunk, head
+        head += chunk
+    return head.split(b" ")[1]
+
+
 def test_a_tunnel_open_across_a_revoke_of_its_host_is_ended(cluster, upstream, tmp_path):
     kube = cluster
     sandbox_id, _ = create(kube, tmp_path, spec_for(upstream))
@@ -220,13 +232,7 @@ def test_a_tunnel_open_across_a_revoke_of_its_host_is_ended(cluster, upstream, t
         ca = kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-ca")["data"]["egress-ca.crt"]
         target = f"allowed.test:{upstream.port}"
         with socket.create_connection((host, int(port)), timeout=30) as sock:
-            sock.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
-            head = b""
-            while b"\r\n\r\n" not in head:
-                chunk = sock.recv(1)
-                assert chunk, head
-                head += chunk
-            assert head.split(b" ")[1] == b"200", head
+            assert connect_status(sock, target) == b"200"
             with ssl.create_default_context(cadata=ca).wrap_socket(sock, server_hostname="allowed.test") as tls:
                 def get(path):
                     tls.sendall(f"GET {path} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
@@ -243,13 +249,7 @@ def test_a_tunnel_open_across_a_revoke_of_its_host_is_ended(cluster, upstream, t
                     get("/after")
         # And a new tunnel there is refused.
         with socket.create_connection((host, int(port)), timeout=30) as sock:
-            sock.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
-            head = b""
-            while b"\r\n" not in head:
-                chunk = sock.recv(64)
-                assert chunk, head
-                head += chunk
-            assert head.split(b" ")[1] == b"403", head
+            assert connect_status(sock, target) == b"403"
     finally:
         adapter(kube, "destroy", sandbox_id)
 

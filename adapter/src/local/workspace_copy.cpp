@@ -100,18 +100,28 @@ private:
                   << ": it changed while it was copied\n";
     }
 
+    // Opens `name` below `from`, never through a symlink, and looks at what was opened (not
+    // at the name, which the sandbox may have swapped since the fstatat). False, with the
+    // warning said, when it is unreadable or gone.
+    bool open_entry(int from, const std::string& name, const std::string& shown, int flags,
+                    Fd& opened, struct stat& info) {
+        const int fd = ::openat(from, name.c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
+        int error = fd < 0 ? errno : 0; // before Fd's assignment, which may close
+        opened = Fd(fd);
+        if (fd >= 0 && ::fstat(fd, &info) != 0) error = errno;
+        if (error == 0) return true;
+        if (error == EACCES)
+            warnings_ << "snapshot: skipped " << printable_name(shown) << ": unreadable\n";
+        else
+            changed(shown);
+        return false;
+    }
+
     void subdirectory(int from, int into, const std::string& name, const std::string& shown,
                       int depth) {
-        // Opened, then looked at: a symlink put there after the fstatat is refused here.
-        Fd source(::openat(from, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        Fd source;
         struct stat info {};
-        if (!source || ::fstat(source.get(), &info) != 0) {
-            if (errno == EACCES) {
-                warnings_ << "snapshot: skipped " << printable_name(shown) << ": unreadable\n";
-                return;
-            }
-            return changed(shown);
-        }
+        if (!open_entry(from, name, shown, O_RDONLY | O_DIRECTORY, source, info)) return;
         if (::mkdirat(into, name.c_str(), 0700) != 0) failed(shown);
         Fd target(::openat(into, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (!target) failed(shown);
@@ -121,16 +131,9 @@ private:
 
     void file(int from, int into, const std::string& name, const std::string& shown) {
         // O_NONBLOCK: should a FIFO be there by now, the open does not wait for a writer.
-        Fd source(::openat(from, name.c_str(),
-                           O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+        Fd source;
         struct stat info {};
-        if (!source || ::fstat(source.get(), &info) != 0) {
-            if (errno == EACCES) {
-                warnings_ << "snapshot: skipped " << printable_name(shown) << ": unreadable\n";
-                return;
-            }
-            return changed(shown);
-        }
+        if (!open_entry(from, name, shown, O_RDONLY | O_NONBLOCK | O_NOCTTY, source, info)) return;
         if (!S_ISREG(info.st_mode)) return changed(shown);
         if (static_cast<unsigned long long>(info.st_size) > max_bytes_ - written_) too_large();
         Fd target(::openat(into, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
