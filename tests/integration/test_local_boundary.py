@@ -27,6 +27,7 @@ import pytest
 
 from osftest import TestCA as UpstreamCA  # aliased: pytest would collect a Test* class
 from osftest import proxy_bin
+from osftest.waiting import wait_until
 from osftest.tiny_root import make_tiny_root
 from test_local_sandbox import local_bin
 
@@ -413,6 +414,7 @@ import array, os, socket, sys, time
 # answers whatever exec request arrives there, for a few seconds.
 deadline = time.time() + float(sys.argv[1])
 seen = set()
+open("/workspace/hijack.ready", "w").close()
 while time.time() < deadline:
     for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
         try:
@@ -443,11 +445,13 @@ while time.time() < deadline:
 
 def test_a_command_cannot_answer_the_operators_next_exec(runner, sandbox):
     path = "/workspace/hijack.py"
-    assert runner.run("exec", sandbox, "--", "sh", "-c", f"cat > {path}", input=HIJACKER).returncode == 0
+    assert runner.run("exec", sandbox, "--", "sh", "-c", f"cat > {path} && rm -f /workspace/hijack.ready",
+                      input=HIJACKER).returncode == 0
     background = runner.popen("exec", sandbox, "--", "python3", path, "8", stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     try:
-        time.sleep(1)
+        wait_until(lambda: os.path.exists(os.path.join(runner.dir(sandbox), "workspace", "hijack.ready")),
+                   60, "the hijacker to start")
         for _ in range(10):
             res = runner.sh(sandbox, "echo real; exit 3")
             assert (res.returncode, res.stdout) == (3, "real\n"), (res.returncode, res.stdout, res.stderr)
@@ -478,6 +482,7 @@ import os, sys, time
 # directories and reopens it read-write through /proc; later writes and chmods it.
 deadline = time.time() + float(sys.argv[1])
 held = []
+open("/workspace/reopen.ready", "w").close()
 while time.time() < deadline:
     for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
         for n in ("0", "1"):
@@ -506,9 +511,12 @@ for fd in held:
 def start_reopener(runner, sandbox_id, seconds):
     path = "/workspace/reopen.py"
     assert runner.run("exec", sandbox_id, "--", "sh", "-c", f"cat > {path}", input=REOPENER).returncode == 0
+    ready = os.path.join(runner.dir(sandbox_id), "workspace", "reopen.ready")
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(ready)  # an earlier test's reopener, in the same sandbox
     background = runner.popen("exec", sandbox_id, "--", "python3", path, str(seconds),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(1)
+    wait_until(lambda: os.path.exists(ready), 60, "the reopener to start")
     return background
 
 
