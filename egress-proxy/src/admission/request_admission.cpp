@@ -134,7 +134,7 @@ private:
         if (plan_.target.find('#') != std::string::npos)
             return refuse(http::status::bad_request, RefusalReason::bad_request,
                           "a fragment ('#') in the request target");
-        // What is MCP is decided before what is plain egress (issue 41): a declared
+        // What is MCP is decided before what is plain egress: a declared
         // endpoint (any port of its host), an endpoint a server announced (any host),
         // or, on a host where an MCP server lives, a request carrying a body or
         // asking for an upgrade (either could carry MCP messages to that server).

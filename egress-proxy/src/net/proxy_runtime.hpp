@@ -46,7 +46,7 @@ struct ProxyRuntime {
     secrets::WrittenForms written_forms{config.secrets};
     // The 2024-11-05 HTTP+SSE transport: tools/list ids and refusals per session.
     std::shared_ptr<mcp::SessionRegistry> mcp_sessions = std::make_shared<mcp::SessionRegistry>();
-    // Endpoints MCP servers announced on their event streams (issue 41): MCP
+    // Endpoints MCP servers announced on their event streams: MCP
     // traffic on every connection, whatever the host's egress entry says.
     std::shared_ptr<policy::AnnouncedEndpoints> mcp_endpoints =
         std::make_shared<policy::AnnouncedEndpoints>();
