@@ -124,7 +124,7 @@ def test_a_connect_whose_client_refuses_the_certificate_leaves_one_line(proxy, u
     s.close()
     line = cursor.wait(lambda l: l["method"] == "CONNECT")[0]
     assert line["outcome"] == "error" and line["error"] == "client-tls" and line["status"] == 200
-    time.sleep(0.3)
+    proxy.wait_connections_closed()
     assert len(connect_lines(cursor)) == 1
 
 
@@ -143,7 +143,7 @@ def test_a_connect_that_carries_requests_has_only_their_lines(proxy, upstream):
         s.sendall(f"GET /in-tunnel HTTP/1.1\r\nHost: upstream.test:{upstream.port}\r\nConnection: close\r\n\r\n".encode())
         assert read_response(s)[0] == 200
     cursor.wait(lambda l: l["path"] == "/in-tunnel")
-    time.sleep(0.3)
+    proxy.wait_connections_closed()
     assert connect_lines(cursor) == []
 
 

@@ -128,11 +128,11 @@ def exchange(proxy, data, timeout=15):
         return read_response(s, timeout)
 
 
-def one_line_for(cursor, path, timeout=10):
-    """The single log line of the exchange for `path` (waits for it, then makes
-    sure no second one follows)."""
+def one_line_for(cursor, path, timeout=30):
+    """The single log line of the exchange for `path` (waits for it, then, once
+    every connection has ended, makes sure no second one followed)."""
     cursor.wait(lambda l: l["path"] == path, timeout)
-    time.sleep(0.3)
+    cursor.proxy.wait_connections_closed()
     lines = [l for l in cursor.new() if l["path"] == path]
     assert len(lines) == 1, lines
     return lines[0]

@@ -16,7 +16,7 @@ import time
 import pytest
 
 from osftest import Proxy
-from osftest.waiting import wait_until
+from osftest.waiting import scaled, wait_until
 
 ALIASES = {"upstream.test": "127.0.0.1", "other.test": "127.0.0.1"}
 MARK = b"smuggled"  # a path no accepted request uses: finding it upstream is a bypass
@@ -266,8 +266,8 @@ class LogCursor:
     def new(self):
         return self.proxy.log_lines()[self.start:]
 
-    def wait(self, predicate=lambda l: True, timeout=10):
-        deadline = time.monotonic() + timeout
+    def wait(self, predicate=lambda l: True, timeout=30):
+        deadline = time.monotonic() + scaled(timeout)
         while time.monotonic() < deadline:
             found = [l for l in self.new() if predicate(l)]
             if found:

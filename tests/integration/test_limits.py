@@ -1,8 +1,9 @@
 """Limits through the built proxy: the header timeout cuts a slowloris off, the
 idle timeout cuts one inside a tunnel, 1,000 idle clients do not stop a new
 one from being served, --max-connections refuses the connection over it, and
-the header-size limit answers 431. Timing assertions are generous: a loaded
-2-core machine must not make them flaky."""
+the header-size limit answers 431. A timeout is checked from below only (the
+proxy waits at least its timeout: load can make that longer, never shorter);
+that it cuts at all is a wait with a deadline, never a clock compared."""
 import re
 import resource
 import socket
@@ -12,6 +13,7 @@ import urllib.request
 import pytest
 
 from osftest import Proxy, TestCA
+from osftest.waiting import scaled, wait_until
 from test_bypass_smuggling import (LogCursor, RawUpstream, open_tunnel, proxy_address, read_response,
                                    tls_server_context)
 
@@ -42,11 +44,13 @@ def get(proxy, upstream, path, timeout=30):
 
 def drip_until_closed(sock, first, limit):
     """Sends `first`, then one header byte every 0.3 s; returns the seconds until
-    the proxy closed the connection (or `limit` if it never did)."""
+    the proxy closed the connection. Fails when it is still open after `limit`
+    seconds (scaled): a hang, not a slow machine."""
     start = time.monotonic()
+    deadline = start + scaled(limit)
     sock.sendall(first)
     sock.settimeout(0.3)
-    while time.monotonic() - start < limit:
+    while time.monotonic() < deadline:
         try:
             sock.sendall(b"X")
             if sock.recv(4096) == b"":
@@ -55,23 +59,29 @@ def drip_until_closed(sock, first, limit):
             continue
         except (ConnectionError, OSError):
             return time.monotonic() - start
-    return limit
+    raise AssertionError(f"the proxy did not close the dripping connection within {scaled(limit):g} s")
+
+
+def wait_closed(sock, timeout=60):
+    """Returns once the proxy closed `sock` (EOF or reset); fails when it is
+    still open after `timeout` seconds (scaled)."""
+    sock.settimeout(scaled(timeout))
+    try:
+        assert sock.recv(1) == b"", "the proxy sent bytes instead of closing"
+    except socket.timeout:
+        raise AssertionError(f"the proxy did not close the connection within {scaled(timeout):g} s")
+    except ConnectionError:
+        pass
 
 
 def test_slowloris_is_cut_off_at_the_header_timeout(tmp_path, upstream):
     with Proxy(SPEC, str(tmp_path / "p"), aliases=ALIASES, args=["--header-timeout", "2"]) as proxy:
         with socket.create_connection(proxy_address(proxy), timeout=30) as s:
             took = drip_until_closed(s, f"GET http://upstream.test:{upstream.port}/slow HTTP/1.1\r\nX-Slow: ".encode(), 40)
-        assert 1.5 <= took < 25, f"cut off after {took:.1f} s with --header-timeout 2"
+        assert took >= 1.5, f"cut off after {took:.1f} s with --header-timeout 2"
         # A connection that never sends a byte is cut off too.
         with socket.create_connection(proxy_address(proxy), timeout=30) as s:
-            s.settimeout(30)
-            start = time.monotonic()
-            try:
-                assert s.recv(1) == b""
-            except ConnectionError:
-                pass
-            assert time.monotonic() - start < 25
+            wait_closed(s)
         assert b"/slow" not in upstream.raw
         # The proxy still serves others.
         assert get(proxy, upstream, "/after-slowloris")[0] == 200
@@ -83,17 +93,11 @@ def test_slowloris_inside_a_tunnel_is_cut_off_at_the_idle_timeout(tmp_path, upst
         s = open_tunnel(proxy, "upstream.test", upstream.port, tls=False)
         with s:
             took = drip_until_closed(s, b"GET /slow-tunnel HTTP/1.1\r\nX-Slow: ", 40)
-        assert 2 <= took < 25, f"cut off after {took:.1f} s with --idle-timeout 3"
+        assert took >= 2, f"cut off after {took:.1f} s with --idle-timeout 3"
         # An established tunnel that stays silent before TLS is cut at the header timeout.
         s = open_tunnel(proxy, "upstream.test", upstream.port, tls=False)
         with s:
-            s.settimeout(30)
-            start = time.monotonic()
-            try:
-                assert s.recv(1) == b""
-            except ConnectionError:
-                pass
-            assert time.monotonic() - start < 25
+            wait_closed(s)
         assert b"/slow-tunnel" not in upstream.raw
 
 
@@ -107,7 +111,7 @@ def test_an_intercepted_tls_tunnel_is_cut_off_at_its_deadlines(tmp_path):
                   args=["--header-timeout", "2", "--idle-timeout", "3"]) as proxy:
         with open_tunnel(proxy, "upstream.test", up.port, server_hostname="upstream.test") as s:
             took = drip_until_closed(s, b"GET /slow-tls HTTP/1.1\r\nX-Slow: ", 40)
-        assert 2 <= took < 25, f"cut off after {took:.1f} s with --idle-timeout 3"
+        assert took >= 2, f"cut off after {took:.1f} s with --idle-timeout 3"
         assert b"/slow-tls" not in up.raw
         with open_tunnel(proxy, "upstream.test", up.port, server_hostname="upstream.test") as s:
             s.sendall(f"GET /then-silent HTTP/1.1\r\nHost: upstream.test:{up.port}\r\n\r\n"
@@ -115,13 +119,9 @@ def test_an_intercepted_tls_tunnel_is_cut_off_at_its_deadlines(tmp_path):
             status, _, _ = read_response(s, 15)
             assert status == 200
             start = time.monotonic()
-            s.settimeout(30)
-            try:
-                assert s.recv(1) == b""  # the proxy closes the idle keep-alive connection
-            except (ConnectionError, OSError):
-                pass
+            wait_closed(s)  # the proxy closes the idle keep-alive connection
             took = time.monotonic() - start
-        assert 2 <= took < 25, f"idle keep-alive connection closed after {took:.1f} s"
+        assert took >= 2, f"idle keep-alive connection closed after {took:.1f} s"
 
 
 def test_a_thousand_idle_clients_do_not_stop_new_ones(tmp_path, upstream):
@@ -135,19 +135,10 @@ def test_a_thousand_idle_clients_do_not_stop_new_ones(tmp_path, upstream):
             for s in idle[::2]:
                 s.sendall(b"GET http://upstream.test/ HTTP/1.1\r\nX-Idle: 1\r\n")
             # Everyone is connected: the admin endpoint counts them.
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
-                metrics = urllib.request.urlopen(proxy.admin_url + "/metrics", timeout=30).read().decode()
-                open_now = int(re.search(r"^egress_open_connections (\d+)", metrics, re.M).group(1))
-                if open_now >= 1000:
-                    break
-                time.sleep(0.2)
-            assert open_now >= 1000
-            start = time.monotonic()
-            for i in range(20):
+            wait_until(lambda: proxy.open_connections() >= 1000, 60, "the proxy to hold 1,000 connections")
+            for i in range(20):  # each within get()'s socket deadline
                 status, head, body = get(proxy, upstream, f"/new-{i}")
                 assert status == 200 and body == f"ok /new-{i}".encode()
-            assert time.monotonic() - start < 60
             # The idle ones are still open (not dropped to make room).
             alive = 0
             for s in idle[:50]:
@@ -169,12 +160,7 @@ def test_max_connections_refuses_the_connection_over_the_limit(tmp_path, upstrea
                args=["--max-connections", "10", "--header-timeout", "60"]) as proxy:
         held = [socket.create_connection(proxy_address(proxy), timeout=30) for _ in range(10)]
         try:
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                metrics = urllib.request.urlopen(proxy.admin_url + "/metrics", timeout=30).read().decode()
-                if re.search(r"^egress_open_connections 10$", metrics, re.M):
-                    break
-                time.sleep(0.1)
+            wait_until(lambda: proxy.open_connections() == 10, 30, "the proxy to hold 10 connections")
             with socket.create_connection(proxy_address(proxy), timeout=30) as extra:
                 extra.settimeout(30)
                 extra.sendall(f"GET http://upstream.test:{upstream.port}/over HTTP/1.1\r\n"
@@ -192,13 +178,7 @@ def test_max_connections_refuses_the_connection_over_the_limit(tmp_path, upstrea
             for s in held[:5]:
                 s.close()
         # Below the limit again: new clients are served.
-        deadline = time.monotonic() + 30
-        while True:
-            status = get(proxy, upstream, "/under")[0]
-            if status == 200 or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
-        assert status == 200
+        wait_until(lambda: get(proxy, upstream, "/under")[0] == 200, 30, "a new client to be served again")
         for s in held[5:]:
             s.close()
 

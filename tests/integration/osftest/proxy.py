@@ -3,9 +3,12 @@ import json
 import os
 import signal
 import subprocess
+import re
 import time
+import urllib.request
 
 from .paths import proxy_bin
+from .waiting import scaled, wait_until
 
 
 class ProxyExited(Exception):
@@ -106,14 +109,28 @@ class Proxy:
             return []
         return lines if evidence else [line for line in lines if "kind" not in line]
 
-    def wait_for_log(self, predicate, timeout=10):
-        deadline = time.monotonic() + timeout
+    def wait_for_log(self, predicate, timeout=30):
+        deadline = time.monotonic() + scaled(timeout)
         while time.monotonic() < deadline:
             lines = [l for l in self.log_lines() if predicate(l)]
             if lines:
                 return lines
             time.sleep(0.05)
         raise AssertionError("no matching egress log line; log: " + json.dumps(self.log_lines())[-2000:])
+
+    def open_connections(self) -> int:
+        """Client connections the proxy holds now (its admin endpoint's gauge)."""
+        with urllib.request.urlopen(self.admin_url + "/metrics", timeout=scaled(30)) as answer:
+            metrics = answer.read().decode()
+        return int(re.search(r"^egress_open_connections (\d+)$", metrics, re.M).group(1))
+
+    def wait_connections_closed(self, timeout=60):
+        """Waits until the proxy holds no client connection. A connection's log
+        lines are written before it stops being counted, so after this every
+        line of a closed connection is in the log: a test that checks a line
+        is absent checks after this, never after a sleep."""
+        wait_until(lambda: self.open_connections() == 0, timeout,
+                   "every client connection of the proxy to end")
 
     def terminate(self, timeout=30) -> int:
         """SIGTERM, then wait; returns the exit code."""
