@@ -6,6 +6,7 @@ import socket
 import time
 
 from osftest import Proxy
+from osftest.waiting import wait_until
 from test_bypass_smuggling import RawUpstream, proxy_address
 
 
@@ -18,10 +19,7 @@ def test_a_request_cut_at_shutdown_is_on_record(tmp_path):
     try:
         client.sendall(f"GET http://stall.test:{upstream.port}/slow?q=1 HTTP/1.1\r\n"
                        f"Host: stall.test:{upstream.port}\r\n\r\n".encode())
-        deadline = time.monotonic() + 10
-        while not upstream.heads and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert upstream.heads, "the request did not reach the upstream"
+        wait_until(lambda: upstream.heads, 30, "the request to reach the upstream")
         assert proxy.terminate(timeout=30) == 0
     finally:
         client.close()

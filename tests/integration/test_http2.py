@@ -31,6 +31,7 @@ from osftest.h2 import (answer_when_all_arrived, ACK, CANCEL, CONTINUATION, END_
                         RST_STREAM, SETTINGS, SETTINGS_ENABLE_PUSH, SETTINGS_MAX_CONCURRENT_STREAMS, H2Client, RssPeak,
                         curl_h2, flood, frame, read_frames_until, read_until_closed, settings_frame, tls_tunnel)
 from osftest.proxy import rss_checks_apply, run_proxy
+from osftest.waiting import wait_until
 from test_bypass_edges import assert_log_matches_the_schema
 from test_bypass_smuggling import LogCursor, open_tunnel, proxy_address, read_response, read_until_close
 from test_mcp import DECLARED, McpServer, _ensure_node_modules
@@ -115,10 +116,10 @@ def fresh_proxy(tmp_path, ca, upstream):
         yield p
 
 
-def the_line(proxy, path, timeout=10):
+def the_line(proxy, path, timeout=30):
     """The one log line of the request for `path` (fails on none or on two)."""
     proxy.wait_for_log(lambda l: l.get("path") == path, timeout)
-    time.sleep(0.3)  # a second line for the same request would be there by now
+    proxy.wait_connections_closed()  # a second line for the same request would be there by now
     lines = [l for l in proxy.log_lines() if l.get("path") == path]
     assert len(lines) == 1, lines
     return lines[0]
@@ -351,12 +352,9 @@ def test_fifty_streams_on_one_connection_are_each_answered_and_logged_once(proxy
     for r in out["results"]:
         assert r.get("status") == 200, r
         assert json.loads(r["body"])["path"] == r["path"], r
-    deadline = time.monotonic() + 15
-    lines = []
-    while len(lines) < 50 and time.monotonic() < deadline:
-        time.sleep(0.1)
-        lines = [l for l in proxy.log_lines() if l.get("path", "").startswith("/mux/")]
-    time.sleep(0.5)
+    wait_until(lambda: len([l for l in proxy.log_lines() if l.get("path", "").startswith("/mux/")]) >= 50,
+               60, "a line for each of the 50 streams")
+    proxy.wait_connections_closed()  # a second line for a stream would be written by now
     lines = [l for l in proxy.log_lines() if l.get("path", "").startswith("/mux/")]
     assert sorted(l["path"] for l in lines) == sorted(paths), [l["path"] for l in lines]
     assert len({l["connection"] for l in lines}) == 1, {l["connection"] for l in lines}
@@ -549,12 +547,12 @@ def test_h2c_prior_knowledge_in_a_plain_tunnel_is_refused(proxy, plain):
     status, version, body, res = curl_h2(proxy, plain.url(UP, "/h2c-prior-knowledge"), "--proxytunnel",
                                          version="--http2-prior-knowledge")
     assert (status, version) == (0, "0") and res.returncode != 0, (res.stdout, res.stderr)
-    lines = cursor.wait(lambda l: l.get("port") == plain.port and l.get("refusedBy") == "bad-request")
-    deadline = time.monotonic() + 10
-    while len(lines) < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
-        lines = [l for l in cursor.new() if l.get("port") == plain.port and l.get("refusedBy") == "bad-request"]
-    assert len(lines) == 2, cursor.new()
+    def refusals():
+        return [l for l in cursor.new() if l.get("port") == plain.port and l.get("refusedBy") == "bad-request"]
+
+    wait_until(lambda: len(refusals()) >= 2, 30, "the second refusal's line")
+    proxy.wait_connections_closed()
+    assert len(refusals()) == 2, cursor.new()
     assert len(plain.requests) == before
 
 

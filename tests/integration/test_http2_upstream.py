@@ -76,7 +76,7 @@ def start_proxy(directory, ca, *args):
                  env={"OSF_SECRET_API_TOKEN": API_TOKEN}, args=["--log-every-refusal", *args])
 
 
-def one_line(proxy, cursor, path, timeout=10):
+def one_line(proxy, cursor, path, timeout=30):
     """The one log line written since `cursor` for `path` (fails on none or on two)."""
     cursor.wait(lambda l: l.get("path") == path, timeout)
     time.sleep(0.3)  # a second line for the same request would be there by now

@@ -178,7 +178,7 @@ def test_load_with_a_mix_of_requests_loses_no_line(env, tmp_path):
         assert not unexpected, unexpected[:5]
         assert len(answered) >= CLIENTS, "the proxy answered almost nothing under load"
         assert all(c.answered for c in clients), "a client was starved"
-        time.sleep(1)
+        proxy.wait_connections_closed()  # every answered exchange's line is written by then
         lines = parse_log(proxy.log_path)
     code, report = verify_log(proxy.log_path)  # stopped by SIGTERM: ends with the final checkpoint
     assert code == 0, report

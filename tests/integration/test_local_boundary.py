@@ -895,18 +895,13 @@ def test_no_process_outlives_an_exec_that_was_stopped(runner, sandbox, ending):
     command = f"env -i /usr/bin/setsid /usr/bin/python3 /workspace/escapee.py {pidfile} & sleep 60"
     args = ["exec", sandbox] + (["--timeout", "3s"] if ending == "timeout" else []) + ["--", "sh", "-c", command]
     proc = runner.popen(*args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 30
-    while escapee_alive(runner, sandbox, pidfile) != "alive" and time.time() < deadline:
-        time.sleep(0.3)
-    assert escapee_alive(runner, sandbox, pidfile) == "alive"
+    wait_until(lambda: escapee_alive(runner, sandbox, pidfile) == "alive", 60, "the escapee to start")
     if ending == "interrupt":
         proc.send_signal(signal.SIGINT)
     elif ending == "client-killed":
         proc.kill()
     proc.wait(timeout=60)
-    deadline = time.time() + 20
-    while escapee_alive(runner, sandbox, pidfile) == "alive" and time.time() < deadline:
-        time.sleep(0.5)
+    wait_until(lambda: escapee_alive(runner, sandbox, pidfile) != "alive", 60, "the escapee to be stopped")
     assert escapee_alive(runner, sandbox, pidfile) == "gone"
 
 
@@ -968,9 +963,7 @@ def test_gc_after_a_killed_supervisor_leaves_no_cgroup_or_mount(runner):
     workspace = os.path.join(runner.dir(sandbox_id), "workspace")
     assert os.path.ismount(workspace)
     os.kill(runner.supervisor_pid(sandbox_id), signal.SIGKILL)
-    deadline = time.time() + 20
-    while time.time() < deadline and "Stopped" not in runner.run("list", "-o", "wide").stdout:
-        time.sleep(0.2)
+    wait_until(lambda: "Stopped" in runner.run("list", "-o", "wide").stdout, 60, "list to show the sandbox stopped")
     res = runner.run("gc")
     assert res.returncode == 0 and f"{sandbox_id} supervisor gone" in res.stdout, res.stdout + res.stderr
     assert not any(os.path.exists(c) for c in cgroups), cgroups

@@ -18,6 +18,7 @@ import time
 import pytest
 
 from osftest import TestCA as UpstreamCA  # aliased: pytest would collect a Test* class
+from osftest.waiting import wait_until
 from test_local_sandbox import local_bin, local_state
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
@@ -211,10 +212,11 @@ def test_a_hand_made_archive_from_the_sandbox_is_confined(local, tmp_path):
         copy = subprocess.Popen([local_bin(), "copy", f"{sandbox_id}:d", str(stopped)], env=local.env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
-            deadline = time.monotonic() + 60
-            while not [n for n in os.listdir(local.dir(sandbox_id)) if n.startswith("copy-")]:
-                assert copy.poll() is None and time.monotonic() < deadline, "no staging directory"
-                time.sleep(0.05)
+            def staging():
+                assert copy.poll() is None, "copy ended before it made a staging directory"
+                return [n for n in os.listdir(local.dir(sandbox_id)) if n.startswith("copy-")]
+
+            wait_until(staging, 60, "the copy's staging directory")
             copy.send_signal(signal.SIGINT)
             assert copy.wait(timeout=60) == 130, copy.stderr.read()
         finally:

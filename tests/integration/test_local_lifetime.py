@@ -23,6 +23,7 @@ import yaml
 from osftest import TestCA as UpstreamCA  # aliased: pytest would collect a Test* class
 from osftest import Upstream, proxy_bin
 from osftest.egress_log import expected_summary, summary_as_expected
+from osftest.waiting import wait_until
 from test_local_sandbox import SECRET, Local, alive, local_state, descendants, local_bin, spec_for, supervisor_pid
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
@@ -62,15 +63,6 @@ def marked(local, sandbox_id, marker):
         except OSError:
             pass
     return found
-
-
-def wait_until(condition, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def wide_row(local, sandbox_id):
@@ -252,7 +244,7 @@ def test_suspend_stops_every_process_keeps_files_and_resume_starts_a_new_proxy(l
     sandbox_id = local.create(spec_for(upstream), name="suspend.json")
     res = local.sh(sandbox_id, "echo kept > /workspace/f; s=7310; (setsid sleep $s >/dev/null 2>&1 &); "
                                "cat /etc/osf/egress-ca.crt; "
-                               f"curl -sS -o /dev/null --max-time 20 https://allowed.test:{upstream.port}/before")
+                               f"curl -sS -o /dev/null --max-time 120 https://allowed.test:{upstream.port}/before")
     assert res.returncode == 0, res.stderr
     ca_before = res.stdout
     supervisor = supervisor_pid(local, sandbox_id)
@@ -279,7 +271,7 @@ def test_suspend_stops_every_process_keeps_files_and_resume_starts_a_new_proxy(l
     assert res.returncode == 0 and res.stderr.endswith(f"resumed sandbox {sandbox_id}\n"), res.stderr
     assert wide_row(local, sandbox_id).split()[1] == "Ready"
     res = local.sh(sandbox_id, "cat /workspace/f; pgrep -c -f 'sleep 731[0]' || true; cat /etc/osf/egress-ca.crt; "
-                               f"curl -sS -o /dev/null -w '%{{http_code}}' -H \"X-Token: $API_TOKEN\" --max-time 20 "
+                               f"curl -sS -o /dev/null -w '%{{http_code}}' -H \"X-Token: $API_TOKEN\" --max-time 120 "
                                f"https://allowed.test:{upstream.port}/after")
     assert res.returncode == 0, res.stderr
     lines = res.stdout.split("\n")
@@ -555,7 +547,7 @@ def read_log(local, sandbox_id):
 def request_through(local, sandbox_id, upstream, host, path):
     """The status: the origin's, or the proxy's answer to CONNECT when it refuses the host."""
     out = local.sh(sandbox_id, f"curl -sS -o /dev/null -w '%{{http_code}} %{{http_connect}}' "
-                               f"-H \"X-Token: $API_TOKEN\" --max-time 20 https://{host}:{upstream.port}{path}").stdout
+                               f"-H \"X-Token: $API_TOKEN\" --max-time 120 https://{host}:{upstream.port}{path}").stdout
     code, connect = out.split()
     return code if code != "000" else connect
 

@@ -33,7 +33,7 @@ def spec_for(upstream):  # noqa: F811
 
 def curl_status(local, sandbox_id, url):
     """The answer's status, or the proxy's answer to curl's CONNECT when there was none."""
-    res = local.sh(sandbox_id, f"curl -s -o /dev/null -w '%{{http_code}} %{{http_connect}}' --max-time 20 {url}")
+    res = local.sh(sandbox_id, f"curl -s -o /dev/null -w '%{{http_code}} %{{http_connect}}' --max-time 120 {url}")
     code, connect = res.stdout.strip().split(" ")
     return code if code != "000" else connect
 

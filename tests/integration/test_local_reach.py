@@ -13,6 +13,7 @@ import time
 import pytest
 
 from osftest import Upstream
+from osftest.waiting import scaled
 from test_local_boundary import ca, may_refuse, runner_for  # noqa: F401 (ca: a fixture)
 
 SECRET = "sk-live-reach-0123456789abcdef"
@@ -32,16 +33,6 @@ def runner(request, ca):  # noqa: F811
 def upstream(ca):  # noqa: F811
     with Upstream(ca, ["allowed.test"]) as u:
         yield u
-
-
-def until(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def secret_spec(upstream):
@@ -136,7 +127,7 @@ def test_another_local_user_cannot_use_a_sandboxs_proxy_or_its_secrets(runner, u
         assert "egress_requests_total" not in res.stdout and res.returncode != 0, res
     assert open(log).read().count("\n") == lines_before
     # The sandbox itself still goes through its proxy, its secret substituted.
-    out = runner.sh(sandbox_id, f"curl -s -o /dev/null -w '%{{http_code}}' --max-time 30 "
+    out = runner.sh(sandbox_id, f"curl -s -o /dev/null -w '%{{http_code}}' --max-time {int(scaled(120))} "
                                 f"-H 'Authorization: Bearer {PLACEHOLDER}' https://allowed.test:{upstream.port}/mine")
     assert out.stdout == "200", out
     assert any(SECRET.encode() in r for r in upstream.received[received_before:])

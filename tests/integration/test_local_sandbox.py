@@ -20,6 +20,7 @@ import pytest
 from osftest import TestCA as UpstreamCA  # aliased: pytest would collect a Test* class
 from osftest import Upstream, build_dir, proxy_bin
 from osftest.tiny_root import make_tiny_root
+from osftest.waiting import wait_until
 
 SECRET = "sk-live-real-value-0123456789"
 PLACEHOLDER = "osf-secret-placeholder-API_TOKEN"
@@ -220,7 +221,7 @@ def test_only_loopback_in_the_network_namespace(local, sandbox):
 # --- the proxy is the only way out ---------------------------------------------------------------
 
 def test_allowed_host_through_the_proxy_with_the_secret_swapped_in(local, sandbox, upstream):
-    res = local.sh(sandbox, "curl -sS --max-time 20 -H \"Authorization: Bearer $API_TOKEN\" "
+    res = local.sh(sandbox, "curl -sS --max-time 120 -H \"Authorization: Bearer $API_TOKEN\" "
                             f"-w '\\n%{{http_code}}' https://allowed.test:{upstream.port}/hello")
     assert res.returncode == 0, res.stderr
     body, status = res.stdout.rsplit("\n", 1)
@@ -244,7 +245,7 @@ def test_python_and_git_use_the_proxy_and_its_ca(local, sandbox, upstream):
 
 
 def test_refused_host_gets_403(local, sandbox, upstream):
-    res = local.sh(sandbox, f"curl -sS --max-time 20 -w '%{{http_connect}}' https://refused.test:{upstream.port}/")
+    res = local.sh(sandbox, f"curl -sS --max-time 120 -w '%{{http_connect}}' https://refused.test:{upstream.port}/")
     assert res.returncode != 0
     assert res.stdout.strip().endswith("403"), res.stdout + res.stderr
     assert not any(dict(r["headers"]).get("Host", "").startswith("refused") for r in upstream.requests)
@@ -252,7 +253,7 @@ def test_refused_host_gets_403(local, sandbox, upstream):
 
 def test_secret_placeholder_stays_a_placeholder_towards_other_hosts(local, sandbox, upstream):
     # tools.test is reachable only as an MCP server: not an egress host, so no secret.
-    res = local.sh(sandbox, "curl -sS --max-time 20 -H 'Content-Type: application/json' "
+    res = local.sh(sandbox, "curl -sS --max-time 120 -H 'Content-Type: application/json' "
                             "-H \"Authorization: Bearer $API_TOKEN\" "
                             "-d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{}}}' "
                             f"https://tools.test:{upstream.port}/mcp")
@@ -264,7 +265,7 @@ def test_secret_placeholder_stays_a_placeholder_towards_other_hosts(local, sandb
 
 def test_mcp_tool_not_granted_is_refused_and_never_arrives(local, sandbox, upstream):
     before = len(upstream.requests)
-    res = local.sh(sandbox, "curl -sS --max-time 20 -H 'Content-Type: application/json' "
+    res = local.sh(sandbox, "curl -sS --max-time 120 -H 'Content-Type: application/json' "
                             "-d '{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"delete_everything\",\"arguments\":{}}}' "
                             f"https://tools.test:{upstream.port}/mcp")
     assert res.returncode == 0, res.stderr
@@ -275,7 +276,7 @@ def test_mcp_tool_not_granted_is_refused_and_never_arrives(local, sandbox, upstr
 
 
 def test_mcp_tools_list_is_pruned_to_the_granted_tools(local, sandbox, upstream):
-    res = local.sh(sandbox, "curl -sS --max-time 20 -H 'Content-Type: application/json' "
+    res = local.sh(sandbox, "curl -sS --max-time 120 -H 'Content-Type: application/json' "
                             "-H 'Accept: application/json, text/event-stream' "
                             "-d '{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}' "
                             f"https://tools.test:{upstream.port}/mcp")
@@ -344,7 +345,7 @@ def test_another_sandboxs_proxy_is_out_of_reach_through_an_alias(local, sandbox,
         for address in (listen["proxy"], listen["admin"]):
             assert address.startswith("unix:" + local.dir(other) + "/"), address
         # And its own origin on the same loopback still answers.
-        out = local.sh(sandbox, f"curl -sS -o /dev/null -w '%{{http_code}}' --max-time 20 "
+        out = local.sh(sandbox, f"curl -sS -o /dev/null -w '%{{http_code}}' --max-time 120 "
                                 f"https://allowed.test:{upstream.port}/").stdout
         assert out == "200", out
     finally:
@@ -585,10 +586,7 @@ def test_destroy_leaves_no_process_mount_or_file(local, upstream):
     assert len(started) >= 3  # the proxy, bwrap and what runs inside
     res = local.run("destroy", sandbox_id)
     assert res.returncode == 0 and res.stderr.strip() == f"removed sandbox {sandbox_id}"
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(alive(p) for p in [supervisor, *started]):
-        time.sleep(0.05)
-    assert not any(alive(p) for p in [supervisor, *started])
+    wait_until(lambda: not any(alive(p) for p in [supervisor, *started]), 30, "the sandbox's processes to end")
     assert not os.path.exists(local.dir(sandbox_id))
     with open("/proc/self/mountinfo") as f:
         assert sandbox_id not in f.read()
@@ -600,10 +598,8 @@ def test_sigkilled_supervisor_takes_the_sandbox_with_it_and_gc_cleans(local, ups
     supervisor = supervisor_pid(local, sandbox_id)
     started = descendants(supervisor)
     os.kill(supervisor, signal.SIGKILL)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(alive(p) for p in [supervisor, *started]):
-        time.sleep(0.05)
-    assert not any(alive(p) for p in started), "the sandbox outlived its supervisor"
+    wait_until(lambda: not any(alive(p) for p in [supervisor, *started]), 30,
+               "the sandbox to end with its supervisor")
     row = next(l for l in local.run("list", "-o", "wide").stdout.splitlines() if l.startswith(sandbox_id))
     assert row.split()[1] == "Stopped"
     res = local.run("exec", sandbox_id, "--", "true")
@@ -671,7 +667,7 @@ def test_an_ordinary_user_runs_sandboxes_with_state_in_xdg_state_home(upstream, 
         sandbox_id = res.stdout.strip()
         assert os.path.isdir(os.path.join(home, "state", "osf-sandbox-local", "sandboxes", sandbox_id))
         res = as_nobody("exec", sandbox_id, "--", "sh", "-c",
-                        "id -u; ip -o link | wc -l; curl -sS --max-time 20 -o /dev/null -w '%{http_code}' "
+                        "id -u; ip -o link | wc -l; curl -sS --max-time 120 -o /dev/null -w '%{http_code}' "
                         f"https://allowed.test:{upstream.port}/as-a-user")
         assert res.returncode == 0, res.stderr
         # root inside (as in Kubernetes' root mode); on the host, this user

@@ -19,6 +19,7 @@ import pytest
 
 from osftest import TestCA as UpstreamCA  # aliased: pytest would collect a Test* class
 from osftest.tiny_root import make_tiny_root
+from osftest.waiting import wait_until
 from test_local_boundary import runner_for
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
@@ -44,15 +45,6 @@ def runner(request, ca):
 @pytest.fixture(scope="module")
 def sandbox(runner):
     return runner.create({"template": "host"})
-
-
-def wait_until(condition, seconds, step=0.3):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(step)
-    return condition()
 
 
 def files_holding(root, needle):

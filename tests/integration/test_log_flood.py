@@ -18,6 +18,7 @@ import pytest
 
 from osftest import Proxy, TestCA
 from osftest.proxy import run_proxy
+from osftest.waiting import wait_until
 from osftest.egress_log import expected_summary, summary_as_expected
 from test_bypass_smuggling import (ALIASES, RawUpstream, open_tunnel, proxy_address, read_response,
                                    tls_server_context)
@@ -177,10 +178,8 @@ def test_a_bodiless_request_whose_client_left_keeps_its_line(tmp_path):
                 s.close()  # RST: the proxy's write of the answer fails
                 release.set()
             # Every exchange has ended (a line each) before the proxy stops.
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and len(
-                    [l for l in request_lines(proxy) if l["path"].startswith("/leave/")]) < OVER_THE_KINDS:
-                time.sleep(0.1)
+            wait_until(lambda: len([l for l in request_lines(proxy) if l["path"].startswith("/leave/")])
+                       >= OVER_THE_KINDS, 120, "a line for every exchange the clients left")
             assert proxy.stop() == 0
     lines = [l for l in request_lines(proxy) if l["host"] == "upstream.test"]
     assert not any("count" in l for l in lines), [l for l in lines if "count" in l][:3]

@@ -17,6 +17,7 @@ import pytest
 from osftest import Proxy, ProxyExited, TestCA, Upstream, repo
 from osftest.clients import body_of, curl, status_of
 from osftest.proxy import run_proxy
+from osftest.waiting import wait_until
 
 ALIASES = {"upstream.test": "127.0.0.1", "other.test": "127.0.0.1", "sub.wild.test": "127.0.0.1"}
 
@@ -152,11 +153,10 @@ def test_keep_alive_reuses_one_tunnel_and_one_upstream_connection(proxy, upstrea
     res = subprocess.run(["curl", "-sS", "--proxy", proxy.url, "--cacert", proxy.ca_path, *urls],
                          capture_output=True, text=True, timeout=60)
     assert res.returncode == 0, res.stderr
-    lines = proxy.wait_for_log(lambda l: l["path"].startswith("/k"))
-    deadline = time.time() + 10
-    while len(lines) < 5 and time.time() < deadline:
-        time.sleep(0.1)
-        lines = [l for l in proxy.log_lines() if l["path"].startswith("/k")]
+    wait_until(lambda: len([l for l in proxy.log_lines() if l["path"].startswith("/k")]) >= 5, 30,
+               "a line for each of the five requests")
+    proxy.wait_connections_closed()
+    lines = [l for l in proxy.log_lines() if l["path"].startswith("/k")]
     assert len(lines) == 5
     assert len({l["connection"] for l in lines}) == 1  # one client connection, one tunnel
     assert upstream.connections == 1  # one pooled upstream connection
@@ -409,9 +409,7 @@ def test_sigterm_drains_a_request_in_flight(tmp_path, ca):
         result = {}
         t = threading.Thread(target=lambda: result.update(res=curl(p, u.url(path="/slow"))))
         t.start()
-        deadline = time.time() + 10
-        while not u.requests and time.time() < deadline:
-            time.sleep(0.02)
+        wait_until(lambda: u.requests, 30, "the slow request to reach the upstream", interval=0.02)
         p.proc.send_signal(signal.SIGTERM)
         t.join(30)
         assert p.proc.wait(30) == 0
