@@ -282,9 +282,19 @@ def test_which_protocol_goes_upstream_does_not_depend_on_which_request_came_firs
         proxy.stop()
 
 
-def test_many_h2_streams_share_one_upstream_connection_and_are_served_at_once(proxy, nginx_h2):
+def test_many_h2_streams_share_one_upstream_connection_and_are_served_at_once(tmp_path, ca, nginx_h2):
     # Each answer is held at the backend until all 20 requests are there: the streams
-    # must be at nginx together, and nginx must have them on one connection.
+    # must be at nginx together, and nginx must have them on one connection. The
+    # proxy is new, so the burst arrives before any connection to nginx exists:
+    # the streams wait for the first one's connection instead of each opening one.
+    proxy = start_proxy(str(tmp_path / "burst"), ca)
+    try:
+        burst_on_one_connection(proxy, nginx_h2)
+    finally:
+        proxy.stop()
+
+
+def burst_on_one_connection(proxy, nginx_h2):
     count = 20
     GATE["barrier"] = threading.Barrier(count, timeout=20)
     paths = [f"/together/{i}" for i in range(count)]

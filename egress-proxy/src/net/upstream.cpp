@@ -96,6 +96,22 @@ void UpstreamPool::forget_h2(const H2UpstreamConnection* connection) {
     if (it->second.empty()) h2_.erase(it);
 }
 
+std::shared_ptr<asio::steady_timer> UpstreamPool::h2_dial_under_way(const std::string& key) const {
+    auto it = dialing_h2_.find(key);
+    return it == dialing_h2_.end() ? nullptr : it->second;
+}
+
+void UpstreamPool::start_h2_dial(const std::string& key, std::shared_ptr<asio::steady_timer> done) {
+    dialing_h2_[key] = std::move(done);
+}
+
+void UpstreamPool::end_h2_dial(const std::string& key) {
+    auto it = dialing_h2_.find(key);
+    if (it == dialing_h2_.end()) return;
+    it->second->cancel();
+    dialing_h2_.erase(it);
+}
+
 std::size_t UpstreamPool::size() const {
     std::size_t n = 0;
     for (const auto& [key, queue] : idle_)
@@ -211,11 +227,32 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyRuntime& ctx, UpstreamPool
         connection->reused = reused;
         return connection;
     };
+    const Deadline deadline =
+        std::chrono::steady_clock::now() + ctx.config.limits().upstream_timeout;
+    // Ends this request's dial for the others waiting on it, however it ends.
+    struct DialGuard {
+        UpstreamPool* pool = nullptr;
+        std::string key;
+        ~DialGuard() {
+            if (pool) pool->end_h2_dial(key);
+        }
+    } dial_guard;
     if (allow_pooled && offer_h2) {
+        if (auto pending = pool.h2_dial_under_way(key)) {
+            auto [ignored] = co_await pending->async_wait(asio::as_tuple(asio::use_awaitable));
+            (void)ignored; // cancelled when that dial ended, or expired at its deadline
+        }
         if (auto shared = pool.take_h2(key)) {
             ctx.metrics.upstream_reused.fetch_add(1, std::memory_order_relaxed);
             out.connection = on_h2(std::move(shared), true);
             co_return out;
+        }
+        if (!pool.h2_dial_under_way(key)) {
+            auto done = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor);
+            done->expires_at(deadline);
+            pool.start_h2_dial(key, std::move(done));
+            dial_guard.pool = &pool;
+            dial_guard.key = key;
         }
     }
     if (allow_pooled) {
@@ -225,8 +262,6 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyRuntime& ctx, UpstreamPool
             co_return out;
         }
     }
-    const Deadline deadline =
-        std::chrono::steady_clock::now() + ctx.config.limits().upstream_timeout;
     std::vector<tcp::endpoint> endpoints;
     if (checked && !checked->empty()) {
         endpoints = *checked;

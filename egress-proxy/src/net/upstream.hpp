@@ -9,6 +9,7 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <chrono>
@@ -74,6 +75,15 @@ public:
     void add_h2(std::shared_ptr<H2UpstreamConnection> connection);
     void forget_h2(const H2UpstreamConnection* connection);
 
+    // A connection to an origin offered h2 being made: requests to the same
+    // origin that arrive meanwhile (an HTTP/2 client's burst of streams) wait
+    // for it and share it if the origin chose h2, instead of each opening a
+    // connection of its own. The timer is cancelled when the dial ends and
+    // expires at its deadline; nullptr when no dial is under way.
+    std::shared_ptr<boost::asio::steady_timer> h2_dial_under_way(const std::string& key) const;
+    void start_h2_dial(const std::string& key, std::shared_ptr<boost::asio::steady_timer> done);
+    void end_h2_dial(const std::string& key);
+
     static constexpr std::size_t max_idle_per_key =
         128; // 64 busy clients on one worker must not churn
     static constexpr std::chrono::seconds max_idle_age{
@@ -82,6 +92,7 @@ public:
 private:
     std::unordered_map<std::string, std::deque<std::unique_ptr<UpstreamConnection>>> idle_;
     std::unordered_map<std::string, std::vector<std::shared_ptr<H2UpstreamConnection>>> h2_;
+    std::unordered_map<std::string, std::shared_ptr<boost::asio::steady_timer>> dialing_h2_;
 };
 
 // The outcome of resolving a host: the addresses the policy allows, or why not.
