@@ -9,16 +9,19 @@
 #include "mcp/legacy_transport.hpp"
 #include "mcp/routing_headers.hpp"
 #include "mcp/session_registry.hpp"
+#include "net/aws_signing.hpp"
 #include "net/exchange.hpp"
 #include "net/forward.hpp"
 #include "net/http_messages.hpp"
 #include "net/local_reply.hpp"
 #include "net/proxy_runtime.hpp"
 #include "net/worker.hpp"
+#include "secrets/sigv4_chunks.hpp"
 #include "text/ascii.hpp"
 
 #include <algorithm>
 #include <boost/beast/core/string.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -300,6 +303,30 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
     req.target(plan.target);
     if (plan.host_field) req.set(http::field::host, *plan.host_field);
     req.version(11);
+    std::optional<secrets::sigv4::ChunkSigning> aws_chunks;
+    if (plan.substitute_secrets && !ctx.config.aws.empty()) {
+        auto resigned = resign_aws_request(ctx.config.aws, req.base(), plan.host, has_body);
+        if (resigned.keys) {
+            auto& names = ex.rec.secrets;
+            if (std::find(names.begin(), names.end(), resigned.keys->name) == names.end()) {
+                names.push_back(resigned.keys->name);
+                std::sort(names.begin(), names.end());
+            }
+        }
+        if (resigned.refused) {
+            ex.client_keep = ex.client_keep && !has_body;
+            co_return co_await refuse(s.stream, ex, http::status::forbidden, *resigned.refused,
+                                      resigned.detail);
+        }
+        // A signature made with the real key is a credential for that request.
+        if (resigned.changes() && !plan.upstream_tls) {
+            ex.client_keep = ex.client_keep && !has_body;
+            co_return co_await refuse(s.stream, ex, http::status::forbidden,
+                                      RefusalReason::secret_cleartext,
+                                      "an AWS request is signed again only on https:// requests");
+        }
+        aws_chunks = std::move(resigned.chunks);
+    }
     if (expect_continue && has_body) {
         http::response<http::empty_body> cont{http::status::continue_, 11};
         expire_in(s.stream, ctx.config.limits().idle_timeout);
@@ -312,6 +339,18 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
     } else if (has_body) {
         out.streamed.emplace(std::move(head));
         out.streamed->body_limit(boost::none);
+        if (aws_chunks) {
+            auto resigner = std::make_shared<secrets::sigv4::ChunkResigner>(std::move(*aws_chunks));
+            out.body_transform = [resigner, &out](std::string_view in, bool last,
+                                                  std::string& sent) {
+                const bool fine = resigner->feed(in, sent) && (!last || resigner->done());
+                if (!fine)
+                    out.body_refusal = resigner->problem().empty()
+                                           ? "the body ended before its last chunk"
+                                           : resigner->problem();
+                return fine;
+            };
+        }
     } else {
         out.buffered.emplace(std::move(head.release().base()));
     }

@@ -1,0 +1,343 @@
+"""AWS Signature Version 4 through the real proxy: the sandbox's AWS CLI and
+boto3 sign with placeholder credentials; an S3-compatible origin on loopback
+verifies every signature with the REAL key (botocore's own signer on the
+server side) and never sees the placeholder key id. Uploads and downloads
+(header-signed, a hashed body, a presigned URL fetched with curl, a streaming
+aws-chunked body whose chunk signatures the proxy computes again), and a
+request signed with a key of the sandbox's own is refused."""
+import hashlib
+import hmac
+import os
+import secrets as random_tokens
+import subprocess
+import urllib.parse
+
+import pytest
+
+from osftest import Proxy, TestCA, Upstream
+from osftest.clients import body_of, curl, status_of
+
+botocore = pytest.importorskip("botocore")
+import boto3  # noqa: E402
+import botocore.auth  # noqa: E402
+import botocore.awsrequest  # noqa: E402
+import botocore.config  # noqa: E402
+import botocore.credentials  # noqa: E402
+import botocore.exceptions  # noqa: E402
+
+AWS_CLI = "/usr/bin/aws"
+S3 = "s3.aws.test"
+REGION = "us-east-1"
+REAL_KEY_ID = "AKIA" + random_tokens.token_hex(8).upper()
+REAL_SECRET = random_tokens.token_urlsafe(30)[:40]
+NAME = "AWS"
+
+
+def _fnv(text, seed):
+    value = 14695981039346656037 ^ seed
+    for byte in text.encode():
+        value ^= byte
+        value = (value * 1099511628211) % (1 << 64)
+    return value
+
+
+def _base32(high, low, count):
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+    out, words = "", [high, low]
+    for i in range(count):
+        out += alphabet[words[i % 2] & 31]
+        words[i % 2] >>= 5
+    return out
+
+
+# The placeholders as egress-proxy/README.md says they are derived.
+PLACEHOLDER_KEY_ID = "AKIA" + _base32(_fnv(NAME, 1), _fnv(NAME, 2), 16)
+PLACEHOLDER_SECRET = "osfPlaceholderSecretKey0" + _base32(_fnv(NAME, 3), _fnv(NAME, 4), 16)
+
+
+class Verifier(botocore.auth.S3SigV4Auth):
+    """botocore's S3 signer, limited to the headers the client signed, for checking."""
+
+    def __init__(self, signed, payload, region, service):
+        super().__init__(botocore.credentials.Credentials(REAL_KEY_ID, REAL_SECRET), service,
+                         region)
+        self._signed, self._payload = signed, payload
+
+    def headers_to_sign(self, request):
+        headers = botocore.awsrequest.HTTPHeaders()
+        for name, value in request.headers.items():
+            if name.lower() in self._signed:
+                headers[name.lower()] = value
+        return headers
+
+    def payload(self, request):
+        return self._payload
+
+
+def _signature_of(method, host, path, query, headers, signed, payload, date, region, service):
+    request = botocore.awsrequest.AWSRequest(method=method, url=f"https://{host}{path}" +
+                                             (f"?{query}" if query else ""),
+                                             headers=headers)
+    request.context["timestamp"] = date
+    verifier = Verifier(signed, payload, region, service)
+    canonical = verifier.canonical_request(request)
+    return verifier.signature(verifier.string_to_sign(request, canonical), request), verifier
+
+
+def _chunk_key(date, region):
+    key = ("AWS4" + REAL_SECRET).encode()
+    for part in (date[:8], region, "s3", "aws4_request"):
+        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
+    return key
+
+
+def _decode_chunks(body, seed, date, region):
+    """The data of an aws-chunked body, each chunk's signature checked with the real key."""
+    key, previous, data, rest = _chunk_key(date, region), seed, b"", body
+    scope = f"{date[:8]}/{region}/s3/aws4_request"
+    while True:
+        line, _, rest = rest.partition(b"\r\n")
+        size_text, _, signature = line.decode().partition(";chunk-signature=")
+        size = int(size_text, 16)
+        chunk, rest = rest[:size], rest[size + 2:]
+        to_sign = "\n".join(["AWS4-HMAC-SHA256-PAYLOAD", date, scope, previous,
+                             hashlib.sha256(b"").hexdigest(), hashlib.sha256(chunk).hexdigest()])
+        expected = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(expected, signature):
+            return None
+        previous, data = signature, data + chunk
+        if size == 0:
+            return data
+
+
+def _verified(handler, url, body):
+    """The request's body when its signature verifies with the real key, else None."""
+    headers = {k: v for k, v in handler.headers.items() if k.lower() != "authorization"}
+    authorization = handler.headers.get("Authorization")
+    query = urllib.parse.parse_qs(url.query, keep_blank_values=True)
+    if authorization:
+        fields = dict(part.strip().split("=", 1)
+                      for part in authorization[len("AWS4-HMAC-SHA256 "):].split(","))
+        key_id, date, region, service, _ = fields["Credential"].split("/")
+        signed = fields["SignedHeaders"].split(";")
+        given, query_text = fields["Signature"], url.query
+        amz_date = handler.headers["X-Amz-Date"]
+    elif "X-Amz-Signature" in query:
+        key_id, date, region, service, _ = query["X-Amz-Credential"][0].split("/")
+        signed = query["X-Amz-SignedHeaders"][0].split(";")
+        given = query["X-Amz-Signature"][0]
+        query_text = "&".join(p for p in url.query.split("&")
+                              if not p.startswith("X-Amz-Signature="))
+        amz_date = query["X-Amz-Date"][0]
+    else:
+        return None
+    if key_id != REAL_KEY_ID:
+        return None
+    payload = headers.get("X-Amz-Content-SHA256") or "UNSIGNED-PAYLOAD"
+    expected, _ = _signature_of(handler.command, handler.headers["Host"], url.path, query_text,
+                                headers, signed, payload, amz_date, region, service)
+    if not hmac.compare_digest(expected, given):
+        return None
+    if payload == "STREAMING-AWS4-HMAC-SHA256-PAYLOAD":
+        return _decode_chunks(body, given, amz_date, region)
+    if payload not in ("UNSIGNED-PAYLOAD",) and payload != hashlib.sha256(body).hexdigest():
+        return None
+    return body
+
+
+def s3_route_for(objects):
+    def route(handler, url, body):
+        data = _verified(handler, url, body)
+        if data is None:
+            handler._send(403, b"<Error><Code>SignatureDoesNotMatch</Code></Error>",
+                          "application/xml")
+            return True
+        key = urllib.parse.unquote(url.path)
+        if handler.command == "PUT":
+            objects[key] = data
+            handler._send(200, b"", "application/xml",
+                          [("ETag", '"' + hashlib.md5(data).hexdigest() + '"')])
+        elif handler.command in ("GET", "HEAD") and key in objects:
+            stored = objects[key]
+            handler._send(200, stored, "application/octet-stream",
+                          [("ETag", '"' + hashlib.md5(stored).hexdigest() + '"'),
+                           ("Last-Modified", "Mon, 07 Dec 2026 00:00:00 GMT")])
+        else:
+            handler._send(404, b"<Error><Code>NoSuchKey</Code></Error>", "application/xml")
+        return True
+
+    return route
+
+
+@pytest.fixture(scope="module")
+def ca(tmp_path_factory):
+    return TestCA(str(tmp_path_factory.mktemp("upstream-ca")))
+
+
+@pytest.fixture
+def objects():
+    return {}
+
+
+@pytest.fixture
+def origin(ca, objects):
+    server = Upstream(ca, [S3], route=s3_route_for(objects))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def proxy(tmp_path, ca, origin):
+    spec = {
+        "template": "node:24-alpine",
+        "egress": [S3],
+        "secrets": {NAME: {"kind": "aws", "accessKeyId": "ref:env/AWS_KEY_ID",
+                           "secretAccessKey": "ref:env/AWS_SECRET", "regions": [REGION],
+                           "services": ["s3"], "hosts": [S3]}},
+    }
+    with Proxy(spec, str(tmp_path / "proxy"), upstream_ca=ca.cert_path, aliases={S3: "127.0.0.1"},
+               env={"OSF_SECRET_AWS_KEY_ID": REAL_KEY_ID,
+                    "OSF_SECRET_AWS_SECRET": REAL_SECRET}) as running:
+        yield running
+        for text in (running.stderr(), running.stdout(), open(running.log_path).read()):
+            assert REAL_SECRET not in text and REAL_KEY_ID not in text
+
+
+def sandbox_env(proxy, tmp_path, key_id=PLACEHOLDER_KEY_ID, secret=PLACEHOLDER_SECRET):
+    """What a sandbox's AWS tools see: the placeholders, the proxy, its CA."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    return {"PATH": "/usr/bin:/bin", "HOME": str(home), "HTTPS_PROXY": proxy.url,
+            "AWS_CA_BUNDLE": proxy.ca_path, "AWS_ACCESS_KEY_ID": key_id,
+            "AWS_SECRET_ACCESS_KEY": secret, "AWS_DEFAULT_REGION": REGION,
+            "AWS_EC2_METADATA_DISABLED": "true", "AWS_CONFIG_FILE": str(home / "none"),
+            "AWS_SHARED_CREDENTIALS_FILE": str(home / "none")}
+
+
+def boto3_client(proxy, origin, key_id=PLACEHOLDER_KEY_ID, secret=PLACEHOLDER_SECRET,
+                 region=REGION, **s3_config):
+    return boto3.client(
+        "s3", region_name=region, endpoint_url=f"https://{S3}:{origin.port}",
+        aws_access_key_id=key_id, aws_secret_access_key=secret, verify=proxy.ca_path,
+        config=botocore.config.Config(proxies={"https": proxy.url},
+                                      s3={"addressing_style": "path", **s3_config},
+                                      retries={"max_attempts": 1}))
+
+
+def assert_origin_saw_no_placeholder(origin):
+    for raw in origin.received:
+        assert PLACEHOLDER_KEY_ID.encode() not in raw
+
+
+def test_aws_cli_uploads_and_downloads_through_the_proxy(proxy, origin, tmp_path):
+    data = os.urandom(6 * 1024 * 1024 + 123)
+    source, back = tmp_path / "up.bin", tmp_path / "down.bin"
+    source.write_bytes(data)
+    env = sandbox_env(proxy, tmp_path)
+    endpoint = f"https://{S3}:{origin.port}"
+    for args in (["s3", "cp", str(source), "s3://bucket/dir/object.bin"],
+                 ["s3", "cp", "s3://bucket/dir/object.bin", str(back)]):
+        run = subprocess.run([AWS_CLI, "--endpoint-url", endpoint, *args], env=env,
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stdout + run.stderr
+    assert back.read_bytes() == data
+    assert_origin_saw_no_placeholder(origin)
+    lines = proxy.wait_for_log(lambda l: l.get("method") == "GET" and l.get("status") == 200)
+    assert lines[0]["secrets"] == [NAME]
+
+
+def test_boto3_hashed_and_streaming_uploads(proxy, origin, objects, tmp_path):
+    # A body hash in X-Amz-Content-SHA256 (payload signing asked for).
+    client = boto3_client(proxy, origin, payload_signing_enabled=True)
+    client.put_object(Bucket="bucket", Key="hashed", Body=b"hashed body " * 1000)
+    assert client.get_object(Bucket="bucket", Key="hashed")["Body"].read() == b"hashed body " * 1000
+
+    # STREAMING-AWS4-HMAC-SHA256-PAYLOAD: botocore signs the head (the
+    # placeholder seed); its chunks are signed here in the chain, as the SDKs
+    # that stream do. 3 MiB in 64 KiB chunks plus a short one.
+    data = os.urandom(3 * 1024 * 1024 + 1000)
+    amz_date = "20261207T000000Z"
+    chunks = [data[i:i + 65536] for i in range(0, len(data), 65536)] + [b""]
+    encoded_length = sum(len(f"{len(c):x};chunk-signature=") + 64 + 4 + len(c) for c in chunks)
+    headers = {"Host": f"{S3}:{origin.port}", "X-Amz-Date": amz_date,
+               "X-Amz-Content-SHA256": "STREAMING-AWS4-HMAC-SHA256-PAYLOAD",
+               "Content-Encoding": "aws-chunked", "Content-Length": str(encoded_length),
+               "X-Amz-Decoded-Content-Length": str(len(data))}
+    request = botocore.awsrequest.AWSRequest(
+        method="PUT", url=f"https://{S3}:{origin.port}/bucket/streamed", headers=dict(headers))
+    request.context["timestamp"] = amz_date
+    signer = botocore.auth.S3SigV4Auth(
+        botocore.credentials.Credentials(PLACEHOLDER_KEY_ID, PLACEHOLDER_SECRET), "s3", REGION)
+    signed = sorted(h.lower() for h in headers)
+    canonical = signer.canonical_request(request)
+    seed = signer.signature(signer.string_to_sign(request, canonical), request)
+    key = ("AWS4" + PLACEHOLDER_SECRET).encode()
+    for part in (amz_date[:8], REGION, "s3", "aws4_request"):
+        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
+    body, previous = b"", seed
+    for chunk in chunks:
+        to_sign = "\n".join(["AWS4-HMAC-SHA256-PAYLOAD", amz_date,
+                             f"{amz_date[:8]}/{REGION}/s3/aws4_request", previous,
+                             hashlib.sha256(b"").hexdigest(), hashlib.sha256(chunk).hexdigest()])
+        previous = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
+        body += f"{len(chunk):x};chunk-signature={previous}\r\n".encode() + chunk + b"\r\n"
+    assert len(body) == encoded_length
+    body_file = tmp_path / "streamed.body"
+    body_file.write_bytes(body)
+    authorization = (f"AWS4-HMAC-SHA256 Credential={PLACEHOLDER_KEY_ID}/{amz_date[:8]}/{REGION}/"
+                     f"s3/aws4_request, SignedHeaders={';'.join(signed)}, Signature={seed}")
+    args = ["-X", "PUT", "--data-binary", f"@{body_file}", "-H", f"Authorization: {authorization}"]
+    for name in ("X-Amz-Date", "X-Amz-Content-SHA256", "Content-Encoding",
+                 "X-Amz-Decoded-Content-Length"):
+        args += ["-H", f"{name}: {headers[name]}"]
+    res = curl(proxy, f"https://{S3}:{origin.port}/bucket/streamed", *args, timeout=60)
+    assert status_of(res) == 200, res.stdout + res.stderr
+    assert client.get_object(Bucket="bucket", Key="streamed")["Body"].read() == data
+
+    # The same body with one chunk's data changed: refused, never stored.
+    tampered = bytearray(body)
+    tampered[body.index(b"\r\n") + 10] ^= 1
+    body_file.write_bytes(bytes(tampered))
+    res = curl(proxy, f"https://{S3}:{origin.port}/bucket/tampered", *args, timeout=60)
+    assert status_of(res) == 403, res.stdout + res.stderr
+    line = proxy.wait_for_log(lambda l: l.get("path") == "/bucket/tampered")[0]
+    assert line["refusedBy"] == "aws-signature-not-placeholder"
+    assert "/bucket/tampered" not in objects
+    assert_origin_saw_no_placeholder(origin)
+
+
+def test_presigned_url_made_in_the_sandbox_is_fetched_with_curl(proxy, origin):
+    client = boto3_client(proxy, origin)
+    client.put_object(Bucket="bucket", Key="shared.txt", Body=b"presigned content\n")
+    url = client.generate_presigned_url("get_object", Params={"Bucket": "bucket",
+                                                              "Key": "shared.txt"}, ExpiresIn=600)
+    assert PLACEHOLDER_KEY_ID in url
+    res = curl(proxy, url)
+    assert status_of(res) == 200, res.stdout + res.stderr
+    assert body_of(res) == "presigned content\n"
+    at = url.index("X-Amz-Signature=") + len("X-Amz-Signature=")
+    forged = url[:at] + ("1" if url[at] == "0" else "0") + url[at + 1:]
+    res = curl(proxy, forged)
+    assert status_of(res) == 403
+    assert_origin_saw_no_placeholder(origin)
+
+
+def test_a_key_of_the_sandboxs_own_is_refused(proxy, origin):
+    client = boto3_client(proxy, origin, key_id="AKIA" + "Z" * 16, secret="mine" * 10)
+    with pytest.raises(botocore.exceptions.ClientError) as refused:
+        client.put_object(Bucket="bucket", Key="own", Body=b"exfiltrated")
+    assert refused.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
+    line = proxy.wait_for_log(lambda l: l.get("path") == "/bucket/own")[0]
+    assert line["outcome"] == "refused"
+    assert line["refusedBy"] == "aws-signature-not-placeholder"
+    assert line["secrets"] == [NAME]
+    assert origin.requests == []
+
+
+def test_another_region_is_refused(proxy, origin):
+    client = boto3_client(proxy, origin, region="eu-west-1")
+    with pytest.raises(botocore.exceptions.ClientError):
+        client.put_object(Bucket="bucket", Key="elsewhere", Body=b"x")
+    line = proxy.wait_for_log(lambda l: l.get("path") == "/bucket/elsewhere")[0]
+    assert line["refusedBy"] == "aws-scope-not-allowed"
+    assert origin.requests == []
