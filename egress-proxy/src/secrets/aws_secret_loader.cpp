@@ -9,7 +9,10 @@ namespace osf::secrets {
 AwsLoaded load_aws_secrets(const osf::Spec& spec, const SourceEnvironment& env,
                            const HttpGetter& get) {
     AwsLoaded loaded;
-    for (const auto& [name, secret] : spec.aws_secrets) {
+    for (const auto& entry : spec.aws_secrets) {
+        // Named references, not a structured binding: clang before 16 cannot capture one.
+        const std::string& name = entry.first;
+        const osf::AwsSecret& secret = entry.second;
         sigv4::AwsKeys keys;
         keys.name = name;
         keys.placeholder_key_id = osf::aws_placeholder_access_key_id(name);

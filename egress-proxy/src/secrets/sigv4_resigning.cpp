@@ -72,7 +72,22 @@ Resigning resign(std::span<const AwsKeys> secrets, const RequestToSign& request)
     const AwsKeys* bound = nullptr;
     for (const auto& keys : secrets)
         if (keys.binds(request.host)) bound = &keys;
-    if (!header_signed && !query_signed) return {};
+    if (!header_signed && !query_signed) {
+        // Signature Version 2 (presigned "AWSAccessKeyId=", "Authorization: AWS id:sig")
+        // is not signed again: said, rather than sent with a placeholder to fail there.
+        const auto v2_id = query_parameter(query, "AWSAccessKeyId");
+        for (const auto& keys : secrets) {
+            const bool in_header = std::any_of(
+                authorizations.begin(), authorizations.end(), [&](std::string_view value) {
+                    return value.starts_with("AWS " + keys.placeholder_key_id + ":");
+                });
+            if (in_header || v2_id == keys.placeholder_key_id)
+                return refuse(&keys, RefusalReason::aws_signature_unsupported,
+                              "AWS Signature Version 2 is not signed again: sign with Signature "
+                              "Version 4 (boto3: Config(signature_version=\"s3v4\"))");
+        }
+        return {};
+    }
 
     // Whose credentials: a placeholder key id names its secret.
     std::string key_id;
@@ -155,10 +170,14 @@ Resigning resign(std::span<const AwsKeys> secrets, const RequestToSign& request)
             payload_hash = std::string(hashes.front());
         } else if (hashes.empty() && !request.has_body) {
             payload_hash = std::string(empty_payload_hash);
+        } else if (hashes.empty() && request.body_hash) {
+            payload_hash = std::string(*request.body_hash);
+        } else if (hashes.empty()) {
+            out.needs_body_hash = true;
+            return out;
         } else {
-            return refuse(keys, RefusalReason::aws_signature_unsupported,
-                          "a request body without X-Amz-Content-SHA256 (the proxy does not "
-                          "hash bodies)");
+            return refuse(keys, RefusalReason::aws_signature_not_placeholder,
+                          "more than one X-Amz-Content-SHA256 field");
         }
         if (payload_hash.ends_with("-TRAILER") &&
             payload_hash != "STREAMING-UNSIGNED-PAYLOAD-TRAILER")

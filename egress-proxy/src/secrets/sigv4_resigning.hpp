@@ -38,7 +38,13 @@ struct RequestToSign {
     std::string_view host;   // the destination, canonical
     std::span<const Field> fields;
     bool has_body = false;
+    // The body's SHA-256 (hex), once read, for a request that signs it by its
+    // hash without saying it in X-Amz-Content-SHA256 (services other than S3).
+    std::optional<std::string_view> body_hash;
 };
+
+// The largest body the proxy reads whole to hash it (see needs_body_hash).
+inline constexpr std::size_t max_hashed_body = 8 * 1024 * 1024;
 
 // What a STREAMING-AWS4-HMAC-SHA256-PAYLOAD body's chunks are checked and signed with.
 struct ChunkSigning {
@@ -58,7 +64,10 @@ struct Resigning {
     std::vector<Field> set_fields;
     std::optional<std::string> target; // the new target (presigned URLs)
     std::optional<ChunkSigning> chunks;
-    bool changes() const { return keys && !refused; }
+    // The signature covers the body's hash, which the request does not state:
+    // ask again with RequestToSign::body_hash once the body is read.
+    bool needs_body_hash = false;
+    bool changes() const { return keys && !refused && !needs_body_hash; }
 };
 
 // Nothing to do (no SigV4 signature, or one for a host no AWS secret binds

@@ -55,7 +55,7 @@ sigv4::Resigning resign(const std::vector<sigv4::AwsKeys>& keys,
                         const std::vector<sigv4::Field>& fields,
                         std::string_view host = "examplebucket.s3.amazonaws.com",
                         std::string_view target = "/test.txt") {
-    return sigv4::resign(keys, {"GET", target, host, fields, false});
+    return sigv4::resign(keys, {"GET", target, host, fields, false, std::nullopt});
 }
 
 } // namespace
@@ -115,6 +115,11 @@ TEST_CASE("what is refused, and what is left alone") {
          "examplebucket.s3.amazonaws.com", RefusalReason::aws_scope_not_allowed},
         {"someone's own key to an unbound host", signed_get("AKIAOTHERKEY00000000", "x"),
          "elsewhere.example.com", std::nullopt},
+        {"Signature Version 2 with the placeholder",
+         {{"Host", "examplebucket.s3.amazonaws.com"},
+          {"Authorization", "AWS " + k.placeholder_key_id + ":c2lnbmF0dXJl"}},
+         "examplebucket.s3.amazonaws.com",
+         RefusalReason::aws_signature_unsupported},
         {"no signature at all",
          {{"Host", "examplebucket.s3.amazonaws.com"}},
          "examplebucket.s3.amazonaws.com",
@@ -200,4 +205,46 @@ TEST_CASE("a presigned URL made with the placeholder becomes the published one")
     forged.replace(forged.size() - 64, 64, std::string(64, '0'));
     CHECK(resign(keys, fields, "examplebucket.s3.amazonaws.com", forged).refused ==
           RefusalReason::aws_signature_not_placeholder);
+}
+
+TEST_CASE("a body signed by its hash: asked for, then signed as the suite's vector") {
+    sigv4::AwsKeys k;
+    k.name = "AWS";
+    k.placeholder_key_id = "AKIAPLACEHOLDER00000";
+    k.placeholder_secret = "placeholder";
+    k.key_id = "AKIDEXAMPLE";
+    k.secret = std::string(sigv4_vectors::suite_secret);
+    k.regions = {"us-east-1"};
+    k.services = {"service"};
+    k.hosts = {"example.amazonaws.com"};
+    const std::vector keys{k};
+    const sigv4::Scope scope{"20150830", "us-east-1", "service"};
+    std::vector<sigv4::Field> fields = {{"Content-Type", "application/x-www-form-urlencoded"},
+                                        {"Host", "example.amazonaws.com"},
+                                        {"X-Amz-Date", "20150830T123600Z"}};
+    const std::string names = "content-type;host;x-amz-date";
+    std::string headers;
+    sigv4::canonical_headers(fields, std::vector<std::string>{"content-type", "host", "x-amz-date"},
+                             headers);
+    const auto hash = sigv4::sha256_hex("Param1=value1");
+    const auto creq = sigv4::canonical_request("POST", "/", "", headers, names, hash);
+    fields.emplace_back(
+        "Authorization",
+        "AWS4-HMAC-SHA256 Credential=AKIAPLACEHOLDER00000/" + scope.text() +
+            ", SignedHeaders=" + names + ", Signature=" +
+            sigv4::signature(sigv4::signing_key("placeholder", scope),
+                             sigv4::string_to_sign("20150830T123600Z", scope, creq)));
+    const auto first =
+        sigv4::resign(keys, {"POST", "/", "example.amazonaws.com", fields, true, std::nullopt});
+    CHECK(first.needs_body_hash);
+    CHECK_FALSE(first.changes());
+    CHECK_FALSE(first.refused);
+    const auto second =
+        sigv4::resign(keys, {"POST", "/", "example.amazonaws.com", fields, true, hash});
+    REQUIRE(second.changes());
+    CHECK(second.set_fields[0].second.ends_with(
+        "Signature=ff11897932ad3f4e8b18135d722051e5ac45fc38421b1da7b9d196a0fe09473a"));
+    const auto other_body = sigv4::sha256_hex("Param1=value2");
+    CHECK(sigv4::resign(keys, {"POST", "/", "example.amazonaws.com", fields, true, other_body})
+              .refused == RefusalReason::aws_signature_not_placeholder);
 }
