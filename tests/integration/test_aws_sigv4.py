@@ -162,7 +162,11 @@ def s3_route_for(objects):
                           "application/xml")
             return True
         key = urllib.parse.unquote(url.path)
-        if handler.headers["Host"].startswith(STS):
+        if url.path == "/bucket/echo":
+            # A careless origin echoing the credential it got in a header.
+            handler._send(200, b"", "application/octet-stream",
+                          [("X-Echo", handler.headers["Authorization"])])
+        elif handler.headers["Host"].startswith(STS):
             handler._send(200, CALLER_IDENTITY, "text/xml")
         elif handler.command == "PUT":
             objects[key] = data
@@ -386,3 +390,12 @@ def test_a_body_signed_by_its_hash_is_read_and_signed_again(proxy, origin):
     assert f"Credential={REAL_KEY_ID}/" in dict(request["headers"])["Authorization"]
     line = proxy.wait_for_log(lambda l: l.get("host") == STS)[0]
     assert line["outcome"] == "allowed" and line["secrets"] == [NAME]
+
+
+def test_the_real_key_id_echoed_in_an_answer_is_masked(proxy, origin):
+    answer = boto3_client(proxy, origin).get_object(Bucket="bucket", Key="echo")
+    echoed = answer["ResponseMetadata"]["HTTPHeaders"]["x-echo"]
+    assert f"Credential={PLACEHOLDER_KEY_ID}/" in echoed
+    assert REAL_KEY_ID not in echoed
+    (request,) = origin.requests
+    assert f"Credential={REAL_KEY_ID}/" in dict(request["headers"])["Authorization"]
