@@ -160,6 +160,9 @@ Resigning resign(std::span<const AwsKeys> secrets, const RequestToSign& request)
 
     if (header_signed) {
         const auto& signed_names = authorization->signed_headers;
+        if (!contains(signed_names, "host"))
+            return refuse(keys, RefusalReason::aws_signature_not_placeholder,
+                          "a signature that does not cover the Host header");
         std::string headers;
         if (!canonical_headers(request.fields, signed_names, headers))
             return refuse(keys, RefusalReason::aws_signature_not_placeholder,
@@ -237,6 +240,10 @@ Resigning resign(std::span<const AwsKeys> secrets, const RequestToSign& request)
         if (semi == std::string_view::npos) break;
         rest.remove_prefix(semi + 1);
     }
+    // A real signature is made only for the host the request goes to.
+    if (!contains(signed_names, "host"))
+        return refuse(keys, RefusalReason::aws_signature_not_placeholder,
+                      "a presigned URL whose signature does not cover the Host header");
     std::string headers;
     if (!canonical_headers(request.fields, signed_names, headers))
         return refuse(keys, RefusalReason::aws_signature_not_placeholder,

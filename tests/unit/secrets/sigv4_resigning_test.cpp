@@ -90,6 +90,22 @@ TEST_CASE("what is refused, and what is left alone") {
     unsigned_range.erase(unsigned_range.begin() + 1);
     auto two = signed_get(k.placeholder_key_id, k.placeholder_secret);
     two.push_back(two.back());
+    // Signed (with the placeholder) over Range alone.
+    std::vector<sigv4::Field> without_host = {{"Host", "examplebucket.s3.amazonaws.com"},
+                                              {"Range", "bytes=0-9"},
+                                              {"x-amz-date", "20130524T000000Z"}};
+    {
+        std::string headers;
+        sigv4::canonical_headers(without_host, std::vector<std::string>{"range"}, headers);
+        const auto creq = sigv4::canonical_request("GET", "/test.txt", "", headers, "range",
+                                                   sigv4_vectors::s3_empty);
+        without_host.emplace_back(
+            "Authorization",
+            "AWS4-HMAC-SHA256 Credential=" + k.placeholder_key_id + "/" + s3_scope.text() +
+                ", SignedHeaders=range, Signature=" +
+                sigv4::signature(sigv4::signing_key(k.placeholder_secret, s3_scope),
+                                 sigv4::string_to_sign("20130524T000000Z", s3_scope, creq)));
+    }
     const std::vector<Row> rows = {
         {"a key of its own to a bound host", signed_get("AKIAOTHERKEY00000000", "other-secret"),
          "examplebucket.s3.amazonaws.com", RefusalReason::aws_signature_not_placeholder},
@@ -115,6 +131,8 @@ TEST_CASE("what is refused, and what is left alone") {
          "examplebucket.s3.amazonaws.com", RefusalReason::aws_scope_not_allowed},
         {"someone's own key to an unbound host", signed_get("AKIAOTHERKEY00000000", "x"),
          "elsewhere.example.com", std::nullopt},
+        {"a signature that does not cover Host", without_host, "examplebucket.s3.amazonaws.com",
+         RefusalReason::aws_signature_not_placeholder},
         {"Signature Version 2 with the placeholder",
          {{"Host", "examplebucket.s3.amazonaws.com"},
           {"Authorization", "AWS " + k.placeholder_key_id + ":c2lnbmF0dXJl"}},
