@@ -31,6 +31,8 @@ STS = "sts.aws.test"
 REGION = "us-east-1"
 REAL_KEY_ID = "AKIA" + random_tokens.token_hex(8).upper()
 REAL_SECRET = random_tokens.token_urlsafe(30)[:40]
+REAL_TOKEN = "FwoGZXIvYXdzE" + random_tokens.token_urlsafe(60)
+PLACEHOLDER_TOKEN = "osf-aws-session-token-placeholder-AWS"
 NAME = "AWS"
 
 
@@ -134,6 +136,10 @@ def _verified(handler, url, body):
         return None
     if key_id != REAL_KEY_ID:
         return None
+    token = handler.headers.get("X-Amz-Security-Token") or query.get("X-Amz-Security-Token",
+                                                                       [None])[0]
+    if token != handler.server.expected_token:
+        return None
     payload = handler.headers.get("X-Amz-Content-SHA256") or (
         "UNSIGNED-PAYLOAD" if service == "s3" else hashlib.sha256(body).hexdigest())
     expected = _signature_of(handler.command, handler.headers["Host"], url.path, query_text,
@@ -197,25 +203,35 @@ def objects():
 @pytest.fixture
 def origin(ca, objects):
     server = Upstream(ca, [S3, STS], route=s3_route_for(objects))
+    server.server.expected_token = None
     yield server
     server.stop()
 
 
+def start_proxy(directory, ca, session_token=False):
+    secret = {"kind": "aws", "accessKeyId": "ref:env/AWS_KEY_ID",
+              "secretAccessKey": "ref:env/AWS_SECRET", "regions": [REGION],
+              "services": ["s3", "sts"], "hosts": [S3, STS]}
+    env = {"OSF_SECRET_AWS_KEY_ID": REAL_KEY_ID, "OSF_SECRET_AWS_SECRET": REAL_SECRET}
+    if session_token:
+        secret["sessionToken"] = "ref:env/AWS_TOKEN"
+        env["OSF_SECRET_AWS_TOKEN"] = REAL_TOKEN
+    spec = {"template": "node:24-alpine", "egress": [S3, STS], "secrets": {NAME: secret}}
+    return Proxy(spec, directory, upstream_ca=ca.cert_path,
+                 aliases={S3: "127.0.0.1", STS: "127.0.0.1"}, env=env)
+
+
+def assert_no_real_value(running):
+    for text in (running.stderr(), running.stdout(), open(running.log_path).read()):
+        for value in (REAL_SECRET, REAL_KEY_ID, REAL_TOKEN):
+            assert value not in text
+
+
 @pytest.fixture
 def proxy(tmp_path, ca, origin):
-    spec = {
-        "template": "node:24-alpine",
-        "egress": [S3, STS],
-        "secrets": {NAME: {"kind": "aws", "accessKeyId": "ref:env/AWS_KEY_ID",
-                           "secretAccessKey": "ref:env/AWS_SECRET", "regions": [REGION],
-                           "services": ["s3", "sts"], "hosts": [S3, STS]}},
-    }
-    with Proxy(spec, str(tmp_path / "proxy"), upstream_ca=ca.cert_path, aliases={S3: "127.0.0.1", STS: "127.0.0.1"},
-               env={"OSF_SECRET_AWS_KEY_ID": REAL_KEY_ID,
-                    "OSF_SECRET_AWS_SECRET": REAL_SECRET}) as running:
+    with start_proxy(str(tmp_path / "proxy"), ca) as running:
         yield running
-        for text in (running.stderr(), running.stdout(), open(running.log_path).read()):
-            assert REAL_SECRET not in text and REAL_KEY_ID not in text
+        assert_no_real_value(running)
 
 
 def sandbox_env(proxy, tmp_path, key_id=PLACEHOLDER_KEY_ID, secret=PLACEHOLDER_SECRET):
@@ -230,10 +246,11 @@ def sandbox_env(proxy, tmp_path, key_id=PLACEHOLDER_KEY_ID, secret=PLACEHOLDER_S
 
 
 def boto3_client(proxy, origin, key_id=PLACEHOLDER_KEY_ID, secret=PLACEHOLDER_SECRET,
-                 region=REGION, signature_version="s3v4", **s3_config):
+                 region=REGION, signature_version="s3v4", token=None, **s3_config):
     return boto3.client(
         "s3", region_name=region, endpoint_url=f"https://{S3}:{origin.port}",
-        aws_access_key_id=key_id, aws_secret_access_key=secret, verify=proxy.ca_path,
+        aws_access_key_id=key_id, aws_secret_access_key=secret, aws_session_token=token,
+        verify=proxy.ca_path,
         config=botocore.config.Config(proxies={"https": proxy.url},
                                       signature_version=signature_version,
                                       s3={"addressing_style": "path", **s3_config},
@@ -399,3 +416,27 @@ def test_the_real_key_id_echoed_in_an_answer_is_masked(proxy, origin):
     assert REAL_KEY_ID not in echoed
     (request,) = origin.requests
     assert f"Credential={REAL_KEY_ID}/" in dict(request["headers"])["Authorization"]
+
+
+def test_session_token_replaced_in_headers_and_presigned_urls(tmp_path, ca, origin):
+    origin.server.expected_token = REAL_TOKEN
+    with start_proxy(str(tmp_path / "proxy"), ca, session_token=True) as proxy:
+        client = boto3_client(proxy, origin, token=PLACEHOLDER_TOKEN)
+        client.put_object(Bucket="bucket", Key="with-token", Body=b"token body")
+        assert client.get_object(Bucket="bucket", Key="with-token")["Body"].read() == b"token body"
+        url = client.generate_presigned_url("get_object", Params={"Bucket": "bucket",
+                                                                  "Key": "with-token"})
+        assert "X-Amz-Security-Token=" in url
+        res = curl(proxy, url)
+        assert status_of(res) == 200, res.stdout + res.stderr
+        assert body_of(res) == "token body"
+        # A token of the sandbox's own, with the placeholder key: refused.
+        mine = boto3_client(proxy, origin, token="a-token-of-its-own")
+        with pytest.raises(botocore.exceptions.ClientError):
+            mine.get_object(Bucket="bucket", Key="with-token")
+        line = proxy.wait_for_log(lambda l: l.get("outcome") == "refused")[0]
+        assert line["refusedBy"] == "aws-signature-not-placeholder"
+        for raw in origin.received:
+            assert PLACEHOLDER_TOKEN.encode() not in raw
+            assert b"a-token-of-its-own" not in raw
+        assert_no_real_value(proxy)
