@@ -160,7 +160,13 @@ CALLER_IDENTITY = (
     b"<ResponseMetadata><RequestId>1</RequestId></ResponseMetadata></GetCallerIdentityResponse>")
 
 
+def query_of(url):
+    return urllib.parse.parse_qs(url.query, keep_blank_values=True)
+
+
 def s3_route_for(objects):
+    uploads = {}
+
     def route(handler, url, body):
         data = _verified(handler, url, body)
         if data is None:
@@ -174,15 +180,42 @@ def s3_route_for(objects):
                           [("X-Echo", handler.headers["Authorization"])])
         elif handler.headers["Host"].startswith(STS):
             handler._send(200, CALLER_IDENTITY, "text/xml")
+        elif handler.command == "POST" and "uploads" in query_of(url):
+            # Multipart (the CLI above 8 MB): parts kept under the upload's id.
+            upload = f"upload-{len(uploads) + 1}"
+            uploads[upload] = {}
+            bucket, _, name = key[1:].partition("/")
+            handler._send(200, (f"<InitiateMultipartUploadResult><Bucket>{bucket}</Bucket><Key>"
+                                f"{name}</Key><UploadId>{upload}</UploadId>"
+                                f"</InitiateMultipartUploadResult>").encode(), "application/xml")
+        elif handler.command == "PUT" and "uploadId" in query_of(url):
+            query = query_of(url)
+            uploads[query["uploadId"][0]][int(query["partNumber"][0])] = data
+            handler._send(200, b"", "application/xml",
+                          [("ETag", '"' + hashlib.md5(data).hexdigest() + '"')])
+        elif handler.command == "POST" and "uploadId" in query_of(url):
+            parts = uploads.pop(query_of(url)["uploadId"][0])
+            objects[key] = b"".join(parts[n] for n in sorted(parts))
+            handler._send(200, (f"<CompleteMultipartUploadResult><Key>{key}</Key><ETag>\"x\"</ETag>"
+                                f"</CompleteMultipartUploadResult>").encode(), "application/xml")
         elif handler.command == "PUT":
             objects[key] = data
             handler._send(200, b"", "application/xml",
                           [("ETag", '"' + hashlib.md5(data).hexdigest() + '"')])
         elif handler.command in ("GET", "HEAD") and key in objects:
             stored = objects[key]
-            handler._send(200, stored, "application/octet-stream",
-                          [("ETag", '"' + hashlib.md5(stored).hexdigest() + '"'),
-                           ("Last-Modified", "Mon, 07 Dec 2026 00:00:00 GMT")])
+            headers = [("ETag", '"' + hashlib.md5(stored).hexdigest() + '"'),
+                       ("Last-Modified", "Mon, 07 Dec 2026 00:00:00 GMT")]
+            ranged = handler.headers.get("Range", "")
+            if ranged.startswith("bytes="):
+                # The CLI reads a large object in ranges.
+                first, _, last = ranged[len("bytes="):].partition("-")
+                last = min(int(last) if last else len(stored) - 1, len(stored) - 1)
+                part = stored[int(first):last + 1]
+                handler._send(206, part, "application/octet-stream",
+                              headers + [("Content-Range", f"bytes {first}-{last}/{len(stored)}")])
+            else:
+                handler._send(200, stored, "application/octet-stream", headers)
         else:
             handler._send(404, b"<Error><Code>NoSuchKey</Code></Error>", "application/xml")
         return True
@@ -277,6 +310,26 @@ def test_aws_cli_uploads_and_downloads_through_the_proxy(proxy, origin, tmp_path
     assert_origin_saw_no_placeholder(origin)
     lines = proxy.wait_for_log(lambda l: l.get("method") == "GET" and l.get("status") == 200)
     assert lines[0]["secrets"] == [NAME]
+
+
+def test_aws_cli_multipart_upload_and_ranged_download(proxy, origin, tmp_path):
+    # Above the CLI's 8 MB threshold: CreateMultipartUpload, UploadPart (a query-string
+    # request signed in its header), CompleteMultipartUpload, then ranged GETs.
+    data = os.urandom(19 * 1024 * 1024 + 7)
+    source, back = tmp_path / "big.bin", tmp_path / "big-down.bin"
+    source.write_bytes(data)
+    env = sandbox_env(proxy, tmp_path)
+    endpoint = f"https://{S3}:{origin.port}"
+    for args in (["s3", "cp", str(source), "s3://bucket/big.bin"],
+                 ["s3", "cp", "s3://bucket/big.bin", str(back)]):
+        run = subprocess.run([AWS_CLI, "--endpoint-url", endpoint, *args], env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stdout + run.stderr
+    assert back.read_bytes() == data
+    methods = [(r["method"], "uploadId" in r["path"], "Range" in dict(r["headers"]))
+               for r in origin.requests]
+    assert ("PUT", True, False) in methods and ("GET", False, True) in methods
+    assert_origin_saw_no_placeholder(origin)
 
 
 def test_boto3_hashed_and_streaming_uploads(proxy, origin, objects, tmp_path):
