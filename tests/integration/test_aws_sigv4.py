@@ -9,13 +9,16 @@ import hashlib
 import hmac
 import os
 import secrets as random_tokens
+import shutil
 import subprocess
+import tempfile
 import urllib.parse
 
 import pytest
 
 from osftest import Proxy, TestCA, Upstream
 from osftest.clients import body_of, curl, status_of
+from osftest.nginx import Nginx
 
 botocore = pytest.importorskip("botocore")
 import boto3  # noqa: E402
@@ -295,6 +298,47 @@ def assert_origin_saw_no_placeholder(origin):
         assert PLACEHOLDER_KEY_ID.encode() not in raw
 
 
+def streamed_upload(port, key, data, body_file):
+    """A STREAMING-AWS4-HMAC-SHA256-PAYLOAD upload signed with the placeholders, as
+    curl arguments (the body in `body_file`): botocore signs the head (the seed);
+    the chunks are signed here in the chain, as the SDKs that stream do, 64 KiB
+    each plus a short one."""
+    amz_date = "20261207T000000Z"
+    chunks = [data[i:i + 65536] for i in range(0, len(data), 65536)] + [b""]
+    encoded_length = sum(len(f"{len(c):x};chunk-signature=") + 64 + 4 + len(c) for c in chunks)
+    headers = {"Host": f"{S3}:{port}", "X-Amz-Date": amz_date,
+               "X-Amz-Content-SHA256": "STREAMING-AWS4-HMAC-SHA256-PAYLOAD",
+               "Content-Encoding": "aws-chunked", "Content-Length": str(encoded_length),
+               "X-Amz-Decoded-Content-Length": str(len(data))}
+    request = botocore.awsrequest.AWSRequest(
+        method="PUT", url=f"https://{S3}:{port}/bucket/{key}", headers=dict(headers))
+    request.context["timestamp"] = amz_date
+    signer = botocore.auth.S3SigV4Auth(
+        botocore.credentials.Credentials(PLACEHOLDER_KEY_ID, PLACEHOLDER_SECRET), "s3", REGION)
+    signed = sorted(h.lower() for h in headers)
+    canonical = signer.canonical_request(request)
+    seed = signer.signature(signer.string_to_sign(request, canonical), request)
+    signing_key = ("AWS4" + PLACEHOLDER_SECRET).encode()
+    for part in (amz_date[:8], REGION, "s3", "aws4_request"):
+        signing_key = hmac.new(signing_key, part.encode(), hashlib.sha256).digest()
+    body, previous = b"", seed
+    for chunk in chunks:
+        to_sign = "\n".join(["AWS4-HMAC-SHA256-PAYLOAD", amz_date,
+                             f"{amz_date[:8]}/{REGION}/s3/aws4_request", previous,
+                             hashlib.sha256(b"").hexdigest(), hashlib.sha256(chunk).hexdigest()])
+        previous = hmac.new(signing_key, to_sign.encode(), hashlib.sha256).hexdigest()
+        body += f"{len(chunk):x};chunk-signature={previous}\r\n".encode() + chunk + b"\r\n"
+    assert len(body) == encoded_length
+    body_file.write_bytes(body)
+    authorization = (f"AWS4-HMAC-SHA256 Credential={PLACEHOLDER_KEY_ID}/{amz_date[:8]}/{REGION}/"
+                     f"s3/aws4_request, SignedHeaders={';'.join(signed)}, Signature={seed}")
+    args = ["-X", "PUT", "--data-binary", f"@{body_file}", "-H", f"Authorization: {authorization}"]
+    for name in ("X-Amz-Date", "X-Amz-Content-SHA256", "Content-Encoding",
+                 "X-Amz-Decoded-Content-Length"):
+        args += ["-H", f"{name}: {headers[name]}"]
+    return body, args
+
+
 def test_aws_cli_uploads_and_downloads_through_the_proxy(proxy, origin, tmp_path):
     data = os.urandom(6 * 1024 * 1024 + 123)
     source, back = tmp_path / "up.bin", tmp_path / "down.bin"
@@ -338,63 +382,31 @@ def test_boto3_hashed_and_streaming_uploads(proxy, origin, objects, tmp_path):
     client.put_object(Bucket="bucket", Key="hashed", Body=b"hashed body " * 1000)
     assert client.get_object(Bucket="bucket", Key="hashed")["Body"].read() == b"hashed body " * 1000
 
-    # STREAMING-AWS4-HMAC-SHA256-PAYLOAD: botocore signs the head (the
-    # placeholder seed); its chunks are signed here in the chain, as the SDKs
-    # that stream do. 3 MiB in 64 KiB chunks plus a short one.
+    # A streaming upload, chunk signatures re-computed by the proxy (3 MiB).
     data = os.urandom(3 * 1024 * 1024 + 1000)
-    amz_date = "20261207T000000Z"
-    chunks = [data[i:i + 65536] for i in range(0, len(data), 65536)] + [b""]
-    encoded_length = sum(len(f"{len(c):x};chunk-signature=") + 64 + 4 + len(c) for c in chunks)
-    headers = {"Host": f"{S3}:{origin.port}", "X-Amz-Date": amz_date,
-               "X-Amz-Content-SHA256": "STREAMING-AWS4-HMAC-SHA256-PAYLOAD",
-               "Content-Encoding": "aws-chunked", "Content-Length": str(encoded_length),
-               "X-Amz-Decoded-Content-Length": str(len(data))}
-    request = botocore.awsrequest.AWSRequest(
-        method="PUT", url=f"https://{S3}:{origin.port}/bucket/streamed", headers=dict(headers))
-    request.context["timestamp"] = amz_date
-    signer = botocore.auth.S3SigV4Auth(
-        botocore.credentials.Credentials(PLACEHOLDER_KEY_ID, PLACEHOLDER_SECRET), "s3", REGION)
-    signed = sorted(h.lower() for h in headers)
-    canonical = signer.canonical_request(request)
-    seed = signer.signature(signer.string_to_sign(request, canonical), request)
-    key = ("AWS4" + PLACEHOLDER_SECRET).encode()
-    for part in (amz_date[:8], REGION, "s3", "aws4_request"):
-        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
-    body, previous = b"", seed
-    for chunk in chunks:
-        to_sign = "\n".join(["AWS4-HMAC-SHA256-PAYLOAD", amz_date,
-                             f"{amz_date[:8]}/{REGION}/s3/aws4_request", previous,
-                             hashlib.sha256(b"").hexdigest(), hashlib.sha256(chunk).hexdigest()])
-        previous = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
-        body += f"{len(chunk):x};chunk-signature={previous}\r\n".encode() + chunk + b"\r\n"
-    assert len(body) == encoded_length
     body_file = tmp_path / "streamed.body"
-    body_file.write_bytes(body)
-    authorization = (f"AWS4-HMAC-SHA256 Credential={PLACEHOLDER_KEY_ID}/{amz_date[:8]}/{REGION}/"
-                     f"s3/aws4_request, SignedHeaders={';'.join(signed)}, Signature={seed}")
-    args = ["-X", "PUT", "--data-binary", f"@{body_file}", "-H", f"Authorization: {authorization}"]
-    for name in ("X-Amz-Date", "X-Amz-Content-SHA256", "Content-Encoding",
-                 "X-Amz-Decoded-Content-Length"):
-        args += ["-H", f"{name}: {headers[name]}"]
+    body, args = streamed_upload(origin.port, "streamed", data, body_file)
     res = curl(proxy, f"https://{S3}:{origin.port}/bucket/streamed", *args, timeout=60)
     assert status_of(res) == 200, res.stdout + res.stderr
     assert client.get_object(Bucket="bucket", Key="streamed")["Body"].read() == data
 
-    # The same body with one chunk's data changed: refused, never stored.
-    tampered = bytearray(body)
-    tampered[body.index(b"\r\n") + 10] ^= 1
-    body_file.write_bytes(bytes(tampered))
-    res = curl(proxy, f"https://{S3}:{origin.port}/bucket/tampered", "--http1.1", *args,
-               timeout=60)
-    assert status_of(res) == 403, res.stdout + res.stderr
-    line = proxy.wait_for_log(lambda l: l.get("path") == "/bucket/tampered")[0]
-    assert line["refusedBy"] == "aws-signature-not-placeholder"
-    # Over HTTP/2 the stream is ended while the client still sends (the answer
-    # may not reach it first); the line says why all the same.
-    curl(proxy, f"https://{S3}:{origin.port}/bucket/tampered-h2", "--http2", *args, timeout=60)
-    line = proxy.wait_for_log(lambda l: l.get("path") == "/bucket/tampered-h2")[0]
-    assert line["refusedBy"] == "aws-signature-not-placeholder" and line["http"] == "2"
-    assert "/bucket/tampered" not in objects and "/bucket/tampered-h2" not in objects
+    # A body with one chunk's data changed after signing: the head verifies, the
+    # chunk does not; refused (the answer says which), never stored.
+    for key, version in (("tampered", "--http1.1"), ("tampered-h2", "--http2")):
+        body, args = streamed_upload(origin.port, key, data, body_file)
+        tampered = bytearray(body)
+        tampered[body.index(b"\r\n") + 10] ^= 1
+        body_file.write_bytes(bytes(tampered))
+        res = curl(proxy, f"https://{S3}:{origin.port}/bucket/{key}", version, *args, timeout=60)
+        if version == "--http1.1":
+            assert status_of(res) == 403, res.stdout + res.stderr
+            assert "a chunk's signature does not verify" in res.stdout
+        # Over HTTP/2 the stream is ended while the client still sends (the answer
+        # may not reach it first); the line says why all the same.
+        line = proxy.wait_for_log(lambda l: l.get("path") == f"/bucket/{key}")[0]
+        assert line["refusedBy"] == "aws-signature-not-placeholder"
+        assert line.get("http") == ("2" if version == "--http2" else None)
+        assert f"/bucket/{key}" not in objects
     assert_origin_saw_no_placeholder(origin)
 
 
@@ -493,3 +505,31 @@ def test_session_token_replaced_in_headers_and_presigned_urls(tmp_path, ca, orig
             assert PLACEHOLDER_TOKEN.encode() not in raw
             assert b"a-token-of-its-own" not in raw
         assert_no_real_value(proxy)
+
+
+def test_streaming_upload_to_an_http2_origin(tmp_path, ca):
+    # nginx speaks HTTP/2 to the proxy (the upstream leg that may stream a body
+    # beside its answer): a re-signed streaming body goes whole, and a chunk
+    # that fails its check is still a refusal with its reason.
+    directory = tempfile.mkdtemp(prefix="osf-aws-nginx-")
+    try:
+        with Nginx(ca, [S3], directory, http2=True,
+                   locations='location / { return 200 "stored\\n"; }') as nginx, \
+                start_proxy(str(tmp_path / "proxy"), ca) as proxy:
+            body, args = streamed_upload(nginx.port, "h2", os.urandom(300_000),
+                                         tmp_path / "h2.body")
+            res = curl(proxy, f"https://{S3}:{nginx.port}/bucket/h2", "--http2", *args)
+            assert status_of(res) == 200, res.stdout + res.stderr
+            assert [r["protocol"] for r in nginx.requests_for(lambda r: r["uri"] == "/bucket/h2")] \
+                == ["HTTP/2.0"]
+            body, args = streamed_upload(nginx.port, "h2-tampered", os.urandom(300_000),
+                                         tmp_path / "h2.body")
+            tampered = bytearray(body)
+            tampered[body.index(b"\r\n") + 10] ^= 1
+            (tmp_path / "h2.body").write_bytes(bytes(tampered))
+            # HTTP/2 from the client, so that the proxy speaks HTTP/2 to nginx too.
+            curl(proxy, f"https://{S3}:{nginx.port}/bucket/h2-tampered", "--http2", *args)
+            line = proxy.wait_for_log(lambda l: l.get("path") == "/bucket/h2-tampered")[0]
+            assert line["refusedBy"] == "aws-signature-not-placeholder"
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)

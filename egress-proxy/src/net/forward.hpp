@@ -405,7 +405,9 @@ boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
     // line is never folded, however the exchange ends (log/refusal_folding.hpp).
     leg.ex.rec.reached_upstream = true;
     if constexpr (std::is_same_v<Up, H2UpstreamStream>) {
-        if (leg.out.streamed && !mcp) {
+        // A body rewritten as it streams (AWS chunk signatures) goes whole first,
+        // so that a chunk that fails its check is answered as a refusal.
+        if (leg.out.streamed && !mcp && !leg.out.body_transform) {
             using namespace boost::asio::experimental::awaitable_operators;
             co_return co_await (send_body_beside_answer(leg) &&
                                 relay_upstream_answer(leg, mcp, mcp_host, sent_at));
