@@ -86,6 +86,20 @@ Resigning resign(std::span<const AwsKeys> secrets, const RequestToSign& request)
                               "AWS Signature Version 2 is not signed again: sign with Signature "
                               "Version 4 (boto3: Config(signature_version=\"s3v4\"))");
         }
+        // Another version of AWS signature (SigV2, SigV4a) to a bound host is a credential
+        // of the sandbox's own there: never signed again, so never let through.
+        const bool other_version =
+            v2_id || query_parameter(query, "X-Amz-Algorithm") ||
+            std::any_of(authorizations.begin(), authorizations.end(), [](std::string_view value) {
+                while (value.starts_with(' '))
+                    value.remove_prefix(1);
+                return value.starts_with("AWS ") || value.starts_with("AWS4-ECDSA-P256-SHA256");
+            });
+        if (bound && other_version)
+            return refuse(bound, RefusalReason::aws_signature_unsupported,
+                          "an AWS signature of another version (SigV2, SigV4a) to a host of the "
+                          "AWS secret " +
+                              bound->name + ": only Signature Version 4 is signed again");
         return {};
     }
 
