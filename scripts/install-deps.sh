@@ -14,6 +14,8 @@ packages=(
   # tests: real clients and servers
   curl openssl ca-certificates python3 python3-pytest python3-websockets
   python3-yaml python3-cryptography python3-h2 python3-grpcio nodejs jq iproute2 util-linux
+  # tests: AWS clients signing with SigV4 (the proxy re-signs their requests)
+  awscli python3-boto3
   # tests: an HTTP/2 origin (started by the tests themselves, never as a service)
   nginx-light
   bubblewrap buildah

@@ -5,6 +5,7 @@ namespace osf::spec_detail {
 
 // The JSON Schema checks each section alone; these rules span two.
 void check_cross_section(const nlohmann::json& document, const SpecCheck& check) {
+    check_aws_cross_section(document, check);
     const auto env = document.find("env");
     const auto secrets = document.find("secrets");
     if (env == document.end() || secrets == document.end()) return;

@@ -27,9 +27,14 @@ void check_secrets(const nlohmann::json& value, const SpecCheck& check, Spec& sp
                            "egress proxy; choose another name");
             good = false;
         }
+        if (ref.is_object() && ref.contains("kind")) {
+            if (good) check_aws_secret(ref, at, name, check, spec);
+            continue;
+        }
         if (!ref.is_string()) {
             check.fail(at, "must be a string \"ref:env/<NAME>\", \"ref:file/<name>\" or "
-                           "\"ref:openbao/<path>\"; got " +
+                           "\"ref:openbao/<path>\", or an AWS secret {\"kind\": \"aws\", ...}; "
+                           "got " +
                                describe_type(ref));
             continue;
         }

@@ -26,6 +26,9 @@ void check_memory(const nlohmann::json& value, const SpecCheck& check, Spec& spe
 void check_env(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_egress(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_secrets(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+// One `secrets` member of kind "aws" at `at` (spec_aws_secret.cpp); reads spec.egress.
+void check_aws_secret(const nlohmann::json& value, const std::string& at, const std::string& name,
+                      const SpecCheck& check, Spec& spec);
 void check_mcp(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 // The workload's hardening and storage (spec_hardening.cpp).
 void check_storage(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
@@ -57,6 +60,8 @@ std::string dns_subdomain_rule();
 
 // Rules across sections that the JSON Schema cannot state.
 void check_cross_section(const nlohmann::json& document, const SpecCheck& check);
+// The AWS secret's rules across `secrets` and `env` (spec_aws_secret.cpp).
+void check_aws_cross_section(const nlohmann::json& document, const SpecCheck& check);
 
 // Unknown members of `object` at `path`, with the closest known name suggested.
 void check_known_fields(const nlohmann::json& object, const std::string& path,

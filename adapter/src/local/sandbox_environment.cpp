@@ -1,5 +1,6 @@
 #include "local/sandbox_environment.hpp"
 
+#include "sandbox/aws_environment.hpp"
 #include "sandbox/sandbox_paths.hpp"
 
 #include <set>
@@ -10,6 +11,8 @@ Environment sandbox_environment(const sandbox::SandboxRequest& request) {
     Environment ours;
     for (const auto& [name, ref] : request.spec.secrets)
         ours.emplace_back(name, osf::secret_placeholder(name));
+    for (const auto& [name, value] : sandbox::aws_placeholder_variables(request.spec))
+        ours.emplace_back(name, value);
     for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
         ours.emplace_back(name, kSandboxProxyUrl);
     for (const char* name : {"NO_PROXY", "no_proxy"})

@@ -29,7 +29,17 @@ void add_unique(std::vector<std::string>& list, const std::string& item) {
 SecretPlanResult plan_secrets(const osf::Spec& spec, const Settings& settings,
                               const EnvLookup& getenv, const FileExists& file_exists) {
     SecretPlanResult result;
-    for (const auto& [name, ref] : spec.secrets) {
+    // Every reference: the plain secrets', and each of an AWS secret's ("NAME.accessKeyId").
+    std::vector<std::pair<std::string, const osf::SecretRef*>> refs;
+    for (const auto& [name, ref] : spec.secrets)
+        refs.emplace_back(name, &ref);
+    for (const auto& [name, aws] : spec.aws_secrets) {
+        refs.emplace_back(name + ".accessKeyId", &aws.access_key_id);
+        refs.emplace_back(name + ".secretAccessKey", &aws.secret_access_key);
+        if (aws.session_token) refs.emplace_back(name + ".sessionToken", &*aws.session_token);
+    }
+    for (const auto& [name, ref_pointer] : refs) {
+        const osf::SecretRef& ref = *ref_pointer;
         const std::string where = "secret " + name + " (" + ref.text + "): ";
         switch (ref.kind) {
         case osf::SecretRef::Kind::Env: {

@@ -80,6 +80,11 @@ enum class RefusalReason : std::uint8_t {
     mcp_upgrade,         // an upgrade (WebSocket, h2c...) asked of an MCP endpoint
     secret_cleartext,    // a secret placeholder on a plain-HTTP request
     secret_echo,         // an answer head echoing a secret where it cannot be masked
+    // An AWS SigV4 request to an AWS secret's host not signed with its
+    // placeholder credentials (another key, a bad signature, another session token).
+    aws_signature_not_placeholder,
+    aws_scope_not_allowed,     // the placeholder credentials off their hosts, regions, services
+    aws_signature_unsupported, // a SigV4 form the proxy cannot sign again (a body it would hash)
 };
 
 // `error` values the proxy writes (the schema accepts any lower-case-hyphen
@@ -139,6 +144,12 @@ constexpr std::string_view to_string(RefusalReason r) noexcept {
         return "secret-cleartext";
     case RefusalReason::secret_echo:
         return "secret-echo";
+    case RefusalReason::aws_signature_not_placeholder:
+        return "aws-signature-not-placeholder";
+    case RefusalReason::aws_scope_not_allowed:
+        return "aws-scope-not-allowed";
+    case RefusalReason::aws_signature_unsupported:
+        return "aws-signature-unsupported";
     }
     return {};
 }
@@ -178,7 +189,7 @@ constexpr std::string_view to_string(ErrorKind e) noexcept {
 // from its list, or named by no to_string case, does not compile.
 inline constexpr std::array<Outcome, 3> all_outcomes = {Outcome::allowed, Outcome::refused,
                                                         Outcome::error};
-inline constexpr std::array<RefusalReason, 12> all_refusal_reasons = {
+inline constexpr std::array<RefusalReason, 15> all_refusal_reasons = {
     RefusalReason::host_not_allowed,
     RefusalReason::port_not_allowed,
     RefusalReason::bad_host,
@@ -190,7 +201,10 @@ inline constexpr std::array<RefusalReason, 12> all_refusal_reasons = {
     RefusalReason::limit,
     RefusalReason::mcp_upgrade,
     RefusalReason::secret_cleartext,
-    RefusalReason::secret_echo};
+    RefusalReason::secret_echo,
+    RefusalReason::aws_signature_not_placeholder,
+    RefusalReason::aws_scope_not_allowed,
+    RefusalReason::aws_signature_unsupported};
 inline constexpr std::array<ErrorKind, 12> all_error_kinds = {ErrorKind::dns,
                                                               ErrorKind::upstream_connect,
                                                               ErrorKind::upstream_tls,

@@ -30,6 +30,18 @@ struct SecretRef {
     std::string text;   // the reference as written, for messages
 };
 
+// One `secrets` value of kind "aws": credentials the proxy signs AWS
+// Signature Version 4 requests with, in place of the placeholder credentials
+// the sandbox holds (osf/aws_placeholder.hpp).
+struct AwsSecret {
+    SecretRef access_key_id;
+    SecretRef secret_access_key;
+    std::optional<SecretRef> session_token;
+    std::vector<std::string> regions;  // as written ("us-east-1")
+    std::vector<std::string> services; // signing names ("s3", "bedrock")
+    std::vector<std::string> hosts;    // lower case; "*.domain" for its subdomains
+};
+
 // One `mcp` entry. The URL is split for matching; `host` is normalised like
 // egress hosts, `port` is explicit or the scheme's default, `path` is never
 // empty ("/" at least).
@@ -70,6 +82,7 @@ struct Spec {
     std::map<std::string, std::string> env;
     std::vector<EgressRule> egress;
     std::map<std::string, SecretRef> secrets;
+    std::map<std::string, AwsSecret> aws_secrets; // `secrets` members of kind "aws"
     std::vector<McpServer> mcp;
     // Hardening and storage (sandbox-kubernetes only; the proxy ignores them).
     std::optional<SandboxUser> user;    // `user`

@@ -2,6 +2,8 @@
 
 #include "config/upstream_tls.hpp"
 #include "osf/whole_file.hpp"
+#include "secrets/aws_secret_loader.hpp"
+#include "secrets/http_get.hpp"
 
 #include <boost/system/system_error.hpp>
 #include <charconv>
@@ -90,10 +92,12 @@ std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const G
     source_env.extra_ca_bundle = options.upstream_ca;
     auto loaded = secrets::SecretStore::load(spec, source_env);
     if (!loaded.error.empty()) return loaded.error;
+    auto aws = secrets::load_aws_secrets(spec, source_env, secrets::http_get);
+    if (!aws.error.empty()) return aws.error;
 
     auto rules = make_egress_rules(*text, std::move(spec), std::move(aliases), options.limits, 0);
     return ProxyConfig{std::move(options), std::move(rules), std::move(loaded.store),
-                       std::move(upstream_tls)};
+                       std::move(upstream_tls), std::move(aws.keys)};
 }
 
 } // namespace osf::config

@@ -12,6 +12,7 @@
 #include "osf/spec.hpp"
 #include "policy/policy.hpp"
 #include "secrets/secret_store.hpp"
+#include "secrets/sigv4_resigning.hpp"
 
 #include <boost/asio/ssl/context.hpp>
 #include <chrono>
@@ -62,6 +63,8 @@ struct ProxyConfig {
     // by every upstream connection (OpenSSL allows SSL_new on one SSL_CTX from
     // any thread); hostname and SNI are set per connection (net/upstream.cpp).
     std::shared_ptr<boost::asio::ssl::context> upstream_tls;
+    // The AWS secrets: requests signed with their placeholders are signed again.
+    std::vector<secrets::sigv4::AwsKeys> aws;
 
     const Limits& limits() const { return options.limits; }
 };

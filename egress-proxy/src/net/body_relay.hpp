@@ -88,19 +88,28 @@ boost::beast::error_code parse_arrived(In& in, boost::beast::flat_buffer& buffer
     }
 }
 
+// Rewrites a body as it streams (AWS chunk signatures): appends to `out` what
+// to send for the bytes `in`; `last` with the body's last bytes. False: the
+// body must go no further (the transform keeps why).
+using BodyTransform = std::function<bool(std::string_view in, bool last, std::string& out)>;
+
 // Moves a body from `in` to `out` as it arrives (the Beast relay pattern), through
 // `chunk`, framed by `framer` (whose head goes with the first piece if it has
 // not gone yet). Returns {error, true if the error was on the reading side}.
 // `before_last_write` runs once the whole body is read, before the write that
 // completes it. `prefilled`: `p` has already parsed a first piece into `chunk`
 // (its body's size is the room left), which goes out without another read.
+// `transform`, when given, rewrites each piece before it goes (a failure is
+// reported as a malformed message on the reading side).
 template <bool isRequest, class Out, class In>
 boost::asio::awaitable<std::pair<boost::beast::error_code, bool>>
 relay_body(Out& out, In& in, boost::beast::flat_buffer& in_buffer,
            boost::beast::http::parser<isRequest, boost::beast::http::buffer_body>& p,
            MessageFramer& framer, RelayBuffer& chunk, bool prefilled, std::chrono::seconds idle,
-           std::uint64_t& bytes, const std::function<void()>& before_last_write = {}) {
+           std::uint64_t& bytes, const std::function<void()>& before_last_write = {},
+           const BodyTransform* transform = nullptr) {
     namespace http = boost::beast::http;
+    std::string transformed;
     do {
         if (prefilled) {
             prefilled = false;
@@ -127,9 +136,16 @@ relay_body(Out& out, In& in, boost::beast::flat_buffer& in_buffer,
         bytes += size;
         if (p.is_done() && before_last_write) before_last_write();
         if (framer.done()) break; // a bodiless message: its head was all
+        std::string_view piece(chunk.data(), size);
+        if (transform) {
+            transformed.clear();
+            if (!(*transform)(piece, p.is_done(), transformed))
+                co_return std::pair{boost::beast::error_code(http::error::bad_chunk), true};
+            piece = transformed;
+        }
         expire_in(out, idle);
-        auto [wec, wn] = co_await boost::asio::async_write(
-            out, framer.next(std::string_view(chunk.data(), size), p.is_done()), use_tuple);
+        auto [wec, wn] =
+            co_await boost::asio::async_write(out, framer.next(piece, p.is_done()), use_tuple);
         if (wec) co_return std::pair{wec, false};
     } while (!p.is_done());
     co_return std::pair{boost::beast::error_code{}, false};

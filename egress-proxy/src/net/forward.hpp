@@ -60,8 +60,17 @@ boost::asio::awaitable<bool> send_request(ExchangeLeg<Client, Up>& leg, ForwardR
         RelayBuffer chunk;
         auto [ec, client_side] =
             co_await relay_body(leg.up, leg.client, leg.client_buffer, *out.streamed, framer, chunk,
-                                false, ex.ctx.config.limits().idle_timeout, ex.rec.bytes_up);
+                                false, ex.ctx.config.limits().idle_timeout, ex.rec.bytes_up, {},
+                                out.body_transform ? &out.body_transform : nullptr);
         hec = ec;
+        if (ec && client_side && !out.body_refusal.empty()) {
+            // The upstream connection is dropped unfinished: the origin never
+            // gets the rest of a body the proxy could not sign again.
+            ex.client_keep = false;
+            co_await refuse(leg.client, ex, http::status::forbidden,
+                            RefusalReason::aws_signature_not_placeholder, out.body_refusal);
+            co_return false;
+        }
         if (ec && client_side && is_over_ceiling(ec)) {
             ex.client_keep = false;
             co_await refuse(leg.client, ex, http::status::payload_too_large, RefusalReason::limit,
@@ -373,9 +382,9 @@ boost::asio::awaitable<void> send_body_beside_answer(ExchangeLeg<Client, H2Upstr
     auto [ec, n] = co_await boost::asio::async_write(leg.up, framer.next({}, false), use_tuple);
     if (!ec) {
         RelayBuffer chunk;
-        auto [rec, client_side] =
-            co_await relay_body(leg.up, leg.client, leg.client_buffer, *leg.out.streamed, framer,
-                                chunk, false, idle, ex.rec.bytes_up);
+        auto [rec, client_side] = co_await relay_body(
+            leg.up, leg.client, leg.client_buffer, *leg.out.streamed, framer, chunk, false, idle,
+            ex.rec.bytes_up, {}, leg.out.body_transform ? &leg.out.body_transform : nullptr);
         ec = rec;
     }
     if (ec) leg.up.abandon();
@@ -396,7 +405,9 @@ boost::asio::awaitable<ForwardResult> forward(ExchangeLeg<Client, Up> leg,
     // line is never folded, however the exchange ends (log/refusal_folding.hpp).
     leg.ex.rec.reached_upstream = true;
     if constexpr (std::is_same_v<Up, H2UpstreamStream>) {
-        if (leg.out.streamed && !mcp) {
+        // A body rewritten as it streams (AWS chunk signatures) goes whole first,
+        // so that a chunk that fails its check is answered as a refusal.
+        if (leg.out.streamed && !mcp && !leg.out.body_transform) {
             using namespace boost::asio::experimental::awaitable_operators;
             co_return co_await (send_body_beside_answer(leg) &&
                                 relay_upstream_answer(leg, mcp, mcp_host, sent_at));

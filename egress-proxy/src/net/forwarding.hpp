@@ -7,7 +7,9 @@
 
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
+#include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace osf::net {
@@ -19,6 +21,10 @@ struct OutgoingRequest {
     std::optional<boost::beast::http::request_parser<boost::beast::http::buffer_body>> streamed;
     bool head = false;
     bool websocket = false;
+    // Rewrites the streamed body (AWS chunk signatures); when it refuses,
+    // `body_refusal` holds why (no secret) and the body goes no further.
+    std::function<bool(std::string_view, bool, std::string&)> body_transform;
+    std::string body_refusal;
 };
 
 struct ForwardResult {

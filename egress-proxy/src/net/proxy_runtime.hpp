@@ -14,6 +14,7 @@
 #include "log/refusal_folding.hpp"
 #include "mcp/session_registry.hpp"
 #include "policy/announced_endpoints.hpp"
+#include "secrets/aws_secret_loader.hpp"
 #include "secrets/written_forms.hpp"
 
 #include <atomic>
@@ -43,7 +44,7 @@ struct ProxyRuntime {
     std::unique_ptr<log::EgressLogWriter> log;
     admin::Metrics metrics;
     // Every form of a secret written for this sandbox: answers are masked against all.
-    secrets::WrittenForms written_forms{config.secrets};
+    secrets::WrittenForms written_forms{config.secrets, secrets::aws_written_forms(config.aws)};
     // The 2024-11-05 HTTP+SSE transport: tools/list ids and refusals per session.
     std::shared_ptr<mcp::SessionRegistry> mcp_sessions = std::make_shared<mcp::SessionRegistry>();
     // Endpoints MCP servers announced on their event streams: MCP

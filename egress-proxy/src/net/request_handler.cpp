@@ -9,16 +9,19 @@
 #include "mcp/legacy_transport.hpp"
 #include "mcp/routing_headers.hpp"
 #include "mcp/session_registry.hpp"
+#include "net/aws_signing.hpp"
 #include "net/exchange.hpp"
 #include "net/forward.hpp"
 #include "net/http_messages.hpp"
 #include "net/local_reply.hpp"
 #include "net/proxy_runtime.hpp"
 #include "net/worker.hpp"
+#include "secrets/sigv4_chunks.hpp"
 #include "text/ascii.hpp"
 
 #include <algorithm>
 #include <boost/beast/core/string.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -196,6 +199,57 @@ read_mcp_request(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
     co_return std::nullopt;
 }
 
+// An AWS request whose signature covers its body's hash without stating it
+// (services other than S3): the body is read whole (bounded), hashed, and the
+// request signed again. Returns nullopt when it goes on upstream (in `out`),
+// otherwise whether the client connection may go on after the proxy's answer.
+template <class Stream>
+asio::awaitable<std::optional<bool>>
+read_aws_signed_body(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
+                     const std::string& host, OutgoingRequest& out) {
+    auto& ctx = s.ctx;
+    http::request_parser<http::string_body> sp{std::move(head)};
+    sp.body_limit(secrets::sigv4::max_hashed_body);
+    auto checked_head = sp.get().base();
+    expire_in(s.stream, ctx.config.limits().idle_timeout);
+    auto [ec, n] = co_await http::async_read(s.stream, s.buffer, sp, use_tuple);
+    if (ec == http::error::body_limit) {
+        ex.client_keep = false;
+        co_return co_await refuse(s.stream, ex, http::status::payload_too_large,
+                                  RefusalReason::limit,
+                                  "an AWS request body signed by its hash over " +
+                                      std::to_string(secrets::sigv4::max_hashed_body) + " bytes");
+    }
+    if (ec && is_malformed_message(ec)) {
+        ex.client_keep = false;
+        co_return co_await refuse(s.stream, ex, http::status::bad_request,
+                                  RefusalReason::bad_request,
+                                  "malformed request body: " + ec.message());
+    }
+    if (ec) {
+        ex.finish_error(client_error(ec), 0);
+        co_return false;
+    }
+    auto message = sp.release();
+    if (restore_checked_head(message, std::move(checked_head))) {
+        ex.client_keep = false;
+        co_return co_await refuse(s.stream, ex, http::status::bad_request,
+                                  RefusalReason::bad_request,
+                                  "trailer fields on an AWS request signed by its body's hash");
+    }
+    // Framed as it will be sent before it is signed: what is signed is what goes.
+    message.prepare_payload();
+    const auto hash = secrets::sigv4::sha256_hex(message.body());
+    auto resigned = resign_aws_request(ctx.config.aws, message.base(), host, true, hash);
+    if (resigned.refused || !resigned.changes())
+        co_return co_await refuse(
+            s.stream, ex, http::status::forbidden,
+            resigned.refused.value_or(RefusalReason::aws_signature_not_placeholder),
+            resigned.refused ? resigned.detail : "the request was not signed again");
+    out.buffered.emplace(std::move(message));
+    co_return std::nullopt;
+}
+
 // Forwards on a pooled connection if one is idle; once more on a fresh one if
 // the pooled connection turns out closed before any answer.
 template <class Stream>
@@ -300,6 +354,32 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
     req.target(plan.target);
     if (plan.host_field) req.set(http::field::host, *plan.host_field);
     req.version(11);
+    std::optional<secrets::sigv4::ChunkSigning> aws_chunks;
+    bool aws_hash_body = false; // signed again once the body is read and hashed
+    if (plan.substitute_secrets && !ctx.config.aws.empty()) {
+        auto resigned = resign_aws_request(ctx.config.aws, req.base(), plan.host, has_body);
+        aws_hash_body = resigned.needs_body_hash;
+        if (resigned.keys) {
+            auto& names = ex.rec.secrets;
+            if (std::find(names.begin(), names.end(), resigned.keys->name) == names.end()) {
+                names.push_back(resigned.keys->name);
+                std::sort(names.begin(), names.end());
+            }
+        }
+        if (resigned.refused) {
+            ex.client_keep = ex.client_keep && !has_body;
+            co_return co_await refuse(s.stream, ex, http::status::forbidden, *resigned.refused,
+                                      resigned.detail);
+        }
+        // A signature made with the real key is a credential for that request.
+        if ((resigned.changes() || aws_hash_body) && !plan.upstream_tls) {
+            ex.client_keep = ex.client_keep && !has_body;
+            co_return co_await refuse(s.stream, ex, http::status::forbidden,
+                                      RefusalReason::secret_cleartext,
+                                      "an AWS request is signed again only on https:// requests");
+        }
+        aws_chunks = std::move(resigned.chunks);
+    }
     if (expect_continue && has_body) {
         http::response<http::empty_body> cont{http::status::continue_, 11};
         expire_in(s.stream, ctx.config.limits().idle_timeout);
@@ -309,9 +389,23 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
         if (auto done =
                 co_await read_mcp_request(s, ex, head, *plan.mcp, plan.target, has_body, out))
             co_return *done;
+    } else if (aws_hash_body) {
+        if (auto done = co_await read_aws_signed_body(s, ex, head, plan.host, out)) co_return *done;
     } else if (has_body) {
         out.streamed.emplace(std::move(head));
         out.streamed->body_limit(boost::none);
+        if (aws_chunks) {
+            auto resigner = std::make_shared<secrets::sigv4::ChunkResigner>(std::move(*aws_chunks));
+            out.body_transform = [resigner, &out](std::string_view in, bool last,
+                                                  std::string& sent) {
+                const bool fine = resigner->feed(in, sent) && (!last || resigner->done());
+                if (!fine)
+                    out.body_refusal = resigner->problem().empty()
+                                           ? "the body ended before its last chunk"
+                                           : resigner->problem();
+                return fine;
+            };
+        }
     } else {
         out.buffered.emplace(std::move(head.release().base()));
     }

@@ -19,8 +19,6 @@ std::string reference_text(const osf::SecretRef& ref) {
     return ref.target;
 }
 
-namespace {
-
 SourceResult read_source(const osf::SecretRef& ref, const SourceEnvironment& env,
                          const HttpGetter& get) {
     switch (ref.kind) {
@@ -33,8 +31,6 @@ SourceResult read_source(const osf::SecretRef& ref, const SourceEnvironment& env
     }
     return SourceResult::failure("unknown kind of reference");
 }
-
-} // namespace
 
 SecretStore::Loaded load_secrets(const osf::Spec& spec, const SourceEnvironment& env,
                                  const HttpGetter& get) {

@@ -18,6 +18,15 @@ WrittenForms::WrittenForms(const SecretStore& store, Limits limits)
     none_ = store.empty();
 }
 
+WrittenForms::WrittenForms(const SecretStore& store, std::span<const EchoForm> more)
+    : WrittenForms(store, Limits{}) {
+    for (const auto& form : more) {
+        forms_.push_back(form);
+        bytes_ += form_bytes(form);
+    }
+    none_ = none_ && more.empty();
+}
+
 bool WrittenForms::remember(std::span<const EchoForm> forms) {
     if (forms.empty()) return true;
     auto known = [this](const EchoForm& form) {

@@ -28,6 +28,9 @@ public:
 
     WrittenForms(const SecretStore& store, Limits limits);
     explicit WrittenForms(const SecretStore& store) : WrittenForms(store, Limits{}) {}
+    // With forms known from the start besides the store's values (the real
+    // AWS key ids and session tokens the proxy signs with).
+    WrittenForms(const SecretStore& store, std::span<const EchoForm> more);
 
     // Adds the forms not known yet (by their real text). False, with nothing
     // added, when they would not fit: the request that wrote them must not go.

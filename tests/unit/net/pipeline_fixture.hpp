@@ -122,7 +122,7 @@ inline std::shared_ptr<bool> spawn(asio::io_context& io, asio::awaitable<void> t
 struct Runtime {
     // An empty spec: nothing here admits requests (forward() is past admission).
     osf::config::ProxyConfig config{
-        {}, osf::config::make_egress_rules("{}", osf::Spec{}, {}, {}, 0), {}, nullptr};
+        {}, osf::config::make_egress_rules("{}", osf::Spec{}, {}, {}, 0), {}, nullptr, {}};
     std::filesystem::path log_path;
     std::optional<osf::net::ProxyRuntime> ctx;
 

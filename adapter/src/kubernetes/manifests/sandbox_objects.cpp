@@ -5,6 +5,7 @@
 #include "kubernetes/manifests/pod_security.hpp"
 #include "kubernetes/manifests/resources.hpp"
 #include "kubernetes/manifests/sandbox_storage.hpp"
+#include "sandbox/aws_environment.hpp"
 #include "sandbox/labels.hpp"
 
 #include <algorithm>
@@ -85,6 +86,8 @@ json sandbox_env(const sandbox::SandboxRequest& request) {
     std::vector<std::pair<std::string, std::string>> ours;
     for (const auto& [name, ref] : request.spec.secrets)
         ours.emplace_back(name, osf::secret_placeholder(name));
+    for (const auto& [name, value] : sandbox::aws_placeholder_variables(request.spec))
+        ours.emplace_back(name, value);
     if (needs_writable_home(request.spec) && !request.spec.env.count("HOME"))
         ours.emplace_back("HOME", kHomeDir);
     const std::string proxy = proxy_url(request.id);
@@ -242,6 +245,8 @@ std::string overlay_env_names(const sandbox::SandboxRequest& request) {
     for (const auto& [name, value] : request.spec.env)
         add(name);
     for (const auto& [name, ref] : request.spec.secrets)
+        add(name);
+    for (const auto& [name, value] : sandbox::aws_placeholder_variables(request.spec))
         add(name);
     return names;
 }

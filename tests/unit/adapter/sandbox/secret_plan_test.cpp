@@ -81,3 +81,26 @@ TEST_CASE("secret plan: an empty variable counts as unset") {
                                      Settings{}, lookup, exists);
     CHECK(result.errors.size() == 1);
 }
+
+TEST_CASE("secret plan: an AWS secret's references are planned like any secret's") {
+    osf::Spec spec;
+    spec.aws_secrets.emplace("AWS", osf::AwsSecret{ref(osf::SecretRef::Kind::Env, "KEY_ID"),
+                                                   ref(osf::SecretRef::Kind::File, "aws-secret"),
+                                                   ref(osf::SecretRef::Kind::Env, "MISSING"),
+                                                   {"us-east-1"},
+                                                   {"s3"},
+                                                   {"s3.amazonaws.com"}});
+    EnvLookup lookup = [](const std::string& name) -> std::optional<std::string> {
+        if (name == "OSF_SECRET_KEY_ID") return "AKIA...";
+        return std::nullopt;
+    };
+    Settings settings;
+    settings.secrets_dir = "/s";
+    FileExists exists = [](const std::string& path) { return path == "/s/aws-secret"; };
+    const auto result = plan_secrets(spec, settings, lookup, exists);
+    CHECK(result.plan.env_names == std::vector<std::string>{"KEY_ID"});
+    CHECK(result.plan.file_names == std::vector<std::string>{"aws-secret"});
+    REQUIRE(result.errors.size() == 1);
+    CHECK(result.errors[0] ==
+          "secret AWS.sessionToken (ref:env/MISSING): OSF_SECRET_MISSING is not set");
+}
