@@ -66,6 +66,7 @@ SpecResult parse_spec(std::string_view json_text) {
     if (document.contains("persistence")) check_persistence(document["persistence"], check, spec);
     if (document.contains("cache")) check_cache(document["cache"], check, spec);
     check_cross_section(document, check);
+    check_secret_hosts(document, check, spec);
 
     if (result.errors.empty()) result.spec = std::move(spec);
     return result;

@@ -80,6 +80,9 @@ enum class RefusalReason : std::uint8_t {
     mcp_upgrade,         // an upgrade (WebSocket, h2c...) asked of an MCP endpoint
     secret_cleartext,    // a secret placeholder on a plain-HTTP request
     secret_echo,         // an answer head echoing a secret where it cannot be masked
+    secret_not_bound,    // a bound secret's placeholder sent to a host not in its `hosts`
+    secret_place,        // a bound secret's placeholder where its `in` does not allow it
+    secret_required, // a request to a required secret's host without it, or with another credential
 };
 
 // `error` values the proxy writes (the schema accepts any lower-case-hyphen
@@ -139,6 +142,12 @@ constexpr std::string_view to_string(RefusalReason r) noexcept {
         return "secret-cleartext";
     case RefusalReason::secret_echo:
         return "secret-echo";
+    case RefusalReason::secret_not_bound:
+        return "secret-not-bound-to-host";
+    case RefusalReason::secret_place:
+        return "secret-place-not-allowed";
+    case RefusalReason::secret_required:
+        return "secret-required";
     }
     return {};
 }
@@ -178,7 +187,7 @@ constexpr std::string_view to_string(ErrorKind e) noexcept {
 // from its list, or named by no to_string case, does not compile.
 inline constexpr std::array<Outcome, 3> all_outcomes = {Outcome::allowed, Outcome::refused,
                                                         Outcome::error};
-inline constexpr std::array<RefusalReason, 12> all_refusal_reasons = {
+inline constexpr std::array<RefusalReason, 15> all_refusal_reasons = {
     RefusalReason::host_not_allowed,
     RefusalReason::port_not_allowed,
     RefusalReason::bad_host,
@@ -190,7 +199,10 @@ inline constexpr std::array<RefusalReason, 12> all_refusal_reasons = {
     RefusalReason::limit,
     RefusalReason::mcp_upgrade,
     RefusalReason::secret_cleartext,
-    RefusalReason::secret_echo};
+    RefusalReason::secret_echo,
+    RefusalReason::secret_not_bound,
+    RefusalReason::secret_place,
+    RefusalReason::secret_required};
 inline constexpr std::array<ErrorKind, 12> all_error_kinds = {ErrorKind::dns,
                                                               ErrorKind::upstream_connect,
                                                               ErrorKind::upstream_tls,
@@ -255,9 +267,10 @@ inline constexpr std::string_view entries = "entries";       // egress entries a
 inline constexpr std::string_view tools = "tools";           // "server:tool"s added or removed
 inline constexpr std::string_view by = "by";                 // who asked
 inline constexpr std::string_view generation = "generation"; // the policy's number from here on
-inline constexpr std::string_view ended = "ended"; // revoke: open tunnels and WebSockets it ended
+inline constexpr std::string_view ended = "ended";   // revoke: open tunnels and WebSockets it ended
+inline constexpr std::string_view secret = "secret"; // rotate: the secret's name, never its value
 
-inline constexpr std::array<std::string_view, 6> all = {change, entries,    tools,
-                                                        by,     generation, ended};
+inline constexpr std::array<std::string_view, 7> all = {change,     entries, tools, by,
+                                                        generation, ended,   secret};
 
 } // namespace osf::policy_field

@@ -92,7 +92,8 @@ std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const G
     if (!loaded.error.empty()) return loaded.error;
 
     auto rules = make_egress_rules(*text, std::move(spec), std::move(aliases), options.limits, 0);
-    return ProxyConfig{std::move(options), std::move(rules), std::move(loaded.store),
+    return ProxyConfig{std::move(options), std::move(rules),
+                       std::make_shared<secrets::LiveSecrets>(std::move(loaded.store)),
                        std::move(upstream_tls)};
 }
 
