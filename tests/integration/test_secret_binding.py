@@ -15,7 +15,7 @@ import urllib.parse
 import pytest
 import requests
 
-from osftest import Proxy, ProxyExited, TestCA, Upstream, adapter_bin, repo, spec_check_bin
+from osftest import Proxy, TestCA, Upstream, adapter_bin, repo, spec_check_bin
 from osftest.clients import body_of, curl, status_of
 from osftest.waiting import wait_until
 
@@ -312,9 +312,32 @@ def test_a_bound_host_outside_egress_is_an_invalid_spec(tmp_path):
     assert run.stdout == (f'{spec}: $.secrets.GITHUB_TOKEN.hosts[1]: "evil.test" is neither allowed by egress '
                           "nor an MCP server's host: add it to egress, or bind the secret to hosts the "
                           "sandbox may reach\n")
-    with pytest.raises(ProxyExited) as exited:
-        Proxy(str(spec), str(tmp_path / "proxy"), env={"OSF_SECRET_GITHUB_TOKEN": "x"})
-    assert exited.value.code == 2 and "$.secrets.GITHUB_TOKEN.hosts[1]" in exited.value.stderr
+    # create refuses it (exit 2, the same line); the proxy, which also reads the spec of a
+    # running sandbox a revoke narrowed below a binding, starts and says it.
+    with Proxy(str(spec), str(tmp_path / "proxy"), env={"OSF_SECRET_GITHUB_TOKEN": "x"}) as running:
+        assert "$.secrets.GITHUB_TOKEN.hosts[1]" in running.stderr()
+    created = subprocess.run([adapter_bin(), "create", "--dry-run", str(spec)], capture_output=True, text=True,
+                             env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "OSF_SECRET_GITHUB_TOKEN": "x",
+                                  "KUBECONFIG": "/nonexistent/kubeconfig"}, timeout=60)
+    assert created.returncode == 2 and "$.secrets.GITHUB_TOKEN.hosts[1]" in created.stderr, created.stderr
+
+
+def test_a_revoke_of_a_bound_host_is_taken_and_the_secret_no_longer_goes_there(proxy, origins):
+    spec = json.load(open(proxy.spec_path))
+    narrowed = {**spec, "egress": [h for h in spec["egress"] if h != GH_API]}
+    with open(os.path.join(proxy.state_dir, "admin-token")) as f:
+        token = f.read().strip()
+    answer = requests.post(proxy.admin_url + "/policy", json={"spec": json.dumps(narrowed), "by": "test"},
+                           headers={"Authorization": f"Bearer {token}"}, timeout=30,
+                           proxies={"http": None, "https": None})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["revoked"] == [GH_API]
+    # The host is gone from egress: its CONNECT is refused before any request.
+    res = curl(proxy, origins[GH_API].url(GH_API, "/user"), "-H", f"Authorization: token {PREFIX}GITHUB_TOKEN")
+    assert "CONNECT tunnel failed, response 403" in res.stderr, res.stderr
+    line = proxy.wait_for_log(lambda l: l.get("host") == GH_API)[0]
+    assert line["refusedBy"] == "host-not-allowed" and line.get("policy") == 1
+    assert origins[GH_API].requests == []
 
 
 def test_an_mcp_server_host_may_be_bound(tmp_path):

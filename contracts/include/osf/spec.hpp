@@ -125,10 +125,26 @@ struct SpecResult {
     bool ok() const { return errors.empty(); }
 };
 
+// What a reading of a spec holds it to beyond its own text.
+struct SpecOptions {
+    // Each bound secret's hosts must be reachable (allowed by `egress`, or an
+    // MCP server's host): where a spec is written (create, osf-spec-check).
+    // Off where a running sandbox's spec is read again (the proxy's start, a
+    // policy change, a supervisor's restart): a revoke may narrow `egress`
+    // below a binding, which only tightens, and must not leave a spec that no
+    // longer starts.
+    bool bound_hosts_reachable = true;
+};
+
 // Parses and validates JSON text. JSON syntax errors, duplicate keys, unknown
 // fields, wrong types and bad names are all errors; every error is reported,
 // not just the first.
-SpecResult parse_spec(std::string_view json_text);
+SpecResult parse_spec(std::string_view json_text, SpecOptions options = {});
+
+// A reading of a running sandbox's spec (SpecOptions::bound_hosts_reachable off).
+inline SpecResult parse_running_spec(std::string_view json_text) {
+    return parse_spec(json_text, SpecOptions{.bound_hosts_reachable = false});
+}
 
 // One line per secret bound to every egress host (the string form): advice to
 // name its `hosts`, for `create` and the spec checker. Empty when none.

@@ -259,8 +259,8 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
     const bool expect_continue = beast::iequals(req[http::field::expect], "100-continue");
     req.erase(http::field::expect);
     strip_hop_by_hop(req.base(), out.websocket);
-    const auto secret_names = ctx.secrets->snapshot(); // placeholders never change
-    facts.carries_placeholder = [&] { return secret_names->has_placeholder(req.base()); };
+    auto secret_store = ctx.secrets->snapshot(); // names and placeholders never change
+    facts.carries_placeholder = [&] { return secret_store->has_placeholder(req.base()); };
 
     // Admitted or refused: every rule about the request itself is in admit().
     // The rules in force now; held until the request ends (plan.mcp points into them).
@@ -281,7 +281,8 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
         req.set(http::field::content_length, std::to_string(*head.content_length()));
     // Secrets: where each placeholder goes, or a refusal (secret_placing.hpp).
     PlacedRequest placed;
-    if (auto done = co_await place_in_head(s, ex, req, plan, has_body, placed)) co_return *done;
+    if (auto done = co_await place_in_head(s, ex, req, plan, has_body, secret_store, placed))
+        co_return *done;
     req.target(placed.target);
     if (plan.host_field) req.set(http::field::host, *plan.host_field);
     req.version(11);

@@ -118,12 +118,12 @@ template <class Stream>
 boost::asio::awaitable<std::optional<bool>>
 place_in_head(ClientSession<Stream>& s, Exchange& ex,
               boost::beast::http::request<boost::beast::http::empty_body>& req,
-              const admission::Plan& plan, bool has_body, PlacedRequest& placed) {
+              const admission::Plan& plan, bool has_body,
+              std::shared_ptr<const secrets::SecretStore> store, PlacedRequest& placed) {
     namespace sp = secret_placing;
     namespace http = boost::beast::http;
     placed.target = plan.target;
-    auto store = s.ctx.secrets->snapshot();
-    if (store->empty()) co_return std::nullopt;
+    if (store->empty()) co_return std::nullopt; // most sandboxes: nothing to look for
     const auto head = sp::fields_of(req.base());
     // MCP messages are read and judged by the MCP filter: never a place for secrets.
     const auto body = !has_body  ? secrets::BodyKind::none

@@ -25,7 +25,8 @@ std::optional<LiveSecrets::Stamp> LiveSecrets::stamp_of(const std::string& path,
 
 LiveSecrets::LiveSecrets(SecretStore initial)
     : store_(std::make_shared<const SecretStore>(std::move(initial))) {
-    const auto& secrets = store_->secrets();
+    const auto initial_store = store_.load();
+    const auto& secrets = initial_store->secrets();
     for (std::size_t i = 0; i < secrets.size(); ++i) {
         if (secrets[i].file.empty()) continue;
         // A file not there now is looked at again on each use.
@@ -34,17 +35,17 @@ LiveSecrets::LiveSecrets(SecretStore initial)
 }
 
 std::shared_ptr<const SecretStore> LiveSecrets::snapshot() const {
-    std::lock_guard lock(mutex_);
-    return store_;
+    return store_.load();
 }
 
 std::shared_ptr<const SecretStore> LiveSecrets::current() {
+    if (stamps_.empty()) return store_.load();
     std::lock_guard lock(mutex_);
-    if (stamps_.empty()) return store_;
+    const auto store = store_.load(); // only this function replaces it, under the lock
     std::vector<Secret> next;
     std::vector<std::string> rotated;
     for (auto& stamp : stamps_) {
-        const auto& secret = store_->secrets()[stamp.index];
+        const auto& secret = store->secrets()[stamp.index];
         const auto now = stamp_of(secret.file, stamp.index);
         if (!now || *now == stamp) continue;
         const auto slash = secret.file.rfind('/');
@@ -57,19 +58,20 @@ std::shared_ptr<const SecretStore> LiveSecrets::current() {
         }
         stamp = *now;
         if (read.value == secret.value) continue; // touched, not changed
-        if (next.empty()) next = store_->secrets();
+        if (next.empty()) next = store->secrets();
         next[stamp.index].value = read.value;
         OPENSSL_cleanse(read.value.data(), read.value.size());
         rotated.push_back(secret.name);
     }
-    if (rotated.empty()) return store_;
+    if (rotated.empty()) return store;
     // The previous store (and its values) is wiped when the last request holding it ends.
-    store_ = std::make_shared<const SecretStore>(std::move(next));
+    auto fresh = std::make_shared<const SecretStore>(std::move(next));
+    store_.store(fresh);
     for (const auto& name : rotated) {
         spdlog::info("secret {} rotated: its file changed", name);
-        if (listener_) listener_(name, *store_);
+        if (listener_) listener_(name, *fresh);
     }
-    return store_;
+    return fresh;
 }
 
 } // namespace osf::secrets

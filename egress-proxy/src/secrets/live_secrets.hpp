@@ -7,6 +7,7 @@
 
 #include "secrets/secret_store.hpp"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -54,8 +55,9 @@ private:
     };
     static std::optional<Stamp> stamp_of(const std::string& path, std::size_t index);
 
-    mutable std::mutex mutex_;
-    std::shared_ptr<const SecretStore> store_;
+    std::mutex mutex_; // one re-read at a time
+    // Read by every request without the lock; replaced whole by a rotation.
+    std::atomic<std::shared_ptr<const SecretStore>> store_;
     std::vector<Stamp> stamps_;
     RotationListener listener_;
 };
