@@ -394,3 +394,45 @@ def test_create_dry_run_carries_the_object_form_and_advises_on_a_bare_reference(
     else:
         carried = document["proxy"]["spec"]
     assert carried["secrets"] == spec_doc["secrets"]
+
+
+# -- git, as the GitHub example in egress-proxy/README.md sets it up ------------------------------
+
+def test_git_clones_with_the_required_token_sent_up_front(proxy, origins, tmp_path):
+    # A bare repository served by git's own CGI behind the bound host (test_secrets.py's route,
+    # which checks the Basic credentials named by its module's GIT_USER and GIT_TOKEN).
+    import test_secrets
+    root = tmp_path / "git-project"
+    work = root / "work"
+    quiet = {"capture_output": True, "timeout": 60, "check": True}
+    subprocess.run(["git", "init", "-q", "-b", "main", str(work)], **quiet)
+    (work / "README.md").write_text("cloned with a bound token\n")
+    who = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(["git", *who, "add", "."], cwd=work, **quiet)
+    subprocess.run(["git", *who, "commit", "-q", "-m", "one"], cwd=work, **quiet)
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(root / "repo.git")], **quiet)
+    user = "x-access-token"
+    saved = test_secrets.GIT_USER, test_secrets.GIT_TOKEN
+    test_secrets.GIT_USER, test_secrets.GIT_TOKEN = user, GITHUB_TOKEN
+    try:
+        origins[GH].server.route = test_secrets.git_route_for(str(root))
+    finally:
+        test_secrets.GIT_USER, test_secrets.GIT_TOKEN = saved
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_TERMINAL_PROMPT": "0", "GIT_SSL_CAINFO": proxy.ca_path}
+    url = origins[GH].url(GH, "/repo.git")
+    import base64
+    header = "Authorization: Basic " + base64.b64encode(f"{user}:{PREFIX}GITHUB_TOKEN".encode()).decode()
+    cloned = subprocess.run(["git", "-c", f"http.proxy={proxy.url}", "-c", f"http.extraHeader={header}",
+                             "clone", "-q", url, str(tmp_path / "clone")], env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert cloned.returncode == 0, cloned.stderr
+    assert (tmp_path / "clone" / "README.md").read_text() == "cloned with a bound token\n"
+    # Without it git first asks with no credentials: require refuses that, and git stops.
+    refused = subprocess.run(["git", "-c", f"http.proxy={proxy.url}", "clone", "-q", url, str(tmp_path / "no")],
+                             env=env, capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0 and "403" in refused.stderr, refused.stderr
+    assert_no_real_value(cloned.stderr, refused.stderr)
