@@ -294,10 +294,13 @@ def test_an_echo_of_the_value_before_rotation_is_still_masked(proxy, origins, se
     fresh = secrets_dir / "tg-token.new"
     fresh.write_text(TG_SECOND + "\n")
     os.rename(fresh, secrets_dir / "tg-token")
+    assert status_of(curl(proxy, origin.url(TG, f"/bot{PREFIX}TG_TOKEN/b"))) == 200  # rotates
+    assert origin.requests[-1]["path"] == f"/bot{urllib.parse.quote(TG_SECOND, safe='')}/b"
     # An origin echoing the old value (percent-encoded, as the proxy wrote it) after the rotation.
     res = curl(proxy, origin.url(TG, f"/echo?old={urllib.parse.quote(TG_FIRST, safe='')}&p=x"), "-D", "-",
                "-H", "X-Nothing: 1")
     assert status_of(res) == 200
+    assert f"{PREFIX}TG_TOKEN" in res.stdout  # put back in the echo, not merely absent
     assert_no_real_value(res.stdout)
 
 
