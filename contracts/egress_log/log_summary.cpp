@@ -141,7 +141,8 @@ LogSummary summarise_log(std::string_view text, const VerifyReport& verification
                                       strings_of(line, p::tools),
                                       count_of(line, p::generation),
                                       s.requests,
-                                      0};
+                                      0,
+                                      text_of(line, p::secret)};
             s.policy_changes.push_back(std::move(change));
             continue;
         }
@@ -167,7 +168,8 @@ LogSummary summarise_log(std::string_view text, const VerifyReport& verification
             s.allowed += n;
             if (const auto generation = count_of(line, f::policy))
                 for (auto& change : s.policy_changes)
-                    if (change.generation == generation) change.allowed_under += n;
+                    if (change.generation == generation && change.secret.empty())
+                        change.allowed_under += n;
         } else if (outcome == to_string(osf::Outcome::refused)) {
             h.refused += n;
             s.refused += n;
@@ -237,6 +239,11 @@ std::string render_text(const LogSummary& s) {
             out += " " + host_label(entry);
         for (const auto& tool : c.tools)
             out += " tool " + display_label(tool);
+        if (!c.secret.empty()) {
+            out += " secret " + display_label(c.secret) + " (after " +
+                   std::to_string(c.requests_before) + " requests)\n";
+            continue;
+        }
         out += " (after " + std::to_string(c.requests_before) + " requests; policy " +
                std::to_string(c.generation) + " then admitted " + std::to_string(c.allowed_under) +
                " allowed requests)\n";
@@ -312,16 +319,19 @@ json render_json(const LogSummary& s) {
                        {"refused", m.refused},
                        {"toolsRemoved", m.tools_removed}});
     json policy_changes = json::array();
-    for (const auto& c : s.policy_changes)
-        policy_changes.push_back({{"line", c.line},
-                                  {"time", c.time},
-                                  {"change", c.change},
-                                  {"entries", c.entries},
-                                  {"tools", c.tools},
-                                  {"by", c.by},
-                                  {"generation", c.generation},
-                                  {"requestsBefore", c.requests_before},
-                                  {"allowedUnder", c.allowed_under}});
+    for (const auto& c : s.policy_changes) {
+        json change = {{"line", c.line},
+                       {"time", c.time},
+                       {"change", c.change},
+                       {"entries", c.entries},
+                       {"tools", c.tools},
+                       {"by", c.by},
+                       {"generation", c.generation},
+                       {"requestsBefore", c.requests_before},
+                       {"allowedUnder", c.allowed_under}};
+        if (!c.secret.empty()) change["secret"] = c.secret;
+        policy_changes.push_back(std::move(change));
+    }
     json time = json::object();
     if (s.requests) time = {{"first", s.first_time}, {"last", s.last_time}};
     return {{"verification", verification},

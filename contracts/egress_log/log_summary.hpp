@@ -37,6 +37,7 @@ struct PolicyChangeCounts {
     std::uint64_t generation = 0;
     std::uint64_t requests_before = 0; // request lines (folded ones counted whole) before it
     std::uint64_t allowed_under = 0;   // allowed requests whose `policy` is this generation
+    std::string secret;                // a rotate line's secret (it changes no policy)
 };
 
 struct LogSummary {

@@ -159,7 +159,7 @@ std::string entry_name(const EgressRule& rule) {
 EditResult apply(std::string_view spec_text, const Edit& edit) {
     EditResult result;
     result.spec_text = std::string(spec_text);
-    const auto parsed = parse_spec(spec_text);
+    const auto parsed = parse_running_spec(spec_text);
     if (!parsed.ok()) {
         result.errors.push_back("the sandbox's spec is not valid: " +
                                 parsed.errors.front().to_string());
@@ -173,7 +173,7 @@ EditResult apply(std::string_view spec_text, const Edit& edit) {
     if (!result.errors.empty() || result.changed.empty()) return result;
     const std::string edited = document.dump(2) + "\n";
     // The same validator as at create: limits (256 entries) hold for the new spec too.
-    const auto checked = parse_spec(edited);
+    const auto checked = parse_running_spec(edited);
     if (!checked.ok()) {
         for (const auto& error : checked.errors)
             result.errors.push_back("the changed spec is not valid: " + error.to_string());
@@ -185,7 +185,7 @@ EditResult apply(std::string_view spec_text, const Edit& edit) {
 
 Difference difference(std::string_view before, std::string_view after) {
     Difference out;
-    const auto old_spec = parse_spec(before), new_spec = parse_spec(after);
+    const auto old_spec = parse_running_spec(before), new_spec = parse_running_spec(after);
     if (!old_spec.ok() || !new_spec.ok()) {
         out.other = "$";
         return out;

@@ -11,7 +11,7 @@ bool Spec::template_is_image() const {
     return template_name.find_first_of("/:@") != std::string::npos;
 }
 
-SpecResult parse_spec(std::string_view json_text) {
+SpecResult parse_spec(std::string_view json_text, SpecOptions options) {
     using namespace spec_detail;
     SpecResult result;
     if (json_text.size() > spec_limits::max_spec_bytes) {
@@ -66,6 +66,7 @@ SpecResult parse_spec(std::string_view json_text) {
     if (document.contains("persistence")) check_persistence(document["persistence"], check, spec);
     if (document.contains("cache")) check_cache(document["cache"], check, spec);
     check_cross_section(document, check);
+    if (options.bound_hosts_reachable) check_secret_hosts(document, check, spec);
 
     if (result.errors.empty()) result.spec = std::move(spec);
     return result;

@@ -17,8 +17,9 @@ std::string host_of_url(std::string_view text) {
     return std::string(rest);
 }
 
-// The problem with one entry, or the rule it makes.
-std::variant<EgressRule, std::string> check_entry(const std::string& text) {
+} // namespace
+
+std::variant<EgressRule, std::string> check_egress_entry(const std::string& text) {
     const std::string shown = json_quoted(text);
     if (text.empty()) return "is empty: write a host name, as \"api.example.com\"";
     if (text.find("://") != std::string::npos) {
@@ -52,8 +53,6 @@ std::variant<EgressRule, std::string> check_entry(const std::string& text) {
     return rule;
 }
 
-} // namespace
-
 void check_egress(const nlohmann::json& value, const SpecCheck& check, Spec& spec) {
     const std::string path = "$.egress";
     if (!check_collection(value, check, path, Shape::array,
@@ -75,7 +74,7 @@ void check_egress(const nlohmann::json& value, const SpecCheck& check, Spec& spe
                                index_path(path, seen->second) + ")");
             continue;
         }
-        auto entry = check_entry(text);
+        auto entry = check_egress_entry(text);
         if (auto* problem = std::get_if<std::string>(&entry)) {
             check.fail(at, *problem);
             continue;

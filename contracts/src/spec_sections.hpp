@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace osf::spec_detail {
@@ -57,6 +58,13 @@ bool is_dns_subdomain(std::string_view name);
 // What such a name is, for messages: "lower-case letters, digits, '-' and '.', at most 253
 // characters".
 std::string dns_subdomain_rule();
+
+// One `egress` entry's text: the rule it makes, or what is wrong with it
+// (completing a sentence about the entry). Also a bound secret's `hosts` entry.
+std::variant<EgressRule, std::string> check_egress_entry(const std::string& text);
+
+// Each bound secret's `hosts` against `egress` and the MCP servers (both read).
+void check_secret_hosts(const nlohmann::json& document, const SpecCheck& check, const Spec& spec);
 
 // Rules across sections that the JSON Schema cannot state.
 void check_cross_section(const nlohmann::json& document, const SpecCheck& check);

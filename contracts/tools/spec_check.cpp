@@ -1,6 +1,7 @@
 // osf-spec-check [--json] FILE...: validates sandbox specs with the C++ validator.
 // Prints "FILE: ok" or one "FILE: $.path: message" line per error; with --json,
 // one object per file: {"file": ..., "valid": ..., "errors": [{"path", "message"}]}.
+// Advice (a secret sent to every egress host) goes to standard error.
 // Exit 0 when every file is valid, 1 when one is invalid, 2 on usage or I/O errors.
 #include "osf/spec.hpp"
 #include "osf/whole_file.hpp"
@@ -67,6 +68,10 @@ int main(int argc, char** argv) {
         }
         const auto result = osf::parse_spec(*text);
         invalid = invalid || !result.ok();
+        // Advice on standard error: the verdicts on standard output stay one per line.
+        if (result.spec)
+            for (const auto& line : osf::spec_warnings(*result.spec))
+                std::cerr << name << ": " << line << "\n";
         (json ? print_json : print_text)(name, result);
     }
     return unreadable ? 2 : invalid ? 1 : 0;

@@ -19,6 +19,9 @@ void setup_create(CLI::App& app, CommandContext& context) {
         guarded(context, [&] {
             const auto request = read_sandbox_request(*spec, context.getenv, context.file_exists,
                                                       context.random_bytes, context.wall_clock());
+            // Advice, not an error: a secret for every egress host still works.
+            for (const auto& line : osf::spec_warnings(request.spec))
+                context.err << context.program << ": " << line << "\n";
             if (*dry_run) {
                 context.out << context.backend->describe(request).dump(2) << "\n";
                 return 0;

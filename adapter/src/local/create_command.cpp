@@ -140,7 +140,12 @@ nlohmann::json LocalBackend::describe(const sandbox::SandboxRequest& request) {
                                          ", chosen at create"
                                    : "the caller's own (" + std::to_string(::geteuid()) + ")"},
             {"workspaceBytes", workspace_bound(request.spec)},
-            {"proxy", {{"argv", plan.proxy_argv}, {"variables", proxy_variables}}},
+            // The spec as the proxy reads it (written as given: a bound secret's
+            // hosts, in and require whole; references, never values).
+            {"proxy",
+             {{"argv", plan.proxy_argv},
+              {"variables", proxy_variables},
+              {"spec", nlohmann::json::parse(request.spec_text, nullptr, false)}}},
             {"sandbox", {{"argv", plan.sandbox_argv}, {"staged", staged}}},
             {"cgroup", limits},
             {"refusedSyscalls", refused},

@@ -85,6 +85,9 @@ enum class RefusalReason : std::uint8_t {
     aws_signature_not_placeholder,
     aws_scope_not_allowed,     // the placeholder credentials off their hosts, regions, services
     aws_signature_unsupported, // a SigV4 form the proxy cannot sign again (a body it would hash)
+    secret_not_bound,          // a bound secret's placeholder sent to a host not in its `hosts`
+    secret_place,              // a bound secret's placeholder where its `in` does not allow it
+    secret_required, // a request to a required secret's host without it, or with another credential
 };
 
 // `error` values the proxy writes (the schema accepts any lower-case-hyphen
@@ -150,6 +153,12 @@ constexpr std::string_view to_string(RefusalReason r) noexcept {
         return "aws-scope-not-allowed";
     case RefusalReason::aws_signature_unsupported:
         return "aws-signature-unsupported";
+    case RefusalReason::secret_not_bound:
+        return "secret-not-bound-to-host";
+    case RefusalReason::secret_place:
+        return "secret-place-not-allowed";
+    case RefusalReason::secret_required:
+        return "secret-required";
     }
     return {};
 }
@@ -189,7 +198,7 @@ constexpr std::string_view to_string(ErrorKind e) noexcept {
 // from its list, or named by no to_string case, does not compile.
 inline constexpr std::array<Outcome, 3> all_outcomes = {Outcome::allowed, Outcome::refused,
                                                         Outcome::error};
-inline constexpr std::array<RefusalReason, 15> all_refusal_reasons = {
+inline constexpr std::array<RefusalReason, 18> all_refusal_reasons = {
     RefusalReason::host_not_allowed,
     RefusalReason::port_not_allowed,
     RefusalReason::bad_host,
@@ -204,7 +213,10 @@ inline constexpr std::array<RefusalReason, 15> all_refusal_reasons = {
     RefusalReason::secret_echo,
     RefusalReason::aws_signature_not_placeholder,
     RefusalReason::aws_scope_not_allowed,
-    RefusalReason::aws_signature_unsupported};
+    RefusalReason::aws_signature_unsupported,
+    RefusalReason::secret_not_bound,
+    RefusalReason::secret_place,
+    RefusalReason::secret_required};
 inline constexpr std::array<ErrorKind, 12> all_error_kinds = {ErrorKind::dns,
                                                               ErrorKind::upstream_connect,
                                                               ErrorKind::upstream_tls,
@@ -269,9 +281,10 @@ inline constexpr std::string_view entries = "entries";       // egress entries a
 inline constexpr std::string_view tools = "tools";           // "server:tool"s added or removed
 inline constexpr std::string_view by = "by";                 // who asked
 inline constexpr std::string_view generation = "generation"; // the policy's number from here on
-inline constexpr std::string_view ended = "ended"; // revoke: open tunnels and WebSockets it ended
+inline constexpr std::string_view ended = "ended";   // revoke: open tunnels and WebSockets it ended
+inline constexpr std::string_view secret = "secret"; // rotate: the secret's name, never its value
 
-inline constexpr std::array<std::string_view, 6> all = {change, entries,    tools,
-                                                        by,     generation, ended};
+inline constexpr std::array<std::string_view, 7> all = {change,     entries, tools, by,
+                                                        generation, ended,   secret};
 
 } // namespace osf::policy_field

@@ -42,6 +42,28 @@ struct AwsSecret {
     std::vector<std::string> hosts;    // lower case; "*.domain" for its subdomains
 };
 
+// Where a secret's placeholder may be replaced (`in`): a set of these bits.
+enum class SecretPlace : std::uint8_t {
+    header = 1, // a header value as written
+    basic = 2,  // inside `Authorization: Basic` credentials (decoded, re-encoded)
+    query = 4,  // the request target's query (percent-encoded)
+    path = 8,   // the request target's path (percent-encoded)
+    body = 16,  // a JSON, form or text body read whole
+};
+inline constexpr std::uint8_t secret_places(SecretPlace p) {
+    return static_cast<std::uint8_t>(p);
+}
+
+// How a secret is bound (`secrets.NAME` as an object). The string form is
+// bound to every `egress` host, in header values and Basic credentials.
+struct SecretBinding {
+    std::vector<EgressRule> hosts; // empty: every egress host (the string form)
+    std::uint8_t in = secret_places(SecretPlace::header) | secret_places(SecretPlace::basic);
+    bool require = false; // a request to `hosts` must carry it, and no other credential
+    bool bound() const { return !hosts.empty(); }
+    bool allows(SecretPlace place) const { return (in & secret_places(place)) != 0; }
+};
+
 // One `mcp` entry. The URL is split for matching; `host` is normalised like
 // egress hosts, `port` is explicit or the scheme's default, `path` is never
 // empty ("/" at least).
@@ -83,6 +105,8 @@ struct Spec {
     std::vector<EgressRule> egress;
     std::map<std::string, SecretRef> secrets;
     std::map<std::string, AwsSecret> aws_secrets; // `secrets` members of kind "aws"
+    // Every secret's binding, same keys as `secrets`.
+    std::map<std::string, SecretBinding> secret_bindings;
     std::vector<McpServer> mcp;
     // Hardening and storage (sandbox-kubernetes only; the proxy ignores them).
     std::optional<SandboxUser> user;    // `user`
@@ -114,10 +138,30 @@ struct SpecResult {
     bool ok() const { return errors.empty(); }
 };
 
+// What a reading of a spec holds it to beyond its own text.
+struct SpecOptions {
+    // Each bound secret's hosts must be reachable (allowed by `egress`, or an
+    // MCP server's host): where a spec is written (create, osf-spec-check).
+    // Off where a running sandbox's spec is read again (the proxy's start, a
+    // policy change, a supervisor's restart): a revoke may narrow `egress`
+    // below a binding, which only tightens, and must not leave a spec that no
+    // longer starts.
+    bool bound_hosts_reachable = true;
+};
+
 // Parses and validates JSON text. JSON syntax errors, duplicate keys, unknown
 // fields, wrong types and bad names are all errors; every error is reported,
 // not just the first.
-SpecResult parse_spec(std::string_view json_text);
+SpecResult parse_spec(std::string_view json_text, SpecOptions options = {});
+
+// A reading of a running sandbox's spec (SpecOptions::bound_hosts_reachable off).
+inline SpecResult parse_running_spec(std::string_view json_text) {
+    return parse_spec(json_text, SpecOptions{.bound_hosts_reachable = false});
+}
+
+// One line per secret bound to every egress host (the string form): advice to
+// name its `hosts`, for `create` and the spec checker. Empty when none.
+std::vector<std::string> spec_warnings(const Spec& spec);
 
 // The placeholder the sandbox holds for secret NAME.
 inline std::string secret_placeholder(std::string_view name) {

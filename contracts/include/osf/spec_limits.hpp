@@ -18,6 +18,7 @@ inline constexpr std::size_t max_egress_entries = 256;
 inline constexpr std::size_t max_egress_entry_length = 260; // 253 + "." + ":65535"
 inline constexpr std::size_t max_secrets = 64;
 inline constexpr std::size_t max_secret_name_length = 128;
+inline constexpr std::size_t max_secret_hosts = 64; // a bound secret's `hosts`
 inline constexpr std::size_t max_mcp_servers = 32;
 inline constexpr std::size_t max_mcp_name_length = 63;
 inline constexpr std::size_t max_mcp_tools = 256;

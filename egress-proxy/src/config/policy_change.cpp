@@ -24,7 +24,7 @@ PolicyChange plan_policy_change(const EgressRules& current, std::string_view bod
     const std::string& spec_text = read.document["spec"].get_ref<const std::string&>();
     out.by = read.document.value("by", std::string());
     if (out.by.size() > max_by_bytes) out.by.resize(max_by_bytes);
-    auto parsed = osf::parse_spec(spec_text);
+    auto parsed = osf::parse_running_spec(spec_text);
     if (!parsed.ok()) {
         out.message = "the new spec is not valid: " + parsed.errors.front().to_string();
         return out;

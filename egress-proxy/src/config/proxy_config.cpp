@@ -8,6 +8,7 @@
 #include <boost/system/system_error.hpp>
 #include <charconv>
 #include <fstream>
+#include <spdlog/spdlog.h>
 
 namespace osf::config {
 
@@ -60,7 +61,9 @@ std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const G
     if (options.spec_path.empty()) return "--spec is required";
     const auto text = osf::read_whole_file(options.spec_path);
     if (!text) return "cannot read spec " + options.spec_path;
-    auto parsed = osf::parse_spec(*text);
+    // A restarted egress pod reads a spec a revoke may have narrowed below a
+    // secret's binding: that binding is only said, not refused.
+    auto parsed = osf::parse_running_spec(*text);
     if (!parsed.ok()) {
         std::string line =
             "invalid spec " + options.spec_path + ": " + parsed.errors.front().to_string();
@@ -69,6 +72,9 @@ std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const G
         return line;
     }
     osf::Spec spec = std::move(*parsed.spec);
+    for (const auto& error : osf::parse_spec(*text).errors)
+        spdlog::warn("spec {}: {} (a secret bound there never goes there)", options.spec_path,
+                     error.to_string());
 
     policy::HostAliases aliases;
     if (auto text = getenv("OSF_SANDBOX_HOST_ALIASES"); text && !text->empty()) {
@@ -96,7 +102,8 @@ std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const G
     if (!aws.error.empty()) return aws.error;
 
     auto rules = make_egress_rules(*text, std::move(spec), std::move(aliases), options.limits, 0);
-    return ProxyConfig{std::move(options), std::move(rules), std::move(loaded.store),
+    return ProxyConfig{std::move(options), std::move(rules),
+                       std::make_shared<secrets::LiveSecrets>(std::move(loaded.store)),
                        std::move(upstream_tls), std::move(aws.keys)};
 }
 

@@ -11,6 +11,7 @@
 #include "mcp/mcp_filter.hpp"
 #include "osf/spec.hpp"
 #include "policy/policy.hpp"
+#include "secrets/live_secrets.hpp"
 #include "secrets/secret_store.hpp"
 #include "secrets/sigv4_resigning.hpp"
 
@@ -58,7 +59,8 @@ struct ProxyConfig {
     // The rules the proxy starts with (the spec's egress and MCP hosts, with
     // OSF_SANDBOX_HOST_ALIASES); a policy change replaces them in ProxyRuntime.
     std::shared_ptr<const EgressRules> rules;
-    secrets::SecretStore secrets;
+    // The resolved secrets, re-read when a file secret's file changes (null: none).
+    std::shared_ptr<secrets::LiveSecrets> secrets;
     // Upstream TLS: TLS 1.2+, the system store plus options.upstream_ca. Shared
     // by every upstream connection (OpenSSL allows SSL_new on one SSL_CTX from
     // any thread); hostname and SNI are set per connection (net/upstream.cpp).

@@ -16,6 +16,7 @@ std::string policy_line(const PolicyRecord& record, std::string_view time) {
     j.field(osf::policy_field::by, record.by);
     j.field(osf::policy_field::generation, record.generation);
     if (record.ended) j.field(osf::policy_field::ended, *record.ended);
+    if (!record.secret.empty()) j.field(osf::policy_field::secret, record.secret);
     j.finish();
     return line;
 }

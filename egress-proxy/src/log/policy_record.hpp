@@ -17,6 +17,7 @@ struct PolicyRecord {
     std::string by;                     // who asked
     std::uint64_t generation = 0;       // the policy's number from this line on
     std::optional<std::uint64_t> ended; // revoke: open tunnels and WebSockets it ended
+    std::string secret;                 // rotate: the secret's name
 };
 
 // One line without its chain field (EgressLogWriter::write adds it).

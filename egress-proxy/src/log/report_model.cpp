@@ -146,6 +146,9 @@ public:
             for (const auto& entry : *it)
                 if (entry.is_string() && change.entries.size() < limits_.names_per_line)
                     change.entries.push_back(entry.get<std::string>());
+        // A rotation changes no entry: what it names is the secret.
+        if (const auto secret = text_of(line, "secret"); !secret.empty())
+            change.entries.push_back("secret " + std::string(secret));
         model_.policy.push_back(std::move(change));
     }
 

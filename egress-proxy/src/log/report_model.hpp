@@ -79,7 +79,7 @@ struct PolicyChange {
     std::string time;
     std::optional<std::int64_t> at_ms;
     std::string change;               // "allow", "revoke", ... as logged
-    std::vector<std::string> entries; // hosts or server:tool entries
+    std::vector<std::string> entries; // hosts, server:tool entries, or "secret NAME" (rotate)
     std::string by;                   // who asked, when logged
 };
 

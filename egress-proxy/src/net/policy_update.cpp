@@ -50,13 +50,13 @@ admin::AdminAnswer update_policy(ProxyRuntime& ctx, std::string_view body,
     ctx.write_folded(true); // refusals counted so far belong before the change
     if (!d.allowed_hosts.empty() || !d.allowed_tools.empty())
         ctx.log->write(log::policy_line(
-            {"allow", d.allowed_hosts, d.allowed_tools, change.by, generation, {}}, time));
+            {"allow", d.allowed_hosts, d.allowed_tools, change.by, generation, {}, {}}, time));
     std::size_t ended = 0;
     const bool ends = !d.revoked_hosts.empty() && end_revoked;
     if (ends) ended = end_revoked(change.rules->policy);
     if (!d.revoked_hosts.empty() || !d.revoked_tools.empty()) {
-        log::PolicyRecord revoke{"revoke",  d.revoked_hosts, d.revoked_tools,
-                                 change.by, generation,      {}};
+        log::PolicyRecord revoke{
+            "revoke", d.revoked_hosts, d.revoked_tools, change.by, generation, {}, {}};
         if (!d.revoked_hosts.empty()) revoke.ended = ended;
         ctx.log->write(log::policy_line(revoke, time));
     }

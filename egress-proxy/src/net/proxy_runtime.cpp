@@ -1,5 +1,6 @@
 #include "net/proxy_runtime.hpp"
 
+#include "log/policy_record.hpp"
 #include "net/peer_listeners.hpp"
 #include "net/tls_contexts.hpp"
 
@@ -20,7 +21,17 @@ ProxyRuntime::ProxyRuntime(const config::ProxyConfig& cfg,
           [http2 = cfg.options.http2](const ca::Leaf& leaf, X509* ca_certificate) {
               return std::static_pointer_cast<void>(make_leaf_context(leaf, ca_certificate, http2));
           })),
-      log(std::move(writer)), rules_(cfg.rules) {}
+      log(std::move(writer)), rules_(cfg.rules) {
+    // A rotation is a change of what the sandbox's requests carry: a policy
+    // line names the secret (never a value). The new value's forms are masked
+    // in answers from now on, the old ones still are (WrittenForms keeps them).
+    secrets->on_rotation([this](const std::string& name, const secrets::SecretStore& store) {
+        written_forms.remember(store.value_forms());
+        const log::PolicyRecord line{"rotate", {}, {}, "ref:file", rules()->generation, {}, name};
+        if (log)
+            log->write(log::policy_line(line, log::format_time(std::chrono::system_clock::now())));
+    });
+}
 
 void ProxyRuntime::write_log(const log::LogRecord& record) {
     switch (record.outcome) {

@@ -43,8 +43,13 @@ struct ProxyRuntime {
     std::unique_ptr<ca::Issuers> issuers;
     std::unique_ptr<log::EgressLogWriter> log;
     admin::Metrics metrics;
+    // The secrets in force (a rotated file secret replaces its value here).
+    std::shared_ptr<secrets::LiveSecrets> secrets =
+        config.secrets ? config.secrets
+                       : std::make_shared<secrets::LiveSecrets>(secrets::SecretStore{});
     // Every form of a secret written for this sandbox: answers are masked against all.
-    secrets::WrittenForms written_forms{config.secrets, secrets::aws_written_forms(config.aws)};
+    secrets::WrittenForms written_forms{*secrets->snapshot(),
+                                        secrets::aws_written_forms(config.aws)};
     // The 2024-11-05 HTTP+SSE transport: tools/list ids and refusals per session.
     std::shared_ptr<mcp::SessionRegistry> mcp_sessions = std::make_shared<mcp::SessionRegistry>();
     // Endpoints MCP servers announced on their event streams: MCP

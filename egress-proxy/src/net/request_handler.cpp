@@ -15,6 +15,7 @@
 #include "net/http_messages.hpp"
 #include "net/local_reply.hpp"
 #include "net/proxy_runtime.hpp"
+#include "net/secret_placing.hpp"
 #include "net/worker.hpp"
 #include "secrets/sigv4_chunks.hpp"
 #include "text/ascii.hpp"
@@ -312,7 +313,8 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
     const bool expect_continue = beast::iequals(req[http::field::expect], "100-continue");
     req.erase(http::field::expect);
     strip_hop_by_hop(req.base(), out.websocket);
-    facts.carries_placeholder = [&] { return ctx.config.secrets.has_placeholder(req.base()); };
+    auto secret_store = ctx.secrets->snapshot(); // names and placeholders never change
+    facts.carries_placeholder = [&] { return secret_store->has_placeholder(req.base()); };
 
     // Admitted or refused: every rule about the request itself is in admit().
     // The rules in force now; held until the request ends (plan.mcp points into them).
@@ -331,27 +333,11 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
     // One Content-Length, as parsed: equal duplicates ("5, 5") reach the upstream as one.
     if (head.content_length())
         req.set(http::field::content_length, std::to_string(*head.content_length()));
-    if (plan.substitute_secrets) {
-        // Placeholders are short and values may be long: the head that goes up is
-        // bounded too (twice --max-header-bytes), and no field outgrows Beast's.
-        std::vector<secrets::EchoForm> written; // the Basic tokens built here
-        auto substituted = ctx.config.secrets.substitute_within(
-            req.base(), 2 * ctx.config.limits().max_header_bytes, &written);
-        if (!substituted.too_large.empty()) {
-            ex.client_keep = false; // its body, if any, is left unread
-            co_return co_await refuse(s.stream, ex, http::status::request_header_fields_too_large,
-                                      RefusalReason::limit, substituted.too_large);
-        }
-        // Remembered before anything is sent: an answer to any later request may echo them.
-        if (!ctx.written_forms.remember(written)) {
-            ex.client_keep = false;
-            co_return co_await refuse(
-                s.stream, ex, http::status::request_header_fields_too_large, RefusalReason::limit,
-                "more distinct Basic credentials than the proxy keeps masked for a sandbox");
-        }
-        ex.rec.secrets = std::move(substituted.names);
-    }
-    req.target(plan.target);
+    // Secrets: where each placeholder goes, or a refusal (secret_placing.hpp).
+    PlacedRequest placed;
+    if (auto done = co_await place_in_head(s, ex, req, plan, has_body, secret_store, placed))
+        co_return *done;
+    req.target(placed.target);
     if (plan.host_field) req.set(http::field::host, *plan.host_field);
     req.version(11);
     std::optional<secrets::sigv4::ChunkSigning> aws_chunks;
@@ -390,7 +376,11 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
                 co_await read_mcp_request(s, ex, head, *plan.mcp, plan.target, has_body, out))
             co_return *done;
     } else if (aws_hash_body) {
+        // An AWS signature covers the body as the sandbox sent it: it is hashed
+        // and signed again as it is, never written into.
         if (auto done = co_await read_aws_signed_body(s, ex, head, plan.host, out)) co_return *done;
+    } else if (placed.needs_body) {
+        if (auto done = co_await place_in_body(s, ex, head, plan, placed, out)) co_return *done;
     } else if (has_body) {
         out.streamed.emplace(std::move(head));
         out.streamed->body_limit(boost::none);

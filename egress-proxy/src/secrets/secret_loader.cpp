@@ -46,7 +46,13 @@ SecretStore::Loaded load_secrets(const osf::Spec& spec, const SourceEnvironment&
         SourceResult result = read_source(ref, env, get);
         if (!result.ok()) return fail(result.error);
         if (auto problem = value_problem(result.value)) return fail(*problem);
-        secrets.push_back(Secret{name, osf::secret_placeholder(name), std::move(result.value)});
+        Secret secret{name, osf::secret_placeholder(name), std::move(result.value), {}, {}};
+        if (const auto bound = spec.secret_bindings.find(name); bound != spec.secret_bindings.end())
+            secret.binding = bound->second;
+        if (ref.kind == osf::SecretRef::Kind::File)
+            secret.file =
+                (env.secrets_dir.empty() ? std::string(".") : env.secrets_dir) + "/" + ref.target;
+        secrets.push_back(std::move(secret));
     }
     return {SecretStore(std::move(secrets)), {}};
 }

@@ -7,6 +7,7 @@
 #include "secrets/value_masking.hpp"
 
 #include <algorithm>
+#include <openssl/crypto.h>
 
 namespace osf::secrets {
 
@@ -24,9 +25,15 @@ void replace_all(http::fields& headers,
         headers.insert(name, value);
 }
 
-// Why `fields` cannot become a head of at most `max_head_bytes`, or empty.
-std::string too_large(const std::vector<std::pair<std::string, std::string>>& fields,
-                      std::size_t max_head_bytes) {
+void wipe(std::string& text) {
+    if (!text.empty()) OPENSSL_cleanse(text.data(), text.size());
+}
+
+} // namespace
+
+std::string
+SecretStore::head_too_large(const std::vector<std::pair<std::string, std::string>>& fields,
+                            std::size_t max_head_bytes) {
     std::size_t total = 0;
     for (const auto& [name, value] : fields) {
         if (value.size() > SecretStore::kMaxFieldValue)
@@ -37,6 +44,13 @@ std::string too_large(const std::vector<std::pair<std::string, std::string>>& fi
         return "a head over " + std::to_string(max_head_bytes) +
                " bytes once secrets are substituted";
     return {};
+}
+
+namespace {
+
+std::string too_large(const std::vector<std::pair<std::string, std::string>>& fields,
+                      std::size_t max_head_bytes) {
+    return SecretStore::head_too_large(fields, max_head_bytes);
 }
 
 void sort_unique(std::vector<std::string>& names) {
@@ -53,6 +67,18 @@ SecretStore::SecretStore(std::vector<Secret> secrets) : secrets_(std::move(secre
         if (auto encoded = percent_encode(secret.value); encoded != secret.value)
             value_forms_.push_back({std::move(encoded), secret.placeholder, secret.name});
     }
+}
+
+SecretStore::~SecretStore() {
+    for (auto& secret : secrets_)
+        wipe(secret.value);
+    for (auto& form : value_forms_)
+        wipe(form.real);
+}
+
+bool SecretStore::any_bound() const {
+    return std::any_of(secrets_.begin(), secrets_.end(),
+                       [](const Secret& secret) { return secret.binding.bound(); });
 }
 
 SecretStore::Loaded SecretStore::load(const osf::Spec& spec, const SourceEnvironment& env) {

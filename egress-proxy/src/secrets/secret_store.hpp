@@ -29,12 +29,20 @@ struct Secret {
     std::string name;
     std::string placeholder; // osf-secret-placeholder-<NAME>
     std::string value;
+    osf::SecretBinding binding; // hosts lower case; unbound: every egress host
+    std::string file;           // ref:file/: the file's path (re-read when it changes)
 };
 
 class SecretStore {
 public:
     SecretStore() = default;
     explicit SecretStore(std::vector<Secret> secrets);
+    SecretStore(const SecretStore&) = default;
+    SecretStore(SecretStore&&) = default;
+    SecretStore& operator=(const SecretStore&) = default;
+    SecretStore& operator=(SecretStore&&) = default;
+    // The real values are wiped from memory, not only released.
+    ~SecretStore();
 
     // Resolves every secret of the spec. On failure `error` holds one line
     // naming the secret and its source, never a value.
@@ -95,6 +103,14 @@ public:
     const std::vector<EchoForm>& value_forms() const { return value_forms_; }
 
     bool empty() const { return secrets_.empty(); }
+    // True when some secret is bound to hosts (placement then looks at every request).
+    bool any_bound() const;
+
+    // Why a head of these fields cannot be sent (a field over kMaxFieldValue,
+    // or over `max_head_bytes` in all), or empty.
+    static std::string
+    head_too_large(const std::vector<std::pair<std::string, std::string>>& fields,
+                   std::size_t max_head_bytes);
     const std::vector<Secret>& secrets() const { return secrets_; }
 
     // Beast keeps a field's name and value lengths in 16 bits (with their

@@ -286,3 +286,17 @@ TEST_CASE("the signing key is the one of the run whose checkpoint is the last") 
     v.last_checkpoint = 0;
     CHECK(l::signing_key(l::build_report(text, v, "x")).empty());
 }
+
+TEST_CASE("a rotate line names its secret among the policy changes, never a value") {
+    const auto m = l::build_report(log_of({{{"time", "2026-11-29T18:00:01.000Z"},
+                                            {"kind", "policy"},
+                                            {"change", "rotate"},
+                                            {"secret", "TG_TOKEN"},
+                                            {"by", "ref:file"},
+                                            {"generation", 0}}}),
+                                   {}, "x");
+    REQUIRE(m.policy.size() == 1);
+    CHECK(m.policy[0].change == "rotate");
+    CHECK(m.policy[0].entries == std::vector<std::string>{"secret TG_TOKEN"});
+    CHECK(m.policy[0].by == "ref:file");
+}

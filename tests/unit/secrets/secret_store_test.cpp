@@ -14,7 +14,7 @@ namespace http = boost::beast::http;
 namespace {
 
 Secret secret(const std::string& name, const std::string& value) {
-    return Secret{name, "osf-secret-placeholder-" + name, value};
+    return Secret{name, "osf-secret-placeholder-" + name, value, {}, {}};
 }
 
 SecretStore store() {

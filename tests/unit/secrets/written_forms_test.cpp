@@ -17,7 +17,7 @@ namespace http = boost::beast::http;
 namespace {
 
 SecretStore pass_store() {
-    return SecretStore({Secret{"PASS", "osf-secret-placeholder-PASS", "p4ssw0rd-real"}});
+    return SecretStore({Secret{"PASS", "osf-secret-placeholder-PASS", "p4ssw0rd-real", {}, {}}});
 }
 
 // What one request with `Basic base64(user:placeholder)` writes.

@@ -133,7 +133,7 @@ private:
     void read_request() {
         request_.id = id();
         request_.spec_text = read_file(paths_.spec);
-        const auto parsed = osf::parse_spec(request_.spec_text);
+        const auto parsed = osf::parse_running_spec(request_.spec_text);
         if (!parsed.ok()) throw StartFailed("the stored spec is no longer valid");
         request_.spec = *parsed.spec;
         request_.settings = sandbox::read_settings(osf::process_getenv);
