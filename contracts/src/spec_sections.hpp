@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace osf::spec_detail {
@@ -25,6 +26,12 @@ void check_cpu(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_memory(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_env(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_egress(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+// One egress entry's host text ("host[:port]"): the rule it makes, or why not.
+std::variant<EgressRule, std::string> check_egress_host(const std::string& text);
+// One egress entry written as an object {"host", "rules", "reason"} at `at`
+// (spec_egress_rules.cpp): the rule it makes, or nullopt (the errors recorded).
+std::optional<EgressRule> check_egress_object(const nlohmann::json& entry, const std::string& at,
+                                              const SpecCheck& check);
 void check_secrets(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_mcp(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 // The workload's hardening and storage (spec_hardening.cpp).
