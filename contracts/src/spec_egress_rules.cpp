@@ -278,10 +278,20 @@ std::optional<RequestRule> check_rule(const nlohmann::json& value, const std::st
 
 } // namespace
 
+bool check_mode(const nlohmann::json& value, const std::string& at, const SpecCheck& check) {
+    if (value == "audit") return true;
+    if (value != "enforce")
+        check.fail(at, "must be \"enforce\" (refuse what the rules refuse, the default) or "
+                       "\"audit\" (let it through, logged with wouldRefuse); got " +
+                           (value.is_string() ? json_quoted(value.get_ref<const std::string&>())
+                                              : describe_type(value)));
+    return false;
+}
+
 std::optional<EgressRule> check_egress_object(const nlohmann::json& entry, const std::string& at,
                                               const SpecCheck& check) {
-    check_known_fields(entry, at, {"host", "rules", "reason"},
-                       "an egress entry with rules has host, rules and reason", check);
+    check_known_fields(entry, at, {"host", "rules", "reason", "mode"},
+                       "an egress entry with rules has host, rules, reason and mode", check);
     bool good = true;
     EgressRule out;
     out.has_rules = true;
@@ -313,6 +323,11 @@ std::optional<EgressRule> check_egress_object(const nlohmann::json& entry, const
     }
     if (entry.contains("reason"))
         good = check_reason(entry["reason"], at + ".reason", check, out.reason) && good;
+    if (entry.contains("mode")) {
+        const auto errors = check.errors.size();
+        out.audit = check_mode(entry["mode"], at + ".mode", check);
+        good = good && check.errors.size() == errors;
+    }
     if (!entry.contains("rules")) return std::nullopt;
     const std::string rules_at = at + ".rules";
     const auto& rules = entry["rules"];

@@ -30,6 +30,8 @@ void check_egress(const nlohmann::json& value, const SpecCheck& check, Spec& spe
 std::variant<EgressRule, std::string> check_egress_host(const std::string& text);
 // One egress entry written as an object {"host", "rules", "reason"} at `at`
 // (spec_egress_rules.cpp): the rule it makes, or nullopt (the errors recorded).
+// `mode`, the spec's or an entry's: "enforce" or "audit"; true for audit.
+bool check_mode(const nlohmann::json& value, const std::string& at, const SpecCheck& check);
 std::optional<EgressRule> check_egress_object(const nlohmann::json& entry, const std::string& at,
                                               const SpecCheck& check);
 void check_secrets(const nlohmann::json& value, const SpecCheck& check, Spec& spec);

@@ -36,8 +36,11 @@ struct EgressRule {
     std::string host;
     std::optional<std::uint16_t> port;
     bool has_rules = false; // written as {"host", "rules"}
-    std::vector<RequestRule> rules;
-    std::string reason; // the entry's `reason`
+    std::vector<RequestRule> rules{};
+    std::string reason{}; // the entry's `reason`
+    // `"mode": "audit"`: what the rules would refuse is let through and logged
+    // with `wouldRefuse` (the spec's own `mode` sets it for every entry).
+    bool audit = false;
     bool wildcard() const { return host.starts_with("*."); }
 };
 
@@ -88,6 +91,8 @@ struct Spec {
     std::optional<std::string> memory; // a quantity ("4Gi")
     std::map<std::string, std::string> env;
     std::vector<EgressRule> egress;
+    // `mode`: "enforce" (the default) or "audit": every entry's rules audit.
+    bool audit = false;
     std::map<std::string, SecretRef> secrets;
     std::vector<McpServer> mcp;
     // Hardening and storage (sandbox-kubernetes only; the proxy ignores them).
