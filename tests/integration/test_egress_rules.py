@@ -338,3 +338,28 @@ def test_suggest_prints_a_spec_that_allows_the_same_run_and_refuses_outside_it(c
             assert status_of(curl(proxy, f"https://api.test:{upstream.port}{path}", "-X", method)) == 200, path
         assert status_of(curl(proxy, f"https://api.test:{upstream.port}/repos/acme/secret")) == 403
         assert status_of(curl(proxy, f"https://api.test:{upstream.port}/repos/acme/widgets", "-X", "DELETE")) == 403
+
+
+def test_a_live_change_sets_a_hosts_rules_and_the_next_request_is_judged_by_them(ca, upstream, tmp_path):
+    """What `allow` sends a running proxy (egress-proxy policy, beside it): the host's rules
+    narrowed, then the host allowed whole again."""
+    def change(spec):
+        return subprocess.run([proxy_bin(), "policy", "--state-dir", proxy.state_dir, "--by", "operator@test"],
+                              input=json.dumps(spec), capture_output=True, text=True, timeout=60)
+    whole = {"template": "debian:12", "egress": ["api.test"]}
+    with Proxy(whole, str(tmp_path / "live"), aliases=ALIASES, upstream_ca=ca.cert_path) as proxy:
+        url = f"https://api.test:{upstream.port}/repos/acme/secret"
+        assert status_of(curl(proxy, url)) == 200
+        res = change({"template": "debian:12", "egress": [API_RULES]})
+        assert res.returncode == 0, res.stderr
+        assert json.loads(res.stdout)["allowed"] == ["api.test"]
+        assert status_of(curl(proxy, url)) == 403
+        assert status_of(curl(proxy, f"https://api.test:{upstream.port}/repos/acme/widgets")) == 200
+        res = change(whole)
+        assert res.returncode == 0 and json.loads(res.stdout)["allowed"] == ["api.test"], res.stdout
+        assert status_of(curl(proxy, url)) == 200
+        lines = [l for l in proxy.log_lines() if l["path"] == "/repos/acme/secret"]
+        assert [(l["outcome"], l.get("policy"), l.get("rule")) for l in lines] == [
+            ("allowed", None, None), ("refused", 1, "api.test#none"), ("allowed", 2, None)]
+        changes = [l for l in proxy.log_lines(evidence=True) if l.get("kind") == "policy"]
+        assert [(l["change"], l["entries"]) for l in changes] == [("allow", ["api.test"]), ("allow", ["api.test"])]
