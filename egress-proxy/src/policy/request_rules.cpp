@@ -46,6 +46,17 @@ std::string joined(const std::vector<std::string>& items, std::string_view separ
     return out;
 }
 
+// A segment as the loosest origin reads it: every escape decoded,
+// ";parameters" dropped (servlet containers), trailing dots and spaces dropped
+// (Windows servers); compared without ASCII case.
+std::string loosened(std::string_view segment) {
+    std::string out = percent_decoded(segment);
+    out.resize(std::min(out.size(), out.find(';')));
+    while (!out.empty() && (out.back() == '.' || out.back() == ' '))
+        out.pop_back();
+    return out;
+}
+
 } // namespace
 
 std::string_view unreadable_path(std::string_view path) {
@@ -105,9 +116,9 @@ RequestRules::RequestRules(const osf::EgressRule& entry, bool audit)
     }
 }
 
-// Allow rules match exactly; deny rules leniently (ASCII case and a trailing
-// slash ignored), since an origin may route "/A/b/" as "/a/b" and a deny that
-// missed it would fail open.
+// Allow rules match exactly; deny rules leniently, on each segment as the
+// loosest origin reads it (see loosened()) and with a trailing slash ignored:
+// a deny that missed "/Hooks." or "/hooks;x" would fail open.
 bool RequestRules::path_matches(const PathPattern& pattern,
                                 const std::vector<std::string_view>& segments, bool trailing_slash,
                                 bool lenient) {
@@ -120,7 +131,8 @@ bool RequestRules::path_matches(const PathPattern& pattern,
     for (std::size_t i = 0; i < n; ++i) {
         const auto& want = pattern.segments[i];
         if (want == "*") continue;
-        if (lenient ? !text::iequals(want, segments[i]) : want != segments[i]) return false;
+        if (lenient ? !text::iequals(want, loosened(segments[i])) : want != segments[i])
+            return false;
     }
     return true;
 }

@@ -75,6 +75,10 @@ TEST_CASE("rules: first match wins, no match refuses, on the normalised path", "
               {"GET", "/repos/acme/widgets/hooks", false, p, 0, "no-hooks"},
               {"GET", "/repos/ACME/Widgets/Hooks/", false, p, 0, "no-hooks"},
               {"POST", "/repos/acme/widgets/hooks/1", false, p, 0, "no-hooks"},
+              {"GET", "/repos/acme/widgets/hooks.", false, p, 0, "no-hooks"},
+              {"GET", "/repos/acme/widgets/hooks%20", false, p, 0, "no-hooks"},
+              {"GET", "/repos/acme/widgets/hooks;x=1/2", false, p, 0, "no-hooks"},
+              {"GET", "/repos/acme/widgets/HOOKS. .", false, p, 0, "no-hooks"},
               // No rule allows.
               {"GET", "/repos/acme/other", false, p, -1, "api.github.com#none"},
               {"GET", "/repos/acme/widgets2", false, p, -1, "api.github.com#none"},
