@@ -307,6 +307,19 @@ def test_audit_mode_lets_through_what_the_rules_would_refuse_and_says_so(ca, ups
             ("DELETE", "allowed", "api.test#none", "method-not-allowed"),
             ("GET", "allowed", "api.test#none", "path-not-allowed"),
             ("GET", "allowed", "api.test#path", "path-not-allowed")])
+        log = proxy.log_path
+    # The summary and the report count lines by rule and decision.
+    summary = subprocess.run([proxy_bin(), "log", "summary", "--json", log], capture_output=True, text=True,
+                             timeout=30)
+    assert {(r["rule"], r["decision"], r["count"]) for r in json.loads(summary.stdout)["rules"]} == {
+        ("read-widgets", "allowed", 1), ("api.test#none", "audit:method-not-allowed", 1),
+        ("api.test#none", "audit:path-not-allowed", 1), ("api.test#path", "audit:path-not-allowed", 1)}
+    page = tmp_path / "report.html"
+    report = subprocess.run([proxy_bin(), "log", "report", log, "-o", str(page)], capture_output=True, text=True,
+                            timeout=30)
+    assert report.returncode == 0, report.stderr
+    html = page.read_text()
+    assert "Egress rules" in html and "api.test#none: audit, would be method-not-allowed" in html
     # The entry's own mode: one host audited, another enforced.
     enforce = dict(GIT_RULES, mode="enforce")
     spec = {"template": "debian:12", "egress": [dict(API_RULES, mode="audit"), enforce]}
