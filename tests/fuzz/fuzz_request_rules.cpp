@@ -2,10 +2,11 @@
 // (a method picked by the first byte, the rest a request target) judged by a
 // fixed entry with rules. Promises checked: a verdict is whole (allowed iff no
 // refusal reason, a refusal has words and never the query), deciding twice
-// gives the same verdict, and an allowed request has no reading an origin
-// server may take (fully decoded, '\\' as '/', ";parameters" dropped, trailing
-// dots dropped, "//host" read as an authority) that reaches outside the
-// repository the rules allow or into the hooks they deny.
+// gives the same verdict, normalising a readable path is idempotent, and an
+// allowed request has no reading an origin server may take (fully decoded,
+// '\\' as '/', ";parameters" dropped, trailing dots dropped, "//host" read as
+// an authority) that reaches outside the repository the rules allow or into
+// the hooks they deny.
 #include "fuzz_check.hpp"
 #include "osf/spec.hpp"
 #include "policy/request_rules.hpp"
@@ -59,8 +60,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     const auto question = target.find('?');
     const auto path = target.substr(0, question);
+    // On a path with one reading, normalising is idempotent (a stray '%', which a
+    // decoded byte could turn into an escape, is unreadable).
     const auto normal = osf::policy::normalize_path(path);
-    OSF_FUZZ_CHECK(osf::policy::normalize_path(normal) == normal);
+    if (osf::policy::unreadable_path(path).empty())
+        OSF_FUZZ_CHECK(osf::policy::normalize_path(normal) == normal);
     if (!verdict.allowed) {
         // The words never carry the query (it may hold a token).
         if (question != std::string_view::npos && target.size() - question > 8)
