@@ -96,7 +96,7 @@ RequestRules::RequestRules(const osf::EgressRule& entry, bool audit)
             PathPattern pattern;
             bool trailing = false;
             auto segments = split_segments(text, trailing);
-            pattern.trailing_slash = trailing && text.size() > 1;
+            pattern.trailing_slash = trailing; // "/" too: the root is "/" on the wire
             if (!trailing && !segments.empty() && segments.back() == "*") {
                 pattern.below = true;
                 segments.pop_back();

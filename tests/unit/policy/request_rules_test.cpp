@@ -131,7 +131,8 @@ TEST_CASE("rules: path patterns, exact, below and one segment", "[rules]") {
         {"paths": ["/exact"], "allow": true},
         {"paths": ["/dir/"], "allow": true},
         {"paths": ["/below/*"], "allow": true},
-        {"paths": ["/one/*/end"], "allow": true}]})");
+        {"paths": ["/one/*/end"], "allow": true},
+        {"paths": ["/"], "allow": true}]})");
     check(rules, {
                      {"GET", "/exact", true, {}, 0, "h.example#0"},
                      {"GET", "/exact/", false, p, -1, "h.example#none"},
@@ -145,6 +146,10 @@ TEST_CASE("rules: path patterns, exact, below and one segment", "[rules]") {
                      {"GET", "/one/x/end", true, {}, 3, "h.example#3"},
                      {"GET", "/one/x/y/end", false, p, -1, "h.example#none"},
                      {"GET", "/one/end", false, p, -1, "h.example#none"},
+                     {"GET", "/", true, {}, 4, "h.example#4"},
+                     {"GET", "/?q=1", true, {}, 4, "h.example#4"},
+                     {"GET", "/x/..", true, {}, 4, "h.example#4"},
+                     {"GET", "//", false, p, -1, "h.example#path"},
                  });
     const auto everything = rules_of(R"({"host": "h.example", "rules": [
         {"paths": ["/*"], "methods": ["GET"], "allow": true}]})");
