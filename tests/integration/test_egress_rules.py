@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from osftest import Proxy, TestCA, Upstream, proxy_bin
+from osftest import Proxy, TestCA, Upstream, proxy_bin, repo
 from osftest.clients import body_of, curl, status_of
 
 NAMES = ["api.test", "git.test", "open.test"]
@@ -113,6 +113,15 @@ def proxy(tmp_path_factory, ca, upstream):
         yield p
 
 
+def assert_log_matches_the_schema(log_path):
+    """Every line (rule, ruleIndex, wouldRefuse, the new refusedBy values) is valid against
+    the log contract."""
+    validator = os.path.join(repo(), "tests", "tools", "ajv", "validate-jsonl.mjs")
+    schema = os.path.join(repo(), "contracts", "egress-log.schema.json")
+    out = subprocess.run(["node", validator, schema, log_path], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
 def reached(upstream, path):
     """The requests the origin received for `path` (its query aside)."""
     return [r for r in upstream.requests if r["path"].split("?")[0] == path]
@@ -183,6 +192,7 @@ def test_curl_requests_are_judged_by_the_hosts_rules(ca, upstream, tmp_path, ver
         assert got == want
         assert all(l.get("http") == ("2" if version == "--http2" else None) for l in lines)
         assert all("?" not in l["path"] for l in lines)
+        assert_log_matches_the_schema(proxy.log_path)
 
 
 def tunnel(proxy, upstream, host="api.test"):
@@ -282,6 +292,7 @@ def test_git_clone_and_fetch_pass_push_and_another_repository_are_refused(proxy,
     assert line["outcome"] == "refused" and line["refusedBy"] == "path-not-allowed"
     assert line["rule"] == "git.test#none" and "ruleIndex" not in line
     assert not reached(upstream, "/acme/secret.git/info/refs")
+    assert_log_matches_the_schema(proxy.log_path)
 
 
 def test_an_invalid_rule_stops_the_proxy_with_exit_2_naming_the_entry(tmp_path):
@@ -308,6 +319,7 @@ def test_audit_mode_lets_through_what_the_rules_would_refuse_and_says_so(ca, ups
             ("GET", "allowed", "api.test#none", "path-not-allowed"),
             ("GET", "allowed", "api.test#path", "path-not-allowed")])
         log = proxy.log_path
+    assert_log_matches_the_schema(log)
     # The summary and the report count lines by rule and decision.
     summary = subprocess.run([proxy_bin(), "log", "summary", "--json", log], capture_output=True, text=True,
                              timeout=30)
