@@ -48,7 +48,7 @@ std::string rules_key(const EgressRule& rule) {
     nlohmann::json key = nlohmann::json::array();
     for (const auto& r : rule.rules)
         key.push_back({r.methods, r.paths, r.query, r.allow, r.name, r.reason});
-    return key.dump() + rule.reason + (rule.audit ? " audit" : "");
+    return key.dump() + rule.reason + (rule.audit ? (*rule.audit ? " audit" : " enforce") : "");
 }
 
 std::map<std::string, std::string> entry_names(const Spec& spec) {

@@ -38,9 +38,9 @@ struct EgressRule {
     bool has_rules = false; // written as {"host", "rules"}
     std::vector<RequestRule> rules{};
     std::string reason{}; // the entry's `reason`
-    // `"mode": "audit"`: what the rules would refuse is let through and logged
-    // with `wouldRefuse` (the spec's own `mode` sets it for every entry).
-    bool audit = false;
+    // `mode`: "audit" (true): what the rules would refuse is let through and
+    // logged with `wouldRefuse`; "enforce" (false); unset: the spec's `mode`.
+    std::optional<bool> audit{};
     bool wildcard() const { return host.starts_with("*."); }
 };
 
@@ -91,7 +91,8 @@ struct Spec {
     std::optional<std::string> memory; // a quantity ("4Gi")
     std::map<std::string, std::string> env;
     std::vector<EgressRule> egress;
-    // `mode`: "enforce" (the default) or "audit": every entry's rules audit.
+    // `mode`: "enforce" (the default) or "audit": the rules of every entry that
+    // does not say otherwise audit.
     bool audit = false;
     std::map<std::string, SecretRef> secrets;
     std::vector<McpServer> mcp;

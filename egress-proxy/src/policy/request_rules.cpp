@@ -82,7 +82,7 @@ std::string_view unreadable_path(std::string_view path) {
 
 RequestRules::RequestRules(const osf::EgressRule& entry, bool audit)
     : entry_name_(entry.port ? entry.host + ":" + std::to_string(*entry.port) : entry.host),
-      reason_(entry.reason), audit_(audit || entry.audit), none_name_(entry_name_ + "#none"),
+      reason_(entry.reason), audit_(entry.audit.value_or(audit)), none_name_(entry_name_ + "#none"),
       path_name_(entry_name_ + "#path") {
     for (const auto& written : entry.rules) {
         Rule rule;

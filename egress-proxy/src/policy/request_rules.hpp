@@ -24,7 +24,7 @@ struct RuleVerdict {
 
 class RequestRules {
 public:
-    // `audit`: the spec's own mode is audit (the entry's may say so too).
+    // `audit`: the spec's own mode is audit (an entry's own mode wins).
     explicit RequestRules(const osf::EgressRule& entry, bool audit = false);
 
     // `target` is the origin form ("/path?query"), fragment-free; `method` as sent.

@@ -105,9 +105,11 @@ TEST_CASE("mode: the spec's and an entry's, enforce or audit") {
     CHECK_FALSE(valid_spec(spec_with("")).audit);
     const auto spec = valid_spec(spec_with(R"("egress": [
         {"host": "a.example.com", "mode": "audit", "rules": [{"allow": true}]},
-        {"host": "b.example.com", "rules": [{"allow": true}]}])"));
-    CHECK(spec.egress[0].audit);
-    CHECK_FALSE(spec.egress[1].audit);
+        {"host": "b.example.com", "rules": [{"allow": true}]},
+        {"host": "c.example.com", "mode": "enforce", "rules": [{"allow": true}]}])"));
+    CHECK(spec.egress[0].audit == true);
+    CHECK_FALSE(spec.egress[1].audit.has_value());
+    CHECK(spec.egress[2].audit == false);
     const auto errors = errors_of(spec_with(R"("mode": "warn")"));
     REQUIRE(errors.size() == 1);
     CHECK_THAT(errors.front(), Catch::StartsWith("$.mode: must be \"enforce\""));

@@ -202,10 +202,13 @@ TEST_CASE("audit: the entry's mode or the spec's", "[rules]") {
     CHECK_FALSE(rules_of(github).audit());
     const auto spec =
         spec_of(R"([{"host": "a.example", "mode": "audit", "rules": [{"allow": true}]},
-        {"host": "b.example", "rules": [{"allow": true}]}])");
+        {"host": "b.example", "rules": [{"allow": true}]},
+        {"host": "c.example", "mode": "enforce", "rules": [{"allow": true}]}])");
     CHECK(RequestRules(spec.egress[0]).audit());
     CHECK_FALSE(RequestRules(spec.egress[1]).audit());
     CHECK(RequestRules(spec.egress[1], true).audit());
+    // An entry's own "enforce" wins over the spec's audit.
+    CHECK_FALSE(RequestRules(spec.egress[2], true).audit());
     // The verdict is the same: admission decides what audit does with it.
     const auto audited = RequestRules(spec.egress[0]).decide("GET", "/a//b");
     CHECK_FALSE(audited.allowed);
