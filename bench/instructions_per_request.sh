@@ -7,6 +7,7 @@
 #   ./bench/instructions_per_request.sh BIN [BIN ...]
 #   N1=100 N2=600 TOP=15 ./bench/instructions_per_request.sh /tmp/old /tmp/new
 #   MODE=new N1=20 N2=120 ./bench/instructions_per_request.sh BIN   # a new connection per request
+#   SPEC=bench/spec-50-rules.json ./bench/instructions_per_request.sh BIN   # another spec
 #
 # Each build serves N1 and then N2 GETs of a 1 KiB file over one intercepted TLS
 # tunnel (curl, keep-alive) from an nginx HTTPS origin on loopback, with one
@@ -29,6 +30,7 @@ case $mode in ka | new) ;; *) echo "instructions: MODE is ka or new" >&2; exit 2
 n1=${N1:-$([ "$mode" = new ] && echo 20 || echo 100)}
 n2=${N2:-$([ "$mode" = new ] && echo 120 || echo 600)}
 top=${TOP:-15}
+spec=$(realpath "${SPEC:-$repo/bench/spec.json}")
 [ "$n2" -gt "$n1" ] || { echo "instructions: N2 must be above N1" >&2; exit 2; }
 for tool in valgrind callgrind_annotate nginx curl openssl python3; do
     command -v "$tool" >/dev/null || { echo "instructions: $tool is missing" >&2; exit 2; }
@@ -84,7 +86,7 @@ count() {
     port=$(free_port)
     mkdir -p "$state"
     OSF_SANDBOX_HOST_ALIASES=upstream.test=127.0.0.1 valgrind --tool=callgrind --callgrind-out-file="$out" \
-        "$bin" --spec "$repo/bench/spec.json" --listen "127.0.0.1:$port" --admin-listen 127.0.0.1:0 \
+        "$bin" --spec "$spec" --listen "127.0.0.1:$port" --admin-listen 127.0.0.1:0 \
         --state-dir "$state" --upstream-ca "$work/cert.pem" --threads 1 >"$work/proxy-$3-$2.log" 2>&1 &
     pid=$!
     pids+=("$pid")

@@ -179,6 +179,11 @@ LogSummary summarise_log(std::string_view text, const VerifyReport& verification
             s.errors += n;
             s.failures[text_of(line, f::error)][host] += n;
         }
+        if (const std::string rule = text_of(line, f::rule); !rule.empty())
+            s.rules[rule][outcome == to_string(osf::Outcome::refused) ? text_of(line, f::refused_by)
+                          : line.contains(f::would_refuse)
+                              ? "audit:" + text_of(line, f::would_refuse)
+                              : outcome] += n;
         if (const auto secrets = line.find(f::secrets);
             secrets != line.end() && secrets->is_array())
             for (const auto& name : *secrets)
@@ -268,6 +273,9 @@ std::string render_text(const LogSummary& s) {
     render_counts_by_host(out, s.failures, "failures (count, error, host):", "none");
     out += "\n";
     render_counts_by_host(out, s.secrets, "secrets used (count, secret, host):", "none");
+    out += "\n";
+    // Same layout: the decision stands where the host does.
+    render_counts_by_host(out, s.rules, "egress rules (count, rule, decision):", "none");
     out += "\nMCP tools:";
     if (s.mcp.empty())
         out += " none\n";
@@ -332,6 +340,10 @@ json render_json(const LogSummary& s) {
         if (!c.secret.empty()) change["secret"] = c.secret;
         policy_changes.push_back(std::move(change));
     }
+    json rules = json::array();
+    for (const auto& [rule, decisions] : s.rules)
+        for (const auto& [decision, n] : decisions)
+            rules.push_back({{"rule", rule}, {"decision", decision}, {"count", n}});
     json time = json::object();
     if (s.requests) time = {{"first", s.first_time}, {"last", s.last_time}};
     return {{"verification", verification},
@@ -346,6 +358,7 @@ json render_json(const LogSummary& s) {
             {"refusals", counts_by_host_json(s.refusals, "reason")},
             {"errors", counts_by_host_json(s.failures, "error")},
             {"secrets", counts_by_host_json(s.secrets, "secret")},
+            {"rules", rules},
             {"mcp", mcp},
             {"policyChanges", policy_changes}};
 }

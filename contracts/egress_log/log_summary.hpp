@@ -43,11 +43,14 @@ struct PolicyChangeCounts {
 struct LogSummary {
     std::string first_time, last_time; // of request lines
     std::uint64_t requests = 0, allowed = 0, refused = 0, errors = 0;
-    std::uint64_t unreadable_lines = 0;             // lines that are not JSON objects (not counted)
-    std::map<std::string, HostCounts> hosts;        // by host as logged
-    CountsByHost refusals;                          // reason -> host -> count
-    CountsByHost failures;                          // error -> host -> count
-    CountsByHost secrets;                           // secret name -> host -> count
+    std::uint64_t unreadable_lines = 0;      // lines that are not JSON objects (not counted)
+    std::map<std::string, HostCounts> hosts; // by host as logged
+    CountsByHost refusals;                   // reason -> host -> count
+    CountsByHost failures;                   // error -> host -> count
+    CountsByHost secrets;                    // secret name -> host -> count
+    // Egress rules (hosts with rules): rule -> decision ("allowed" or the
+    // refusedBy reason) -> count.
+    std::map<std::string, std::map<std::string, std::uint64_t>> rules;
     std::map<std::string, McpServerCounts> mcp;     // by server name
     std::vector<PolicyChangeCounts> policy_changes; // in line order
     VerifyReport verification;

@@ -4,6 +4,7 @@
 #include "osf/strict_json.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <variant>
 
@@ -13,20 +14,47 @@ namespace {
 
 using ordered = nlohmann::ordered_json;
 
-// The rule an entry means, or why it is not one (the spec validator's words).
-std::variant<EgressRule, std::string> rule_of(const std::string& entry) {
-    const auto parsed = parse_spec(nlohmann::json{{"egress", {entry}}}.dump());
-    if (!parsed.ok()) {
-        std::string why = parsed.errors.front().message;
-        return why;
+// An entry as given to allow or revoke: "host[:port]", or an entry with
+// rules written as JSON ({"host": ..., "rules": [...]}).
+struct GivenEntry {
+    EgressRule rule;
+    ordered written; // what goes into the spec's `egress`
+};
+
+// The rule an entry means, or why it is not one (the spec validator's words,
+// with the path inside the entry: "rules[1].paths[0]: ...").
+std::variant<GivenEntry, std::string> rule_of(const std::string& entry) {
+    ordered written = entry;
+    if (entry.find_first_not_of(" \t\r\n") != std::string::npos &&
+        entry[entry.find_first_not_of(" \t\r\n")] == '{') {
+        auto read = strict_json::read<ordered>(entry, {.max_depth = 16});
+        if (!read.ok() || !read.document.is_object())
+            return std::string("is not a JSON object: write {\"host\": \"api.example.com\", "
+                               "\"rules\": [{\"methods\": \"read-only\", \"allow\": true}]}");
+        written = std::move(read.document);
     }
-    return parsed.spec->egress.front();
+    const auto parsed = parse_spec(ordered{{"egress", ordered::array({written})}}.dump());
+    if (!parsed.ok()) {
+        const auto& error = parsed.errors.front();
+        std::string where = error.path.starts_with("$.egress[0].") ? error.path.substr(12) : "";
+        return (where.empty() ? std::string() : where + ": ") + error.message;
+    }
+    return GivenEntry{parsed.spec->egress.front(), std::move(written)};
 }
 
-std::set<std::string> entry_names(const Spec& spec) {
-    std::set<std::string> names;
+// What two entries of one name must share to be the same policy: their rules.
+std::string rules_key(const EgressRule& rule) {
+    if (!rule.has_rules) return {};
+    nlohmann::json key = nlohmann::json::array();
+    for (const auto& r : rule.rules)
+        key.push_back({r.methods, r.paths, r.query, r.allow, r.name, r.reason});
+    return key.dump() + rule.reason + (rule.audit ? (*rule.audit ? " audit" : " enforce") : "");
+}
+
+std::map<std::string, std::string> entry_names(const Spec& spec) {
+    std::map<std::string, std::string> names; // name -> its rules
     for (const auto& rule : spec.egress)
-        names.insert(entry_name(rule));
+        names.emplace(entry_name(rule), rules_key(rule));
     return names;
 }
 
@@ -58,15 +86,20 @@ nlohmann::json fixed_part(std::string_view text) {
 }
 
 // The canonical name of each element of the document's `egress`, in order
-// (empty for an element that is not an entry): read once per edit.
-std::vector<std::string> written_names(const ordered& egress) {
-    std::vector<std::string> names;
+// (empty for an element that is not an entry), and whether it has rules:
+// read once per edit.
+struct WrittenEntry {
+    std::string name;
+    bool has_rules = false;
+};
+std::vector<WrittenEntry> written_names(const ordered& egress) {
+    std::vector<WrittenEntry> names;
     for (const auto& written : egress) {
-        const auto rule =
-            written.is_string() ? rule_of(written.get<std::string>()) : std::string("no entry");
-        names.push_back(std::holds_alternative<EgressRule>(rule)
-                            ? entry_name(std::get<EgressRule>(rule))
-                            : std::string());
+        const auto given =
+            rule_of(written.is_string() ? written.get<std::string>() : written.dump());
+        const auto* entry = std::get_if<GivenEntry>(&given);
+        names.push_back(entry ? WrittenEntry{entry_name(entry->rule), entry->rule.has_rules}
+                              : WrittenEntry{});
     }
     return names;
 }
@@ -75,29 +108,44 @@ void edit_hosts(ordered& document, const Edit& edit, EditResult& result) {
     const bool allow = edit.direction == Direction::allow;
     auto& egress = document["egress"];
     if (egress.is_null()) egress = ordered::array();
-    std::vector<std::string> names = written_names(egress);
+    std::vector<WrittenEntry> names = written_names(egress);
+    auto find = [&](const std::string& name) {
+        return std::find_if(names.begin(), names.end(),
+                            [&](const WrittenEntry& w) { return w.name == name; });
+    };
     for (const auto& entry : edit.hosts) {
-        const auto rule = rule_of(entry);
-        if (const auto* why = std::get_if<std::string>(&rule)) {
+        auto given = rule_of(entry);
+        if (const auto* why = std::get_if<std::string>(&given)) {
             result.errors.push_back(spec_detail::json_quoted(entry) + ": " + *why);
             continue;
         }
-        const std::string name = entry_name(std::get<EgressRule>(rule));
-        const bool present = std::find(names.begin(), names.end(), name) != names.end();
+        auto& [rule, written] = std::get<GivenEntry>(given);
+        const std::string name = entry_name(rule);
+        const auto at = find(name);
+        const bool present = at != names.end();
         if (allow) {
-            (present ? result.unchanged : result.changed).push_back(name);
+            const auto k = static_cast<std::ptrdiff_t>(at - names.begin());
             if (!present) {
-                egress.push_back(name);
-                names.push_back(name);
+                egress.push_back(rule.has_rules ? written : ordered(name));
+                names.push_back({name, rule.has_rules});
+                result.changed.push_back(name);
+            } else if (rule.has_rules ? egress[static_cast<std::size_t>(k)] != written
+                                      : at->has_rules) {
+                // New rules for the host, or the host allowed whole instead of by rules.
+                egress[static_cast<std::size_t>(k)] = rule.has_rules ? written : ordered(name);
+                at->has_rules = rule.has_rules;
+                result.changed.push_back(name);
+            } else {
+                result.unchanged.push_back(name);
             }
         } else if (!present) {
             result.errors.push_back(spec_detail::json_quoted(name) +
                                     " is not in the sandbox's egress (its spec lists what it "
                                     "may reach); nothing to revoke");
         } else {
-            // Every spelling of it ("Example.com" and "example.com." are one rule).
+            // Every spelling of it ("Example.com" and "example.com." are one rule), rules and all.
             for (std::size_t k = names.size(); k-- > 0;)
-                if (names[k] == name) {
+                if (names[k].name == name) {
                     egress.erase(egress.begin() + static_cast<std::ptrdiff_t>(k));
                     names.erase(names.begin() + static_cast<std::ptrdiff_t>(k));
                 }
@@ -190,9 +238,13 @@ Difference difference(std::string_view before, std::string_view after) {
         out.other = "$";
         return out;
     }
+    // A host whose rules changed is allowed anew (with its new rules).
     const auto old_hosts = entry_names(*old_spec.spec), new_hosts = entry_names(*new_spec.spec);
-    out.allowed_hosts = minus(new_hosts, old_hosts);
-    out.revoked_hosts = minus(old_hosts, new_hosts);
+    for (const auto& [name, rules] : new_hosts)
+        if (const auto it = old_hosts.find(name); it == old_hosts.end() || it->second != rules)
+            out.allowed_hosts.push_back(name);
+    for (const auto& [name, rules] : old_hosts)
+        if (!new_hosts.contains(name)) out.revoked_hosts.push_back(name);
     const auto old_tools = tool_names(*old_spec.spec), new_tools = tool_names(*new_spec.spec);
     out.allowed_tools = minus(new_tools, old_tools);
     out.revoked_tools = minus(old_tools, new_tools);

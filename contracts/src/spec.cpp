@@ -40,9 +40,9 @@ SpecResult parse_spec(std::string_view json_text, SpecOptions options) {
     check_known_fields(
         document, "$",
         {"$schema", "template", "cpu", "memory", "storage", "tmpSize", "env", "egress", "secrets",
-         "mcp", "user", "readOnlyRoot", "lifetime", "persistence", "cache"},
+         "mcp", "user", "readOnlyRoot", "lifetime", "persistence", "cache", "mode"},
         "the spec's fields are template, cpu, memory, storage, tmpSize, env, egress, secrets, mcp, "
-        "user, readOnlyRoot, lifetime, persistence and cache",
+        "user, readOnlyRoot, lifetime, persistence, cache and mode",
         check);
     if (document.contains("$schema") && !document["$schema"].is_string())
         check.fail("$['$schema']", "must be a string (the schema's URL, for editors); got " +
@@ -55,6 +55,7 @@ SpecResult parse_spec(std::string_view json_text, SpecOptions options) {
     if (document.contains("memory")) check_memory(document["memory"], check, spec);
     if (document.contains("env")) check_env(document["env"], check, spec);
     if (document.contains("egress")) check_egress(document["egress"], check, spec);
+    if (document.contains("mode")) spec.audit = check_mode(document["mode"], "$.mode", check);
     if (document.contains("secrets")) check_secrets(document["secrets"], check, spec);
     if (document.contains("mcp")) check_mcp(document["mcp"], check, spec);
     if (document.contains("storage")) check_storage(document["storage"], check, spec);

@@ -19,7 +19,8 @@ std::string host_of_url(std::string_view text) {
 
 } // namespace
 
-std::variant<EgressRule, std::string> check_egress_entry(const std::string& text) {
+// The problem with one entry's host text, or the rule it makes.
+std::variant<EgressRule, std::string> check_egress_host(const std::string& text) {
     const std::string shown = json_quoted(text);
     if (text.empty()) return "is empty: write a host name, as \"api.example.com\"";
     if (text.find("://") != std::string::npos) {
@@ -44,7 +45,8 @@ std::variant<EgressRule, std::string> check_egress_entry(const std::string& text
         return shown + " has more than one ':'; write \"host\" or \"host:port\"";
     auto host = check_host(std::string_view(text).substr(0, colon), true);
     if (auto* problem = std::get_if<HostProblem>(&host)) return shown + " " + problem->message;
-    EgressRule rule{std::get<std::string>(host), std::nullopt};
+    EgressRule rule;
+    rule.host = std::get<std::string>(host);
     if (colon != std::string::npos) {
         auto port = check_port(std::string_view(text).substr(colon + 1));
         if (auto* problem = std::get_if<HostProblem>(&port)) return shown + " " + problem->message;
@@ -61,30 +63,48 @@ void check_egress(const nlohmann::json& value, const SpecCheck& check, Spec& spe
                           spec_limits::max_egress_entries, "entries"))
         return;
     std::map<std::string, std::size_t> first_seen;
+    // Where each host[:port] was first listed, and whether that entry has rules:
+    // one host cannot be allowed whole and by rules at once.
+    std::map<std::pair<std::string, std::optional<std::uint16_t>>, std::pair<std::size_t, bool>>
+        hosts;
     for (std::size_t i = 0; i < value.size(); ++i) {
         const std::string at = index_path(path, i);
-        if (!value[i].is_string()) {
-            check.fail(at, "must be a string, a host name as \"api.example.com\"; got " +
+        std::optional<EgressRule> checked;
+        if (value[i].is_object()) {
+            checked = check_egress_object(value[i], at, check);
+            if (!checked) continue;
+        } else if (!value[i].is_string()) {
+            check.fail(at, "must be a string, a host name as \"api.example.com\", or an object "
+                           "{\"host\", \"rules\"}; got " +
                                describe_type(value[i]));
             continue;
+        } else {
+            const auto& text = value[i].get_ref<const std::string&>();
+            if (const auto [seen, fresh] = first_seen.emplace(text, i); !fresh) {
+                check.fail(at, json_quoted(text) + " is listed twice (first at " +
+                                   index_path(path, seen->second) + ")");
+                continue;
+            }
+            auto entry = check_egress_host(text);
+            if (auto* problem = std::get_if<std::string>(&entry)) {
+                check.fail(at, *problem);
+                continue;
+            }
+            checked = std::move(std::get<EgressRule>(entry));
         }
-        const auto& text = value[i].get_ref<const std::string&>();
-        if (const auto [seen, fresh] = first_seen.emplace(text, i); !fresh) {
-            check.fail(at, json_quoted(text) + " is listed twice (first at " +
-                               index_path(path, seen->second) + ")");
-            continue;
-        }
-        auto entry = check_egress_entry(text);
-        if (auto* problem = std::get_if<std::string>(&entry)) {
-            check.fail(at, *problem);
+        auto& rule = *checked;
+        const auto [seen, fresh] =
+            hosts.emplace(std::pair{rule.host, rule.port}, std::pair{i, rule.has_rules});
+        if (!fresh && (rule.has_rules || seen->second.second)) {
+            check.fail(
+                at,
+                json_quoted(rule.port ? rule.host + ":" + std::to_string(*rule.port) : rule.host) +
+                    " is listed twice (first at " + index_path(path, seen->second.first) +
+                    "): write one entry for a host, its rules in one list");
             continue;
         }
         // "Example.com" and "example.com." are the rule "example.com" already has.
-        auto& rule = std::get<EgressRule>(entry);
-        bool known = false;
-        for (const auto& existing : spec.egress)
-            known = known || (existing.host == rule.host && existing.port == rule.port);
-        if (!known) spec.egress.push_back(std::move(rule));
+        if (fresh) spec.egress.push_back(std::move(rule));
     }
 }
 

@@ -61,7 +61,7 @@ bool check_hosts(const nlohmann::json& hosts, const std::string& at, const SpecC
             good = false;
             continue;
         }
-        auto entry = check_egress_entry(hosts[i].get<std::string>());
+        auto entry = check_egress_host(hosts[i].get<std::string>());
         if (auto* problem = std::get_if<std::string>(&entry)) {
             check.fail(entry_at, *problem);
             good = false;

@@ -26,6 +26,15 @@ void check_cpu(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_memory(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_env(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_egress(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+// One egress entry's host text ("host[:port]"): the rule it makes, or why not
+// (completing a sentence about the entry). Also a bound secret's `hosts` entry.
+std::variant<EgressRule, std::string> check_egress_host(const std::string& text);
+// One egress entry written as an object {"host", "rules", "reason"} at `at`
+// (spec_egress_rules.cpp): the rule it makes, or nullopt (the errors recorded).
+// `mode`, the spec's or an entry's: "enforce" or "audit"; true for audit.
+bool check_mode(const nlohmann::json& value, const std::string& at, const SpecCheck& check);
+std::optional<EgressRule> check_egress_object(const nlohmann::json& entry, const std::string& at,
+                                              const SpecCheck& check);
 void check_secrets(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 // One `secrets` member of kind "aws" at `at` (spec_aws_secret.cpp); reads spec.egress.
 void check_aws_secret(const nlohmann::json& value, const std::string& at, const std::string& name,
@@ -59,9 +68,6 @@ bool is_dns_subdomain(std::string_view name);
 // characters".
 std::string dns_subdomain_rule();
 
-// One `egress` entry's text: the rule it makes, or what is wrong with it
-// (completing a sentence about the entry). Also a bound secret's `hosts` entry.
-std::variant<EgressRule, std::string> check_egress_entry(const std::string& text);
 
 // Each bound secret's `hosts` against `egress` and the MCP servers (both read).
 void check_secret_hosts(const nlohmann::json& document, const SpecCheck& check, const Spec& spec);

@@ -186,3 +186,32 @@ def test_a_suspended_sandbox_resumes_with_the_changed_policy(local, upstream):  
     assert "in force when the sandbox resumes" in res.stdout
     assert local.run("resume", sandbox_id).returncode == 0
     assert curl_status(local, sandbox_id, f"https://refused.test:{upstream.port}/resumed") == "200"
+
+
+def test_allow_narrows_a_host_to_rules_and_suggest_learns_them(local, upstream):  # noqa: F811
+    sandbox_id = local.create(spec_for(upstream))
+    base = f"https://allowed.test:{upstream.port}"
+    assert curl_status(local, sandbox_id, f"{base}/repos/acme/widgets") == "200"
+    entry = {"host": "allowed.test", "reason": "acme/widgets only",
+             "rules": [{"name": "read-widgets", "methods": "read-only",
+                        "paths": ["/repos/acme/widgets", "/repos/acme/widgets/*"], "allow": True}]}
+    res = local.run("allow", sandbox_id, json.dumps(entry))
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == f"allowed in {sandbox_id}: allowed.test (policy 1, in force now)\n"
+    assert listed_policy(local, sandbox_id)["egress"] == [entry]
+    assert curl_status(local, sandbox_id, f"{base}/repos/acme/widgets/issues/1") == "200"
+    assert curl_status(local, sandbox_id, f"{base}/repos/acme/secret") == "403"
+    body = local.sh(sandbox_id, f"curl -s --max-time 20 {base}/repos/acme/secret").stdout
+    assert "acme/widgets only" in body and "allow <sandbox ID>" in body, body
+    bad = local.run("allow", sandbox_id, '{"host": "allowed.test", "rules": [{"paths": ["/a*"], "allow": true}]}')
+    assert bad.returncode == 2 and "rules[0].paths[0]" in bad.stderr, bad.stderr
+    # The run so far, as the tightest spec that would have let it through.
+    suggested = local.run("egress-log", sandbox_id, "--suggest")
+    assert suggested.returncode == 0, suggested.stderr
+    learnt = json.loads(suggested.stdout)
+    assert learnt["egress"] == [{"host": f"allowed.test:{upstream.port}", "rules": [
+        {"methods": ["GET"], "paths": ["/repos/acme/widgets", "/repos/acme/widgets/issues/1"], "allow": True}]}]
+    # The host whole again.
+    res = local.run("allow", sandbox_id, "allowed.test")
+    assert res.returncode == 0 and "allowed.test (policy 2" in res.stdout, res.stdout + res.stderr
+    assert curl_status(local, sandbox_id, f"{base}/repos/acme/secret") == "200"

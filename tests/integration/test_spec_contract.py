@@ -147,6 +147,25 @@ URLS = [
     "//w.com", "https:/w.com", "https://w.com/é", "https://w.com/" + "a" * 2028, "https://w.com/" + "a" * 2035,
     "https://w.com/a\\b", "https://w.com/a;b=c,d(e)*+!$'@:", "https://w.com/a[b]",
 ]
+PATH_PATTERNS = ["/", "/a", "/a/", "/a/*", "/*", "/a/*/b", "/a/*/", "*", "a", "", "//", "/a//b", "/.", "/..", "/a/.",
+                 "/a/../b", "/...", "/a.b", "/a*", "/*a", "/a/**", "/%20", "/a b", "/a?b", "/a#b", "/a\\b", "/é",
+                 "/~user/x", "/a:b@c;d=e,f+g!h$i&j'k(l)", "/a/" + "b" * 1021, "/a/" + "b" * 1022, 1, None]
+METHODS = [["GET"], ["get"], ["Get"], [], ["GET", "GET"], ["M-SEARCH"], ["-X"], ["G" * 32], ["G" * 33], ["GET", 1],
+           "read-only", "readonly", "GET", 1, None, [f"M{i}" for i in range(16)], [f"M{i}" for i in range(17)]]
+QUERIES = [{"service": "git-upload-pack"}, {}, {"a": ""}, {"": "a"}, {"a&b": "c"}, {"a": "b=c"}, {"a": "%20"},
+           {"a": "b c"}, {"a": 1}, {"a/?:@": "b/?:@"}, {f"p{i}": "v" for i in range(8)},
+           {f"p{i}": "v" for i in range(9)}, [], "service=x"]
+RULE_SHAPES = [{"allow": True}, {"deny": True}, {"allow": False}, {"deny": False}, {"allow": True, "deny": True}, {},
+               {"allow": 1}, {"allow": True, "name": "r-1"}, {"allow": True, "name": "R"}, {"allow": True, "name": "-r"},
+               {"allow": True, "reason": "x"}, {"allow": True, "reason": ""}, {"allow": True, "reason": "a\nb"},
+               {"allow": True, "reason": "x" * 512}, {"allow": True, "reason": "x" * 513}, {"allow": True, "extra": 1}]
+ENTRY_SHAPES = [{"host": "a.com", "rules": [{"allow": True}]}, {"host": "a.com", "rules": []}, {"host": "a.com"},
+                {"rules": [{"allow": True}]}, {"host": "a.com/x", "rules": [{"allow": True}]},
+                {"host": "a.com", "rules": [{"allow": True}], "mode": "audit"},
+                {"host": "a.com", "rules": [{"allow": True}], "mode": "warn"},
+                {"host": "a.com", "rules": [{"allow": True}], "reason": "r"},
+                {"host": "a.com", "rules": [{"allow": True}], "other": 1}, {"host": 1, "rules": [{"allow": True}]},
+                {"host": "a.com", "rules": {"allow": True}}, {"host": "a.com", "rules": [{"allow": True}] * 257}]
 TOOLS = ["search", "", "a b", "a\nb", "é", "x" * 128, "x" * 129, 1, None, "\u007f"]
 MCP_NAMES = ["wiki", "Wiki", "w-1", "-w", "w-", "0", "a" * 63, "a" * 64, "w_x", "", 1]
 
@@ -177,6 +196,21 @@ def corpus():
         docs.append((f"tool-{i}", {**base, "mcp": [{"name": "w", "url": "https://w.com", "tools": [tool]}]}))
     for i, name in enumerate(MCP_NAMES):
         docs.append((f"mcp-name-{i}", {**base, "mcp": [{"name": name, "url": "https://w.com", "tools": []}]}))
+    for i, pattern in enumerate(PATH_PATTERNS):
+        docs.append((f"rule-path-{i}", {**base, "egress": [{"host": "a.com", "rules": [
+            {"paths": [pattern], "allow": True}]}]}))
+    for i, methods in enumerate(METHODS):
+        docs.append((f"rule-methods-{i}", {**base, "egress": [{"host": "a.com", "rules": [
+            {"methods": methods, "allow": True}]}]}))
+    for i, query in enumerate(QUERIES):
+        docs.append((f"rule-query-{i}", {**base, "egress": [{"host": "a.com", "rules": [
+            {"query": query, "allow": True}]}]}))
+    for i, rule in enumerate(RULE_SHAPES):
+        docs.append((f"rule-shape-{i}", {**base, "egress": [{"host": "a.com", "rules": [rule]}]}))
+    for i, entry in enumerate(ENTRY_SHAPES):
+        docs.append((f"entry-shape-{i}", {**base, "egress": [entry]}))
+    for i, mode in enumerate(["audit", "enforce", "Audit", "", 1, None]):
+        docs.append((f"mode-{i}", {**base, "mode": mode}))
     # Random near misses: host-like and URL-like strings from risky pieces.
     pieces = ["a", "b", "Z", "1", "0", "9", "-", ".", "*", ":", "/", "?", "#", "@", "_", "%", "%2f", "255",
               "256", "example", "com", "80", "65535", "65536", "..", "*.", "xn--"]

@@ -6,6 +6,7 @@
 #include "commands/sandbox_id_argument.hpp"
 #include "commands/subcommands.hpp"
 #include "egress_log/refused_entries.hpp"
+#include "egress_log/spec_suggestion.hpp"
 
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -47,6 +48,17 @@ void setup_egress_log(CLI::App& app, CommandContext& context) {
         "tool (--mcp SERVER:TOOL) that would have let it through, as allow takes it; with "
         "--follow, then each new one as it is refused");
     refused->excludes(raw)->excludes(verify)->excludes(summary)->excludes(report);
+    auto* suggest = sub->add_flag(
+        "--suggest", options->suggest,
+        "Print the tightest spec egress (and MCP tools) that would have let through what the "
+        "log shows: hosts, rules by method and path generalised where a segment varies; for a "
+        "person to review before a new sandbox uses it");
+    suggest->excludes(raw)
+        ->excludes(verify)
+        ->excludes(summary)
+        ->excludes(report)
+        ->excludes(refused)
+        ->excludes(follow);
     sub->callback([&context, options] {
         guarded(context, [&] {
             const std::string id = parse_sandbox_id(options->id);
@@ -62,6 +74,16 @@ void setup_egress_log(CLI::App& app, CommandContext& context) {
                 });
                 context.backend->egress_log(id, lines, true, false);
                 lines.finish();
+                return 0;
+            }
+            if (options->suggest) {
+                const auto access = context.backend->egress_log_access(id);
+                const auto copy = take_log_copy(*access, context.err, context.program);
+                osf::egress_log::SpecSuggestion suggestion;
+                std::istringstream lines(copy.text);
+                for (std::string line; std::getline(lines, line);)
+                    suggestion.add(line);
+                context.out << suggestion.spec().dump(2) << "\n";
                 return 0;
             }
             if (options->refused) {

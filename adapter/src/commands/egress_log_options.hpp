@@ -13,6 +13,7 @@ struct EgressLogOptions {
     bool summary = false;
     bool json = false;
     bool refused = false; // the entries and tools refused requests needed, once each
+    bool suggest = false; // the tightest spec egress that would have let the log through
     std::string report;   // --report FILE: the HTML report (- for standard output)
 };
 

@@ -10,7 +10,7 @@ json spec_policy(std::string_view spec_text) {
     json egress = json::array();
     if (const auto it = spec.find("egress"); it != spec.end() && it->is_array())
         for (const auto& entry : *it)
-            if (entry.is_string()) egress.push_back(entry);
+            if (entry.is_string() || entry.is_object()) egress.push_back(entry); // with its rules
     json mcp = json::object();
     if (const auto it = spec.find("mcp"); it != spec.end() && it->is_array())
         for (const auto& server : *it) {

@@ -34,6 +34,12 @@ inline constexpr std::string_view bytes_down = "bytesDown";
 inline constexpr std::string_view duration_ms = "durationMs";
 inline constexpr std::string_view mcp_events_dropped = "mcpEventsDropped";
 inline constexpr std::string_view tools_removed = "toolsRemoved";
+// The egress rule that decided (entries with rules only): its short name, and
+// its index in the entry's rules (absent when no rule matched).
+inline constexpr std::string_view rule = "rule";
+inline constexpr std::string_view rule_index = "ruleIndex";
+// Audit mode: the refusal the rules would have made (the request went on).
+inline constexpr std::string_view would_refuse = "wouldRefuse";
 // The policy that admitted the request when a change made it (absent: the spec's).
 inline constexpr std::string_view policy = "policy";
 // A folded line (many refusals of one kind in a window): how many, since when.
@@ -41,7 +47,7 @@ inline constexpr std::string_view count = "count";
 inline constexpr std::string_view since = "since";
 
 // Every field, in the order a line is best written and read.
-inline constexpr std::array<std::string_view, 26> all = {time,          connection,
+inline constexpr std::array<std::string_view, 29> all = {time,          connection,
                                                          client,        host,
                                                          port,          scheme,
                                                          http,          method,
@@ -52,8 +58,10 @@ inline constexpr std::array<std::string_view, 26> all = {time,          connecti
                                                          secrets,       upgrade,
                                                          bytes_up,      bytes_down,
                                                          duration_ms,   mcp_events_dropped,
-                                                         tools_removed, policy,
-                                                         count,         since};
+                                                         tools_removed, rule,
+                                                         rule_index,    would_refuse,
+                                                         policy,        count,
+                                                         since};
 
 } // namespace osf::log_field
 
@@ -88,6 +96,8 @@ enum class RefusalReason : std::uint8_t {
     secret_not_bound,          // a bound secret's placeholder sent to a host not in its `hosts`
     secret_place,              // a bound secret's placeholder where its `in` does not allow it
     secret_required, // a request to a required secret's host without it, or with another credential
+    method_not_allowed,  // the host's rules do not allow this method there
+    path_not_allowed,    // the host's rules do not allow this path (or cannot read it)
 };
 
 // `error` values the proxy writes (the schema accepts any lower-case-hyphen
@@ -159,6 +169,10 @@ constexpr std::string_view to_string(RefusalReason r) noexcept {
         return "secret-place-not-allowed";
     case RefusalReason::secret_required:
         return "secret-required";
+    case RefusalReason::method_not_allowed:
+        return "method-not-allowed";
+    case RefusalReason::path_not_allowed:
+        return "path-not-allowed";
     }
     return {};
 }
@@ -198,7 +212,7 @@ constexpr std::string_view to_string(ErrorKind e) noexcept {
 // from its list, or named by no to_string case, does not compile.
 inline constexpr std::array<Outcome, 3> all_outcomes = {Outcome::allowed, Outcome::refused,
                                                         Outcome::error};
-inline constexpr std::array<RefusalReason, 18> all_refusal_reasons = {
+inline constexpr std::array<RefusalReason, 20> all_refusal_reasons = {
     RefusalReason::host_not_allowed,
     RefusalReason::port_not_allowed,
     RefusalReason::bad_host,
@@ -216,7 +230,9 @@ inline constexpr std::array<RefusalReason, 18> all_refusal_reasons = {
     RefusalReason::aws_signature_unsupported,
     RefusalReason::secret_not_bound,
     RefusalReason::secret_place,
-    RefusalReason::secret_required};
+    RefusalReason::secret_required,
+    RefusalReason::method_not_allowed,
+    RefusalReason::path_not_allowed};
 inline constexpr std::array<ErrorKind, 12> all_error_kinds = {ErrorKind::dns,
                                                               ErrorKind::upstream_connect,
                                                               ErrorKind::upstream_tls,

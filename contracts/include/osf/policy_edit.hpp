@@ -18,7 +18,12 @@ enum class Direction { allow, revoke };
 
 struct Edit {
     Direction direction = Direction::allow;
-    std::vector<std::string> hosts; // egress entries, as the spec writes them ("host[:port]")
+    // Egress entries as the spec writes them: "host[:port]", or an entry with
+    // rules as JSON text ({"host", "rules"}). Allowing an entry with rules sets
+    // that host's rules (replacing those it had, or narrowing a host allowed
+    // whole); allowing a plain host that has rules allows it whole; a revoke
+    // removes the host, rules and all.
+    std::vector<std::string> hosts;
     std::vector<std::string> tools; // "server:tool", a declared MCP server's tool
 };
 
@@ -39,7 +44,8 @@ EditResult apply(std::string_view spec_text, const Edit& edit);
 std::string entry_name(const EgressRule& rule);
 
 struct Difference {
-    std::vector<std::string> allowed_hosts, revoked_hosts; // entry_name()s
+    // entry_name()s; a host whose rules changed is among allowed_hosts.
+    std::vector<std::string> allowed_hosts, revoked_hosts;
     std::vector<std::string> allowed_tools, revoked_tools; // "server:tool"
     // A field other than `egress` and the servers' `tools` that differs, by
     // JSONPath ("$.secrets"); empty when none does.

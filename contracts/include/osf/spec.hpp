@@ -9,16 +9,38 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace osf {
 
+// One rule of an `egress` entry written as an object: which requests to the
+// entry's host it allows or denies. Empty `methods` or `paths` match any.
+struct RequestRule {
+    std::vector<std::string> methods; // upper case; "read-only" is GET, HEAD, OPTIONS
+    bool read_only = false;           // written as "read-only" (for messages)
+    std::vector<std::string> paths;   // "/a/b", "/a/*" (below /a), "/a/*/c" (one segment)
+    // Query parameters the request must carry exactly once with this value
+    // (percent-decoded): {"service": "git-upload-pack"}.
+    std::vector<std::pair<std::string, std::string>> query;
+    bool allow = true;  // `allow: true`, or `deny: true`
+    std::string name;   // `name`, or "<entry name>#<index>"
+    std::string reason; // `reason`: words for the refusal an agent reads
+};
+
 // One `egress` entry. `host` is lower case without a trailing dot; a wildcard
 // entry keeps its "*." prefix ("*.example.com"). `port` is set when the entry
-// names one ("host:8443").
+// names one ("host:8443"). An entry written as an object carries `rules`:
+// requests there are judged by them, first match wins, no match refuses.
 struct EgressRule {
     std::string host;
     std::optional<std::uint16_t> port;
+    bool has_rules = false; // written as {"host", "rules"}
+    std::vector<RequestRule> rules{};
+    std::string reason{}; // the entry's `reason`
+    // `mode`: "audit" (true): what the rules would refuse is let through and
+    // logged with `wouldRefuse`; "enforce" (false); unset: the spec's `mode`.
+    std::optional<bool> audit{};
     bool wildcard() const { return host.starts_with("*."); }
 };
 
@@ -103,6 +125,9 @@ struct Spec {
     std::optional<std::string> memory; // a quantity ("4Gi")
     std::map<std::string, std::string> env;
     std::vector<EgressRule> egress;
+    // `mode`: "enforce" (the default) or "audit": the rules of every entry that
+    // does not say otherwise audit.
+    bool audit = false;
     std::map<std::string, SecretRef> secrets;
     std::map<std::string, AwsSecret> aws_secrets; // `secrets` members of kind "aws"
     // Every secret's binding, same keys as `secrets`.

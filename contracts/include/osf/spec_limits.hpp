@@ -16,6 +16,15 @@ inline constexpr std::size_t max_env_name_length = 128;
 inline constexpr std::size_t max_env_value_length = 32768;
 inline constexpr std::size_t max_egress_entries = 256;
 inline constexpr std::size_t max_egress_entry_length = 260; // 253 + "." + ":65535"
+// An egress entry's `rules` (egress entries written as objects).
+inline constexpr std::size_t max_egress_rules = 256;
+inline constexpr std::size_t max_rule_methods = 16;
+inline constexpr std::size_t max_rule_paths = 64;
+inline constexpr std::size_t max_rule_path_length = 1024;
+inline constexpr std::size_t max_rule_query_parameters = 8;
+inline constexpr std::size_t max_rule_query_length = 256; // a parameter's name or value
+inline constexpr std::size_t max_rule_name_length = 63;
+inline constexpr std::size_t max_reason_length = 512;
 inline constexpr std::size_t max_secrets = 64;
 inline constexpr std::size_t max_secret_name_length = 128;
 inline constexpr std::size_t max_secret_hosts = 64; // a bound secret's `hosts`

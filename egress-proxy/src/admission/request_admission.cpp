@@ -196,6 +196,19 @@ private:
             return refuse(http::status::bad_request, RefusalReason::bad_request,
                           "more than one Host header");
 
+        // A host with rules: the method, normalised path and query decide (MCP
+        // traffic is judged by its server's tools instead). An upgrade is
+        // judged by its request.
+        if (reading.rules && !plan_.mcp) {
+            const auto verdict = reading.rules->decide(request_.method, plan_.target);
+            logged_.rule = std::string(verdict.rule);
+            logged_.rule_index = verdict.index;
+            if (!verdict.allowed && reading.rules->audit())
+                logged_.would_refuse = verdict.refused_by;
+            else if (!verdict.allowed)
+                return refuse(http::status::forbidden, *verdict.refused_by, verdict.detail);
+        }
+
         // What the proxy does there.
         if (plan_.mcp) {
             // MCP traffic is read message by message: an upgrade (WebSocket, h2c, any

@@ -33,6 +33,7 @@ struct Tunnel {
 // What the request head says, as read by the HTTP parser.
 struct RequestFacts {
     std::string_view target;        // the request target as written
+    std::string_view method;        // as sent (the host's rules match it case-sensitively)
     unsigned version = 11;          // 10 or 11
     std::size_t host_fields = 0;    // how many Host fields
     std::string_view host_field;    // the first Host field's value
@@ -64,6 +65,9 @@ struct Destination {
     std::uint16_t port = 0;
     std::string path;       // never the query
     std::string mcp_server; // the MCP server's name, if the request is MCP traffic
+    std::string rule;       // the egress rule that decided (a host with rules only)
+    int rule_index = -1;    // its index in the entry's rules; -1: none matched
+    std::optional<RefusalReason> would_refuse; // audit mode: the refusal the rules let pass
 };
 
 // The proxy answers instead of the upstream.

@@ -5,6 +5,7 @@
 #include "egress_log/log_summary.hpp"
 #include "egress_log/log_verifier.hpp"
 #include "egress_log/request_lines.hpp"
+#include "egress_log/spec_suggestion.hpp"
 #include "log/report_page.hpp"
 #include "osf/proxy_state.hpp"
 
@@ -248,6 +249,12 @@ LogCommands::LogCommands(CLI::App& app, std::string& state_dir) : state_dir_(sta
         ->required()
         ->type_name("FILE");
 
+    suggest_ = log_->add_subcommand(
+        "suggest", "Print the tightest spec egress (and MCP tools) that would have let through "
+                   "what the log shows: hosts, rules by method and path, generalised where a "
+                   "segment varies; for a person to review");
+    suggest_->add_option("file", file_, "The log (- for standard input)")->required();
+
     checkpoint_ = log_->add_subcommand(
         "checkpoint", "Ask the running proxy to sign its log now; prints the checkpoint line");
     checkpoint_->add_option("--state-dir", state_dir_, "The proxy's state directory")
@@ -261,6 +268,21 @@ std::optional<int> LogCommands::run() const {
     if (!log_->parsed()) return std::nullopt;
     const std::filesystem::path state_dir(state_dir_);
     if (checkpoint_->parsed()) return request_checkpoint(state_dir, timeout_seconds_);
+    if (suggest_->parsed()) {
+        const auto text = read_whole(file_);
+        if (!text) {
+            std::cerr << "egress-proxy: cannot read " << file_ << "\n";
+            return exit_usage;
+        }
+        egress_log::SpecSuggestion suggestion;
+        for (std::size_t start = 0; start < text->size();) {
+            const auto end = std::min(text->find('\n', start), text->size());
+            suggestion.add(std::string_view(*text).substr(start, end - start));
+            start = end + 1;
+        }
+        std::cout << suggestion.spec().dump(2) << "\n";
+        return exit_ok;
+    }
     if (!verify_->parsed() && !summary_->parsed() && !report_->parsed())
         return follow_ ? follow_file(state_dir / proxy_state::egress_log, raw_)
                        : print_file(state_dir / proxy_state::egress_log, raw_);

@@ -25,6 +25,7 @@ private:
     CLI::App* verify_ = nullptr;
     CLI::App* summary_ = nullptr;
     CLI::App* report_ = nullptr;
+    CLI::App* suggest_ = nullptr;
     CLI::App* checkpoint_ = nullptr;
     bool follow_ = false;
     bool raw_ = false;

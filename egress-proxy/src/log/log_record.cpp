@@ -93,6 +93,9 @@ std::string to_json_line(const LogRecord& r) {
             static_cast<double>(static_cast<std::int64_t>(r.duration_ms * 1000)) / 1000);
     if (r.mcp_events_dropped >= 0) j.field(f::mcp_events_dropped, r.mcp_events_dropped);
     if (r.tools_removed >= 0) j.field(f::tools_removed, r.tools_removed);
+    if (!r.rule.empty()) j.field(f::rule, r.rule);
+    if (r.rule_index >= 0) j.field(f::rule_index, static_cast<std::uint64_t>(r.rule_index));
+    if (r.would_refuse) j.field(f::would_refuse, to_string(*r.would_refuse));
     if (r.policy > 0) j.field(f::policy, r.policy);
     if (r.count > 0) {
         j.field(f::count, r.count);

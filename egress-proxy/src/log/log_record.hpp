@@ -42,6 +42,9 @@ struct LogRecord {
     double duration_ms = 0;
     std::int64_t mcp_events_dropped = -1; // < 0: not an MCP stream
     std::int64_t tools_removed = -1;
+    std::string rule;                          // the egress rule that decided, on a host with rules
+    int rule_index = -1;                       // its index in the entry's rules; < 0: not written
+    std::optional<RefusalReason> would_refuse; // audit mode: the refusal not made
     std::uint64_t policy = 0; // the admitting policy's generation; 0: the spec's (not written)
     // The request (or a part of it) was handed to an upstream connection: the
     // exchange reached an origin, so its line is never folded. Not written.

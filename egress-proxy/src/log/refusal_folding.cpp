@@ -37,7 +37,8 @@ RefusalFolder::Kind RefusalFolder::kind_of(const LogRecord& r) {
             r.method,
             r.mcp_server,
             r.tool,
-            r.secrets};
+            r.secrets,
+            r.rule};
 }
 
 void RefusalFolder::fold_into(Tally& tally, const LogRecord& r) {
@@ -51,6 +52,7 @@ void RefusalFolder::fold_into(Tally& tally, const LogRecord& r) {
         f.duration_ms = 0;
         f.mcp_events_dropped = -1;
         f.tools_removed = -1;
+        f.rule_index = -1; // a rule keeps its name across policy changes, not its place
         tally.order = folded_kinds_++;
     }
     ++f.count;
@@ -84,13 +86,14 @@ bool RefusalFolder::admit(const LogRecord& r) {
     if (!has_fold && folded_kinds_ >= limits_.kinds_per_window) {
         if (folding == Folding::fold_named) return true; // its name is never hidden
         // Too many kinds this window: one line per outcome and reason holds the rest.
-        auto& [outcome, reason, host, port, scheme, method, server, tool, secrets] = kind;
+        auto& [outcome, reason, host, port, scheme, method, server, tool, secrets, rule] = kind;
         host.clear();
         port = 0;
         method.clear();
         server.clear();
         tool.clear();
         secrets.clear();
+        rule.clear();
         it = tallies_.find(kind);
         if (it == tallies_.end()) it = tallies_.emplace(std::move(kind), Tally{}).first;
         LogRecord rest = r;
@@ -100,6 +103,8 @@ bool RefusalFolder::admit(const LogRecord& r) {
         rest.mcp_server.clear();
         rest.tool.clear();
         rest.secrets.clear();
+        rest.rule.clear();
+        rest.rule_index = -1;
         fold_into(it->second, rest);
         return false;
     }

@@ -55,9 +55,9 @@ public:
     std::vector<LogRecord> take_due(time_point now, bool all = false);
 
 private:
-    // outcome, reason, host, port, scheme, method, MCP server, tool, secrets
+    // outcome, reason, host, port, scheme, method, MCP server, tool, secrets, egress rule
     using Kind = std::tuple<int, int, std::string, std::uint16_t, std::string, std::string,
-                            std::string, std::string, std::vector<std::string>>;
+                            std::string, std::string, std::vector<std::string>, std::string>;
     struct Tally {
         std::size_t whole = 0;
         std::size_t order = 0; // when first folded, for the output order

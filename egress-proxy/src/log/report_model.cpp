@@ -41,6 +41,7 @@ std::uint64_t count_of(const json& line, std::string_view name) {
 // for one request, a folded line (log/refusal_folding.hpp) for `count`.
 struct RequestFacts {
     std::string_view time, host, outcome, reason, server, tool;
+    std::string_view rule, would_refuse; // a host with rules: the rule that decided
     const json* secrets = nullptr;
     std::uint64_t count = 1, bytes_up = 0, bytes_down = 0, tools_removed = 0;
 };
@@ -54,6 +55,8 @@ RequestFacts request_facts(const json& line) {
                                                         : text_of(line, f::error);
     r.server = text_of(line, f::mcp_server);
     r.tool = text_of(line, f::tool);
+    r.rule = text_of(line, f::rule);
+    r.would_refuse = text_of(line, f::would_refuse);
     if (const auto it = line.find(f::secrets); it != line.end() && it->is_array()) r.secrets = &*it;
     r.bytes_up = count_of(line, f::bytes_up);
     r.bytes_down = count_of(line, f::bytes_down);
@@ -104,6 +107,16 @@ public:
             model_.errors += r.count;
             count(failures_, r.reason, host, r.count, line);
             break;
+        }
+        if (!r.rule.empty()) {
+            // The rule and what it decided: "read-widgets: allowed", "x#none: path-not-allowed".
+            const std::string_view decision = outcome == Outcome::refused ? r.reason
+                                              : !r.would_refuse.empty()   ? r.would_refuse
+                                                                          : r.outcome;
+            count(rules_,
+                  std::string(r.rule) + ": " + (r.would_refuse.empty() ? "" : "audit, would be ") +
+                      std::string(decision),
+                  host, r.count, line);
         }
         if (r.secrets)
             for (const auto& name : *r.secrets)
@@ -238,7 +251,7 @@ private:
     ReportModel model_;
     std::deque<HostRow> hosts_; // by host id; a deque, so that host_ids_ may view the names
     std::unordered_map<std::string_view, std::uint32_t> host_ids_;
-    std::map<CountKey, Counted> refusals_, failures_, secrets_;
+    std::map<CountKey, Counted> refusals_, failures_, secrets_, rules_;
     std::map<ToolKey, ToolCounts> tools_;
     std::map<std::string, KindRow> other_kinds_;
     std::vector<Event> events_;
@@ -357,6 +370,7 @@ ReportModel Aggregator::finish(const std::vector<std::string_view>& lines,
     model_.refusals = count_table(refusals_);
     model_.failures = count_table(failures_);
     model_.secrets = count_table(secrets_);
+    model_.rules = count_table(rules_);
     std::vector<std::uint32_t> ids(hosts_.size());
     for (std::uint32_t i = 0; i < ids.size(); ++i)
         ids[i] = i;

@@ -133,6 +133,7 @@ struct ReportModel {
     std::uint64_t requests = 0, allowed = 0, refused = 0, errors = 0;
     ReportTable<HostRow> hosts;
     ReportTable<CountRow> refusals, failures, secrets;
+    ReportTable<CountRow> rules; // "<rule>: <decision>" per host, for hosts with rules
     ReportTable<ToolRow> tools;
     std::vector<PolicyChange> policy;
     std::size_t policy_left_out = 0;

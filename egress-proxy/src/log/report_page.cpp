@@ -391,6 +391,8 @@ std::string render_report_page(const ReportModel& m) {
     page += render_counts(m, m.refusals, "refusals", "Refusals", "reason", true);
     page += render_counts(m, m.failures, "failures", "Failures", "error", false);
     page += render_counts(m, m.secrets, "secrets", "Secrets used", "secret", false);
+    if (!m.rules.rows.empty())
+        page += render_counts(m, m.rules, "rules", "Egress rules", "rule: decision", false);
     page += render_tools(m);
     page += render_other(m);
     page += render_shown_lines(m);

@@ -41,6 +41,7 @@ admission::RequestFacts request_facts(const RequestHead& head, const TunnelTarge
     const auto& req = head.get();
     admission::RequestFacts facts;
     facts.target = req.target();
+    facts.method = req.method_string();
     facts.version = version;
     facts.host_fields = req.count(http::field::host);
     facts.host_field = req[http::field::host];
@@ -66,6 +67,9 @@ void record_destination(log::LogRecord& rec, admission::Destination&& logged) {
     rec.port = logged.port;
     rec.path = std::move(logged.path);
     rec.mcp_server = std::move(logged.mcp_server);
+    rec.rule = std::move(logged.rule);
+    rec.rule_index = logged.rule_index;
+    rec.would_refuse = logged.would_refuse;
 }
 
 // The SEP-2243 routing headers of an MCP request, every field of each.

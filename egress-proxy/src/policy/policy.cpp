@@ -39,8 +39,11 @@ Policy::Policy(const osf::Spec& spec, HostAliases aliases) : egress_(spec.egress
     // parse_host_aliases gives canonical keys; a hand-built map may not.
     for (auto& [name, address] : aliases)
         if (auto canonical = canonical_host(name)) aliases_.emplace(*canonical, address);
-    for (auto& rule : egress_)
+    for (auto& rule : egress_) {
         rule.host = canonical_rule_host(rule.host);
+        rules_of_entry_.push_back(rule.has_rules ? static_cast<int>(rules_.size()) : -1);
+        if (rule.has_rules) rules_.emplace_back(rule, spec.audit);
+    }
     for (auto& server : mcp_) {
         server.host = canonical_rule_host(server.host);
         if (server.path.empty()) server.path = "/";
@@ -171,12 +174,37 @@ Policy::Reading Policy::read_request(std::string_view host, std::uint16_t port,
     const auto canonical = canonical_host(host);
     if (!canonical) return reading;
     reading.substitutes_secrets = in_egress(*canonical, port);
+    if (!rules_.empty()) reading.rules = rules_at(*canonical, port);
     if (mcp_.empty()) return reading;
     reading.mcp_endpoint = mcp_endpoint_at(*canonical);
     if (!reading.mcp_endpoint) return reading;
     reading.mcp_server = mcp_server_at(*canonical, port, path);
     if (!reading.mcp_server) reading.host_server = server_on_host(*canonical, port);
     return reading;
+}
+
+const RequestRules* Policy::rules_for(std::string_view host, std::uint16_t port) const {
+    if (rules_.empty()) return nullptr;
+    const auto canonical = canonical_host(host);
+    return canonical ? rules_at(*canonical, port) : nullptr;
+}
+
+const RequestRules* Policy::rules_at(const std::string& host, std::uint16_t port) const {
+    int best = -1;
+    std::size_t best_rank = 0;
+    for (std::size_t i = 0; i < egress_.size(); ++i) {
+        const auto& entry = egress_[i];
+        if (!host_matches(entry.host, host) || (entry.port && *entry.port != port)) continue;
+        // Exact hosts outrank every wildcard; then the longer name; then a named port.
+        const std::size_t rank =
+            (entry.wildcard() ? 0 : 1u << 20) + (entry.host.size() << 1) + (entry.port ? 1 : 0);
+        if (best < 0 || rank > best_rank) {
+            best = static_cast<int>(i);
+            best_rank = rank;
+        }
+    }
+    if (best < 0 || rules_of_entry_[static_cast<std::size_t>(best)] < 0) return nullptr;
+    return &rules_[static_cast<std::size_t>(rules_of_entry_[static_cast<std::size_t>(best)])];
 }
 
 std::vector<std::string> Policy::permitted_names() const {

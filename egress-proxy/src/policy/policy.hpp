@@ -6,6 +6,7 @@
 #include "osf/log_fields.hpp"
 #include "osf/spec.hpp"
 #include "policy/address_class.hpp"
+#include "policy/request_rules.hpp"
 
 #include <boost/asio/ip/address.hpp>
 #include <map>
@@ -80,9 +81,17 @@ public:
         // A server on this host (this port first) when the request is not to
         // one of its endpoints: what admission reads a request in doubt as.
         const osf::McpServer* host_server = nullptr;
-        bool substitutes_secrets = false; // substitutes_secrets
+        bool substitutes_secrets = false;    // substitutes_secrets
+        const RequestRules* rules = nullptr; // rules_for
     };
     Reading read_request(std::string_view host, std::uint16_t port, std::string_view path) const;
+
+    // The rules that judge requests to this host and port, or null when the
+    // entry that allows it has none (the host allowed whole, or only an MCP
+    // server's). The most specific entry decides: an exact host before a
+    // wildcard, a longer wildcard before a shorter, one naming the port before
+    // one without.
+    const RequestRules* rules_for(std::string_view host, std::uint16_t port) const;
 
     // Names the CA may be constrained to: every egress and MCP host, wildcards
     // as their parent domain ("*.example.com" -> "example.com").
@@ -97,7 +106,11 @@ private:
     const osf::McpServer* mcp_server_at(const std::string& host, std::uint16_t port,
                                         std::string_view path) const;
 
+    const RequestRules* rules_at(const std::string& host, std::uint16_t port) const;
+
     std::vector<osf::EgressRule> egress_;
+    std::vector<RequestRules> rules_; // compiled, of the entries that have rules
+    std::vector<int> rules_of_entry_; // egress_[i]'s index in rules_, or -1
     std::vector<osf::McpServer> mcp_;
     HostAliases aliases_;
 };

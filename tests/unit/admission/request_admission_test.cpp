@@ -416,3 +416,53 @@ TEST_CASE("what is MCP is decided before what is plain egress, on every host", "
         }
     }
 }
+
+TEST_CASE("a host's rules judge every kind of request; audit lets it on", "[admission]") {
+    auto parsed = osf::parse_spec(R"({"egress": [
+        {"host": "api.example.com", "rules": [
+            {"name": "read", "methods": "read-only", "paths": ["/repos/acme/*"], "allow": true}]},
+        {"host": "audit.example.com", "mode": "audit", "rules": [
+            {"methods": ["GET"], "paths": ["/ok"], "allow": true}]},
+        {"host": "wiki.example.com", "rules": [{"paths": ["/other"], "allow": true}]}],
+        "mcp": [{"name": "wiki", "url": "https://wiki.example.com/mcp", "tools": ["search"]}]})");
+    REQUIRE(parsed.ok());
+    const osf::policy::Policy destinations(*parsed.spec, {});
+    std::map<std::string, osf::mcp::ServerPolicy, std::less<>> servers;
+    servers["wiki"] = osf::mcp::ServerPolicy{"wiki", {"search"}, 1000};
+    const auto run = [&](RequestFacts facts, std::string_view method) {
+        facts.method = method;
+        return admit(AdmissionPolicy{destinations, servers}, facts);
+    };
+    // Allowed: the rule is logged.
+    const auto read =
+        run(tunnelled("/repos/acme/x?y=1", "api.example.com", "api.example.com"), "GET");
+    REQUIRE_FALSE(read.refusal());
+    CHECK(read.logged.rule == "read");
+    CHECK(read.logged.rule_index == 0);
+    // Refused on the proxy's own port, in a tunnel, and as an upgrade.
+    for (const auto& facts :
+         {proxied("http://api.example.com/repos/acme/x", "api.example.com"),
+          tunnelled("/repos/acme/x", "api.example.com", "api.example.com"),
+          with_upgrade(tunnelled("/repos/acme/x", "api.example.com", "api.example.com"))}) {
+        const auto refused = run(facts, "POST");
+        REQUIRE(refused.refusal());
+        CHECK(refused.refusal()->status == status::forbidden);
+        CHECK(refused.refusal()->reason == RefusalReason::method_not_allowed);
+        CHECK(refused.logged.rule == "api.example.com#none");
+        CHECK(refused.logged.rule_index == -1);
+        CHECK_THAT(refused.refusal()->detail, Catch::Contains("allow <sandbox ID>"));
+    }
+    // Audit: on it goes, with what would have refused it.
+    const auto audited =
+        run(tunnelled("/elsewhere", "audit.example.com", "audit.example.com"), "DELETE");
+    REQUIRE_FALSE(audited.refusal());
+    CHECK(audited.logged.would_refuse == RefusalReason::path_not_allowed);
+    CHECK(audited.logged.rule == "audit.example.com#none");
+    const auto ok = run(tunnelled("/ok", "audit.example.com", "audit.example.com"), "GET");
+    CHECK_FALSE(ok.logged.would_refuse);
+    // An MCP endpoint is judged by its server's tools, not the host's rules.
+    const auto mcp = run(tunnelled("/mcp", "wiki.example.com", "wiki.example.com"), "POST");
+    REQUIRE_FALSE(mcp.refusal());
+    CHECK(mcp.logged.mcp_server == "wiki");
+    CHECK(mcp.logged.rule.empty());
+}

@@ -113,3 +113,49 @@ TEST_CASE("the difference names what changed live and any other field that diffe
     moved.replace(moved.find("https://wiki.example.com/mcp"), 28, "https://wiki.example.org/mcp");
     CHECK(difference(base, moved).other == "$.mcp");
 }
+
+TEST_CASE("allow takes an entry with rules: it sets the host's rules; revoke removes them") {
+    const std::string read_only =
+        R"({"host": "api.example.com", "rules": [{"methods": "read-only", "allow": true}]})";
+    const auto narrowed = apply(base, {Direction::allow, {read_only}, {}});
+    REQUIRE(narrowed.ok());
+    CHECK(narrowed.changed == std::vector<std::string>{"api.example.com"});
+    const auto parsed = osf::parse_spec(narrowed.spec_text);
+    REQUIRE(parsed.ok());
+    CHECK(parsed.spec->egress.front().has_rules);
+    CHECK(parsed.spec->egress.front().rules.front().methods ==
+          std::vector<std::string>{"GET", "HEAD", "OPTIONS"});
+    // The same rules again change nothing; other rules replace them.
+    CHECK(apply(narrowed.spec_text, {Direction::allow, {read_only}, {}}).changed.empty());
+    const auto widened = apply(
+        narrowed.spec_text,
+        {Direction::allow, {R"({"host": "api.example.com", "rules": [{"allow": true}]})"}, {}});
+    REQUIRE(widened.ok());
+    CHECK(widened.changed == std::vector<std::string>{"api.example.com"});
+    // A difference in rules is the host allowed anew; the rest is as it was.
+    const auto d = difference(narrowed.spec_text, widened.spec_text);
+    CHECK(d.allowed_hosts == std::vector<std::string>{"api.example.com"});
+    CHECK(d.revoked_hosts.empty());
+    CHECK(d.other.empty());
+    // The plain host allows it whole again.
+    const auto whole = apply(widened.spec_text, {Direction::allow, {"api.example.com"}, {}});
+    CHECK(whole.changed == std::vector<std::string>{"api.example.com"});
+    CHECK_FALSE(osf::parse_spec(whole.spec_text).spec->egress.front().has_rules);
+    // A revoke removes the host, rules and all.
+    const auto revoked = apply(narrowed.spec_text, {Direction::revoke, {"api.example.com"}, {}});
+    REQUIRE(revoked.ok());
+    CHECK(hosts_of(revoked.spec_text) ==
+          std::vector<std::string>{"*.githubusercontent.com", "git.example.com:8443"});
+}
+
+TEST_CASE("a bad entry with rules is an error naming where in the entry and the fix") {
+    const auto result = apply(
+        base, {Direction::allow,
+               {R"({"host": "api.example.com", "rules": [{"paths": ["/a*"], "allow": true}]})",
+                "{not json"},
+               {}});
+    REQUIRE(result.errors.size() == 2);
+    CHECK_THAT(result.errors[0], Catch::Contains("rules[0].paths[0]: \"/a*\" has '*' inside"));
+    CHECK_THAT(result.errors[1], Catch::Contains("is not a JSON object"));
+    CHECK(result.spec_text == base);
+}

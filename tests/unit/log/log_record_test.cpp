@@ -214,3 +214,28 @@ TEST_CASE("a refused or failed line names its reason with the contract's spellin
         CHECK_FALSE(j.contains("refusedBy"));
     }
 }
+
+TEST_CASE("the egress rule that decided: name, index, and what audit let through") {
+    auto r = sample();
+    auto j = parse_line(to_json_line(r));
+    CHECK_FALSE(j.contains("rule"));
+    CHECK_FALSE(j.contains("ruleIndex"));
+    CHECK_FALSE(j.contains("wouldRefuse"));
+    r.rule = "read-widgets";
+    r.rule_index = 0;
+    j = parse_line(to_json_line(r));
+    CHECK(j["rule"] == "read-widgets");
+    CHECK(j["ruleIndex"] == 0);
+    r.rule = "api.example.com#none";
+    r.rule_index = -1;
+    r.would_refuse = osf::RefusalReason::path_not_allowed;
+    j = parse_line(to_json_line(r));
+    CHECK(j["rule"] == "api.example.com#none");
+    CHECK_FALSE(j.contains("ruleIndex"));
+    CHECK(j["wouldRefuse"] == "path-not-allowed");
+    CHECK(j["outcome"] == "allowed");
+    r.outcome = Outcome::refused;
+    r.refused_by = osf::RefusalReason::method_not_allowed;
+    r.would_refuse.reset();
+    CHECK(parse_line(to_json_line(r))["refusedBy"] == "method-not-allowed");
+}

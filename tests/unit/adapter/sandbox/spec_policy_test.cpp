@@ -22,3 +22,10 @@ TEST_CASE("spec policy: a spec without egress or mcp allows nothing; unreadable 
     CHECK(spec_policy("[1]").is_null());
     CHECK(spec_policy("{\"egress\": [").is_null());
 }
+
+TEST_CASE("spec policy: an entry with rules shows as its object, rules and all") {
+    const auto policy = spec_policy(R"({"egress": ["registry.npmjs.org", {"host": "api.github.com",
+        "rules": [{"methods": "read-only", "paths": ["/repos/acme/widgets/*"], "allow": true}]}]})");
+    CHECK(policy["egress"] == json::parse(R"(["registry.npmjs.org", {"host": "api.github.com",
+        "rules": [{"methods": "read-only", "paths": ["/repos/acme/widgets/*"], "allow": true}]}])"));
+}
