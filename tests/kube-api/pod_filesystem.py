@@ -255,6 +255,11 @@ class PodFilesystem:
                     args.extend(["--ro-bind-try", p, p])
 
         replicate("/")
+        # A mount point's parents this machine lacks (/etc/osf): bubblewrap would make them 0700,
+        # which a non-root container could not pass; a container runtime makes them 0755.
+        for parent in sorted(expanded, key=lambda p: p.count("/")):
+            if not os.path.lexists(parent):
+                args += ["--perms", "0755", "--dir", parent]
         args += ["--proc", "/proc", "--dev", "/dev", "--ro-bind-try", "/sys", "/sys"]
         for dest, src, ro in sorted(mounts, key=lambda m: m[0].count("/")):
             args += ["--ro-bind" if ro else "--bind", src, dest]

@@ -27,6 +27,12 @@ public:
     // watches `egress_pod` so that a proxy that dies fails the start.
     std::string wait_claim_ready(const std::string& claim, const std::string& egress_pod);
 
+    // Returns when the sandbox pod is isolated on the network: the
+    // NetworkPolicy agent-sandbox makes from `sandbox_template` exists, or a
+    // default-deny of the namespace covers every sandbox pod
+    // (manifests/network_isolation.hpp). Fails at the start timeout.
+    void wait_network_policy(const std::string& sandbox_template);
+
     // Whether the sandbox's spec names a user: a Pod Security refusal about
     // root then needs no hint about root mode.
     void set_spec_has_user(bool has_user) { has_user_ = has_user; }
