@@ -813,9 +813,15 @@ def test_gc_cronjob_is_on_by_default_and_its_role_is_exactly_what_gc_calls(helm)
     consts = _string_constants()
     gc_sources = _read_sources("kubernetes/gc_command.cpp")
     gc_text = next(iter(gc_sources.values()))
-    assert re.search(r"kube\.list\(manifests::kSandboxResources", gc_text)
+    assert re.search(r"kube\.list_fields\(\s*manifests::kSandboxResources", gc_text)
     assert "remove_sandbox(kube" in gc_text
-    assert re.findall(r"\bkube\.(\w+)\(", gc_text) == ["list"], "gc makes a kubectl call this test does not know"
+    assert re.findall(r"\bkube\.(\w+)\(", gc_text) == ["list_fields"], \
+        "gc makes a kubectl call this test does not know"
+    # remove_sandbox: the claim's existence by name (get), every other object by name (delete and
+    # its wait), all among the kinds below.
+    assert re.search(r"kube\.exists\(manifests::kSandboxClaims,", lookup_text := next(
+        iter(_read_sources("kubernetes/sandbox_lookup.cpp").values())))
+    assert "kube.delete_all_named(manifests::named_sandbox_objects(id))" in lookup_text
     needed = {}
     for r in consts["kSandboxResources"].split(",") + [consts["kSandboxes"]]:
         needed.setdefault(RESOURCES[r], set()).update(DELETE_VERBS)  # list + the delete and its wait
