@@ -602,6 +602,9 @@ def test_a_pod_no_node_fits_is_named_at_the_start_timeout(cluster, tmp_path):
                      env={"OSF_SANDBOX_START_TIMEOUT": "4"}, check=1)
     assert "(OSF_SANDBOX_START_TIMEOUT): pod osf-sandbox-" in result.stderr
     assert "not scheduled: Unschedulable: 0/3 nodes are available: 3 Insufficient memory." in result.stderr
+    # The scheduler's reason is named as soon as it is known, once, not at every poll.
+    progress = [line for line in result.stderr.splitlines() if line.startswith("pod osf-sandbox-")]
+    assert len(progress) == 1 and "Insufficient memory" in progress[0], result.stderr
     assert labelled_by_manager(kube) == before
 
 

@@ -14,8 +14,9 @@ StartWaiter::StartWaiter(KubeContext& context, kubectl::Kubectl& kube, std::chro
     : context_(context), kube_(kube), timeout_(timeout), deadline_(context.now() + timeout) {}
 
 void StartWaiter::progress(const std::string& line) {
-    if (line == last_progress_) return;
-    last_progress_ = line;
+    // Once each: a wait polls a pod and its claim in turn, whose lines would
+    // otherwise alternate and repeat every poll until the timeout.
+    if (!printed_.insert(line).second) return;
     context_.err << line << "\n" << std::flush;
 }
 

@@ -8,6 +8,7 @@
 #include "kubernetes/kubectl/kubectl.hpp"
 
 #include <chrono>
+#include <set>
 #include <string>
 
 namespace osf::kubernetes {
@@ -52,8 +53,8 @@ private:
     kubectl::Kubectl& kube_;
     std::chrono::seconds timeout_;
     std::chrono::steady_clock::time_point deadline_;
-    std::string last_progress_;
-    std::string cause_; // "pod P not scheduled: ...", the last seen; empty when none
+    std::set<std::string> printed_; // progress lines already printed, each printed once
+    std::string cause_;             // "pod P not scheduled: ...", the last seen; empty when none
     bool has_user_ = false;
 };
 
