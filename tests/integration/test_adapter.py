@@ -117,7 +117,8 @@ def kube(tmp_path_factory):
 def cluster(kube):
     """The module's server, with the default simulation restored after each test."""
     yield kube
-    kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True, forbid=[], gcDelaySeconds=0)
+    kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True, forbid=[], gcDelaySeconds=0,
+                   templateNetworkPolicies=True, configMapRefreshSeconds=0)
     kube.set_exec(handlers=EXEC_HANDLERS, bin_dirs=[])
 
 
@@ -341,6 +342,58 @@ def test_namespace_and_proxy_image_variables(cluster, tmp_path):
     adapter(kube, "destroy", sandbox_id, env=env, check=0)
 
 
+def test_upstream_ca_bundle_and_pull_policy_reach_the_egress_pod_only(cluster, tmp_path):
+    """OSF_UPSTREAM_CA_BUNDLE: a ConfigMap the egress pod mounts, its proxy started with
+    --upstream-ca on it; the sandbox pod mounts only its own CA. OSF_SANDBOX_IMAGE_PULL_POLICY:
+    both pods."""
+    kube = cluster
+    bundle = tmp_path / "corporate-ca.pem"
+    pem = make_ca_pem()
+    bundle.write_text(pem)
+    env = {"OSF_UPSTREAM_CA_BUNDLE": str(bundle), "OSF_SANDBOX_IMAGE_PULL_POLICY": "Always"}
+    spec = write_spec(tmp_path, {"template": "alpine:3"})
+    listing = json.loads(adapter(kube, "create", "--dry-run", spec, env=env, check=0).stdout)
+    names = [(item["kind"], item["metadata"]["name"]) for item in listing["items"]]
+    sandbox_id = listing["items"][0]["metadata"]["labels"]["osf.sandbox.id"]
+    upstream = f"osf-sandbox-{sandbox_id}-upstream-ca"
+    assert names.index(("ConfigMap", upstream)) < names.index(("Pod", f"osf-sandbox-{sandbox_id}-egress"))
+    assert next(i for i in listing["items"] if i["metadata"]["name"] == upstream)["data"] == {"upstream-ca.crt": pem}
+
+    sandbox_id, _ = create(kube, tmp_path, {"template": "alpine:3"}, env=env)
+    try:
+        upstream = f"osf-sandbox-{sandbox_id}-upstream-ca"
+        assert get(kube, "configmap", upstream)["data"] == {"upstream-ca.crt": pem}
+        egress = get(kube, "pod", f"osf-sandbox-{sandbox_id}-egress")
+        [c] = egress["spec"]["containers"]
+        assert c["args"][-2:] == ["--upstream-ca", "/etc/osf/upstream-ca/upstream-ca.crt"]
+        assert {"name": "upstream-ca", "mountPath": "/etc/osf/upstream-ca", "readOnly": True} in c["volumeMounts"]
+        volumes = {v["name"]: v for v in egress["spec"]["volumes"]}
+        assert volumes["upstream-ca"]["configMap"]["name"] == upstream
+        assert c["imagePullPolicy"] == "Always"
+        # The proxy in the pod reads it (the test server binds the pod's volumes).
+        out = kube.kubectl("exec", f"osf-sandbox-{sandbox_id}-egress", "--", "cat",
+                           "/etc/osf/upstream-ca/upstream-ca.crt", check=True).stdout
+        assert out == pem
+        sandbox_pod = get(kube, "pod", f"osf-sandbox-{sandbox_id}")
+        assert upstream not in json.dumps(sandbox_pod)
+        assert sandbox_pod["spec"]["containers"][0]["imagePullPolicy"] == "Always"
+        adapter(kube, "destroy", sandbox_id, check=0)
+        assert kube.kubectl("get", "configmap", upstream).returncode != 0
+    finally:
+        adapter(kube, "destroy", sandbox_id)
+    # A path that is not a bundle: exit 2 before anything is made.
+    before = labelled_by_manager(kube)
+    for text, problem in ((None, "cannot read"), ("-----BEGIN PRIVATE KEY-----\n", "holds no PEM certificate")):
+        missing = tmp_path / "not-a-bundle.pem"
+        if text is not None:
+            missing.write_text(text)
+        for args in (["create", "--dry-run", spec], ["create", spec]):
+            res = adapter(kube, *args, env={"OSF_UPSTREAM_CA_BUNDLE": str(missing)}, check=2)
+            assert res.stderr.startswith(f"sandbox-kubernetes: OSF_UPSTREAM_CA_BUNDLE: ") and problem in res.stderr, \
+                res.stderr
+    assert labelled_by_manager(kube) == before
+
+
 # -- --dry-run ------------------------------------------------------------------------------------
 
 def test_dry_run_prints_a_valid_list_and_touches_no_cluster(cluster, tmp_path, secrets_dir):
@@ -494,6 +547,38 @@ def test_sandbox_container_that_exits_removes_everything(cluster, tmp_path):
     assert labelled_by_manager(kube) == before
 
 
+def test_a_sandbox_without_network_isolation_is_not_reported_ready(cluster, tmp_path):
+    """agent-sandbox makes the sandbox's NetworkPolicy from its template, asynchronously, or not at
+    all (its controller down for that part). create waits for it, or for a default-deny of the
+    namespace covering every sandbox pod, before it prints the ID."""
+    kube = cluster
+    kube.configure(templateNetworkPolicies=False)
+    before = labelled_by_manager(kube)
+    env = {"OSF_SANDBOX_START_TIMEOUT": "4"}
+    result = adapter(kube, "create", write_spec(tmp_path, {"template": "alpine:3"}), env=env, check=1)
+    sandbox_id = re.search(r"creating sandbox ([0-9a-f]{12})", result.stderr).group(1)
+    policy = f"osf-sandbox-{sandbox_id}-network-policy"
+    assert f"timed out after 4s waiting for the sandbox's NetworkPolicy {policy} (OSF_SANDBOX_START_TIMEOUT): " \
+           f"NetworkPolicy {policy} does not exist" in result.stderr, result.stderr
+    assert "no default-deny NetworkPolicy covers sandbox pods" in result.stderr
+    assert result.stdout == "" and labelled_by_manager(kube) == before
+    # The chart's default-deny covers the pod meanwhile: the sandbox starts.
+    kube.kubectl("create", "-f", "-", check=True, input=json.dumps({
+        "apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "sandbox-default-deny"},
+        "spec": {"podSelector": {"matchLabels": {"osf.sandbox.role": "sandbox"}}, "policyTypes": ["Ingress", "Egress"]}}))
+    try:
+        sandbox_id, result = create(kube, tmp_path, {"template": "alpine:3"}, env=env)
+        assert "NetworkPolicy sandbox-default-deny denies the sandbox's traffic meanwhile" in result.stderr
+        adapter(kube, "destroy", sandbox_id, check=0)
+    finally:
+        kube.kubectl("delete", "networkpolicy", "sandbox-default-deny", check=True)
+    # With the controller's policy: in place.
+    kube.configure(templateNetworkPolicies=True)
+    sandbox_id, result = create(kube, tmp_path, {"template": "alpine:3"})
+    assert f"sandbox network policy osf-sandbox-{sandbox_id}-network-policy: in place" in result.stderr
+    adapter(kube, "destroy", sandbox_id, check=0)
+
+
 def test_start_timeout_removes_everything(cluster, tmp_path):
     kube = cluster
     kube.configure(podRules=[{"image": "slow/*", "behavior": "pending"}])
@@ -517,6 +602,9 @@ def test_a_pod_no_node_fits_is_named_at_the_start_timeout(cluster, tmp_path):
                      env={"OSF_SANDBOX_START_TIMEOUT": "4"}, check=1)
     assert "(OSF_SANDBOX_START_TIMEOUT): pod osf-sandbox-" in result.stderr
     assert "not scheduled: Unschedulable: 0/3 nodes are available: 3 Insufficient memory." in result.stderr
+    # The scheduler's reason is named as soon as it is known, once, not at every poll.
+    progress = [line for line in result.stderr.splitlines() if line.startswith("pod osf-sandbox-")]
+    assert len(progress) == 1 and "Insufficient memory" in progress[0], result.stderr
     assert labelled_by_manager(kube) == before
 
 
@@ -778,12 +866,29 @@ def test_doctor_names_what_the_cluster_lacks_with_the_fix(cluster, tmp_path):
             "restartPolicy": "Never",
             "containers": [{"name": "gc", "image": "ghcr.io/opensoftware/sandbox-kubernetes:0.1.0",
                             "command": ["sandbox-kubernetes", "gc"]}]}}}}}}))
-    result = adapter(kube, "doctor", env=env, check=0)
+    # The chart's default-deny, as helm renders it.
+    kube.kubectl("create", "-n", "doctor-ok", "-f", "-", check=True, input=json.dumps({
+        "apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "osf-sandbox-default-deny"},
+        "spec": {"podSelector": {"matchExpressions": [{"key": "osf.sandbox.role", "operator": "In",
+                                                       "values": ["sandbox", "snapshot-copy"]}]},
+                 "policyTypes": ["Ingress", "Egress"]}}))
+    bundle = tmp_path / "upstream-ca.pem"
+    bundle.write_text(make_ca_pem() + make_ca_pem())
+    result = adapter(kube, "doctor", env={**env, "OSF_UPSTREAM_CA_BUNDLE": str(bundle)}, check=0)
     lines = doctor_lines(result)
     assert list(lines) == ["kubectl", "cluster", "agent-sandbox", "namespace", "pod-security", "rbac", "gc",
-                           "network-policy"]
-    for name in ("kubectl", "cluster", "agent-sandbox", "namespace", "pod-security", "rbac", "gc"):
+                           "default-deny", "network-policy", "upstream-ca"]
+    for name in ("kubectl", "cluster", "agent-sandbox", "namespace", "pod-security", "rbac", "gc", "default-deny",
+                 "upstream-ca"):
         assert lines[name].startswith("ok  "), lines[name]
+    assert "NetworkPolicy osf-sandbox-default-deny denies sandbox pods' traffic" in lines["default-deny"]
+    assert lines["upstream-ca"] == (f"ok    upstream-ca: {bundle}: 2 certificates, mounted into each egress pod "
+                                    "(never the sandbox) from a ConfigMap")
+    # A bundle that is not one fails doctor, naming it.
+    bundle.write_text("not a certificate\n")
+    lines = doctor_lines(adapter(kube, "doctor", env={**env, "OSF_UPSTREAM_CA_BUNDLE": str(bundle)}, check=1))
+    assert lines["upstream-ca"].startswith(f"FAIL  upstream-ca: OSF_UPSTREAM_CA_BUNDLE: {bundle} holds no PEM "
+                                           "certificate"), lines["upstream-ca"]
     assert "CronJob sandboxes-gc runs sandbox-kubernetes gc" in lines["gc"]
     assert re.search(r"all \d+ permissions the commands use are granted in doctor-ok", lines["rbac"])
     assert lines["network-policy"].startswith("warn") and "fix: " in lines["network-policy"]
@@ -803,6 +908,9 @@ def test_doctor_names_what_the_cluster_lacks_with_the_fix(cluster, tmp_path):
     assert lines["pod-security"].startswith("warn  pod-security: doctor-bare has no Pod Security enforce label; "
                                             "fix: kubectl label namespace doctor-bare")
     assert lines["gc"].startswith("warn  gc: no CronJob runs sandbox-kubernetes gc in doctor-bare")
+    assert lines["default-deny"].startswith("warn  default-deny: no NetworkPolicy in doctor-bare denies every "
+                                            "sandbox pod's egress by default")
+    assert "upstream-ca" not in lines
 
     # A cluster without agent-sandbox.
     empty = tmp_path / "no-crds"
@@ -912,7 +1020,8 @@ def test_snapshot_survives_destroy_and_starts_a_sandbox(cluster, tmp_path):
     pod_spec = template["spec"]["podTemplate"]["spec"]
     restore = pod_spec["initContainers"][0]
     assert restore["name"] == "osf-restore-workspace"
-    assert restore["command"] == ["sh", "-c", "cp -a /osf-snapshot/. /workspace/"]
+    # Each entry of the snapshot, not its top directory (whose times a non-root restore may not set).
+    assert restore["command"][:2] == ["sh", "-c"] and "cp -a \"$entry\" /workspace/" in restore["command"][2]
     assert {"name": "osf-snapshot", "persistentVolumeClaim": {"claimName": name, "readOnly": True}} in \
         pod_spec["volumes"]
 
@@ -1195,6 +1304,25 @@ def test_snapshot_restores_into_the_workspace_the_new_sandbox_sees(cluster, tmp_
         adapter(kube, "destroy", restored, env=env, check=0)
         kube.kubectl("delete", "-n", ns, "sandboxtemplates.extensions.agents.x-k8s.io,pvc", "-l",
                      f"osf.snapshot.of={source}")
+
+
+def test_a_root_snapshot_restores_into_a_non_root_sandbox(cluster, tmp_path):
+    """The restore runs as the new sandbox's user, into a root-owned emptyDir it may write in but
+    whose times it may not set: it copies the snapshot's entries, never the directory itself."""
+    kube = cluster
+    source, _ = create(kube, tmp_path, {"template": "alpine:3"})
+    adapter(kube, "exec", source, "--", "sh", "-c", "mkdir -p d && echo kept > d/file.txt && echo dot > .hidden",
+            check=0)
+    name = adapter(kube, "snapshot", source, check=0).stdout.strip()
+    adapter(kube, "destroy", source, check=0)
+    restored, _ = create(kube, tmp_path, {"template": name, "user": HARDENED_SPEC["user"]})
+    try:
+        out = adapter(kube, "exec", restored, "--", "sh", "-c", "id -u; cat d/file.txt .hidden; stat -c %u .",
+                      check=0).stdout
+        assert out == f"{HARDENED_SPEC['user']['uid']}\nkept\ndot\n0\n"
+    finally:
+        adapter(kube, "destroy", restored)
+        kube.kubectl("delete", "sandboxtemplates.extensions.agents.x-k8s.io,pvc", "-l", f"osf.snapshot.of={source}")
 
 
 # -- images, variables, messages -------------------------------------------------------------------

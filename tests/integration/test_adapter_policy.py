@@ -16,6 +16,7 @@ import os
 import shutil
 import socket
 import ssl
+import subprocess
 import sys
 import tempfile
 
@@ -52,6 +53,7 @@ if mkdir "$state/.started" 2>/dev/null; then
 fi
 tries=0
 while [ ! -s "$state/listen.json" ] && [ "$tries" -lt 300 ]; do sleep 0.1; tries=$((tries + 1)); done
+[ -s "$state/listen.json" ] || cat "$state/proxy.out" >&2  # why the proxy did not start
 exec {real} "$@"
 """
 
@@ -74,6 +76,7 @@ def proxy_bin_dirs(tmp_path_factory, upstream):
     d = tmp_path_factory.mktemp("proxy-bin")
     shutil.copy2(os.path.realpath(proxy_bin()), d / "egress-proxy-real")
     shutil.copy(upstream.ca.cert_path, d / "upstream-ca.crt")
+    d.chmod(0o755)  # an image's /usr/local/bin: the proxy runs as its own user
     wrapper = d / "egress-proxy"
     wrapper.write_text(WRAPPER.format(aliases=ALIASES, real="/usr/local/bin/egress-proxy-real"))
     wrapper.chmod(0o755)
@@ -90,7 +93,8 @@ def kube(tmp_path_factory, proxy_bin_dirs):
 @pytest.fixture
 def cluster(kube, proxy_bin_dirs):
     yield kube
-    kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True, forbid=[], gcDelaySeconds=0)
+    kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True, forbid=[], gcDelaySeconds=0,
+                   configMapRefreshSeconds=0)
     kube.set_exec(handlers=[], bin_dirs=proxy_bin_dirs)
 
 
@@ -183,6 +187,32 @@ def test_allow_then_revoke_a_host_in_a_running_sandbox(cluster, upstream, tmp_pa
         assert "allow by" in summary and "revoke by" in summary, summary
         assert summary.startswith("chain: verified"), summary
     finally:
+        adapter(kube, "destroy", sandbox_id)
+
+
+def test_allow_returns_once_the_sandbox_trusts_the_new_ca(cluster, upstream, tmp_path):
+    """A kubelet shows a changed ConfigMap to a running pod only at its next sync (the test
+    server: configMapRefreshSeconds). allow, which gives the proxy a CA for the new host, says
+    "in force now" only once the sandbox's CA file holds it: HTTPS to the host works at once."""
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, spec_for(upstream))
+    try:
+        kube.configure(configMapRefreshSeconds=4)
+        proxy = listening(kube, sandbox_id)["proxy"]
+        url = f"https://refused.test:{upstream.port}/at-once"
+        res = adapter(kube, "allow", sandbox_id, "refused.test", check=0)
+        assert res.stdout == f"allowed in {sandbox_id}: refused.test (policy 1, in force now)\n"
+        assert "waiting for the sandbox to see its egress proxy's new CA certificate" in res.stderr
+        ca = kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-ca")["data"]["egress-ca.crt"]
+        seen = adapter(kube, "exec", sandbox_id, "--", "cat", "/etc/osf/egress-ca.crt", check=0).stdout
+        assert seen == ca
+        assert curl_status(kube, sandbox_id, proxy, url) == "200"
+        # A revoke needs no new CA: nothing to wait for.
+        res = adapter(kube, "revoke", sandbox_id, "refused.test", check=0)
+        assert res.stdout == f"revoked in {sandbox_id}: refused.test (policy 2, in force now)\n"
+        assert "waiting" not in res.stderr
+    finally:
+        kube.configure(configMapRefreshSeconds=0)
         adapter(kube, "destroy", sandbox_id)
 
 
@@ -378,3 +408,33 @@ def test_the_admin_port_is_out_of_the_sandboxs_reach(cluster, upstream, tmp_path
         assert policy_lines(kube, sandbox_id) == []
     finally:
         adapter(kube, "destroy", sandbox_id)
+
+
+def test_an_idle_sandboxs_log_verifies_and_is_saved(cluster, upstream, tmp_path):
+    """A sandbox that made no request: its log holds only the proxy's start line, which the
+    checkpoint asked for signs. verify, destroy --save-log and gc --save-logs work at once."""
+    kube = cluster
+    idle, _ = create(kube, tmp_path, spec_for(upstream))
+    gone, _ = create(kube, tmp_path, spec_for(upstream))
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    try:
+        verify = adapter(kube, "egress-log", idle, "--verify", check=0, timeout=60)
+        assert verify.stdout.startswith(f"egress log of {idle}: verified: 2 lines"), verify.stdout
+        res = adapter(kube, "destroy", idle, "--save-log", str(logs / "idle.jsonl"), check=0, timeout=60)
+        assert f"{logs}/idle.jsonl: verified: " in res.stderr and f"removed sandbox {idle}" in res.stderr
+        kinds = [json.loads(l)["kind"] for l in (logs / "idle.jsonl").read_text().splitlines()]
+        assert kinds[0] == "start" and "checkpoint" in kinds
+        run = subprocess.run([proxy_bin(), "log", "verify", "--pubkey", str(logs / "idle.jsonl.pub"),
+                              str(logs / "idle.jsonl")], capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, run.stderr
+        # gc: the sandbox pod ended while its proxy, never asked for anything, still runs.
+        kube.set_pod_state(f"osf-sandbox-{gone}", "terminated", exitCode=0)
+        kube.wait_for(lambda: kube.kubectl_json("get", "pod", f"osf-sandbox-{gone}")["status"]["phase"] == "Succeeded",
+                      what="the sandbox pod to end")
+        res = adapter(kube, "gc", "--save-logs", str(logs), check=0, timeout=120)
+        assert f"{gone} sandbox pod osf-sandbox-{gone} Succeeded" in res.stdout.splitlines(), res.stderr
+        assert f"{logs}/{gone}.jsonl: verified: " in res.stderr
+    finally:
+        adapter(kube, "destroy", idle)
+        adapter(kube, "destroy", gone)

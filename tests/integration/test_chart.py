@@ -192,12 +192,12 @@ def needed_permissions():
     def add(key, verbs):
         need.setdefault(key, set()).update(verbs)
 
-    wrapper_verbs = {"get": {"get"}, "list": {"list"}, "delete_by_label": DELETE_VERBS,
+    wrapper_verbs = {"get": {"get"}, "exists": {"get"}, "list": {"list"}, "list_fields": {"list"}, "delete_by_label": DELETE_VERBS,
                      "delete_named": DELETE_VERBS, "delete_with_dependents": DELETE_VERBS,
                      "delete_without_waiting": {"delete"}}
     # The wrapper's methods this reader knows; a new one must be taught here.
-    known = {"Kubectl", "ns", "runner", "get", "list", "create", "delete_by_label", "delete_named",
-             "delete_with_dependents",
+    known = {"Kubectl", "ns", "runner", "get", "exists", "list", "list_fields", "create", "delete_by_label", "delete_named",
+             "delete_with_dependents", "delete_all_named",
              "delete_without_waiting", "exec_output", "run_checked"}
     wrapper = _read_sources("kubernetes/kubectl/kubectl.hpp")
     assert wrapper, "adapter/src/kubernetes/kubectl/kubectl.hpp is missing"
@@ -217,9 +217,20 @@ def needed_permissions():
         where = os.path.relpath(path, ADAPTER_SRC)
         # The Kubectl wrapper's methods, called on any Kubectl object.
         for method, arg in re.findall(
-                r"\w\.(get|list|delete_by_label|delete_named|delete_with_dependents|delete_without_waiting)\(\s*([^,()]+),", text):
+                r"\w\.(get|exists|list|list_fields|delete_by_label|delete_named|delete_with_dependents|delete_without_waiting)\(\s*([^,()]+),", text):
             for key in _resources(arg, consts, where, text, sources):
                 add(key, wrapper_verbs[method])
+        if re.search(r"\w\.delete_all_named\(", text):
+            # "resource/name" arguments, as kubernetes/manifests/resources.cpp builds them.
+            named = _read_sources("kubernetes/manifests/resources.cpp")
+            assert named, "kubernetes/manifests/resources.cpp is missing"
+            for body in named.values():
+                body = body[body.index("named_sandbox_objects"):]
+                for const in re.findall(r"std::string\((k\w+)\)", body):
+                    for key in _resources(const, consts, where, body, sources):
+                        add(key, DELETE_VERBS)
+                for literal in re.findall(r'"(\w+)/"', body):
+                    add(RESOURCES[literal], DELETE_VERBS)
         if re.search(r"\w\.exec_output\(", text):
             for key, verbs in EXEC_NEEDS.items():
                 add(key, verbs)
@@ -242,6 +253,8 @@ def needed_permissions():
                 pass  # no API permission: the client's version, discovery, SelfSubjectAccessReview
             elif first == "get" and words[:1] == ["cronjobs"]:
                 add(("batch", "cronjobs"), {"list"})  # doctor: the gc CronJob
+            elif first == "get" and words[:1] == ["networkpolicies"]:
+                add(("networking.k8s.io", "networkpolicies"), {"list"})  # create's and doctor's default-deny
             elif first == "get" and words[:1] == ["events"]:
                 add(("", "events"), {"list"})  # by --field-selector: a list
             elif first == "get" and words[:1] == ["namespace"]:
@@ -800,9 +813,15 @@ def test_gc_cronjob_is_on_by_default_and_its_role_is_exactly_what_gc_calls(helm)
     consts = _string_constants()
     gc_sources = _read_sources("kubernetes/gc_command.cpp")
     gc_text = next(iter(gc_sources.values()))
-    assert re.search(r"kube\.list\(manifests::kSandboxResources", gc_text)
+    assert re.search(r"kube\.list_fields\(\s*manifests::kSandboxResources", gc_text)
     assert "remove_sandbox(kube" in gc_text
-    assert re.findall(r"\bkube\.(\w+)\(", gc_text) == ["list"], "gc makes a kubectl call this test does not know"
+    assert re.findall(r"\bkube\.(\w+)\(", gc_text) == ["list_fields"], \
+        "gc makes a kubectl call this test does not know"
+    # remove_sandbox: the claim's existence by name (get), every other object by name (delete and
+    # its wait), all among the kinds below.
+    assert re.search(r"kube\.exists\(manifests::kSandboxClaims,", lookup_text := next(
+        iter(_read_sources("kubernetes/sandbox_lookup.cpp").values())))
+    assert "kube.delete_all_named(manifests::named_sandbox_objects(id))" in lookup_text
     needed = {}
     for r in consts["kSandboxResources"].split(",") + [consts["kSandboxes"]]:
         needed.setdefault(RESOURCES[r], set()).update(DELETE_VERBS)  # list + the delete and its wait

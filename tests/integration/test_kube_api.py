@@ -39,7 +39,8 @@ def name():
 @pytest.fixture
 def default_simulation(kube):
     yield kube
-    kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True, forbid=[], gcDelaySeconds=0)
+    kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True, forbid=[], gcDelaySeconds=0,
+                   configMapRefreshSeconds=0, templateNetworkPolicies=True)
     kube.set_exec(handlers=[], bin_dirs=[])
 
 
@@ -582,6 +583,61 @@ def test_a_read_only_root_file_system_leaves_only_volumes_writable(kube, name):
     ok(kube.kubectl("wait", "--for=condition=Ready", f"pod/{name}-ro", "--timeout=60s"))
     assert kube.kubectl("exec", name + "-ro", "--", "sh", "-c", "echo x > /tmp/t").returncode != 0
     assert ok(kube.kubectl("exec", name + "-ro", "--", "sh", "-c", "echo y > w && cat w")) == "y\n"
+
+
+def test_a_non_root_container_may_write_in_a_volume_but_not_set_its_top_directorys_metadata(kube, name):
+    """As on a real node: processes run as the securityContext's user; an emptyDir or a claim's
+    volume is root's, 0777, with fsGroup group-owned and setgid. A non-root user writes in it but
+    may not chmod or utime its top directory (what `tar xf` of a `.` entry or `cp -a src/. dst/`
+    does), only what it owns below it."""
+    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name},
+           "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+    ok(kube.kubectl("create", "-f", "-", input=json.dumps(pvc)))
+    volumes = [{"name": "workspace", "emptyDir": {}}, {"name": "data", "persistentVolumeClaim": {"claimName": name}}]
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+           "spec": {"securityContext": {"runAsUser": 1000, "runAsGroup": 1000, "fsGroup": 2000},
+                    "containers": [{"name": "main", "image": "busybox", "workingDir": "/workspace",
+                                    "volumeMounts": [{"name": "workspace", "mountPath": "/workspace"},
+                                                     {"name": "data", "mountPath": "/data"}]}],
+                    "volumes": volumes}}
+    ok(kube.kubectl("create", "-f", "-", input=json.dumps(pod)))
+    ok(kube.kubectl("wait", "--for=condition=Ready", f"pod/{name}", "--timeout=60s"))
+    assert ok(kube.kubectl("exec", name, "--", "id", "-u")) == "1000\n"
+    assert ok(kube.kubectl("exec", name, "--", "id", "-G")).split() == ["1000", "2000"]
+    for top in ("/workspace", "/data"):
+        listing = ok(kube.kubectl("exec", name, "--", "stat", "-c", "%u %g %a", top))
+        assert listing == "0 2000 2777\n", (top, listing)
+        ok(kube.kubectl("exec", name, "--", "sh", "-c", f"mkdir {top}/d && echo x > {top}/d/f && touch -d @0 {top}/d/f"))
+        for refused in (["touch", "-d", "@0", top], ["chmod", "755", top]):
+            res = kube.kubectl("exec", name, "--", *refused)
+            assert res.returncode == 1 and "Operation not permitted" in res.stderr, (refused, res.stderr)
+    # GNU tar restoring a `.` entry fails on the top directory's metadata (even with
+    # --no-overwrite-dir, which still sets its mode); into a directory of its own it works.
+    for flags in ("", "--no-overwrite-dir"):
+        res = kube.kubectl("exec", name, "--", "sh", "-c", f"tar cf - -C /workspace . | tar xf - {flags} -C /data")
+        assert res.returncode == 2 and "Operation not permitted" in res.stderr, res.stderr
+    ok(kube.kubectl("exec", name, "--", "sh", "-c", "mkdir /data/in && tar cf - -C /workspace . | tar xf - -C /data/in"))
+    # Root (no runAsUser) still may.
+    create_pod(kube, name + "-root")
+    assert ok(kube.kubectl("exec", name + "-root", "--", "sh", "-c", "id -u && touch -d @0 /workspace")) == "0\n"
+
+
+def test_a_changed_config_map_reaches_a_running_pod_at_the_kubelets_next_sync(kube, name, default_simulation):
+    """configMapRefreshSeconds: a pod sees a ConfigMap change only once that long passed since its
+    volume was last written, as a kubelet refreshes mounted ConfigMaps at its periodic sync."""
+    ok(kube.kubectl("create", "configmap", name, "--from-literal=v=one"))
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name + "-cm"},
+           "spec": {"containers": [{"name": "main", "image": "busybox",
+                                    "volumeMounts": [{"name": "cm", "mountPath": "/cm"}]}],
+                    "volumes": [{"name": "cm", "configMap": {"name": name}}]}}
+    ok(kube.kubectl("create", "-f", "-", input=json.dumps(pod)))
+    ok(kube.kubectl("wait", "--for=condition=Ready", f"pod/{name}-cm", "--timeout=60s"))
+    kube.configure(configMapRefreshSeconds=3)
+    assert ok(kube.kubectl("exec", name + "-cm", "--", "cat", "/cm/v")) == "one"
+    ok(kube.kubectl("patch", "configmap", name, "-p", '{"data": {"v": "two"}}'))
+    assert ok(kube.kubectl("exec", name + "-cm", "--", "cat", "/cm/v")) == "one"  # not synced yet
+    kube.wait_for(lambda: ok(kube.kubectl("exec", name + "-cm", "--", "cat", "/cm/v")) == "two",
+                  what="the pod to see the change", timeout=30)
 
 
 def test_exec_over_the_v4_channel_protocol(kube, name):

@@ -731,6 +731,22 @@ def test_destroy_save_log_keeps_a_verified_log_first(local, upstream, tmp_path):
 GONE = "supervisor gone (killed, or the machine restarted)"
 
 
+def test_an_idle_sandboxs_log_verifies_and_is_saved(local, upstream, tmp_path):
+    """No request yet: the log is the proxy's start line, which the checkpoint asked for signs."""
+    sandbox_id = local.create(spec_for(upstream), name="idle.json")
+    try:
+        res = local.run("egress-log", sandbox_id, "--verify")
+        assert res.returncode == 0 and res.stdout.startswith(f"egress log of {sandbox_id}: verified: 2 lines"), \
+            res.stdout + res.stderr
+        saved = tmp_path / "idle.jsonl"
+        res = local.run("destroy", sandbox_id, "--save-log", str(saved))
+        assert res.returncode == 0, res.stderr
+        assert f"{saved}: verified: " in res.stderr and res.stderr.endswith(f"removed sandbox {sandbox_id}\n")
+        assert verify_with_proxy(saved, tmp_path / "idle.jsonl.pub").returncode == 0
+    finally:
+        local.run("destroy", sandbox_id)
+
+
 def test_gc_save_logs_keeps_each_verified_log_before_removing(local, upstream, tmp_path):
     # Its own state directory: gc looks at every sandbox in it.
     state = tempfile.mkdtemp(prefix="osll-gc-", dir="/tmp")

@@ -2,7 +2,8 @@
 (`kubelet_sim.py`), the agent-sandbox controllers (`sandbox_controller.py`) and the garbage
 collector's background part (`garbage_collector.py`), driven by store
 changes and a short timer; plus `forbid` rules that refuse requests as RBAC would. Settings:
-podDelaySeconds, podRules, sandboxController, forbid, gcDelaySeconds, storageClasses (see README.md)."""
+podDelaySeconds, podRules, sandboxController, forbid, gcDelaySeconds, storageClasses,
+configMapRefreshSeconds, templateNetworkPolicies (see README.md)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ DEFAULT_CONFIG = {
     "forbid": [],               # [{verb, resource (e.g. "pods/exec"), namespace, name}: globs] -> 403
     "gcDelaySeconds": 0,        # > 0: Background deletions' dependents go that much later (asynchronous GC)
     "storageClasses": ["standard"],  # a PersistentVolumeClaim naming another stays Pending, with an event
+    "templateNetworkPolicies": True,  # False: the controller makes no NetworkPolicy for templates
+    "configMapRefreshSeconds": 0,  # > 0: a pod sees a changed ConfigMap/Secret that much later (kubelet sync)
 }
 
 
@@ -36,6 +39,7 @@ class Simulation:
         self.config = copy.deepcopy(DEFAULT_CONFIG)
         self.kubelet = Kubelet(registry, objects, self.config, self.kick)
         self.sandboxes = SandboxController(registry, objects)
+        self.sandboxes.config = self.config
         self.gc = GarbageCollector(registry, objects)
         self.on_pod_deleted = None
         self._wake: asyncio.Event | None = None

@@ -23,6 +23,7 @@ import signal
 import subprocess
 
 from api_errors import bad_request
+from container_user import container_user
 from http_server import Request, Response, WebSocketResponse
 from objects import ObjectService
 from pod_filesystem import DEFAULT_PATH, PodFilesystem, field_value
@@ -79,6 +80,7 @@ class ExecService:
         meta = pod["metadata"]
         self.spaces.stop(meta.get("uid", ""))
         self.fs.remove_pod(meta.get("namespace", ""), meta["name"], meta.get("uid", ""))
+        self.fs.forget_ownership(meta.get("uid", ""))
         for key in [k for k in self.logs if k[:2] == (meta.get("namespace"), meta["name"])]:
             self.logs.pop(key, None)
 
@@ -232,7 +234,8 @@ class ExecService:
         """The container's mounts (volumes materialised), environment and working directory."""
         meta = pod["metadata"]
         root = self.fs.ensure_pod(pod)
-        sources = self.fs.volume_sources(pod, root, lambda plural, n: self._lookup(meta["namespace"], plural, n))
+        sources = self.fs.volume_sources(pod, root, lambda plural, n: self._lookup(meta["namespace"], plural, n),
+                                         float(getattr(self.simulation, "config", {}).get("configMapRefreshSeconds", 0) or 0))
         mounts = self.fs.container_mounts(pod, container, root, sources)
         bin_dir = self._bin_dir(container)
         if bin_dir:
@@ -241,9 +244,11 @@ class ExecService:
         workdir = os.path.normpath("/" + (container.get("workingDir") or "/").lstrip("/"))
         return mounts, env, workdir
 
-    def _command(self, pod: dict, mounts, env: dict, workdir: str, argv: list[str]):
-        """(argv, cwd, environment) of the process that runs `argv` as the container would."""
+    def _command(self, pod: dict, container: dict, mounts, env: dict, workdir: str, argv: list[str]):
+        """(argv, cwd, environment) of the process that runs `argv` as the container would, as
+        the container's user (container_user)."""
         if self.use_bwrap:
+            argv = container_user(pod, container).setpriv_args() + argv
             cmd = self.fs.bwrap_args(mounts, pod["metadata"]["name"], workdir)
             fd = self.spaces.namespace_fd(pod["metadata"].get("uid", ""))
             if fd is not None:  # the pod's PID namespace instead of one per command
@@ -267,7 +272,7 @@ class ExecService:
         mounts, env, workdir = self._prepare(pod, container, False)
         if not self._executable(argv[0], env, mounts):
             return 128, _not_found_message(argv[0]).encode()
-        cmd, cwd, run_env, fds = self._command(pod, mounts, env, workdir, argv)
+        cmd, cwd, run_env, fds = self._command(pod, container, mounts, env, workdir, argv)
         proc = await asyncio.create_subprocess_exec(*cmd, cwd=cwd, env=run_env, stdin=asyncio.subprocess.DEVNULL,
                                                     pass_fds=fds,
                                                     stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
@@ -304,7 +309,7 @@ class ExecService:
                 await _send(ws, STDOUT, _not_found_message(argv[0]).encode())
             await _send(ws, ERROR, json.dumps(exit_status(126, argv)).encode())
             return
-        cmd, cwd, run_env, fds = self._command(pod, mounts, env, workdir, argv)
+        cmd, cwd, run_env, fds = self._command(pod, container, mounts, env, workdir, argv)
         proc = await asyncio.create_subprocess_exec(
             *cmd, cwd=cwd, env=run_env, pass_fds=fds,
             stdin=asyncio.subprocess.PIPE if flags["stdin"] else asyncio.subprocess.DEVNULL,

@@ -7,11 +7,14 @@
     GET      /_test/namespaces/NS/pods/NAME/filesystem      host paths of the pod's directories
     GET|PUT  /_test/exec                                    {"handlers": [...], "binDirs": [...]}
     POST     /_test/reconcile                               run the simulation once, now
+    POST     /_test/objects                                 {"items": [...]} stored as they are (benchmarks)
 """
 
 from __future__ import annotations
 
 import json
+import time
+import uuid
 
 import api_errors
 from api_errors import ApiError, bad_request
@@ -49,6 +52,8 @@ class TestHooks:
                 if method == "GET":
                     return _json(self.exec.configure({}))
                 return _json(self.exec.configure(self._body(request)))
+            if parts == ["objects"] and method == "POST":
+                return _json({"stored": self._store_objects(self._body(request).get("items") or [])})
             if parts == ["reconcile"] and method == "POST":
                 self.simulation.reconcile()
                 return _json({"ok": True})
@@ -57,6 +62,20 @@ class TestHooks:
         except ValueError as exc:
             raise bad_request(str(exc))
         raise ApiError(404, "NotFound", f"no test hook {request.method} {request.path}")
+
+    def _store_objects(self, items: list) -> int:
+        """Objects put straight into the store, without admission, defaulting or controllers'
+        reactions: what a benchmark needs to fill a namespace with thousands of sandboxes in
+        seconds. Each needs apiVersion, kind, metadata.name and metadata.namespace."""
+        for item in items:
+            rt = self.registry.by_kind(item.get("apiVersion", ""), item.get("kind", ""))
+            if rt is None:
+                raise bad_request(f"unknown kind {item.get('apiVersion')}/{item.get('kind')}")
+            meta = item.setdefault("metadata", {})
+            meta.setdefault("uid", str(uuid.uuid4()))
+            meta.setdefault("creationTimestamp", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+            self.objects.store.put(rt.key, item)
+        return len(items)
 
     def _pod_hook(self, request: Request, namespace: str, name: str, action: str) -> Response:
         pods = self.registry.by_plural("", "pods")

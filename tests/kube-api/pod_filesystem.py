@@ -15,6 +15,9 @@ import base64
 import os
 import shutil
 import stat
+import time
+
+from container_user import pod_fs_group
 
 # Host paths never shown to the container: they get their own mounts.
 SPECIAL = {"/proc", "/dev", "/sys", "/tmp", "/root"}
@@ -30,6 +33,8 @@ class PodFilesystem:
     def __init__(self, pods_dir: str, pvcs_dir: str):
         self.pods_dir = pods_dir
         self.pvcs_dir = pvcs_dir
+        self._owned: set[tuple[str, str]] = set()  # (pod uid, host path) whose ownership is set
+        self._synced: dict[tuple[str, str], float] = {}  # (pod uid, volume path): last written
 
     def pod_dir(self, namespace: str, name: str) -> str:
         return os.path.join(self.pods_dir, _safe_rel(namespace), _safe_rel(name))
@@ -67,8 +72,10 @@ class PodFilesystem:
             return
         shutil.rmtree(root, ignore_errors=True)
 
-    def volume_sources(self, pod: dict, root: str, lookup) -> dict[str, str]:
-        """Host directory per volume name; configMap/secret contents are (re)written each time.
+    def volume_sources(self, pod: dict, root: str, lookup, refresh_seconds: float = 0) -> dict[str, str]:
+        """Host directory per volume name; configMap/secret contents are written when first
+        mounted, then rewritten when at least `refresh_seconds` passed since the last write (the
+        kubelet's periodic sync: a pod sees a changed ConfigMap only that much later).
         `lookup(kind, name)` returns the ConfigMap/Secret object or None."""
         ns = pod["metadata"]["namespace"]
         sources = {}
@@ -76,10 +83,12 @@ class PodFilesystem:
             name = vol.get("name", "")
             if "persistentVolumeClaim" in vol:
                 path = self.pvc_dir(ns, vol["persistentVolumeClaim"].get("claimName", ""))
-                os.makedirs(path, exist_ok=True)
+                self._mount_writable(pod, path)
                 sources[name] = path
                 continue
             path = os.path.join(root, "volumes", _safe_rel(name))
+            if "emptyDir" in vol:
+                self._mount_writable(pod, path)
             os.makedirs(path, exist_ok=True)
             files: dict[str, bytes] = {}
             if "configMap" in vol:
@@ -99,9 +108,43 @@ class PodFilesystem:
                     ref = (item.get("fieldRef") or {}).get("fieldPath", "")
                     files[item.get("path", "")] = str(field_value(pod, ref)).encode()
             if files or any(k in vol for k in ("configMap", "secret", "projected", "downwardAPI")):
-                self._write_files(path, files)
+                key = (pod["metadata"].get("uid", ""), path)
+                last = self._synced.get(key)
+                if last is None or time.monotonic() - last >= refresh_seconds:
+                    self._write_files(path, files)
+                    self._synced[key] = time.monotonic()
             sources[name] = path
         return sources
+
+    def _mount_writable(self, pod: dict, path: str) -> None:
+        """An emptyDir or a claim's volume as the kubelet mounts it for a pod: made root-owned
+        0777 (emptyDir; a provisioner's new volume), then, once per pod, with the pod's fsGroup,
+        every file's group set to it, group read-write, directories setgid (what the kubelet's
+        SetVolumeOwnership does). The top directory stays root's: a non-root container may write
+        in it but not change its mode or times."""
+        if not os.path.isdir(path):
+            os.makedirs(path)
+            os.chmod(path, 0o777)
+        group = pod_fs_group(pod)
+        key = (pod["metadata"].get("uid", ""), path)
+        if group is None or key in self._owned:
+            return
+        self._owned.add(key)
+        for directory, dirs, files in os.walk(path):
+            for entry in [directory] + [os.path.join(directory, f) for f in files]:
+                try:
+                    st = os.lstat(entry)
+                    if stat.S_ISLNK(st.st_mode):
+                        continue
+                    os.chown(entry, -1, group)
+                    extra = 0o2770 if stat.S_ISDIR(st.st_mode) else 0o660
+                    os.chmod(entry, stat.S_IMODE(st.st_mode) | extra)
+                except OSError:
+                    continue
+
+    def forget_ownership(self, uid: str) -> None:
+        self._owned = {k for k in self._owned if k[0] != uid}
+        self._synced = {k: v for k, v in self._synced.items() if k[0] != uid}
 
     @staticmethod
     def _config_files(obj, ref, is_secret: bool) -> dict[str, bytes]:
@@ -148,8 +191,13 @@ class PodFilesystem:
             if not src or dest == "/":
                 continue
             if m.get("subPath"):
+                parent = src
                 src = os.path.join(src, _safe_rel(m["subPath"]))
-                os.makedirs(src, exist_ok=True)
+                if not os.path.isdir(src):
+                    # The kubelet makes a missing subPath with its volume's mode (its group by
+                    # the volume's setgid bit), owned by root.
+                    os.makedirs(src)
+                    os.chmod(src, stat.S_IMODE(os.stat(parent).st_mode))
             mounts = [x for x in mounts if x[0] != dest]
             mounts.append((dest, src, bool(m.get("readOnly"))))
         workdir = container.get("workingDir")
@@ -207,6 +255,11 @@ class PodFilesystem:
                     args.extend(["--ro-bind-try", p, p])
 
         replicate("/")
+        # A mount point's parents this machine lacks (/etc/osf): bubblewrap would make them 0700,
+        # which a non-root container could not pass; a container runtime makes them 0755.
+        for parent in sorted(expanded, key=lambda p: p.count("/")):
+            if not os.path.lexists(parent):
+                args += ["--perms", "0755", "--dir", parent]
         args += ["--proc", "/proc", "--dev", "/dev", "--ro-bind-try", "/sys", "/sys"]
         for dest, src, ro in sorted(mounts, key=lambda m: m[0].count("/")):
             args += ["--ro-bind" if ro else "--bind", src, dest]

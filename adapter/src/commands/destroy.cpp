@@ -52,7 +52,7 @@ void setup_destroy(CLI::App& app, CommandContext& context) {
                 ids.push_back(parse_sandbox_id(id));
             check_new_log_file(options->save_log);
             if (options->all)
-                for (const auto& row : context.backend->list())
+                for (const auto& row : context.backend->list(false))
                     ids.push_back(row.id);
             int failed = 0;
             for (const auto& id : ids) {

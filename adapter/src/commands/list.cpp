@@ -19,8 +19,8 @@ void setup_list(CLI::App& app, CommandContext& context) {
     sub->add_flag("--json", *json, "The same as -o json");
     sub->callback([&context, output, json] {
         guarded(context, [&] {
-            const auto rows = context.backend->list();
             const std::string format = *json ? "json" : *output;
+            const auto rows = context.backend->list(format == "json" || format == "yaml");
             if (format == "json")
                 context.out << sandbox::rows_json(rows).dump(2) << "\n";
             else if (format == "yaml")

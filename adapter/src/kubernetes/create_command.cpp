@@ -60,6 +60,7 @@ void start(KubeContext& context, kubectl::Kubectl& kube, const sandbox::SandboxR
                             claim)));
     const std::string pod =
         waiter.wait_claim_ready(manifests::sandbox_name(id), manifests::egress_name(id));
+    waiter.wait_network_policy(manifests::sandbox_name(id));
     check_sandbox_tools(context, kube, pod, request.settings.required_tools);
 }
 

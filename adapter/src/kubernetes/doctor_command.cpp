@@ -1,10 +1,12 @@
 #include "kubernetes/doctor_command.hpp"
 
+#include "commands/command_errors.hpp"
 #include "kubernetes/kubectl/kubectl.hpp"
 #include "kubernetes/kubectl/kubectl_error.hpp"
 #include "kubernetes/kubectl/kubectl_version.hpp"
 #include "kubernetes/manifests/doctor_checks.hpp"
 #include "kubernetes/manifests/required_permissions.hpp"
+#include "kubernetes/upstream_ca_bundle.hpp"
 #include "sandbox/settings.hpp"
 
 #include <ostream>
@@ -100,7 +102,19 @@ int run_doctor(KubeContext& context) {
     const std::vector<std::string> cronjob_args = {"get", "cronjobs", "--namespace",
                                                    ns,    "-o",       "json"};
     report(manifests::gc_check(ns, parsed(run(context, cronjob_args))));
+    const std::vector<std::string> policy_args = {"get", "networkpolicies", "--namespace", ns, "-o",
+                                                  "json"};
+    report(manifests::default_deny_check(ns, parsed(run(context, policy_args))));
     report(manifests::network_policy_note());
+    if (settings.upstream_ca_bundle) {
+        std::string pem, problem;
+        try {
+            pem = read_upstream_ca_bundle(settings.upstream_ca_bundle);
+        } catch (const commands::UsageError& e) {
+            problem = e.what();
+        }
+        report(manifests::upstream_ca_check(*settings.upstream_ca_bundle, pem, problem));
+    }
     return manifests::doctor_exit_code(checks);
 }
 

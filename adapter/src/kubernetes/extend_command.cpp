@@ -14,8 +14,7 @@ sandbox::WallTime extend_sandbox(KubeContext& context, const std::string& id,
                                  std::chrono::seconds by, std::chrono::seconds max) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
-    const auto claim =
-        first_or_no_sandbox(kube.list(manifests::kSandboxClaims, sandbox::id_selector(id)), id);
+    const auto claim = named_or_no_sandbox(kube, manifests::kSandboxClaims, id);
 
     const sandbox::WallTime expires =
         manifests::extended_expiry(claim, by, max, context.wall_clock());

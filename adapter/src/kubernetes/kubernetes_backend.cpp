@@ -13,16 +13,19 @@
 #include "kubernetes/resume_command.hpp"
 #include "kubernetes/snapshot_command.hpp"
 #include "kubernetes/suspend_command.hpp"
+#include "kubernetes/upstream_ca_bundle.hpp"
 #include "sandbox/settings.hpp"
 
 namespace osf::kubernetes {
 
 namespace {
 
-// A spec without `template` runs OSF_SANDBOX_DEFAULT_IMAGE.
+// A spec without `template` runs OSF_SANDBOX_DEFAULT_IMAGE; the egress pod
+// gets OSF_UPSTREAM_CA_BUNDLE's certificates.
 sandbox::SandboxRequest with_default_image(sandbox::SandboxRequest request) {
     if (request.spec.template_name.empty())
         request.spec.template_name = request.settings.default_image;
+    request.upstream_ca_pem = read_upstream_ca_bundle(request.settings.upstream_ca_bundle);
     return request;
 }
 
@@ -63,8 +66,8 @@ void KubernetesBackend::destroy(const std::string& id) {
     destroy_sandbox(context_, id);
 }
 
-std::vector<sandbox::SandboxRow> KubernetesBackend::list() {
-    return list_sandboxes(context_);
+std::vector<sandbox::SandboxRow> KubernetesBackend::list(bool with_policy) {
+    return list_sandboxes(context_, with_policy);
 }
 
 void KubernetesBackend::egress_log(const std::string& id, std::ostream& out, bool follow,

@@ -26,7 +26,7 @@ public:
     // CommandFailed "no sandbox <ID>" when no object has the ID's label.
     void check_exists(const std::string& id) override;
     void destroy(const std::string& id) override;
-    std::vector<sandbox::SandboxRow> list() override;
+    std::vector<sandbox::SandboxRow> list(bool with_policy) override;
     void egress_log(const std::string& id, std::ostream& out, bool follow, bool raw) override;
     std::unique_ptr<sandbox::EgressLogAccess> egress_log_access(const std::string& id) override;
     std::vector<Removal> gc_plan() override;

@@ -2,6 +2,7 @@
 
 #include "commands/command_errors.hpp"
 #include "kubernetes/kubectl/kubectl.hpp"
+#include "kubernetes/manifests/object_columns.hpp"
 #include "kubernetes/manifests/resources.hpp"
 #include "kubernetes/manifests/sandbox_rows.hpp"
 #include "sandbox/labels.hpp"
@@ -26,15 +27,21 @@ void check_namespace_exists(kubectl::Kubectl& kube) {
 
 } // namespace
 
-std::vector<sandbox::SandboxRow> list_sandboxes(KubeContext& context) {
+std::vector<sandbox::SandboxRow> list_sandboxes(KubeContext& context, bool with_policy) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
-    // The spec ConfigMaps in the same call: every sandbox's policy at once.
-    const std::string kinds = std::string(manifests::kSandboxClaims) + "," +
-                              manifests::kSandboxTemplates + "," + manifests::kPods + "," +
-                              manifests::kConfigMaps;
-    const auto rows = manifests::sandbox_rows(kube.list(kinds, sandbox::managed_selector()),
-                                              context.wall_clock());
+    // A row needs the claim (status, expiry) and the template (image), and
+    // only the fields read: at thousands of sandboxes whole templates are
+    // tens of MiB. The policy (-o json, -o yaml) is in the spec ConfigMaps,
+    // read whole, and only then.
+    const std::string kinds =
+        std::string(manifests::kSandboxClaims) + "," + manifests::kSandboxTemplates;
+    auto items = manifests::objects_from_columns(
+        kube.list_fields(kinds, sandbox::managed_selector(), manifests::object_columns_jsonpath()));
+    if (with_policy)
+        for (auto& config : kube.list(manifests::kConfigMaps, sandbox::managed_selector()))
+            items.push_back(std::move(config));
+    const auto rows = manifests::sandbox_rows(items, context.wall_clock());
     if (rows.empty()) check_namespace_exists(kube);
     return rows;
 }

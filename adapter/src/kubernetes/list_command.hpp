@@ -9,6 +9,7 @@
 namespace osf::kubernetes {
 
 // CommandFailed when there are none because the namespace does not exist.
-std::vector<sandbox::SandboxRow> list_sandboxes(KubeContext& context);
+// Without `with_policy` the rows' policy is left empty (not read).
+std::vector<sandbox::SandboxRow> list_sandboxes(KubeContext& context, bool with_policy);
 
 } // namespace osf::kubernetes

@@ -1,13 +1,16 @@
 #include "kubernetes/policy_command.hpp"
 
 #include "commands/command_errors.hpp"
+#include "kubernetes/ca_refresh.hpp"
 #include "kubernetes/manifests/egress_objects.hpp"
 #include "kubernetes/manifests/names.hpp"
 #include "kubernetes/manifests/resources.hpp"
+#include "kubernetes/manifests/sandbox_objects.hpp"
 #include "kubernetes/manifests/suspension.hpp"
 #include "kubernetes/proxy_ca.hpp"
 #include "kubernetes/proxy_policy.hpp"
 #include "kubernetes/sandbox_state.hpp"
+#include "sandbox/sandbox_paths.hpp"
 #include "sandbox/settings.hpp"
 
 namespace osf::kubernetes {
@@ -27,15 +30,27 @@ void store_spec(kubectl::Kubectl& kube, const std::string& id, const std::string
     kube.run_checked(call);
 }
 
+// The certificate part of a CA ConfigMap's data (what the sandbox mounts).
+std::string ca_certificate_of(const nlohmann::json& data) {
+    if (!data.is_object()) return "";
+    return data.value(sandbox::kCaFile, std::string());
+}
+
 // The proxy's CA bundle (a new CA when the change admitted names its CAs may
 // not sign for): the sandbox's processes started from now on trust it.
-void store_ca(kubectl::Kubectl& kube, const std::string& id) {
+// Returns the certificate when it holds one the stored did not, else "".
+std::string store_ca(kubectl::Kubectl& kube, const std::string& id) {
     const std::string pem = read_proxy_ca(kube, id);
+    const std::string certificate = ca_certificate_of(manifests::ca_config_data(pem));
+    const auto stored = kube.get("configmaps", manifests::ca_config_name(id));
+    const std::string before =
+        stored ? ca_certificate_of(stored->value("data", nlohmann::json::object())) : "";
     kubectl::KubectlCall call;
     call.args = {"patch",       "configmaps", manifests::ca_config_name(id),
                  "--namespace", kube.ns(),    "--type",
                  "merge",       "-p",         manifests::ca_patch(pem).dump()};
     kube.run_checked(call);
+    return adds_certificate(before, certificate) ? certificate : "";
 }
 
 std::string pod_phase(const nlohmann::json& pod) {
@@ -101,14 +116,18 @@ sandbox::PolicyChangeResult change_sandbox_policy(KubeContext& context, const st
     // The CA before the spec: while the spec ConfigMap lacks the change, the
     // same command run again sends it to the proxy again (which finds it in
     // force and answers with no difference) and stores both.
+    std::string new_certificate;
     try {
-        store_ca(kube, id);
+        new_certificate = store_ca(kube, id);
         store_spec(kube, id, edited.spec_text);
     } catch (const std::exception& e) {
         throw CommandFailed("sandbox " + id + ": its egress proxy applied the change (policy " +
                             std::to_string(answer.generation) + ") but it was not stored: " +
                             e.what() + "; run the same command again to store it");
     }
+    // "In force now" holds only once the sandbox trusts the CA that signs for
+    // the new host.
+    if (!new_certificate.empty()) wait_until_sandbox_trusts(context, kube, id, new_certificate);
     return result;
 }
 

@@ -18,6 +18,7 @@ Cluster: -n/--namespace, --context and --kubeconfig, as kubectl takes them, on e
 Variables: KUBECONFIG (kubectl's), OSF_SANDBOX_NAMESPACE,
   OSF_EGRESS_PROXY_IMAGE (default: ghcr.io/opensoftware/egress-proxy:0.1.0),
   OSF_SANDBOX_START_TIMEOUT (seconds, default 300), OSF_SANDBOX_SNAPSHOT_SIZE (default 1Gi),
+  OSF_SANDBOX_SNAPSHOT_STORAGE_CLASS, OSF_UPSTREAM_CA_BUNDLE (the egress pod's only),
   OSF_SECRETS_DIR (default /run/secrets), OSF_SECRET_<NAME>, OSF_OPENBAO_ADDR,
   OSF_OPENBAO_TOKEN, OSF_OPENBAO_MOUNT, OSF_SANDBOX_HOST_ALIASES,
   OSF_SANDBOX_DEFAULT_IMAGE, OSF_SANDBOX_ALLOWED_IMAGES (patterns),

@@ -15,9 +15,15 @@ nlohmann::json first_or_no_sandbox(const nlohmann::json& items, const std::strin
     return items.front();
 }
 
+nlohmann::json named_or_no_sandbox(kubectl::Kubectl& kube, const std::string& resource,
+                                   const std::string& id) {
+    auto object = kube.get(resource, manifests::sandbox_name(id));
+    if (!object) throw commands::CommandFailed("no sandbox " + id);
+    return std::move(*object);
+}
+
 std::string find_sandbox_pod(kubectl::Kubectl& kube, const std::string& id) {
-    const auto claim =
-        first_or_no_sandbox(kube.list(manifests::kSandboxClaims, sandbox::id_selector(id)), id);
+    const auto claim = named_or_no_sandbox(kube, manifests::kSandboxClaims, id);
     const auto metadata = claim.value("metadata", nlohmann::json::object());
     if (metadata.value("annotations", nlohmann::json::object())
             .contains(manifests::kSuspendedAtAnnotation))
@@ -32,12 +38,14 @@ void remove_sandbox(kubectl::Kubectl& kube, const std::string& id) {
     // The real values go first; if this is stopped midway, what is left still
     // carries the label by which destroy and gc find the sandbox.
     kube.delete_without_waiting(manifests::kSecrets, manifests::secret_name(id));
+    const bool had_claim = kube.exists(manifests::kSandboxClaims, manifests::sandbox_name(id));
     // The claim, then its Sandbox, each with its dependents and waited for: a
     // cluster's garbage collector is asynchronous, and while a Sandbox exists
-    // its controller makes a pod again for the one deleted by label.
+    // its controller makes a pod again for the one deleted by name.
     kube.delete_with_dependents(manifests::kSandboxClaims, manifests::sandbox_name(id));
     kube.delete_with_dependents(manifests::kSandboxes, manifests::sandbox_name(id));
-    kube.delete_by_label(manifests::kSandboxResources, sandbox::id_selector(id));
+    kube.delete_all_named(manifests::named_sandbox_objects(id));
+    if (!had_claim) kube.delete_by_label(manifests::kSandboxResources, sandbox::id_selector(id));
 }
 
 } // namespace osf::kubernetes

@@ -12,6 +12,12 @@ namespace osf::kubernetes {
 // CommandFailed "no sandbox <ID>" when there is none.
 nlohmann::json first_or_no_sandbox(const nlohmann::json& items, const std::string& id);
 
+// The sandbox's object of `resource` named after it (osf-sandbox-<ID>: its
+// claim, template, warm pool), read by name: the same cost whatever the
+// namespace holds. CommandFailed "no sandbox <ID>" when there is none.
+nlohmann::json named_or_no_sandbox(kubectl::Kubectl& kube, const std::string& resource,
+                                   const std::string& id);
+
 // The sandbox pod's name, from its claim's .status.sandbox.name (the claim's
 // own name until the controller fills it in). CommandFailed "no sandbox <ID>"
 // when there is no claim.
@@ -20,8 +26,11 @@ std::string find_sandbox_pod(kubectl::Kubectl& kube, const std::string& id);
 // Deletes the sandbox's Secret by its name (never read, so whether it exists
 // is not known: not-found is fine), the claim and then the Sandbox named after
 // it (the controller may not label it) with foreground cascading deletion,
-// waited for, then every other object labelled with the ID. Returns when
-// nothing of the sandbox is left that a controller could start again.
+// waited for, then every other object by its name (resources.hpp): the same
+// few calls whatever the namespace holds. Only a sandbox that has no claim (a
+// create that failed before it, parts left by an old version) is also swept by
+// its label, as nothing then owns what has no known name. Returns when nothing
+// of the sandbox is left that a controller could start again.
 void remove_sandbox(kubectl::Kubectl& kube, const std::string& id);
 
 } // namespace osf::kubernetes

@@ -14,8 +14,7 @@ namespace osf::kubernetes {
 
 SandboxState find_sandbox_state(kubectl::Kubectl& kube, const std::string& id) {
     SandboxState state;
-    state.claim =
-        first_or_no_sandbox(kube.list(manifests::kSandboxClaims, sandbox::id_selector(id)), id);
+    state.claim = named_or_no_sandbox(kube, manifests::kSandboxClaims, id);
     state.sandbox_name = manifests::claim_status(state.claim).sandbox_name;
     if (state.sandbox_name.empty()) state.sandbox_name = manifests::sandbox_name(id);
     const auto sandbox = kube.get(manifests::kSandboxes, state.sandbox_name);

@@ -3,6 +3,7 @@
 #include "commands/command_errors.hpp"
 #include "kubernetes/kubectl/kubectl_error.hpp"
 #include "kubernetes/manifests/names.hpp"
+#include "kubernetes/manifests/owner_references.hpp"
 #include "kubernetes/manifests/resources.hpp"
 #include "kubernetes/manifests/sandbox_objects.hpp"
 #include "kubernetes/manifests/snapshot_objects.hpp"
@@ -24,20 +25,13 @@ namespace {
 void copy_workspace(kubectl::Kubectl& kube, const std::string& sandbox_pod,
                     const std::string& copy_pod) {
     kubectl::KubectlCall pack;
-    pack.args = {"exec", sandbox_pod, "--namespace",          kube.ns(), "--", "tar", "cf",
-                 "-",    "-C",        sandbox::kWorkspaceDir, "."};
+    pack.args = {"exec", sandbox_pod, "--namespace", kube.ns(), "--"};
+    for (auto& arg : manifests::snapshot_pack_command())
+        pack.args.push_back(std::move(arg));
     kubectl::KubectlCall unpack;
-    unpack.args = {"exec",
-                   "-i",
-                   copy_pod,
-                   "--namespace",
-                   kube.ns(),
-                   "--",
-                   "tar",
-                   "xf",
-                   "-",
-                   "-C",
-                   manifests::kSnapshotCopyMount};
+    unpack.args = {"exec", "-i", copy_pod, "--namespace", kube.ns(), "--"};
+    for (auto& arg : manifests::snapshot_unpack_command())
+        unpack.args.push_back(std::move(arg));
     const auto results = kube.runner().run_pipeline({pack, unpack});
     kubectl::check(pack.args, results[0]);
     kubectl::check(unpack.args, results[1]);
@@ -50,12 +44,12 @@ std::string take_snapshot(KubeContext& context, const std::string& id, const std
     kubectl::Kubectl kube(context.runner, settings.ns);
     const std::string pod = find_sandbox_pod(kube, id);
     // The sandbox's own template; snapshot templates carry osf.snapshot.of instead.
-    const auto source =
-        first_or_no_sandbox(kube.list(manifests::kSandboxTemplates, sandbox::id_selector(id)), id);
+    const auto source = named_or_no_sandbox(kube, manifests::kSandboxTemplates, id);
 
     manifests::SnapshotRequest request{id, settings.ns, stamp, settings.snapshot_size, ""};
     manifests::take_sandbox_pod_settings(source, request);
     request.image_pull_policy = settings.image_pull_policy;
+    request.storage_class = settings.snapshot_storage_class;
     if (request.image.empty())
         throw commands::CommandFailed("the sandbox's template names no image");
     const std::string name = manifests::snapshot_name(id, request.stamp);
@@ -63,7 +57,11 @@ std::string take_snapshot(KubeContext& context, const std::string& id, const std
     bool template_made = false;
     try {
         kube.create(manifests::snapshot_pvc(request));
-        kube.create(manifests::snapshot_copy_pod(request));
+        // Owned by the claim: a copy pod an interrupted snapshot leaves goes
+        // with the sandbox, though destroy does not know its name.
+        const auto claim = named_or_no_sandbox(kube, manifests::kSandboxClaims, id);
+        kube.create(manifests::owned_by(json::array({manifests::snapshot_copy_pod(request)}),
+                                        manifests::claim_owner_reference(claim))[0]);
         StartWaiter waiter(context, kube, std::chrono::seconds(settings.start_timeout_seconds));
         waiter.wait_pod_ready(copy_pod, "snapshot copy");
         check_interrupted(context);

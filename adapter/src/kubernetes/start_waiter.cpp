@@ -1,6 +1,7 @@
 #include "kubernetes/start_waiter.hpp"
 
 #include "commands/command_errors.hpp"
+#include "kubernetes/manifests/network_isolation.hpp"
 #include "kubernetes/manifests/pod_security_refusal.hpp"
 #include "kubernetes/manifests/pod_status.hpp"
 #include "kubernetes/manifests/resources.hpp"
@@ -13,8 +14,9 @@ StartWaiter::StartWaiter(KubeContext& context, kubectl::Kubectl& kube, std::chro
     : context_(context), kube_(kube), timeout_(timeout), deadline_(context.now() + timeout) {}
 
 void StartWaiter::progress(const std::string& line) {
-    if (line == last_progress_) return;
-    last_progress_ = line;
+    // Once each: a wait polls a pod and its claim in turn, whose lines would
+    // otherwise alternate and repeat every poll until the timeout.
+    if (!printed_.insert(line).second) return;
     context_.err << line << "\n" << std::flush;
 }
 
@@ -108,6 +110,35 @@ void StartWaiter::wait_pod_ready(const std::string& pod, const std::string& what
             note_cause(pod, *object);
         }
         pause(what + " " + pod);
+    }
+}
+
+void StartWaiter::wait_network_policy(const std::string& sandbox_template) {
+    const std::string own = manifests::template_network_policy_name(sandbox_template);
+    for (;;) {
+        check_interrupted(context_);
+        if (kube_.get(manifests::kNetworkPolicies, own)) {
+            progress("sandbox network policy " + own + ": in place");
+            return;
+        }
+        // Not made yet: a default-deny of the namespace isolates the pod meanwhile.
+        kubectl::KubectlCall list;
+        list.args = {"get", "networkpolicies", "--namespace", kube_.ns(), "-o", "json"};
+        const auto listed = kube_.runner().run(list);
+        if (listed.ok()) {
+            const auto policies = nlohmann::json::parse(listed.out, nullptr, false);
+            if (const auto deny = manifests::default_deny_policy(policies)) {
+                progress("sandbox network policy " + own + ": not made yet; NetworkPolicy " +
+                         *deny + " denies the sandbox's traffic meanwhile");
+                return;
+            }
+        }
+        cause_ = "NetworkPolicy " + own +
+                 " does not exist (agent-sandbox's controller makes it from the SandboxTemplate) "
+                 "and no default-deny NetworkPolicy covers sandbox pods: the sandbox would run "
+                 "with no network isolation";
+        progress("sandbox network policy " + own + ": waiting for agent-sandbox to make it");
+        pause("the sandbox's NetworkPolicy " + own);
     }
 }
 

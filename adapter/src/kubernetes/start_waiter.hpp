@@ -8,6 +8,7 @@
 #include "kubernetes/kubectl/kubectl.hpp"
 
 #include <chrono>
+#include <set>
 #include <string>
 
 namespace osf::kubernetes {
@@ -26,6 +27,12 @@ public:
     // Returns the sandbox pod's name when the claim is Ready; meanwhile also
     // watches `egress_pod` so that a proxy that dies fails the start.
     std::string wait_claim_ready(const std::string& claim, const std::string& egress_pod);
+
+    // Returns when the sandbox pod is isolated on the network: the
+    // NetworkPolicy agent-sandbox makes from `sandbox_template` exists, or a
+    // default-deny of the namespace covers every sandbox pod
+    // (manifests/network_isolation.hpp). Fails at the start timeout.
+    void wait_network_policy(const std::string& sandbox_template);
 
     // Whether the sandbox's spec names a user: a Pod Security refusal about
     // root then needs no hint about root mode.
@@ -46,8 +53,8 @@ private:
     kubectl::Kubectl& kube_;
     std::chrono::seconds timeout_;
     std::chrono::steady_clock::time_point deadline_;
-    std::string last_progress_;
-    std::string cause_; // "pod P not scheduled: ...", the last seen; empty when none
+    std::set<std::string> printed_; // progress lines already printed, each printed once
+    std::string cause_;             // "pod P not scheduled: ...", the last seen; empty when none
     bool has_user_ = false;
 };
 

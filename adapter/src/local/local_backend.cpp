@@ -56,7 +56,7 @@ void LocalBackend::remove_sandbox(const SandboxPaths& paths) {
     remove_tree(paths.dir);
 }
 
-std::vector<sandbox::SandboxRow> LocalBackend::list() {
+std::vector<sandbox::SandboxRow> LocalBackend::list(bool /*with_policy*/) {
     std::vector<sandbox::SandboxRow> rows;
     const long long now = epoch_seconds(options_.wall_clock());
     for (const auto& id : stored_sandbox_ids(root())) {

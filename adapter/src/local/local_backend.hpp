@@ -35,7 +35,8 @@ public:
     void copy(const sandbox::CopyRequest& request) override;
     std::string snapshot(const std::string& id, const std::string& stamp) override;
     void destroy(const std::string& id) override;
-    std::vector<sandbox::SandboxRow> list() override;
+    // The policy is read with the rest of the sandbox's directory, always.
+    std::vector<sandbox::SandboxRow> list(bool with_policy) override;
     void egress_log(const std::string& id, std::ostream& out, bool follow, bool raw) override;
     std::unique_ptr<sandbox::EgressLogAccess> egress_log_access(const std::string& id) override;
     std::vector<Removal> gc_plan() override;

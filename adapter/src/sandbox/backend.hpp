@@ -69,7 +69,9 @@ public:
     // backend's destroy would not find it by itself.
     virtual void check_exists(const std::string& /*id*/) {}
     virtual void destroy(const std::string& id) = 0;
-    virtual std::vector<sandbox::SandboxRow> list() = 0;
+    // `with_policy`: each row's policy is wanted (list -o json, -o yaml); a
+    // backend may leave it out otherwise, where reading it costs.
+    virtual std::vector<sandbox::SandboxRow> list(bool with_policy) = 0;
     // Streams the egress log (JSON lines) to `out`, as it comes (what
     // egress-log --refused --follow reads). With `follow`, keeps printing
     // whole lines as they are written until the sandbox stops running or

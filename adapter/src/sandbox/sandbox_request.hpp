@@ -21,6 +21,9 @@ struct SandboxRequest {
     // the proxy's name to (the sandbox has no DNS). Known once the Service
     // exists: empty for --dry-run and the admission probe.
     std::string egress_service_ip;
+    // OSF_UPSTREAM_CA_BUNDLE's certificates (PEM), read by the backend that
+    // sends them to a proxy it does not start itself; empty without it.
+    std::string upstream_ca_pem;
 };
 
 } // namespace osf::sandbox

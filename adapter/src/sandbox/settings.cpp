@@ -6,6 +6,7 @@
 #include "sandbox/labels.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 namespace osf::sandbox {
@@ -48,6 +49,18 @@ Settings read_settings(const EnvLookup& getenv) {
         settings.require_allowed_images = *v == "true";
     }
     if (auto v = non_empty(getenv, "OSF_SANDBOX_SNAPSHOT_SIZE")) settings.snapshot_size = *v;
+    if (auto v = non_empty(getenv, "OSF_SANDBOX_SNAPSHOT_STORAGE_CLASS")) {
+        // A StorageClass name: a DNS subdomain (lower-case letters, digits,
+        // '-' and '.', starting and ending with a letter or digit).
+        const bool name =
+            v->size() <= 253 && std::isalnum(static_cast<unsigned char>(v->front())) &&
+            std::isalnum(static_cast<unsigned char>(v->back())) &&
+            v->find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-.") == std::string::npos;
+        if (!name)
+            throw SettingsError("OSF_SANDBOX_SNAPSHOT_STORAGE_CLASS: '" + *v +
+                                "' is not a StorageClass name");
+        settings.snapshot_storage_class = *v;
+    }
     if (auto v = non_empty(getenv, "OSF_SECRETS_DIR")) settings.secrets_dir = *v;
     if (auto v = non_empty(getenv, "OSF_SANDBOX_START_TIMEOUT")) {
         int seconds = 0;
@@ -125,6 +138,7 @@ Settings read_settings(const EnvLookup& getenv) {
                                 *v + "'");
         settings.image_pull_policy = *v;
     }
+    settings.upstream_ca_bundle = non_empty(getenv, "OSF_UPSTREAM_CA_BUNDLE");
     settings.openbao_addr = non_empty(getenv, "OSF_OPENBAO_ADDR");
     settings.openbao_mount = non_empty(getenv, "OSF_OPENBAO_MOUNT");
     return settings;

@@ -43,11 +43,13 @@ struct Settings {
     // OSF_SANDBOX_REQUIRE_ALLOWED_IMAGES=true: create refuses without an allowlist.
     bool require_allowed_images = false;
     std::string snapshot_size = kDefaultSnapshotSize;          // OSF_SANDBOX_SNAPSHOT_SIZE
+    std::optional<std::string> snapshot_storage_class;         // OSF_SANDBOX_SNAPSHOT_STORAGE_CLASS
     int start_timeout_seconds = kDefaultStartTimeoutSeconds;   // OSF_SANDBOX_START_TIMEOUT
     std::string secrets_dir = kDefaultSecretsDir;              // OSF_SECRETS_DIR
     std::optional<std::string> host_aliases;                   // OSF_SANDBOX_HOST_ALIASES
     std::vector<std::string> allowed_images;                   // OSF_SANDBOX_ALLOWED_IMAGES
     std::optional<std::string> image_pull_policy;              // OSF_SANDBOX_IMAGE_PULL_POLICY
+    std::optional<std::string> upstream_ca_bundle;             // OSF_UPSTREAM_CA_BUNDLE (a path)
     std::optional<std::string> openbao_addr;                   // OSF_OPENBAO_ADDR
     std::optional<std::string> openbao_mount;                  // OSF_OPENBAO_MOUNT
     std::chrono::seconds default_lifetime = kDefaultLifetime;  // OSF_SANDBOX_DEFAULT_LIFETIME
@@ -69,7 +71,8 @@ public:
 
 // Reads the variables; empty values count as unset. Throws SettingsError for
 // a timeout that is not a positive number, host aliases the egress proxy's
-// own parser refuses, or an unknown image pull policy.
+// own parser refuses, an unknown image pull policy, or a storage class that
+// is no Kubernetes object name.
 Settings read_settings(const EnvLookup& getenv);
 
 } // namespace osf::sandbox

@@ -121,7 +121,9 @@ EgressLogWriter::EgressLogWriter(const std::string& path, bool mirror_to_stdout,
     j.field(osf::log_evidence_field::public_key, egress_log::base64_encode(signer_.public_key()));
     if (!append_locked())
         throw std::runtime_error("cannot write egress log " + path + ": " + std::strerror(errno));
-    since_checkpoint_ = 0; // a run that writes nothing more needs no interim checkpoint
+    // The start line alone does not bring the line-count checkpoint nearer, but
+    // it is unsigned until a checkpoint: an idle proxy's log must verify too.
+    since_checkpoint_ = 0;
 }
 
 EgressLogWriter::~EgressLogWriter() {
@@ -151,7 +153,7 @@ bool EgressLogWriter::write(std::string_view line) {
 
 void EgressLogWriter::checkpoint(bool final) {
     std::lock_guard lock(mutex_);
-    if (final || since_checkpoint_ > 0) checkpoint_locked(final);
+    if (final || run_lines_ > signed_lines_) checkpoint_locked(final);
 }
 
 void EgressLogWriter::checkpoint_locked(bool final) {
@@ -170,6 +172,7 @@ void EgressLogWriter::checkpoint_locked(bool final) {
     j.field(f::signature, egress_log::base64_encode(signature));
     append_locked();
     since_checkpoint_ = 0;
+    signed_lines_ = run_lines_;
 }
 
 void EgressLogWriter::sync() {

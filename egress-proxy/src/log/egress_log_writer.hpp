@@ -39,8 +39,9 @@ public:
     // counts it, the proxy goes on (the chain then shows a line missing there).
     bool write(std::string_view line);
 
-    // Writes a signed checkpoint when lines were written since the last one
-    // (always when `final`: the run's last line, at shutdown).
+    // Writes a signed checkpoint when a line of this run is not signed yet,
+    // the start line included (always when `final`: the run's last line, at
+    // shutdown).
     void checkpoint(bool final = false);
 
     // fsync, for shutdown.
@@ -70,6 +71,7 @@ private:
     std::string buffer_;                 // the line being written
     std::uint64_t run_lines_ = 0;        // lines of this run, the start line included
     std::uint64_t since_checkpoint_ = 0; // lines since the last checkpoint (or start)
+    std::uint64_t signed_lines_ = 0;     // run_lines_ when the last checkpoint was written
 };
 
 } // namespace osf::log

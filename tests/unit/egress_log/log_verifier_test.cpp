@@ -233,17 +233,36 @@ TEST_CASE("checkpoints only when lines are unsigned, except the final one", "[ev
     TempLog file;
     {
         EgressLogWriter writer(file.path.string(), false, 100);
-        writer.checkpoint(); // nothing since the start line: no checkpoint
+        writer.checkpoint(); // the start line is unsigned: signed now
+        writer.checkpoint(); // nothing new
         writer.write(to_json_line(request(1)));
         writer.checkpoint();
         writer.checkpoint(); // nothing new
         writer.checkpoint(true);
     }
     const auto lines = split(file.text());
-    REQUIRE(lines.size() == 4);
-    CHECK(json::parse(lines[2])["kind"] == "checkpoint");
-    CHECK(json::parse(lines[3])["final"] == true);
+    REQUIRE(lines.size() == 5);
+    CHECK(json::parse(lines[1])["kind"] == "checkpoint");
+    CHECK(json::parse(lines[1])["lines"] == 1);
+    CHECK(json::parse(lines[3])["kind"] == "checkpoint");
+    CHECK(json::parse(lines[4])["final"] == true);
     CHECK(el::verify_log(file.text(), std::nullopt).ok);
+}
+
+TEST_CASE("an idle proxy's log, only its start line, verifies after a checkpoint on request",
+          "[evidence]") {
+    TempLog file;
+    std::string pem;
+    {
+        EgressLogWriter writer(file.path.string(), false, 100);
+        writer.checkpoint();
+        pem = writer.public_key_pem();
+        const auto report = el::verify_log(file.text(), raw_key(pem));
+        INFO(report.problem);
+        CHECK(report.ok);
+        CHECK(report.lines == 2);
+        CHECK(report.last_checkpoint == 2);
+    }
 }
 
 TEST_CASE("the summary counts hosts, refusals, secrets and MCP tools", "[evidence]") {

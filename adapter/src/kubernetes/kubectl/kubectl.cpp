@@ -22,6 +22,12 @@ std::optional<nlohmann::json> Kubectl::get(const std::string& resource, const st
     }
 }
 
+bool Kubectl::exists(const std::string& resource, const std::string& name) {
+    KubectlCall call;
+    call.args = {"get", resource, name, "--namespace", ns_, "--ignore-not-found", "-o", "name"};
+    return run_checked(call).out.find_first_not_of(" \t\r\n") != std::string::npos;
+}
+
 nlohmann::json Kubectl::list(const std::string& resources, const std::string& selector) {
     KubectlCall call;
     call.args = {"get", resources, "--namespace", ns_, "-l", selector, "-o", "json"};
@@ -32,6 +38,14 @@ nlohmann::json Kubectl::list(const std::string& resources, const std::string& se
     } catch (const nlohmann::json::exception&) {
         throw KubectlError("kubectl get failed: output is not JSON");
     }
+}
+
+std::string Kubectl::list_fields(const std::string& resources, const std::string& selector,
+                                 const std::string& jsonpath) {
+    KubectlCall call;
+    call.args = {"get", resources, "--namespace", ns_,
+                 "-l",  selector,  "-o",          "jsonpath=" + jsonpath};
+    return run_checked(call).out;
 }
 
 void Kubectl::create(const nlohmann::json& objects) {
@@ -50,6 +64,14 @@ void Kubectl::delete_by_label(const std::string& resources, const std::string& s
 void Kubectl::delete_named(const std::string& resource, const std::string& name) {
     KubectlCall call;
     call.args = {"delete", resource, name, "--namespace", ns_, "--ignore-not-found"};
+    run_checked(call);
+}
+
+void Kubectl::delete_all_named(const std::vector<std::string>& objects) {
+    KubectlCall call;
+    call.args = {"delete"};
+    call.args.insert(call.args.end(), objects.begin(), objects.end());
+    call.args.insert(call.args.end(), {"--namespace", ns_, "--ignore-not-found"});
     run_checked(call);
 }
 

@@ -20,12 +20,20 @@ public:
 
     // The object, or nullopt when it does not exist.
     std::optional<nlohmann::json> get(const std::string& resource, const std::string& name);
+    // Whether the object exists (its name only is read).
+    bool exists(const std::string& resource, const std::string& name);
     // The items of every object of `resources` (comma-separated) matching `selector`.
     nlohmann::json list(const std::string& resources, const std::string& selector);
+    // kubectl's `-o jsonpath=<jsonpath>` output for the same objects: only the
+    // fields the caller reads reach it.
+    std::string list_fields(const std::string& resources, const std::string& selector,
+                            const std::string& jsonpath);
     // Creates an object or every item of a List, sent on stdin.
     void create(const nlohmann::json& objects);
     void delete_by_label(const std::string& resources, const std::string& selector);
     void delete_named(const std::string& resource, const std::string& name);
+    // One call deleting each "resource/name"; those that do not exist are fine.
+    void delete_all_named(const std::vector<std::string>& objects);
     // Foreground cascading deletion, waited for: returns when the object and
     // every dependent that blocks its deletion (a controller's) are gone.
     void delete_with_dependents(const std::string& resource, const std::string& name);

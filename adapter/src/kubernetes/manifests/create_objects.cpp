@@ -24,8 +24,11 @@ json sandbox_claim_object(const sandbox::SandboxRequest& request) {
 json egress_side_objects(const sandbox::SandboxRequest& request, sandbox::WallTime now) {
     json pod = egress_pod(request);
     pod["spec"] = with_pod_deadline(pod["spec"], request.lifetime.pods_end, now);
-    return json::array(
-        {spec_config_map(request), pod, egress_service(request), egress_network_policy(request)});
+    json objects = json::array({spec_config_map(request)});
+    if (!request.upstream_ca_pem.empty()) objects.push_back(upstream_ca_config_map(request));
+    for (auto& object : {pod, egress_service(request), egress_network_policy(request)})
+        objects.push_back(object);
+    return objects;
 }
 
 json sandbox_side_objects(const sandbox::SandboxRequest& request, const json& base_pod_template,

@@ -19,8 +19,8 @@ nlohmann::json kube_list(const nlohmann::json& items);
 nlohmann::json sandbox_claim_object(const sandbox::SandboxRequest& request);
 
 // Then the Secret (made by kubectl from the variables and files), then these:
-// the spec ConfigMap, the egress pod (its deadline at the lifetime's pods_end,
-// counted from `now`), its Service and its NetworkPolicy.
+// the spec ConfigMap, the upstream CA ConfigMap (with OSF_UPSTREAM_CA_BUNDLE), the egress pod (its
+// deadline at the lifetime's pods_end, counted from `now`), its Service and its NetworkPolicy.
 nlohmann::json egress_side_objects(const sandbox::SandboxRequest& request, sandbox::WallTime now);
 
 // Made once the proxy runs: the CA ConfigMap, SandboxTemplate (the pod

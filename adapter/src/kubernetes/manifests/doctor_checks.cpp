@@ -1,5 +1,7 @@
 #include "kubernetes/manifests/doctor_checks.hpp"
 
+#include "kubernetes/manifests/network_isolation.hpp"
+
 #include <sstream>
 
 namespace osf::kubernetes::manifests {
@@ -120,12 +122,47 @@ DoctorCheck gc_check(const std::string& ns, const std::optional<json>& cronjobs)
             "sandbox-kubernetes gc from cron"};
 }
 
+DoctorCheck default_deny_check(const std::string& ns, const std::optional<json>& policies) {
+    const std::string fix =
+        "install the chart with networkPolicy.create=true, or apply a NetworkPolicy in " + ns +
+        " selecting osf.sandbox.role=sandbox with policyTypes [Ingress, Egress] and no rules";
+    if (!policies)
+        return {Verdict::warn, "default-deny", "cannot list the NetworkPolicies of namespace " + ns,
+                fix};
+    if (const auto name = default_deny_policy(*policies))
+        return {Verdict::ok, "default-deny",
+                "NetworkPolicy " + *name +
+                    " denies sandbox pods' traffic unless their own allows it",
+                ""};
+    return {Verdict::warn, "default-deny",
+            "no NetworkPolicy in " + ns +
+                " denies every sandbox pod's egress by default: a sandbox whose own policy is "
+                "missing reaches everything",
+            fix};
+}
+
+DoctorCheck upstream_ca_check(const std::string& path, const std::string& pem,
+                              const std::string& problem) {
+    if (!problem.empty())
+        return {Verdict::fail, "upstream-ca", problem,
+                "point OSF_UPSTREAM_CA_BUNDLE at a PEM file of the CA certificates the egress "
+                "proxy should trust for upstreams, or unset it"};
+    std::size_t count = 0;
+    for (auto at = pem.find("-----BEGIN CERTIFICATE-----"); at != std::string::npos;
+         at = pem.find("-----BEGIN CERTIFICATE-----", at + 1))
+        ++count;
+    return {Verdict::ok, "upstream-ca",
+            path + ": " + std::to_string(count) + (count == 1 ? " certificate" : " certificates") +
+                ", mounted into each egress pod (never the sandbox) from a ConfigMap",
+            ""};
+}
+
 DoctorCheck network_policy_note() {
     return {Verdict::warn, "network-policy",
             "whether the cluster's network plugin enforces NetworkPolicy cannot be seen from the "
             "API (kindnet and flannel do not; Calico, Cilium and most clouds' do)",
-            "create a sandbox and check that `sandbox-kubernetes exec ID -- wget -T 5 -O- "
-            "http://<another pod's IP>` fails while the proxy's allowed hosts work"};
+            "create a sandbox and check that `sandbox-kubernetes exec ID -- curl -sS -m 5 "
+            "--noproxy '*' http://<another pod's IP>` fails while the proxy's allowed hosts work"};
 }
 
 } // namespace osf::kubernetes::manifests

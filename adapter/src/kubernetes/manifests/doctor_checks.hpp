@@ -44,6 +44,20 @@ DoctorCheck rbac_check(const std::string& ns, const std::vector<std::string>& de
 // `sandbox-kubernetes gc`. nullopt when the list could not be read.
 DoctorCheck gc_check(const std::string& ns, const std::optional<nlohmann::json>& cronjobs);
 
+// `kubectl get networkpolicies -o json` in the namespace: one whose pod
+// selector takes in every sandbox pod (label osf.sandbox.role=sandbox) and
+// that denies their egress unless another policy allows it (policyTypes
+// Egress, no egress rule), as the chart's default-deny does. Without one, a
+// sandbox whose own policy is missing (agent-sandbox's controller makes it
+// late, or not at all) reaches everything. nullopt when the list could not be
+// read.
+DoctorCheck default_deny_check(const std::string& ns,
+                               const std::optional<nlohmann::json>& policies);
+
+// OSF_UPSTREAM_CA_BUNDLE: `problem` empty when `pem` was read and is a bundle.
+DoctorCheck upstream_ca_check(const std::string& path, const std::string& pem,
+                              const std::string& problem);
+
 // NetworkPolicy enforcement cannot be seen from the API: how to check it.
 DoctorCheck network_policy_note();
 

@@ -83,6 +83,14 @@ std::optional<std::string> spec_text_of(const json& config_map) {
     return text->get<std::string>();
 }
 
+json upstream_ca_config_map(const sandbox::SandboxRequest& request) {
+    return {{"apiVersion", "v1"},
+            {"kind", "ConfigMap"},
+            {"metadata", metadata(request, upstream_ca_config_name(request.id),
+                                  sandbox::sandbox_labels(request.id))},
+            {"data", {{kUpstreamCaFile, request.upstream_ca_pem}}}};
+}
+
 json egress_pod(const sandbox::SandboxRequest& request) {
     const std::string& id = request.id;
     json volumes = json::array({
@@ -105,14 +113,23 @@ json egress_pod(const sandbox::SandboxRequest& request) {
         mounts.push_back(
             {{"name", "secrets"}, {"mountPath", kProxySecretsDir}, {"readOnly", true}});
     }
+    json args = json::array({"--spec", std::string(kProxySpecDir) + "/" + kProxySpecFile,
+                             "--listen", "0.0.0.0:" + std::to_string(kProxyPort), "--admin-listen",
+                             "0.0.0.0:" + std::to_string(kAdminPort), "--state-dir", kProxyStateDir,
+                             "--log-stdout"});
+    if (!request.upstream_ca_pem.empty()) {
+        volumes.push_back(
+            {{"name", "upstream-ca"}, {"configMap", {{"name", upstream_ca_config_name(id)}}}});
+        mounts.push_back(
+            {{"name", "upstream-ca"}, {"mountPath", kUpstreamCaDir}, {"readOnly", true}});
+        args.push_back("--upstream-ca");
+        args.push_back(std::string(kUpstreamCaDir) + "/" + kUpstreamCaFile);
+    }
     json container = {
         {"name", kProxyContainer},
         {"image", request.settings.proxy_image},
         {"command", json::array({kProxyBinary})},
-        {"args", json::array({"--spec", std::string(kProxySpecDir) + "/" + kProxySpecFile,
-                              "--listen", "0.0.0.0:" + std::to_string(kProxyPort), "--admin-listen",
-                              "0.0.0.0:" + std::to_string(kAdminPort), "--state-dir",
-                              kProxyStateDir, "--log-stdout"})},
+        {"args", args},
         {"ports",
          json::array(
              {json{{"name", "proxy"}, {"containerPort", kProxyPort}, {"protocol", "TCP"}},
@@ -137,6 +154,8 @@ json egress_pod(const sandbox::SandboxRequest& request) {
           {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
         {"volumeMounts", mounts},
     };
+    if (request.settings.image_pull_policy)
+        container["imagePullPolicy"] = *request.settings.image_pull_policy;
     return {
         {"apiVersion", "v1"},
         {"kind", "Pod"},

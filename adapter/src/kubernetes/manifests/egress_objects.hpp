@@ -22,6 +22,9 @@ inline constexpr int kAdminPort = 9090;
 inline constexpr const char* kProxyStateDir = "/var/lib/egress-proxy";
 inline constexpr const char* kProxySpecDir = "/etc/osf/spec";
 inline constexpr const char* kProxySpecFile = "spec.json";
+// OSF_UPSTREAM_CA_BUNDLE's certificates, a ConfigMap only the egress pod mounts.
+inline constexpr const char* kUpstreamCaDir = "/etc/osf/upstream-ca";
+inline constexpr const char* kUpstreamCaFile = "upstream-ca.crt";
 // Where the Secret's file.<name> keys appear as <name>: the proxy's OSF_SECRETS_DIR.
 inline constexpr const char* kProxySecretsDir = "/run/secrets/osf";
 // The proxy image's user (distroless "nonroot").
@@ -42,6 +45,10 @@ nlohmann::json spec_config_map(const sandbox::SandboxRequest& request);
 // (nullopt when it holds none).
 nlohmann::json spec_config_patch(const std::string& spec_text);
 std::optional<std::string> spec_text_of(const nlohmann::json& config_map);
+// The upstream CA ConfigMap (request.upstream_ca_pem must not be empty).
+nlohmann::json upstream_ca_config_map(const sandbox::SandboxRequest& request);
+// With request.upstream_ca_pem, the proxy gets --upstream-ca from the
+// upstream CA ConfigMap; with OSF_SANDBOX_IMAGE_PULL_POLICY, its pull policy.
 nlohmann::json egress_pod(const sandbox::SandboxRequest& request);
 nlohmann::json egress_service(const sandbox::SandboxRequest& request);
 // Ingress-only: the proxy itself must reach the internet and DNS.

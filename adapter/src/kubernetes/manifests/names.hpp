@@ -26,6 +26,9 @@ inline std::string spec_config_name(const std::string& id) {
 inline std::string ca_config_name(const std::string& id) {
     return sandbox_name(id) + "-ca";
 }
+inline std::string upstream_ca_config_name(const std::string& id) {
+    return sandbox_name(id) + "-upstream-ca";
+}
 // The snapshot's PVC and SandboxTemplate.
 using sandbox::snapshot_name;
 // The short-lived pod that receives /workspace into the snapshot's PVC.

@@ -22,6 +22,37 @@ json container_security_of(const SnapshotRequest& request) {
 
 } // namespace
 
+namespace {
+
+// A loop over a directory's entries, dot files included, `.` and `..` not:
+// the globs that match nothing stay as they are and are skipped.
+std::string for_each_entry(const std::string& body) {
+    return "for entry in * .[!.]* ..?*; do if [ -e \"$entry\" ] || [ -L \"$entry\" ]; then " +
+           body + " || exit 1; fi; done";
+}
+
+} // namespace
+
+std::vector<std::string> snapshot_pack_command() {
+    return {"tar", "cf", "-", "-C", sandbox::kWorkspaceDir, "."};
+}
+
+std::vector<std::string> snapshot_unpack_command() {
+    // Unpacked into a directory the copy's user makes (the archive's `.`
+    // lands there), then each entry moved up: rename keeps its metadata.
+    const std::string to = kSnapshotCopyMount;
+    const std::string in = to + "/" + kSnapshotUnpackDir;
+    return {"sh", "-c",
+            "mkdir " + in + " && tar xf - -C " + in + " && cd " + in + " && " +
+                for_each_entry("mv \"$entry\" " + to + "/") + " && cd / && rmdir " + in};
+}
+
+std::vector<std::string> snapshot_restore_command() {
+    return {"sh", "-c",
+            std::string("cd ") + kSnapshotMount + " && " +
+                for_each_entry(std::string("cp -a \"$entry\" ") + sandbox::kWorkspaceDir + "/")};
+}
+
 void take_sandbox_pod_settings(const json& sandbox_template, SnapshotRequest& request) {
     const json pod_spec = sandbox_template.value("spec", json::object())
                               .value("podTemplate", json::object())
@@ -38,15 +69,17 @@ json snapshot_labels(const std::string& id) {
 }
 
 json snapshot_pvc(const SnapshotRequest& request) {
-    return {{"apiVersion", "v1"},
-            {"kind", "PersistentVolumeClaim"},
-            {"metadata",
-             {{"name", snapshot_name(request.id, request.stamp)},
-              {"namespace", request.ns},
-              {"labels", snapshot_labels(request.id)}}},
-            {"spec",
-             {{"accessModes", json::array({"ReadWriteOnce"})},
-              {"resources", {{"requests", {{"storage", request.size}}}}}}}};
+    json pvc = {{"apiVersion", "v1"},
+                {"kind", "PersistentVolumeClaim"},
+                {"metadata",
+                 {{"name", snapshot_name(request.id, request.stamp)},
+                  {"namespace", request.ns},
+                  {"labels", snapshot_labels(request.id)}}},
+                {"spec",
+                 {{"accessModes", json::array({"ReadWriteOnce"})},
+                  {"resources", {{"requests", {{"storage", request.size}}}}}}}};
+    if (request.storage_class) pvc["spec"]["storageClassName"] = *request.storage_class;
+    return pvc;
 }
 
 json snapshot_copy_pod(const SnapshotRequest& request) {
@@ -65,6 +98,9 @@ json snapshot_copy_pod(const SnapshotRequest& request) {
               {"labels", sandbox::role_labels(request.id, sandbox::kRoleSnapshotCopy)}}},
             {"spec",
              {{"restartPolicy", "Never"},
+              // `sleep` as PID 1 ignores SIGTERM: the copy, done, would hold
+              // the snapshot's deletion for the default 30 s grace period.
+              {"terminationGracePeriodSeconds", 0},
               {"automountServiceAccountToken", false},
               {"enableServiceLinks", false},
               {"securityContext", tighten_pod_security(request.pod_security, PodHardening{})},
@@ -102,9 +138,7 @@ json snapshot_template(const json& source, const SnapshotRequest& request) {
     json restore = {
         {"name", kRestoreContainer},
         {"image", request.image},
-        {"command", json::array({"sh", "-c",
-                                 std::string("cp -a ") + kSnapshotMount + "/. " +
-                                     sandbox::kWorkspaceDir + "/"})},
+        {"command", snapshot_restore_command()},
         {"volumeMounts",
          json::array(
              {json{{"name", kSnapshotVolume}, {"mountPath", kSnapshotMount}, {"readOnly", true}},

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace osf::kubernetes::manifests {
 
@@ -14,6 +15,20 @@ inline constexpr const char* kSnapshotVolume = "osf-snapshot";
 inline constexpr const char* kSnapshotMount = "/osf-snapshot";
 inline constexpr const char* kSnapshotCopyMount = "/data";
 inline constexpr const char* kRestoreContainer = "osf-restore-workspace";
+inline constexpr const char* kSnapshotUnpackDir = ".osf-unpacking";
+
+// The copy's two ends: what /workspace's contents are packed with in the
+// sandbox pod, and unpacked with in the copy pod's /data. Only the contents'
+// metadata is kept, never the top directory's: a volume's top directory is
+// root's, and a non-root copy may write in it but not set its mode or times
+// (GNU tar tries to for the archive's `.`, even with --no-overwrite-dir, and
+// fails).
+std::vector<std::string> snapshot_pack_command();
+std::vector<std::string> snapshot_unpack_command();
+
+// The restore container's command: each entry of the snapshot copied into
+// /workspace with its times and modes, /workspace itself left as it is.
+std::vector<std::string> snapshot_restore_command();
 
 struct SnapshotRequest {
     std::string id;
@@ -27,6 +42,7 @@ struct SnapshotRequest {
     nlohmann::json pod_security = nlohmann::json::object();
     nlohmann::json container_security = nlohmann::json::object();
     std::optional<std::string> image_pull_policy = std::nullopt; // OSF_SANDBOX_IMAGE_PULL_POLICY
+    std::optional<std::string> storage_class = std::nullopt; // OSF_SANDBOX_SNAPSHOT_STORAGE_CLASS
 };
 
 // Fills `request`'s image and security contexts from the sandbox's own

@@ -1,5 +1,6 @@
 // extend, gc and exec's timeout and interruption through the CLI with a fake
 // kubectl: the exact calls, outputs and exit codes.
+#include "kubernetes/manifests/object_columns.hpp"
 #include "kubernetes/register_commands.hpp"
 #include "test_support.hpp"
 
@@ -19,10 +20,16 @@ using namespace std::chrono_literals;
 namespace {
 
 const std::string kId = "0123456789ab";
-const std::vector<std::string> kListClaim = {
-    "get",         "sandboxclaims.extensions.agents.x-k8s.io",
-    "--namespace", "default",
-    "-l",          "osf.sandbox.id=" + kId};
+// The claim is read by its name (never by label: that costs the API server a
+// read of every claim in the namespace).
+const std::vector<std::string> kGetClaim = {"get",
+                                            "sandboxclaims.extensions.agents.x-k8s.io",
+                                            "osf-sandbox-" + kId,
+                                            "--namespace",
+                                            "default",
+                                            "--ignore-not-found",
+                                            "-o",
+                                            "json"};
 
 int run(TestContext& t, std::vector<std::string> args) {
     CLI::App app{"sandbox-kubernetes"};
@@ -53,11 +60,47 @@ json list_of(std::vector<json> items) {
     return {{"kind", "List"}, {"items", items}};
 }
 
+// What kubectl prints for `items` with manifests::object_columns_jsonpath():
+// the fields gc and list read, one tab-separated line per object.
+std::string columns_of(const std::vector<json>& items) {
+    std::string text;
+    for (const auto& item : items) {
+        auto at = [&](const std::string& pointer) {
+            const json::json_pointer p(pointer);
+            return item.contains(p) && item[p].is_string() ? item[p].get<std::string>() : "";
+        };
+        std::string ready_status, ready_reason;
+        if (item.contains("/status/conditions"_json_pointer))
+            for (const auto& c : item["status"]["conditions"])
+                if (c.value("type", "") == "Ready") {
+                    ready_status = c.value("status", "");
+                    ready_reason = c.value("reason", "");
+                }
+        const std::vector<std::string> fields = {
+            at("/kind"),
+            at("/metadata/name"),
+            at("/metadata/labels/osf.sandbox.id"),
+            at("/metadata/labels/osf.sandbox.role"),
+            at("/metadata/creationTimestamp"),
+            at("/spec/lifecycle/shutdownTime"),
+            at("/metadata/annotations/osf.sandbox.suspended-at"),
+            at("/status/sandbox/name"),
+            ready_status,
+            ready_reason,
+            at("/status/phase"),
+            at("/status/reason"),
+            at("/spec/podTemplate/spec/containers/0/image")};
+        for (std::size_t i = 0; i < fields.size(); ++i)
+            text += fields[i] + (i + 1 < fields.size() ? "\t" : "\n");
+    }
+    return text;
+}
+
 } // namespace
 
 TEST_CASE("extend: patches the claim's shutdownTime and annotation, prints the new expiry") {
     TestContext t;
-    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(claim().dump()));
     CHECK(run(t, {"extend", kId, "90m"}) == 0);
     CHECK(t.out.str() == "2026-11-29T21:30:00Z\n");
     const auto patches = t.kubectl.find({"patch"});
@@ -73,7 +116,7 @@ TEST_CASE("extend: patches the claim's shutdownTime and annotation, prints the n
 TEST_CASE("extend: beyond the maximum, a bad duration, an unknown ID") {
     TestContext t;
     t.env["OSF_SANDBOX_MAX_LIFETIME"] = "4h";
-    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(claim().dump()));
     CHECK(run(t, {"extend", kId, "3h"}) == 2);
     CHECK(t.err.str() == "sandbox-kubernetes: cannot extend to 2026-11-29T23:00:00Z: a sandbox "
                          "lives at most 4h (OSF_SANDBOX_MAX_LIFETIME), until "
@@ -85,7 +128,7 @@ TEST_CASE("extend: beyond the maximum, a bad duration, an unknown ID") {
                                                 "duration"));
     CHECK(bad.kubectl.calls.empty());
     TestContext unknown;
-    unknown.kubectl.on(kListClaim, ok(list_of({}).dump()));
+    unknown.kubectl.on(kGetClaim, ok(""));
     CHECK(run(unknown, {"extend", kId, "1h"}) == 1);
     CHECK(unknown.err.str() == "sandbox-kubernetes: no sandbox " + kId + "\n");
 }
@@ -100,7 +143,7 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
         {"kind", "SandboxWarmPool"},
         {"metadata",
          {{"name", "osf-sandbox-bbbbbbbbbbbb"}, {"labels", {{"osf.sandbox.id", "bbbbbbbbbbbb"}}}}}};
-    const std::string both = list_of({expired, healthy, healthy_pool}).dump();
+    const std::string both = columns_of({expired, healthy, healthy_pool});
 
     TestContext dry;
     dry.kubectl.on({"get"}, ok(both));
@@ -114,7 +157,7 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
               "io,sandboxes.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io,pods,"
               "services,networkpolicies.networking.k8s.io,configmaps,persistentvolumeclaims",
               "--namespace", "default", "-l", "app.kubernetes.io/managed-by=sandbox-kubernetes",
-              "-o", "json"});
+              "-o", "jsonpath=" + osf::kubernetes::manifests::object_columns_jsonpath()});
 
     TestContext t;
     t.kubectl.on({"get"}, ok(both));
@@ -122,7 +165,7 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
     CHECK(t.out.str() == kId + " expired at 2026-11-29T18:30:00Z\n");
     const auto deletes = t.kubectl.find({"delete"});
     // The Secret by name; the claim, then the Sandbox, with their dependents (waited for:
-    // nothing a controller could start again is left); the rest by label.
+    // nothing a controller could start again is left); the rest by name, in one call.
     REQUIRE(deletes.size() == 4);
     CHECK(deletes[0].args ==
           std::vector<std::string>{"delete", "secrets", "osf-sandbox-" + kId + "-secrets",
@@ -135,7 +178,8 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
                                                       "osf-sandbox-" + kId, "--namespace",
                                                       "default", "--ignore-not-found",
                                                       "--cascade=foreground"});
-    CHECK(deletes[3].args[5] == "osf.sandbox.id=" + kId);
+    CHECK(deletes[3].args[1] == "sandboxwarmpools.extensions.agents.x-k8s.io/osf-sandbox-" + kId);
+    CHECK(std::find(deletes[3].args.begin(), deletes[3].args.end(), "-l") == deletes[3].args.end());
     CHECK(deletes[3].args.back() == "--ignore-not-found");
     // gc learns what exists from every kind but Secrets, which it never reads.
     for (const auto& call : t.kubectl.calls)
@@ -161,7 +205,7 @@ TEST_CASE("gc --save-logs: a sandbox stays unless its log was kept; existing fil
     json expired_other = expired;
     expired_other["metadata"]["labels"]["osf.sandbox.id"] = other;
     expired_other["metadata"]["name"] = "osf-sandbox-" + other;
-    const std::string both = list_of({expired, expired_other}).dump();
+    const std::string both = columns_of({expired, expired_other});
     const std::string pem = "-----BEGIN PUBLIC KEY-----\n"
                             "MCowBQYDK2VwAyEAC2SM+2PV64BfZ+NPPYs8Il907pwyIB0eh5X/HiozaLA=\n"
                             "-----END PUBLIC KEY-----\n";
@@ -219,7 +263,7 @@ TEST_CASE("gc --save-logs: a sandbox stays unless its log was kept; existing fil
 
 TEST_CASE("exec --timeout: at the deadline kubectl is stopped, the command killed, exit 137") {
     TestContext t;
-    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(claim().dump()));
     t.kubectl.on({"exec", "-i"}, fail("", 143));
     bool asked = false;
     t.kubectl.while_running = [&](const osf::kubernetes::kubectl::KubectlCall& call) {
@@ -246,7 +290,7 @@ TEST_CASE("exec --timeout: at the deadline kubectl is stopped, the command kille
 
 TEST_CASE("exec: Ctrl-C stops the command in the sandbox and exits 130") {
     TestContext t;
-    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(claim().dump()));
     t.kubectl.on({"exec", "-i"}, fail("", 130));
     t.kubectl.while_running = [&](const osf::kubernetes::kubectl::KubectlCall& call) {
         if (call.args[1] != "-i") return;
@@ -261,7 +305,7 @@ TEST_CASE("exec: Ctrl-C stops the command in the sandbox and exits 130") {
 TEST_CASE("exec: the default timeout comes from OSF_SANDBOX_EXEC_TIMEOUT; bad values exit 2") {
     TestContext t;
     t.env["OSF_SANDBOX_EXEC_TIMEOUT"] = "30s";
-    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(claim().dump()));
     t.kubectl.while_running = [&](const osf::kubernetes::kubectl::KubectlCall& call) {
         if (call.args[1] != "-i") return;
         t.now += 29s;
@@ -307,7 +351,7 @@ std::vector<std::string> verbs(const TestContext& t) {
 TEST_CASE(
     "suspend: saves the egress pod, suspends the Sandbox, waits for its pod, stops the proxy") {
     TestContext t;
-    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(claim().dump()));
     t.kubectl.on(kGetSandbox, ok(sandbox_object(true, false).dump()));
     const json egress = {{"kind", "Pod"},
                          {"metadata", {{"name", "osf-sandbox-" + kId + "-egress"}}},
@@ -318,7 +362,7 @@ TEST_CASE(
     CHECK(t.err.str() == "suspended sandbox " + kId + "\n");
     const std::string p = "osf-sandbox-" + kId;
     CHECK(verbs(t) == std::vector<std::string>{
-                          "get sandboxclaims.extensions.agents.x-k8s.io --namespace",
+                          "get sandboxclaims.extensions.agents.x-k8s.io " + p,
                           "get sandboxes.agents.x-k8s.io " + p,
                           "get pods " + p + "-egress",
                           "delete configmaps " + p + "-egress-pod",
@@ -337,17 +381,17 @@ TEST_CASE(
 
 TEST_CASE("suspend: a sandbox without persistence is refused; unknown IDs; already suspended") {
     TestContext t;
-    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(claim().dump()));
     t.kubectl.on(kGetSandbox, ok(sandbox_object(false, false).dump()));
     CHECK(run(t, {"suspend", kId}) == 1);
     CHECK_THAT(t.err.str(), Catch::Contains("its spec has no persistence"));
     CHECK(t.kubectl.find({"patch"}).empty());
     TestContext unknown;
-    unknown.kubectl.on(kListClaim, ok(list_of({}).dump()));
+    unknown.kubectl.on(kGetClaim, ok(""));
     CHECK(run(unknown, {"resume", kId}) == 1);
     CHECK(unknown.err.str() == "sandbox-kubernetes: no sandbox " + kId + "\n");
     TestContext again;
-    again.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    again.kubectl.on(kGetClaim, ok(claim().dump()));
     again.kubectl.on(kGetSandbox, ok(sandbox_object(true, true).dump()));
     CHECK(run(again, {"suspend", kId}) == 0);
     CHECK(again.err.str() == "sandbox " + kId + " is already suspended\n");
@@ -357,7 +401,7 @@ TEST_CASE("suspend: a sandbox without persistence is refused; unknown IDs; alrea
 TEST_CASE("resume: the egress pod first, its CA into the ConfigMap, then the sandbox") {
     TestContext t;
     const std::string p = "osf-sandbox-" + kId;
-    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(claim().dump()));
     t.kubectl.on(kGetSandbox, ok(sandbox_object(true, true).dump()));
     const json ready = {
         {"kind", "Pod"},
@@ -396,7 +440,7 @@ TEST_CASE("resume: the egress pod first, its CA into the ConfigMap, then the san
 
 TEST_CASE("resume: a sandbox that is not suspended is left alone") {
     TestContext t;
-    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(claim().dump()));
     t.kubectl.on(kGetSandbox, ok(sandbox_object(true, false).dump()));
     CHECK(run(t, {"resume", kId}) == 0);
     CHECK(t.err.str() == "sandbox " + kId + " is not suspended\n");
@@ -420,7 +464,7 @@ json running_egress_pod() {
 // A running sandbox whose stored spec allows a.test.
 void policy_cluster(TestContext& t, bool suspended) {
     const std::string p = "osf-sandbox-" + kId;
-    t.kubectl.on(kListClaim, ok(list_of({claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(claim().dump()));
     t.kubectl.on(kGetSandbox, ok(sandbox_object(true, suspended).dump()));
     t.kubectl.on({"get", "configmaps", p + "-spec"}, ok(spec_config_map().dump()));
     t.kubectl.on(kGetEgressPod, ok(suspended ? "" : running_egress_pod().dump()));
@@ -438,19 +482,33 @@ TEST_CASE("allow: the running proxy first, through kubectl exec -i, then the CA 
                                "-----BEGIN CERTIFICATE-----\nB\n-----END CERTIFICATE-----\n";
     const std::string key = "-----BEGIN PUBLIC KEY-----\nMCow\n-----END PUBLIC KEY-----\n";
     t.kubectl.on({"exec", p + "-egress"}, ok(bundle + key));
+    // The stored bundle lacks B: the sandbox must see the new one before allow returns. The
+    // kubelet shows it at its second look.
+    t.kubectl.on(
+        {"get", "configmaps", p + "-ca"},
+        ok(json{{"data", {{"egress-ca.crt", bundle.substr(0, bundle.size() / 2)}}}}.dump()));
+    const std::vector<std::string> cat = {"exec", p,     "--namespace",           "default",
+                                          "--",   "cat", "/etc/osf/egress-ca.crt"};
+    t.kubectl.on(cat, std::vector{ok(bundle.substr(0, bundle.size() / 2)), ok(bundle)});
     REQUIRE(run(t, {"allow", kId, "b.test"}) == 0);
     CHECK_THAT(t.out.str(), Catch::StartsWith("allowed in " + kId +
                                               ": b.test (policy 1, in force "
                                               "now)\n"));
+    CHECK_THAT(t.err.str(), Catch::Contains("waiting for the sandbox to see its egress proxy's new "
+                                            "CA certificate"));
     CHECK(verbs(t) == std::vector<std::string>{
-                          "get sandboxclaims.extensions.agents.x-k8s.io --namespace",
+                          "get sandboxclaims.extensions.agents.x-k8s.io " + p,
                           "get sandboxes.agents.x-k8s.io " + p,
                           "get configmaps " + p + "-spec",
                           "get pods " + p + "-egress",
                           "exec -i",
                           "exec " + p + "-egress",
+                          "get configmaps " + p + "-ca",
                           "patch configmaps " + p + "-ca",
                           "patch configmaps " + p + "-spec",
+                          "get sandboxclaims.extensions.agents.x-k8s.io " + p,
+                          "exec " + p,
+                          "exec " + p,
                       });
     const auto policy = t.kubectl.find({"exec", "-i"});
     REQUIRE(policy.size() == 1);
@@ -470,6 +528,21 @@ TEST_CASE("allow: the running proxy first, through kubectl exec -i, then the CA 
     REQUIRE(ca_patch.size() == 1);
     CHECK(json::parse(ca_patch[0].args.back()) ==
           json{{"data", {{"egress-ca.crt", bundle}, {"egress-log-key.pub", key}}}});
+
+    // The sandbox never sees it: the change is in force in the proxy and stored, and the
+    // command says what is not (exit 1).
+    TestContext stale;
+    policy_cluster(stale, false);
+    stale.kubectl.on({"exec", "-i", p + "-egress"}, ok(R"({"generation":1,"allowed":["b.test"]})"));
+    stale.kubectl.on({"exec", p + "-egress"}, ok(bundle + key));
+    stale.kubectl.on(cat, ok("an old bundle"));
+    CHECK(run(stale, {"allow", kId, "b.test"}) == 1);
+    CHECK_THAT(stale.err.str(),
+               Catch::Contains("sandbox-kubernetes: sandbox " + kId +
+                               ": the change is in force in its egress proxy and stored, but "
+                               "/etc/osf/egress-ca.crt in the sandbox still lacks the new CA "
+                               "certificate after 150 s"));
+    CHECK(stale.kubectl.find({"patch", "configmaps", p + "-spec"}).size() == 1);
 }
 
 TEST_CASE("allow: the proxy's refusal or silence stores nothing and names the reason") {

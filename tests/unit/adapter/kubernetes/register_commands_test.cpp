@@ -1,6 +1,7 @@
 // The subcommands driven through the CLI with a fake kubectl: exit codes,
 // messages, the exact kubectl invocations and clean-up after failures.
 #include "kubernetes/manifests/exec_relay.hpp"
+#include "kubernetes/manifests/snapshot_objects.hpp"
 #include "kubernetes/register_commands.hpp"
 #include "sandbox/exec_stop.hpp"
 #include "test_support.hpp"
@@ -78,21 +79,10 @@ const std::vector<std::string> kGetEgress = {"get", "pods", "osf-sandbox-" + kId
 const std::vector<std::string> kGetSandboxPod = {"get", "pods", "osf-sandbox-" + kId};
 const std::vector<std::string> kGetClaim = {"get", "sandboxclaims.extensions.agents.x-k8s.io",
                                             "osf-sandbox-" + kId};
-const std::vector<std::string> kListClaim = {
-    "get",         "sandboxclaims.extensions.agents.x-k8s.io",
-    "--namespace", "default",
-    "-l",          "osf.sandbox.id=" + kId};
-const std::vector<std::string> kListEgress = {
-    "get",     "pods", "--namespace",
-    "default", "-l",   "osf.sandbox.id=" + kId + ",osf.sandbox.role=egress"};
-const std::vector<std::string> kListTemplate = {
-    "get",         "sandboxtemplates.extensions.agents.x-k8s.io",
-    "--namespace", "default",
-    "-l",          "osf.sandbox.id=" + kId};
-
-json list_of(std::vector<json> items) {
-    return {{"kind", "List"}, {"items", items}};
-}
+const std::vector<std::string> kGetTemplatePolicy = {"get", "networkpolicies.networking.k8s.io",
+                                                     "osf-sandbox-" + kId + "-network-policy"};
+const std::vector<std::string> kGetTemplate = {"get", "sandboxtemplates.extensions.agents.x-k8s.io",
+                                               "osf-sandbox-" + kId};
 
 const std::vector<std::string> kExecCa = {"exec", "osf-sandbox-" + kId + "-egress"};
 // The claim, made alone first: everything else is created owned by it.
@@ -109,25 +99,33 @@ void healthy_cluster(TestContext& t) {
     t.kubectl.on(kCreateClaim, ok(ready_claim().dump()));
     t.kubectl.on({"get", "services", "osf-sandbox-" + kId + "-egress"},
                  ok(R"({"kind":"Service","spec":{"clusterIP":"10.96.0.10"}})"));
+    // The NetworkPolicy agent-sandbox makes from the template.
+    t.kubectl.on(kGetTemplatePolicy, ok(R"({"kind":"NetworkPolicy"})"));
 }
 
 // The Secret by its name, without kubectl's wait (which would read it), then
-// everything else by label.
+// the rest by name (a claim was found) or by label (none was)., then the rest by name (a claim was
+// found) or by label (none was).
 bool cleaned_up(const TestContext& t) {
+    const bool by_name =
+        !t.kubectl
+             .find({"delete", "sandboxwarmpools.extensions.agents.x-k8s.io/osf-sandbox-" + kId})
+             .empty();
+    const bool by_label =
+        !t.kubectl
+             .find({"delete",
+                    "sandboxclaims.extensions.agents.x-k8s.io,sandboxwarmpools.extensions.agents."
+                    "x-k8s.io,"
+                    "sandboxes.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io,pods,"
+                    "services,"
+                    "networkpolicies.networking.k8s.io,configmaps,persistentvolumeclaims",
+                    "--namespace", "default", "-l", "osf.sandbox.id=" + kId, "--ignore-not-found"})
+             .empty();
     return !t.kubectl
                 .find({"delete", "secrets", "osf-sandbox-" + kId + "-secrets", "--namespace",
                        "default", "--ignore-not-found", "--wait=false"})
                 .empty() &&
-           !t.kubectl
-                .find(
-                    {"delete",
-                     "sandboxclaims.extensions.agents.x-k8s.io,sandboxwarmpools.extensions.agents."
-                     "x-k8s.io,"
-                     "sandboxes.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io,pods,"
-                     "services,"
-                     "networkpolicies.networking.k8s.io,configmaps,persistentvolumeclaims",
-                     "--namespace", "default", "-l", "osf.sandbox.id=" + kId, "--ignore-not-found"})
-                .empty();
+           (by_name || by_label);
 }
 
 } // namespace
@@ -514,7 +512,7 @@ TEST_CASE("create honours OSF_SANDBOX_NAMESPACE and OSF_EGRESS_PROXY_IMAGE") {
 
 TEST_CASE("exec: runs kubectl exec -i in the claim's pod and exits with the command's code") {
     TestContext t;
-    t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
     t.kubectl.on({"exec"}, fail("oops\ncommand terminated with exit code 7\n", 7));
     CHECK(run(t, {"exec", kId, "--", "sh", "-c", "exit 7"}) == 7);
     const auto exec = t.kubectl.find({"exec"});
@@ -528,8 +526,9 @@ TEST_CASE("exec: runs kubectl exec -i in the claim's pod and exits with the comm
     CHECK(exec[0].args == expected);
     CHECK(exec[0].inherit_stdin);
     CHECK(exec[0].inherit_stdout);
-    // The sandbox is found by label, like every command finds it.
-    CHECK(t.kubectl.find(kListClaim).size() == 1);
+    // The sandbox is found by its claim's name, like every command finds it: never by label,
+    // which makes the API server read every claim of the namespace.
+    CHECK(t.kubectl.find(kGetClaim).size() == 1);
     CHECK(t.err.str() == "oops\n");
 }
 
@@ -537,7 +536,7 @@ TEST_CASE("exec -i and -t as kubectl takes them: a terminal only with -t") {
     auto tty_of = [](bool terminal, std::vector<std::string> flags) {
         TestContext t;
         t.context.terminal = terminal;
-        t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
+        t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
         std::vector<std::string> args = {"exec"};
         args.insert(args.end(), flags.begin(), flags.end());
         args.insert(args.end(), {kId, "--", "sh"});
@@ -559,7 +558,7 @@ TEST_CASE("exec -i and -t as kubectl takes them: a terminal only with -t") {
 TEST_CASE("exec: asks for a TTY when stdin and stdout are a terminal") {
     TestContext t;
     t.context.terminal = true;
-    t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
     CHECK(run(t, {"exec", kId, "--", "sh"}) == 0);
     const auto exec = t.kubectl.find({"exec"});
     REQUIRE(exec.size() == 1);
@@ -572,7 +571,7 @@ TEST_CASE("exec: asks for a TTY when stdin and stdout are a terminal") {
 
 TEST_CASE("exec: upper-case IDs work; an unknown ID exits 1 with 'no sandbox <ID>'") {
     TestContext t;
-    t.kubectl.on(kListClaim, ok(list_of({}).dump()));
+    t.kubectl.on(kGetClaim, ok(""));
     CHECK(run(t, {"exec", "0123456789AB", "--", "true"}) == 1);
     CHECK(t.err.str() == "sandbox-kubernetes: no sandbox 0123456789ab\n");
     CHECK(t.kubectl.find({"exec"}).empty());
@@ -580,7 +579,7 @@ TEST_CASE("exec: upper-case IDs work; an unknown ID exits 1 with 'no sandbox <ID
 
 TEST_CASE("exec: kubectl's own failure is reported as kubectl exec failed") {
     TestContext t;
-    t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
     t.kubectl.on(
         {"exec"},
         fail("error: unable to upgrade connection: container not found (\"sandbox\")\n", 1));
@@ -602,7 +601,7 @@ TEST_CASE("a kubectl failure while looking up exits 1 with kubectl's message") {
 
 TEST_CASE("copy: relative sandbox paths are below /workspace; kubectl cp both ways") {
     TestContext t;
-    t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
     CHECK(run(t, {"copy", "./local.txt", kId + ":dir/file.txt"}) == 0);
     CHECK(run(t, {"copy", kId + ":/etc/hostname", "out.txt"}) == 0);
     CHECK(run(t, {"copy", kId + ":", "outdir"}) == 0);
@@ -624,7 +623,7 @@ TEST_CASE("copy: relative sandbox paths are below /workspace; kubectl cp both wa
 
 TEST_CASE("copy: a source missing in the sandbox exits 1 (kubectl cp would say nothing)") {
     TestContext t;
-    t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
     t.kubectl.on({"exec"}, fail("command terminated with exit code 1\n", 1));
     CHECK(run(t, {"copy", kId + ":missing.txt", "out.txt"}) == 1);
     CHECK(t.err.str() ==
@@ -634,78 +633,128 @@ TEST_CASE("copy: a source missing in the sandbox exits 1 (kubectl cp would say n
 
 TEST_CASE("copy: kubectl cp failing exits 1 with its message") {
     TestContext t;
-    t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
     t.kubectl.on({"cp"}, fail("error: one of src or dest must be a local file specification\n"));
     CHECK(run(t, {"copy", "a", kId + ":b"}) == 1);
     CHECK(t.err.str().find("kubectl cp failed: error: one of src") != std::string::npos);
 }
 
-TEST_CASE("destroy: unknown ID exits 1; a known one deletes by label") {
+TEST_CASE("destroy: unknown ID exits 1; a known one deletes by name, or by label without a "
+          "claim") {
+    const std::vector<std::string> claim_name = {"get",
+                                                 "sandboxclaims.extensions.agents.x-k8s.io",
+                                                 "osf-sandbox-" + kId,
+                                                 "--namespace",
+                                                 "default",
+                                                 "--ignore-not-found",
+                                                 "-o",
+                                                 "name"};
     TestContext unknown;
     unknown.kubectl.on({"get"}, ok(R"({"kind":"List","items":[]})"));
+    unknown.kubectl.on(claim_name, ok(""));
     CHECK(run(unknown, {"destroy", kId}) == 1);
     CHECK(unknown.err.str() == "sandbox-kubernetes: no sandbox " + kId + "\n");
     CHECK(unknown.kubectl.find({"delete"}).empty());
 
+    // With its claim: found by the claim's name, every object deleted by name, in one call
+    // after the claim and the Sandbox; no label-selected call, whose cost grows with the
+    // namespace.
     TestContext t;
-    t.kubectl.on({"get"}, ok(R"({"kind":"List","items":[{"kind":"Pod"}]})"));
+    t.kubectl.on(claim_name, ok("sandboxclaim.extensions.agents.x-k8s.io/osf-sandbox-" + kId));
     CHECK(run(t, {"destroy", kId}) == 0);
     CHECK(cleaned_up(t));
     CHECK(t.kubectl
               .find({"delete", "sandboxes.agents.x-k8s.io", "osf-sandbox-" + kId, "--namespace",
                      "default", "--ignore-not-found"})
               .size() == 1);
+    const auto named = t.kubectl.find({"delete", "sandboxwarmpools.extensions.agents.x-k8s.io/"
+                                                 "osf-sandbox-" +
+                                                     kId});
+    REQUIRE(named.size() == 1);
+    CHECK(named[0].args ==
+          std::vector<std::string>{
+              "delete", "sandboxwarmpools.extensions.agents.x-k8s.io/osf-sandbox-" + kId,
+              "sandboxtemplates.extensions.agents.x-k8s.io/osf-sandbox-" + kId,
+              "pods/osf-sandbox-" + kId, "pods/osf-sandbox-" + kId + "-egress",
+              "services/osf-sandbox-" + kId + "-egress",
+              "networkpolicies.networking.k8s.io/osf-sandbox-" + kId + "-egress",
+              "configmaps/osf-sandbox-" + kId + "-spec", "configmaps/osf-sandbox-" + kId + "-ca",
+              "configmaps/osf-sandbox-" + kId + "-upstream-ca",
+              "configmaps/osf-sandbox-" + kId + "-egress-pod", "--namespace", "default",
+              "--ignore-not-found"});
+    for (const auto& call : t.kubectl.calls)
+        CHECK(std::find(call.args.begin(), call.args.end(), "-l") == call.args.end());
+
+    // Parts without a claim (a create stopped before it): found and swept by label.
+    TestContext parts;
+    parts.kubectl.on({"get"}, ok(R"({"kind":"List","items":[{"kind":"Pod"}]})"));
+    parts.kubectl.on(claim_name, ok(""));
+    CHECK(run(parts, {"destroy", kId}) == 0);
+    CHECK(cleaned_up(parts));
+    bool swept = false;
+    for (const auto& call : parts.kubectl.find({"delete"}))
+        swept = swept || std::find(call.args.begin(), call.args.end(), "osf.sandbox.id=" + kId) !=
+                             call.args.end();
+    CHECK(swept);
 }
 
 TEST_CASE("list: IDs one per line; -o wide a table with a header; -o json and --json") {
-    TestContext t;
-    const json items = {
+    // kubectl prints the claim's and the template's fields (manifests/object_columns.hpp).
+    const std::string columns =
+        "SandboxClaim\tosf-sandbox-" + kId + "\t" + kId +
+        "\t\t2026-11-29T18:58:00Z\t2026-11-29T21:00:00Z\t\t\tTrue\t\t\t\t\n";
+    const json configs = {
         {"kind", "List"},
         {"items",
-         json::array(
-             {json{{"kind", "SandboxClaim"},
-                   {"metadata",
-                    {{"labels", {{"osf.sandbox.id", kId}}},
-                     {"creationTimestamp", "2026-11-29T18:58:00Z"}}},
-                   {"spec", {{"lifecycle", {{"shutdownTime", "2026-11-29T21:00:00Z"}}}}},
-                   {"status",
-                    {{"conditions", json::array({json{{"type", "Ready"}, {"status", "True"}}})}}}},
-              json{{"kind", "ConfigMap"},
-                   {"metadata",
-                    {{"name", "osf-sandbox-" + kId + "-spec"},
-                     {"labels", {{"osf.sandbox.id", kId}}},
-                     {"creationTimestamp", "2026-11-29T18:58:01Z"}}},
-                   {"data",
-                    {{"spec.json",
-                      R"({"template": "node:24", "egress": ["api.linear.app"]})"}}}}})}};
-    t.kubectl.on({"get"}, ok(items.dump()));
+         json::array({json{
+             {"kind", "ConfigMap"},
+             {"metadata",
+              {{"name", "osf-sandbox-" + kId + "-spec"},
+               {"labels", {{"osf.sandbox.id", kId}}},
+               {"creationTimestamp", "2026-11-29T18:58:01Z"}}},
+             {"data",
+              {{"spec.json", R"({"template": "node:24", "egress": ["api.linear.app"]})"}}}}})}};
+    const std::vector<std::string> fields = {
+        "get",
+        "sandboxclaims.extensions.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io",
+        "--namespace",
+        "default",
+        "-l",
+        "app.kubernetes.io/managed-by=sandbox-kubernetes"};
+    const std::vector<std::string> specs = {"get", "configmaps"};
+    TestContext t;
+    t.kubectl.on(fields, ok(columns));
     CHECK(run(t, {"list"}) == 0);
     CHECK(t.out.str() == kId + "\n");
     const auto gets = t.kubectl.find({"get"});
-    REQUIRE(gets.size() == 1); // not empty: the namespace is not looked up
-    CHECK(gets[0].args == std::vector<std::string>{
-                              "get",
-                              "sandboxclaims.extensions.agents.x-k8s.io,sandboxtemplates."
-                              "extensions.agents.x-k8s.io,pods,configmaps",
-                              "--namespace", "default", "-l",
-                              "app.kubernetes.io/managed-by=sandbox-kubernetes", "-o", "json"});
+    REQUIRE(gets.size() == 1); // not empty: the namespace is not looked up; no ConfigMap read
+    REQUIRE(gets[0].args.size() == 8);
+    CHECK(gets[0].args[6] == "-o");
+    CHECK(gets[0].args[7].rfind("jsonpath={range .items[*]}{.kind}", 0) == 0);
     TestContext w;
-    w.kubectl.on({"get"}, ok(items.dump()));
+    w.kubectl.on(fields, ok(columns));
     CHECK(run(w, {"list", "-o", "wide"}) == 0);
     CHECK(w.out.str() == "ID             STATUS   AGE   EXPIRES   IMAGE\n" + kId +
                              "   Ready    2m    in 120m   -\n");
+    CHECK(w.kubectl.find(specs).empty());
     for (const char* flag : {"--json", "-ojson"}) {
         TestContext j;
-        j.kubectl.on({"get"}, ok(items.dump()));
+        j.kubectl.on(fields, ok(columns));
+        j.kubectl.on(specs, ok(configs.dump()));
         CHECK(run(j, {"list", flag}) == 0);
         const json rows = json::parse(j.out.str());
         CHECK(rows[0]["id"] == kId);
         CHECK(rows[0]["status"] == "Ready");
         CHECK(rows[0]["ageSeconds"] == 120);
         CHECK(rows[0]["expires"] == "2026-11-29T21:00:00Z");
-        // From the spec ConfigMap, fetched with the rest.
+        // From the spec ConfigMap, read whole, for -o json only.
         CHECK(rows[0]["policy"] ==
               json{{"egress", json::array({"api.linear.app"})}, {"mcp", json::object()}});
+        REQUIRE(j.kubectl.find(specs).size() == 1);
+        CHECK(j.kubectl.find(specs)[0].args ==
+              std::vector<std::string>{"get", "configmaps", "--namespace", "default", "-l",
+                                       "app.kubernetes.io/managed-by=sandbox-kubernetes", "-o",
+                                       "json"});
     }
     TestContext bad;
     CHECK(run(bad, {"list", "-o", "table"}) == 2);
@@ -714,25 +763,25 @@ TEST_CASE("list: IDs one per line; -o wide a table with a header; -o json and --
 TEST_CASE("list: an empty list in a namespace that does not exist exits 1") {
     TestContext t;
     t.env["OSF_SANDBOX_NAMESPACE"] = "typo";
-    t.kubectl.on({"get"}, ok(list_of({}).dump()));
+    t.kubectl.on({"get"}, ok(""));
     t.kubectl.on({"get", "namespace", "typo"}, ok(""));
     CHECK(run(t, {"list"}) == 1);
     CHECK(t.err.str() ==
           "sandbox-kubernetes: namespace typo does not exist (OSF_SANDBOX_NAMESPACE)\n");
     TestContext empty;
-    empty.kubectl.on({"get"}, ok(list_of({}).dump()));
+    empty.kubectl.on({"get"}, ok(""));
     empty.kubectl.on({"get", "namespace", "default"}, ok("namespace/default\n"));
     CHECK(run(empty, {"list"}) == 0);
     CHECK(empty.out.str().empty());
     TestContext forbidden; // no permission to read namespaces: the empty list stands
-    forbidden.kubectl.on({"get"}, ok(list_of({}).dump()));
+    forbidden.kubectl.on({"get"}, ok(""));
     forbidden.kubectl.on({"get", "namespace"}, fail("Error from server (Forbidden): ...\n"));
     CHECK(run(forbidden, {"list"}) == 0);
 }
 
 TEST_CASE("egress-log: execs egress-proxy log in the egress pod") {
     TestContext t;
-    t.kubectl.on(kListEgress, ok(list_of({ready_pod()}).dump()));
+    t.kubectl.on(kGetEgress, ok(ready_pod().dump()));
     t.kubectl.on({"exec"}, ok("{\"host\":\"a.example\"}\n"));
     CHECK(run(t, {"egress-log", kId}) == 0);
     const auto exec = t.kubectl.find({"exec"});
@@ -746,7 +795,7 @@ TEST_CASE("egress-log: execs egress-proxy log in the egress pod") {
     CHECK(exec[0].on_stdout);
     CHECK(t.out.str() == "{\"host\":\"a.example\"}\n");
     TestContext unknown;
-    unknown.kubectl.on(kListEgress, ok(list_of({}).dump()));
+    unknown.kubectl.on(kGetEgress, ok(""));
     CHECK(run(unknown, {"egress-log", kId}) == 1);
     CHECK(unknown.err.str() == "sandbox-kubernetes: no sandbox " + kId + "\n");
 }
@@ -756,7 +805,7 @@ namespace {
 // `egress-log -f` whose kubectl runs until `event` happens; whether kubectl
 // was then asked to stop.
 bool stopped_by(TestContext& t, const std::function<void()>& event, int expected_exit) {
-    t.kubectl.on(kListEgress, ok(list_of({ready_pod()}).dump()));
+    t.kubectl.on(kGetEgress, ok(ready_pod().dump()));
     t.kubectl.on({"exec"}, fail("", 143)); // kubectl ended by the stop
     bool asked = false;
     t.kubectl.while_running = [&](const osf::kubernetes::kubectl::KubectlCall& call) {
@@ -789,7 +838,7 @@ TEST_CASE("egress-log --follow: a reader gone (the output failed) stops kubectl,
 
 TEST_CASE("egress-log --refused --follow: follows the log, prints each new refusal once") {
     TestContext t;
-    t.kubectl.on(kListEgress, ok(list_of({ready_pod()}).dump()));
+    t.kubectl.on(kGetEgress, ok(ready_pod().dump()));
     const std::string refused =
         R"({"host":"a.test","port":443,"outcome":"refused","refusedBy":"host-not-allowed"})";
     t.kubectl.on(
@@ -812,14 +861,14 @@ TEST_CASE("snapshot: PVC, copy pod, tar pipeline, template; prints its name") {
     TestContext t;
     t.env["OSF_SANDBOX_SNAPSHOT_SIZE"] = "3Gi";
     const std::string name = "osf-snapshot-" + kId + "-20261129190000";
-    t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
     const json source = {
         {"metadata", {{"name", "osf-sandbox-" + kId}}},
         {"spec",
          {{"podTemplate",
            {{"spec",
              {{"containers", json::array({json{{"name", "sandbox"}, {"image", "node:24"}}})}}}}}}}};
-    t.kubectl.on(kListTemplate, ok(list_of({source}).dump()));
+    t.kubectl.on(kGetTemplate, ok(source.dump()));
     t.kubectl.on({"get", "pods", name + "-copy"}, ok(ready_pod().dump()));
     const int code = run(t, {"snapshot", kId});
     INFO(t.err.str());
@@ -839,9 +888,13 @@ TEST_CASE("snapshot: PVC, copy pod, tar pipeline, template; prints its name") {
             CHECK(pipeline[0].args ==
                   std::vector<std::string>{"exec", "osf-sandbox-" + kId, "--namespace", "default",
                                            "--", "tar", "cf", "-", "-C", "/workspace", "."});
-            CHECK(pipeline[1].args == std::vector<std::string>{"exec", "-i", name + "-copy",
-                                                               "--namespace", "default", "--",
-                                                               "tar", "xf", "-", "-C", "/data"});
+            // Unpacked into a directory of the copy's own, entries moved up
+            // (manifests/snapshot_objects.hpp): /data's own metadata is never set.
+            std::vector<std::string> unpack = {"exec",        "-i",      name + "-copy",
+                                               "--namespace", "default", "--"};
+            for (auto& arg : osf::kubernetes::manifests::snapshot_unpack_command())
+                unpack.push_back(arg);
+            CHECK(pipeline[1].args == unpack);
         }
     CHECK(found);
     CHECK(t.kubectl.find({"delete", "pods", name + "-copy"}).size() == 1);
@@ -851,13 +904,13 @@ TEST_CASE("snapshot: PVC, copy pod, tar pipeline, template; prints its name") {
 TEST_CASE("snapshot: a failed copy removes the PVC and the copy pod") {
     TestContext t;
     const std::string name = "osf-snapshot-" + kId + "-20261129190000";
-    t.kubectl.on(kListClaim, ok(list_of({ready_claim()}).dump()));
+    t.kubectl.on(kGetClaim, ok(ready_claim().dump()));
     const json source = {
         {"spec",
          {{"podTemplate",
            {{"spec",
              {{"containers", json::array({json{{"name", "sandbox"}, {"image", "node:24"}}})}}}}}}}};
-    t.kubectl.on(kListTemplate, ok(list_of({source}).dump()));
+    t.kubectl.on(kGetTemplate, ok(source.dump()));
     t.kubectl.on({"get", "pods", name + "-copy"}, ok(ready_pod().dump()));
     t.kubectl.on({"exec", "-i", name + "-copy"}, fail("tar: short read\n", 2));
     CHECK(run(t, {"snapshot", kId}) == 1);

@@ -32,8 +32,14 @@ TEST_CASE("settings: defaults and variables") {
            {"OSF_SECRETS_DIR", "/s"},
            {"OSF_SANDBOX_HOST_ALIASES", "a=1.2.3.4"},
            {"OSF_OPENBAO_ADDR", "http://b:8200"},
-           {"OSF_OPENBAO_MOUNT", "kv"}};
+           {"OSF_OPENBAO_MOUNT", "kv"},
+           {"OSF_SANDBOX_SNAPSHOT_STORAGE_CLASS", "fast-ssd.example"},
+           {"OSF_UPSTREAM_CA_BUNDLE", "/etc/corp/ca.pem"}};
     Settings s = read_settings(lookup);
+    CHECK(s.snapshot_storage_class == "fast-ssd.example");
+    CHECK(s.upstream_ca_bundle == "/etc/corp/ca.pem");
+    CHECK_FALSE(defaults.snapshot_storage_class);
+    CHECK_FALSE(defaults.upstream_ca_bundle);
     CHECK(s.ns == "agents");
     CHECK(s.proxy_image == "r/p:2");
     CHECK(s.snapshot_size == "5Gi");
@@ -46,6 +52,12 @@ TEST_CASE("settings: defaults and variables") {
     for (const char* bad : {"0", "-1", "ten", "5s"}) {
         env = {{"OSF_SANDBOX_START_TIMEOUT", bad}};
         CHECK_THROWS_AS(read_settings(lookup), SettingsError);
+    }
+    for (const char* bad : {"Fast", "-fast", "fast-", "fa st", "fast/ssd"}) {
+        env = {{"OSF_SANDBOX_SNAPSHOT_STORAGE_CLASS", bad}};
+        CHECK_THROWS_WITH(read_settings(lookup), "OSF_SANDBOX_SNAPSHOT_STORAGE_CLASS: '" +
+                                                     std::string(bad) +
+                                                     "' is not a StorageClass name");
     }
 }
 

@@ -55,3 +55,47 @@ TEST_CASE("doctor: each check's verdict and fix") {
     CHECK(can_i_args({"extensions.agents.x-k8s.io", "sandboxclaims", {"get"}}, "get") ==
           std::vector<std::string>{"can-i", "get", "sandboxclaims.extensions.agents.x-k8s.io"});
 }
+
+TEST_CASE("doctor: a default-deny NetworkPolicy that takes in every sandbox pod") {
+    using Verdict = DoctorCheck::Verdict;
+    auto policy = [](const json& selector, const json& types, const json& egress = nullptr) {
+        json spec = {{"podSelector", selector}, {"policyTypes", types}};
+        if (!egress.is_null()) spec["egress"] = egress;
+        return json{{"metadata", {{"name", "p"}}}, {"spec", spec}};
+    };
+    auto verdict = [](const json& item) {
+        return default_deny_check("ns", json{{"items", json::array({item})}}).verdict;
+    };
+    const json both = json::array({"Ingress", "Egress"});
+    const json chart = {
+        {"matchExpressions",
+         json::array({json{{"key", "osf.sandbox.role"},
+                           {"operator", "In"},
+                           {"values", json::array({"sandbox", "snapshot-copy"})}}})}};
+    CHECK(verdict(policy(chart, both)) == Verdict::ok);
+    CHECK(verdict(policy(json::object(), json::array({"Egress"}))) == Verdict::ok); // every pod
+    CHECK(verdict(policy({{"matchLabels", {{"osf.sandbox.role", "sandbox"}}}}, both)) ==
+          Verdict::ok);
+    // Not a default deny: ingress only, an egress rule, one sandbox, another role.
+    CHECK(verdict(policy(chart, json::array({"Ingress"}))) == Verdict::warn);
+    CHECK(verdict(policy(chart, both, json::array({json::object()}))) == Verdict::warn);
+    CHECK(verdict(policy({{"matchLabels", {{"osf.sandbox.id", "0123456789ab"}}}}, both)) ==
+          Verdict::warn);
+    CHECK(verdict(policy({{"matchLabels", {{"osf.sandbox.role", "egress"}}}}, both)) ==
+          Verdict::warn);
+    const auto none = default_deny_check("ns", json{{"items", json::array()}});
+    CHECK(none.verdict == Verdict::warn);
+    CHECK(none.fix.find("networkPolicy.create=true") != std::string::npos);
+    CHECK(default_deny_check("ns", std::nullopt).verdict == Verdict::warn);
+}
+
+TEST_CASE("doctor: the upstream CA bundle") {
+    using Verdict = DoctorCheck::Verdict;
+    const std::string cert = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+    const auto two = upstream_ca_check("/etc/ca.pem", cert + cert, "");
+    CHECK(two.verdict == Verdict::ok);
+    CHECK(two.detail.find("/etc/ca.pem: 2 certificates") == 0);
+    const auto bad = upstream_ca_check("/etc/ca.pem", "", "OSF_UPSTREAM_CA_BUNDLE: cannot read");
+    CHECK(bad.verdict == Verdict::fail);
+    CHECK(bad.detail == "OSF_UPSTREAM_CA_BUNDLE: cannot read");
+}

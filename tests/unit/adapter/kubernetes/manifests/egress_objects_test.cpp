@@ -182,3 +182,30 @@ TEST_CASE("spec ConfigMap: allow and revoke patch its spec file and read it back
     CHECK_FALSE(spec_text_of(json{{"data", {{"spec.json", 1}}}}));
     CHECK_FALSE(spec_text_of(json()));
 }
+
+TEST_CASE("egress pod: the upstream CA bundle from its own ConfigMap, and the pull policy") {
+    auto request = osf::testing::sample_request();
+    const json plain = egress_pod(request);
+    CHECK_FALSE(plain["spec"]["containers"][0].contains("imagePullPolicy"));
+    CHECK(plain.dump().find("upstream-ca") == std::string::npos);
+
+    request.upstream_ca_pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+    request.settings.image_pull_policy = "IfNotPresent";
+    const json pod = egress_pod(request);
+    const json& container = pod["spec"]["containers"][0];
+    CHECK(container["imagePullPolicy"] == "IfNotPresent");
+    const json args = container["args"];
+    REQUIRE(args.size() >= 2);
+    CHECK(args[args.size() - 2] == "--upstream-ca");
+    CHECK(args.back() == "/etc/osf/upstream-ca/upstream-ca.crt");
+    CHECK(container["volumeMounts"].back() ==
+          json{{"name", "upstream-ca"}, {"mountPath", "/etc/osf/upstream-ca"}, {"readOnly", true}});
+    CHECK(pod["spec"]["volumes"].back() ==
+          json{{"name", "upstream-ca"},
+               {"configMap", {{"name", "osf-sandbox-0123456789ab-upstream-ca"}}}});
+    const json map = upstream_ca_config_map(request);
+    CHECK(map["kind"] == "ConfigMap");
+    CHECK(map["metadata"]["name"] == "osf-sandbox-0123456789ab-upstream-ca");
+    CHECK(map["metadata"]["labels"] == labels);
+    CHECK(map["data"] == json{{"upstream-ca.crt", request.upstream_ca_pem}});
+}

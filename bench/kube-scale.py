@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""sandbox-kubernetes at scale: `list`, `list -o name`, `gc --dry-run` and `destroy` of one
+sandbox against the test API server (tests/kube-api) holding N sandboxes in one namespace.
+
+One sandbox is made for real (`create`, with the test server's canned egress proxy); its objects,
+as the server holds them, are then copied N-1 times under new IDs straight into the server's
+store (POST /_test/objects), so every sandbox weighs what a real one does. The simulation's
+controllers are switched off for the measurement (they would only walk the copies). Each command
+runs with kubectl behind a wrapper that records every call, the bytes kubectl wrote to the adapter
+and kubectl's peak memory (GNU time); the adapter's own peak is GNU time's figure for it (the
+largest of the adapter and its children: read it beside kubectl's).
+
+    OSF_REPO=$PWD /usr/bin/python3 bench/kube-scale.py [--sizes 50,500,5000] [--build build/default]
+
+Prints one Markdown table (docs/benchmark.md keeps the figures)."""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.environ.get("OSF_REPO") or os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(REPO, "tests", "kube-api"))
+sys.path.insert(0, os.path.join(REPO, "tests", "integration"))
+
+from kube_api_fixture import KubeApiServer  # noqa: E402
+
+KINDS = ("sandboxclaims.extensions.agents.x-k8s.io,sandboxwarmpools.extensions.agents.x-k8s.io,"
+         "sandboxes.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io,pods,services,"
+         "networkpolicies.networking.k8s.io,configmaps,persistentvolumeclaims")
+
+# kubectl behind a recorder: one line per call (arguments, bytes to stdout, peak KiB).
+WRAPPER = """#!/bin/bash
+out=$(mktemp)
+/usr/bin/time -f %M -o "$out.rss" "{kubectl}" "$@" >"$out"
+rc=$?
+printf '%s\\t%s\\t%s\\n' "$*" "$(stat -c %s "$out")" "$(tail -1 "$out.rss")" >>"{log}"
+cat "$out"
+rm -f "$out" "$out.rss"
+exit $rc
+"""
+
+
+def canned_proxy():
+    """The egress proxy's canned answers, as test_adapter gives them."""
+    import test_adapter  # noqa: E402  (builds its CA and log key on import)
+    return test_adapter.EXEC_HANDLERS
+
+
+def renamed(obj, old: str, new: str):
+    """`obj` with every occurrence of the old ID replaced (names, labels, references)."""
+    text = json.dumps(obj).replace(old, new)
+    out = json.loads(text)
+    meta = out["metadata"]
+    for field in ("resourceVersion", "creationTimestamp", "managedFields", "generation"):
+        meta.pop(field, None)
+    # Each copy's uids derived from the original's, so its owner references still name its own
+    # owners (the garbage collector would otherwise delete the copies as orphans).
+    meta["uid"] = f"{meta['uid']}-{new}"
+    for ref in meta.get("ownerReferences") or []:
+        ref["uid"] = f"{ref['uid']}-{new}"
+    return out
+
+
+def measure(kube, adapter, args, wrapper_dir, log):
+    open(log, "w").close()
+    env = kube.env()
+    env["PATH"] = wrapper_dir + ":" + env.get("PATH", "")
+    rss_file = log + ".adapter"
+    started = time.monotonic()
+    run = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss_file, adapter, *args], env=env,
+                         capture_output=True, text=True, timeout=1800)
+    seconds = time.monotonic() - started
+    calls = [line.rstrip("\n").split("\t") for line in open(log) if line.strip()]
+    with open(rss_file) as f:
+        adapter_kib = int(f.read().split()[-1])
+    return {
+        "rc": run.returncode, "seconds": seconds, "calls": len(calls),
+        "bytes": sum(int(c[1]) for c in calls), "kubectl_kib": max((int(c[2]) for c in calls), default=0),
+        "adapter_kib": adapter_kib, "stdout_lines": len(run.stdout.splitlines()), "stderr": run.stderr[-400:],
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="50,500,5000")
+    parser.add_argument("--build", default=os.environ.get("OSF_BUILD") or os.path.join(REPO, "build", "default"))
+    args = parser.parse_args()
+    adapter = os.path.join(args.build, "adapter", "sandbox-kubernetes")
+    kubectl = shutil.which("kubectl", path=os.path.join(REPO, "tests", "tools", "helm", "bin")) or shutil.which("kubectl")
+    sizes = [int(s) for s in args.sizes.split(",")]
+    work = tempfile.mkdtemp(prefix="kube-scale-")
+    wrapper_dir = os.path.join(work, "bin")
+    os.makedirs(wrapper_dir)
+    log = os.path.join(work, "calls.log")
+    with open(os.path.join(wrapper_dir, "kubectl"), "w") as f:
+        f.write(WRAPPER.format(kubectl=kubectl, log=log))
+    os.chmod(os.path.join(wrapper_dir, "kubectl"), 0o755)
+    rows = []
+    try:
+        with KubeApiServer(os.path.join(work, "kube")) as kube:
+            kube.set_exec(handlers=canned_proxy())
+            spec = os.path.join(work, "spec.json")
+            with open(spec, "w") as f:
+                json.dump({"template": "alpine:3", "egress": ["api.example.com", "*.npmjs.org"]}, f)
+            made = subprocess.run([adapter, "create", spec], env=kube.env(), capture_output=True, text=True,
+                                  timeout=300)
+            if made.returncode != 0:
+                print(made.stderr, file=sys.stderr)
+                return 1
+            first = made.stdout.strip()
+            objects = json.loads(kube.kubectl("get", KINDS, "-l", f"osf.sandbox.id={first}", "-o", "json",
+                                              check=True).stdout)["items"]
+            # The Sandbox (named after the claim, not labelled by every controller version).
+            objects.append(json.loads(kube.kubectl("get", "sandboxes.agents.x-k8s.io", f"osf-sandbox-{first}",
+                                                   "-o", "json", check=True).stdout))
+            kube.configure(sandboxController=False, podDelaySeconds=3600)
+            held = 1
+            for size in sizes:
+                batch = []
+                for n in range(held, size):
+                    new = f"{n:012x}"
+                    batch.extend(renamed(copy.deepcopy(o), first, new) for o in objects)
+                    if len(batch) >= 2000:
+                        kube.hook("POST", "objects", {"items": batch})
+                        batch = []
+                if batch:
+                    kube.hook("POST", "objects", {"items": batch})
+                held = max(held, size)
+                victim = f"{size - 1:012x}" if size > 1 else first
+                for name, cmd in (("list", ["list"]), ("list -o name", ["list", "-o", "name"]),
+                                  ("gc --dry-run", ["gc", "--dry-run"]), ("destroy (one)", ["destroy", victim])):
+                    result = measure(kube, adapter, cmd, wrapper_dir, log)
+                    rows.append((size, name, result))
+                    print(f"{size} {name}: {result}", file=sys.stderr, flush=True)
+                # destroy removed one: put it back for the next size.
+                kube.hook("POST", "objects", {"items": [renamed(copy.deepcopy(o), first, victim) for o in objects]})
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("| sandboxes | command | exit | seconds | kubectl calls | bytes from kubectl | kubectl peak MiB "
+          "| adapter (+children) peak MiB |")
+    print("|---|---|---|---|---|---|---|---|")
+    for size, name, r in rows:
+        print(f"| {size} | `{name}` | {r['rc']} | {r['seconds']:.1f} | {r['calls']} | {r['bytes'] / 1048576:.1f} MiB "
+              f"| {r['kubectl_kib'] / 1024:.0f} | {r['adapter_kib'] / 1024:.0f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
