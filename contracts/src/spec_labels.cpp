@@ -1,20 +1,16 @@
 #include "json_path.hpp"
 #include "osf/label_syntax.hpp"
+#include "osf/spec_limits.hpp"
 #include "spec_sections.hpp"
 
 namespace osf::spec_detail {
-
-namespace {
-// As many as a Kubernetes object can carry comfortably next to the adapter's own.
-constexpr std::size_t kMaxLabels = 64;
-} // namespace
 
 void check_labels(const nlohmann::json& value, const SpecCheck& check, Spec& spec) {
     const std::string path = "$.labels";
     const auto shape = check_collection(value, check, path, Shape::object,
                                         "an object of label keys to values, as "
                                         "{\"run\": \"r-42\"}",
-                                        kMaxLabels, "labels");
+                                        spec_limits::max_labels, "labels");
     if (!shape) return;
     for (const auto& [key, item] : value.items()) {
         const std::string item_path = member_path(path, key);

@@ -106,6 +106,12 @@ def test_types_compile_under_strict_and_misuse_does_not(project):
                           "--types", "node", "esm-check.mts"], cwd=project, capture_output=True, text=True,
                          timeout=300)
     assert esm.returncode == 0, esm.stdout
+    # The example in examples/ compiles as written.
+    shutil.copy(os.path.join(repo(), "examples", "typescript", "run-tests.ts"), project / "run-tests.ts")
+    example = subprocess.run([TSC, "--strict", "--noEmit", "--module", "node16", "--moduleResolution", "node16",
+                              "--target", "es2022", "--types", "node", "run-tests.ts"], cwd=project,
+                             capture_output=True, text=True, timeout=300)
+    assert example.returncode == 0, example.stdout
 
 
 def test_generated_types_match_the_contracts():
