@@ -114,6 +114,12 @@ def test_types_compile_under_strict_and_misuse_does_not(project):
     assert example.returncode == 0, example.stdout
 
 
+def test_error_classes_from_exit_codes():
+    result = subprocess.run(["node", "--test", os.path.join(PACKAGE, "lib", "errors.test.js")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_generated_types_match_the_contracts():
     result = subprocess.run(["node", os.path.join(PACKAGE, "generate-types.mjs"), "--check"],
                             capture_output=True, text=True, timeout=120)

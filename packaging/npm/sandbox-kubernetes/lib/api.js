@@ -146,9 +146,11 @@ class Sandbox {
   async exec(argv, options = {}) {
     const args = ['exec', ...timeoutArg(options.timeoutMs), this.id, '--', ...wrappedArgv(argv, options)];
     const result = await cli.run(this.connection, args, {stdin: options.stdin, signal: options.signal});
-    // 2 is also a command's own exit code: only the CLI's usage errors are thrown.
-    if (result.code === 1 && /no sandbox [0-9a-f]{12}/.test(result.stderr.toString('utf8')))
-      throw errorFor(this.connection.program, result.code, result.stderr.toString('utf8'));
+    // Any exit code may be the command's own: only the CLI's own "no sandbox"
+    // line (its prefix, then the message) is an error.
+    const stderr = result.stderr.toString('utf8');
+    if (result.code === 1 && stderr.startsWith(`${this.connection.program}: no sandbox `))
+      throw errorFor(this.connection.program, result.code, stderr);
     return {exitCode: result.code, stdout: decode(result.stdout, options.encoding), stderr: decode(result.stderr, options.encoding)};
   }
 
