@@ -102,6 +102,10 @@ export declare class Sandbox {
   /** The backend's names of the sandbox's parts (Kubernetes: namespace, claim, egressProxy). */
   readonly names: Record<string, string>;
   readonly backend: Backend;
+  /** From list and get: when it was made, its template or image, the policy in force (egress, mcp). */
+  readonly created: Date | null;
+  readonly image: string | undefined;
+  readonly policy: {egress?: string[]; mcp?: unknown} | null | undefined;
 
   /** spec: the spec as an object, or the path of a spec file. */
   static create(spec: SandboxSpec | string, options?: CreateOptions): Promise<Sandbox>;

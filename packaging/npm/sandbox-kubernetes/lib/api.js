@@ -77,6 +77,10 @@ class Sandbox {
     this.expiresAt = info.expiresAt || null;
     this.status = info.status;
     this.names = info.names || {};
+    // From list and get only: when it was made, its template or image, the policy in force.
+    this.created = info.created || null;
+    this.image = info.image;
+    this.policy = info.policy;
     this.backend = connection.backend;
     Object.defineProperty(this, 'connection', {value: connection, enumerable: false});
   }
@@ -101,7 +105,7 @@ class Sandbox {
       const result = await cli.runChecked(connection, args, {signal: options.signal, onStderrLine});
       const created = JSON.parse(result.stdout.toString('utf8'));
       return new Sandbox(
-        {id: created.id, labels: created.labels, expiresAt: created.expires ? new Date(created.expires) : null, names: created.names, status: 'Ready'},
+        {id: created.id, labels: created.labels, expiresAt: created.expires ? new Date(created.expires) : null, names: created.names, status: 'Ready', created: created.created ? new Date(created.created) : null},
         connection,
       );
     };
