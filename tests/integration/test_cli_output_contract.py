@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from osftest import build_dir, proxy_bin, repo
+from osftest.waiting import wait_until
 
 REPO = Path(repo())
 SCHEMA = REPO / "contracts" / "cli-output.schema.json"
@@ -46,7 +47,8 @@ def ajv_valid(documents, tmp_path):
 def test_examples_hold_to_the_schema(tmp_path):
     assert AJV.exists(), f"ajv is not installed: run `npm ci` in {AJV_DIR}"
     documents = [json.loads((EXAMPLES / name).read_text()) for name in ("create.json", "snapshot.json", "list.json")]
-    documents += [json.loads(line) for line in (EXAMPLES / "progress.jsonl").read_text().splitlines()]
+    for lines in ("progress.jsonl", "gc.jsonl"):
+        documents += [json.loads(line) for line in (EXAMPLES / lines).read_text().splitlines()]
     assert ajv_valid(documents, tmp_path) == {i: True for i in range(len(documents))}
     # And the schema can fail: a create result without its expiry, a row with a bad id.
     broken = [{k: v for k, v in documents[0].items() if k != "expires"}, [{**documents[2][0], "id": "XYZ"}]]
@@ -112,6 +114,18 @@ def test_sandbox_local_prints_what_the_schema_says(local, tmp_path):
     assert ajv_valid([result, snap, listed, *progress], tmp_path) == {i: True for i in range(3 + len(progress))}
     # destroy -l removes what matches and nothing else.
     local("destroy", "-l", "team=cli", check=0)
+    assert local("list", check=0).stdout.split() == [other["id"]]
+    # gc -o json -l: a suspended sandbox past its expiry, of the selector only.
+    doomed = json.loads(local("create", "-o", "json", "--label", "gc=yes",
+                              write_spec(local, {"template": "host", "lifetime": "10s"}, "doomed.json"),
+                              check=0).stdout)
+    local("suspend", doomed["id"], check=0)
+    wait_until(lambda: local("gc", "--dry-run", "-l", "gc=yes", check=0).stdout, timeout=60,
+               what="the suspended sandbox to expire")
+    assert local("gc", "-o", "json", "-l", "gc!=yes", check=0).stdout == ""
+    removed = [json.loads(line) for line in local("gc", "-o", "json", "-l", "gc=yes", check=0).stdout.splitlines()]
+    assert [r["id"] for r in removed] == [doomed["id"]] and "expired" in removed[0]["reason"], removed
+    assert ajv_valid(removed, tmp_path) == {0: True}
     assert local("list", check=0).stdout.split() == [other["id"]]
 
 

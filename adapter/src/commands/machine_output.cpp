@@ -19,6 +19,10 @@ json snapshot_json(const std::string& id, const std::string& template_name) {
     return {{"id", id}, {"template", template_name}};
 }
 
+json removal_json(const std::string& id, const std::string& reason) {
+    return {{"id", id}, {"reason", reason}};
+}
+
 std::string progress_line(std::string_view message) {
     // Bytes that are not UTF-8 become U+FFFD rather than failing the command.
     return json{{"type", "progress"}, {"message", std::string(message)}}.dump(

@@ -1,5 +1,5 @@
-// What create, snapshot and the progress of create and resume print for
-// programs (-o json, --progress json): the field names are a contract
+// What create, snapshot and gc and the progress of create print for programs
+// (-o json, --progress json): the field names are a contract
 // (contracts/cli-output.schema.json), never changed, only added to.
 #pragma once
 
@@ -17,6 +17,9 @@ nlohmann::json created_json(const sandbox::SandboxRequest& request, const nlohma
 
 // snapshot -o json: {id, template}, the sandbox and the template a spec can start from.
 nlohmann::json snapshot_json(const std::string& id, const std::string& template_name);
+
+// One line of gc -o json: {id, reason}.
+nlohmann::json removal_json(const std::string& id, const std::string& reason);
 
 // One line of --progress json: {"type":"progress","message":...} without '\n'.
 std::string progress_line(std::string_view message);

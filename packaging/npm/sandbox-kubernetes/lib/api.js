@@ -134,7 +134,7 @@ class Sandbox {
   // What gc removed (or would, with dryRun): [{id, reason}].
   static async gc(options = {}) {
     const connection = cli.connectionOf(options);
-    const args = ['gc', ...(options.dryRun ? ['--dry-run'] : []), ...selectorArgs(options.labels)];
+    const args = ['gc', '-o', 'json', ...(options.dryRun ? ['--dry-run'] : []), ...selectorArgs(options.labels)];
     if (options.saveLogs) args.push('--save-logs', options.saveLogs);
     const result = await cli.runChecked(connection, args);
     return result.stdout
@@ -142,8 +142,8 @@ class Sandbox {
       .split('\n')
       .filter(Boolean)
       .map((line) => {
-        const space = line.indexOf(' ');
-        return {id: line.slice(0, space), reason: line.slice(space + 1)};
+        const {id, reason} = JSON.parse(line);
+        return {id, reason};
       });
   }
 

@@ -26,6 +26,8 @@ TEST_CASE("create -o json: the contract's fields, the names the backend gives") 
 
 TEST_CASE("snapshot -o json and progress lines") {
     CHECK(snapshot_json("0123456789ab", "t1") == json{{"id", "0123456789ab"}, {"template", "t1"}});
+    CHECK(removal_json("0123456789ab", "expired") ==
+          json{{"id", "0123456789ab"}, {"reason", "expired"}});
     CHECK(progress_line("egress proxy \"ready\"") ==
           R"({"message":"egress proxy \"ready\"","type":"progress"})");
     // Bytes that are not UTF-8 do not fail the command.
