@@ -35,7 +35,7 @@ std::string format_expires(const std::optional<long long>& seconds);
 // `list -o wide`: a header (ID STATUS AGE EXPIRES IMAGE), then one aligned
 // line per row.
 std::string wide_table(const std::vector<SandboxRow>& rows);
-// `list -o json`: an array of {id, status, created, ageSeconds, expires, image,
+// `list -o json`: an array of {id, status, created, ageSeconds, expires, image, labels,
 // policy}.
 nlohmann::json rows_json(const std::vector<SandboxRow>& rows);
 
