@@ -68,7 +68,7 @@ def test_every_method_against_sandbox_local(project):
                     OSF_SANDBOX_HOST_ALIASES="refused.test=127.0.0.1")
     try:
         out = node_test(project, "local.test.mjs", env)
-        assert "ℹ fail 0" in out and "ℹ pass 12" in out, out[-3000:]
+        assert "ℹ fail 0" in out and "ℹ pass 13" in out, out[-3000:]
     finally:
         sandboxes = os.path.join(state, "sandboxes")
         for sandbox_id in os.listdir(sandboxes) if os.path.isdir(sandboxes) else []:

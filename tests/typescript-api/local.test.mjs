@@ -178,6 +178,17 @@ test('allow and revoke change the policy; the egress log verifies and is saved b
   await assert.rejects(Sandbox.get(sandbox.id, local), SandboxNotFoundError);
 });
 
+test('create: an abort mid-create leaves nothing behind', async () => {
+  const controller = new AbortController();
+  const creating = Sandbox.create({template: 'host', labels: {run, role: 'aborted'}}, {
+    ...local,
+    signal: controller.signal,
+    onProgress: () => controller.abort(),
+  });
+  await assert.rejects(creating, {name: 'AbortError'});
+  assert.deepEqual(await Sandbox.list({...local, labels: {run, role: 'aborted'}}), []);
+});
+
 test('typed errors: a bad spec, a bad label, an unknown id', async () => {
   await assert.rejects(Sandbox.create({template: 'host', egres: ['example.com']}, local), (error) => {
     assert.ok(error instanceof InvalidSpecError);
