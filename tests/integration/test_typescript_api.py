@@ -120,6 +120,12 @@ def test_error_classes_from_exit_codes():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_the_module_and_commonjs_declarations_are_the_same():
+    # index.d.mts (import) is a copy of index.d.ts (require): one set of types, two module kinds.
+    with open(os.path.join(PACKAGE, "index.d.ts")) as cjs, open(os.path.join(PACKAGE, "index.d.mts")) as esm:
+        assert cjs.read() == esm.read()
+
+
 def test_generated_types_match_the_contracts():
     result = subprocess.run(["node", os.path.join(PACKAGE, "generate-types.mjs"), "--check"],
                             capture_output=True, text=True, timeout=120)
