@@ -169,7 +169,17 @@ test('allow and revoke change the policy; the egress log verifies and is saved b
   assert.ok(refused.exitCode === 0);
   const lines = [];
   for await (const line of sandbox.egressLog()) lines.push(line);
-  for (const line of lines) assert.equal(typeof line, 'object');
+  const refusal = lines.find((line) => line.host === 'refused.test');
+  assert.ok(refusal, JSON.stringify(lines));
+  assert.equal(refusal.outcome, 'refused');
+  const entries = [];
+  for await (const entry of sandbox.egressLog({refused: true})) entries.push(entry);
+  assert.deepEqual(entries, ['refused.test']);
+  // follow: the loop ends when the caller breaks out (the CLI is stopped).
+  for await (const line of sandbox.egressLog({follow: true})) {
+    assert.equal(typeof line.time, 'string');
+    break;
+  }
   const verdict = await sandbox.verifyLog();
   assert.equal(verdict.ok, true, verdict.message);
   const saved = path.join(scratch, 'saved.jsonl');
