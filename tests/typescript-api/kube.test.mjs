@@ -27,8 +27,8 @@ let sandbox;
 test('create puts the labels on every object; names and expiry come back', async () => {
   const events = [];
   sandbox = await Sandbox.create(
-    {template: 'debian:12', labels: {run}, env: {A: '1'}},
-    {...kube, labels: {deployment: 'd1'}, onProgress: (event) => events.push(event)},
+    {template: 'debian:12', labels: {run}, env: {A: '1'}, secrets: {TOKEN: 'ref:env/TOKEN'}},
+    {...kube, labels: {deployment: 'd1'}, env: {OSF_SECRET_TOKEN: 'not-a-real-token'}, onProgress: (event) => events.push(event)},
   );
   made.push(sandbox);
   assert.match(sandbox.id, /^[0-9a-f]{12}$/);
@@ -39,6 +39,7 @@ test('create puts the labels on every object; names and expiry come back', async
   const all = objects(`osf.sandbox.id=${sandbox.id}`);
   const labelled = objects(`osf.sandbox.id=${sandbox.id},run=${run},deployment=d1`);
   assert.ok(all.length >= 6, `${all.length} objects`);
+  assert.ok(all.some((o) => o.kind === 'Secret'), 'the Secret is among them');
   const missing = all.filter((o) => !labelled.some((l) => l.metadata.uid === o.metadata.uid));
   assert.deepEqual(missing.map((o) => `${o.kind}/${o.metadata.name}`), []);
 });
