@@ -345,7 +345,7 @@ for tgz in "$main_tgz" "$platform_tgz"; do
   [ "$(tar -xzOf "$tgz" package/package.json | jq -r .license)" = Apache-2.0 ] ||
     die "$(basename "$tgz"): package.json license is not Apache-2.0"
 done
-node --test packaging/npm/sandbox-kubernetes/lib/platform.test.js >"$work/npm-unit.log" 2>&1 ||
+node --test packaging/npm/sandbox-kubernetes/lib/platform.test.js packaging/npm/sandbox-kubernetes/lib/errors.test.js >"$work/npm-unit.log" 2>&1 ||
   die "platform table: $(tail -20 "$work/npm-unit.log")"
 npmdir="$work/npm-project"
 mkdir -p "$npmdir" "$work/npm-cache"
@@ -378,6 +378,23 @@ code=0
 (cd "$npmdir" && "${npm_env[@]}" npx --offline sandbox-kubernetes create --dry-run bad.json) >/dev/null 2>&1 ||
   code=$?
 [ "$code" = 2 ] || die "a bad spec through npx exited $code, not 2"
+# The TypeScript API from the installed package, from a CommonJS and an ES module script: it
+# runs the platform package's binaries (list: none yet; a bad spec: InvalidSpecError, exit 2).
+cat >"$npmdir/api.cjs" <<'JS'
+const {Sandbox, InvalidSpecError} = require('@osf-sandbox/sandbox-kubernetes');
+(async () => {
+  const listed = await Sandbox.list({backend: 'local'});
+  let code = 'none';
+  try { await Sandbox.create('bad.json', {backend: 'local'}); } catch (e) { code = e instanceof InvalidSpecError ? e.exitCode : String(e); }
+  console.log(`${listed.length} ${code}`);
+})();
+JS
+printf '%s\n' "import {Sandbox} from '@osf-sandbox/sandbox-kubernetes';" \
+  "console.log(typeof Sandbox.create);" >"$npmdir/api.mjs"
+api_out="$(cd "$npmdir" && "${npm_env[@]}" OSF_SANDBOX_LOCAL_STATE_DIR="$work/npm-local-state" node api.cjs)" ||
+  die "the API from CommonJS failed"
+[ "$api_out" = "0 2" ] || die "the API from CommonJS: '$api_out', not '0 2'"
+[ "$(cd "$npmdir" && node api.mjs)" = function ] || die "the API from an ES module"
 # Without the platform package (--omit=optional): one line, exit 1.
 nodir="$work/npm-no-platform"
 mkdir -p "$nodir"
@@ -388,7 +405,7 @@ code=0
 msg="$(cd "$nodir" && "${npm_env[@]}" npx --offline sandbox-kubernetes --help 2>&1 >/dev/null)" || code=$?
 [ "$code" = 1 ] && [ "$(printf '%s\n' "$msg" | wc -l)" = 1 ] && grep -q 'is not installed' <<<"$msg" ||
   die "without the platform package: exit $code, '$msg'"
-ok "npm: installed from the tarballs offline; npx --help, create --dry-run (both CLIs), exit codes; missing platform package: '$msg'"
+ok "npm: installed from the tarballs offline; npx --help, create --dry-run (both CLIs), exit codes, the TypeScript API from CommonJS and ES modules; missing platform package: '$msg'"
 
 step "npm packages on Debian 12 (bookworm minbase, Debian's nodejs and npm)"
 # The same tarballs on a root that has nothing of this machine: Node and npm

@@ -40,9 +40,9 @@ SpecResult parse_spec(std::string_view json_text, SpecOptions options) {
     check_known_fields(
         document, "$",
         {"$schema", "template", "cpu", "memory", "storage", "tmpSize", "env", "egress", "secrets",
-         "mcp", "user", "readOnlyRoot", "lifetime", "persistence", "cache", "mode"},
+         "mcp", "user", "readOnlyRoot", "lifetime", "persistence", "cache", "mode", "labels"},
         "the spec's fields are template, cpu, memory, storage, tmpSize, env, egress, secrets, mcp, "
-        "user, readOnlyRoot, lifetime, persistence, cache and mode",
+        "user, readOnlyRoot, lifetime, persistence, cache, mode and labels",
         check);
     if (document.contains("$schema") && !document["$schema"].is_string())
         check.fail("$['$schema']", "must be a string (the schema's URL, for editors); got " +
@@ -66,6 +66,7 @@ SpecResult parse_spec(std::string_view json_text, SpecOptions options) {
     if (document.contains("lifetime")) check_lifetime(document["lifetime"], check, spec);
     if (document.contains("persistence")) check_persistence(document["persistence"], check, spec);
     if (document.contains("cache")) check_cache(document["cache"], check, spec);
+    if (document.contains("labels")) check_labels(document["labels"], check, spec);
     check_cross_section(document, check);
     if (options.bound_hosts_reachable) check_secret_hosts(document, check, spec);
 

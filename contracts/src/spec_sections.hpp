@@ -49,6 +49,8 @@ void check_lifetime(const nlohmann::json& value, const SpecCheck& check, Spec& s
 
 void check_persistence(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_cache(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+// `labels`: the user's labels of every object of the sandbox (spec_labels.cpp).
+void check_labels(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 
 // The prologue of every list-like section: `value` must be a JSON array
 // (Shape::array) or object ("must be <shape>; got <type>") holding at most

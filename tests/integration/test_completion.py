@@ -33,7 +33,7 @@ def complete(binary, program, words):
                                   "-h", "--version", "-n", "--namespace", "--context", "--kubeconfig"}),
     (["sandbox-kubernetes", "cr"], {"create"}),
     (["sandbox-kubernetes", "create", "--d"], {"--dry-run"}),
-    (["sandbox-kubernetes", "list", "--"], {"--help", "--json", "--output"}),
+    (["sandbox-kubernetes", "list", "--"], {"--help", "--json", "--output", "--selector"}),
     (["sandbox-kubernetes", "revoke", "--"], {"--help", "--mcp"}),
 ])
 def test_adapter_completes_subcommands_and_their_options(words, expected):
@@ -47,7 +47,7 @@ def test_adapter_completes_subcommands_and_their_options(words, expected):
     (["sandbox-local", "allow", "--"], {"--help", "--mcp"}),
     (["sandbox-local", "create", "--d"], {"--dry-run"}),
     (["sandbox-local", "exec", "--t"], {"--timeout", "--tty"}),
-    (["sandbox-local", "list", "--"], {"--help", "--json", "--output"}),
+    (["sandbox-local", "list", "--"], {"--help", "--json", "--output", "--selector"}),
 ])
 def test_local_completes_its_own_subcommands(words, expected):
     assert set(complete(local_bin(), "sandbox-local", words)) == expected

@@ -1,4 +1,5 @@
 #include "commands/command_errors.hpp"
+#include "commands/label_selection.hpp"
 #include "commands/log_saving.hpp"
 #include "commands/sandbox_id_argument.hpp"
 #include "commands/subcommands.hpp"
@@ -29,6 +30,7 @@ void setup_destroy(CLI::App& app, CommandContext& context) {
         std::string save_log;
         bool all = false;
         bool yes = false;
+        std::string selector;
     };
     auto options = std::make_shared<Options>();
     CLI::App* sub = app.add_subcommand(
@@ -37,10 +39,18 @@ void setup_destroy(CLI::App& app, CommandContext& context) {
     sub->add_option("--save-log", options->save_log, context.texts.destroy_save_log);
     sub->add_flag("--all", options->all, "Every sandbox that list shows (needs --yes)");
     sub->add_flag("--yes", options->yes, "Confirm --all");
+    sub->add_option("-l,--selector", options->selector,
+                    "Every sandbox whose labels match (k=v, k!=v, k, !k, comma-separated); "
+                    "none matching is not an error");
     sub->callback([&context, options] {
         guarded(context, [&] {
-            if (options->all == !options->ids.empty())
-                throw UsageError("destroy: give sandbox IDs or --all, not both");
+            const bool by_selector = !options->selector.empty();
+            if (static_cast<int>(options->all) + static_cast<int>(!options->ids.empty()) +
+                    static_cast<int>(by_selector) !=
+                1)
+                throw UsageError(by_selector ? "destroy: give sandbox IDs, --all or -l, one of them"
+                                             : "destroy: give sandbox IDs or --all, not both");
+            const auto selector = selector_option(options->selector);
             if (!options->save_log.empty() && options->ids.size() != 1)
                 throw UsageError("destroy: --save-log takes one sandbox ID");
             if (options->all && !options->yes)
@@ -54,6 +64,9 @@ void setup_destroy(CLI::App& app, CommandContext& context) {
             if (options->all)
                 for (const auto& row : context.backend->list(false))
                     ids.push_back(row.id);
+            if (by_selector)
+                for (const auto& id : selected_ids(*context.backend, selector))
+                    ids.push_back(id);
             int failed = 0;
             for (const auto& id : ids) {
                 try {

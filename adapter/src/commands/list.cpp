@@ -1,4 +1,5 @@
 
+#include "commands/label_selection.hpp"
 #include "commands/log_saving.hpp"
 #include "commands/subcommands.hpp"
 
@@ -11,14 +12,23 @@ namespace osf::commands {
 void setup_list(CLI::App& app, CommandContext& context) {
     auto output = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
+    auto selector = std::make_shared<std::string>();
     CLI::App* sub = app.add_subcommand("list", context.texts.list);
     sub->add_option("-o,--output", *output,
                     "wide: ID, STATUS, AGE, EXPIRES, IMAGE with a header; json: an array; "
                     "yaml: the same as YAML; name: sandbox/<ID> per line, as kubectl -o name")
         ->check(CLI::IsMember({"wide", "json", "yaml", "name"}));
     sub->add_flag("--json", *json, "The same as -o json");
-    sub->callback([&context, output, json] {
+    sub->add_option("-l,--selector", *selector,
+                    "Only sandboxes whose labels match: k=v, k==v, k!=v, k, !k, comma-separated");
+    sub->callback([&context, output, json, selector] {
         guarded(context, [&] {
+            const auto wanted = selector_option(*selector);
+            const std::string format = *json ? "json" : *output;
+            auto rows = context.backend->list(format == "json" || format == "yaml");
+            std::erase_if(rows, [&](const sandbox::SandboxRow& row) {
+                return !sandbox::selector_matches(wanted, row.labels);
+            });
             const std::string format = *json ? "json" : *output;
             const auto rows = context.backend->list(format == "json" || format == "yaml");
             if (format == "json")

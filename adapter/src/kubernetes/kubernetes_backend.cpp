@@ -9,6 +9,7 @@
 #include "kubernetes/extend_command.hpp"
 #include "kubernetes/gc_command.hpp"
 #include "kubernetes/list_command.hpp"
+#include "kubernetes/manifests/names.hpp"
 #include "kubernetes/policy_command.hpp"
 #include "kubernetes/resume_command.hpp"
 #include "kubernetes/snapshot_command.hpp"
@@ -30,6 +31,12 @@ sandbox::SandboxRequest with_default_image(sandbox::SandboxRequest request) {
 }
 
 } // namespace
+
+nlohmann::json KubernetesBackend::names(const sandbox::SandboxRequest& request) {
+    return {{"namespace", request.settings.ns},
+            {"claim", manifests::sandbox_name(request.id)},
+            {"egressProxy", manifests::egress_name(request.id)}};
+}
 
 nlohmann::json KubernetesBackend::describe(const sandbox::SandboxRequest& request) {
     return dry_run_objects(context_, with_default_image(request));

@@ -20,6 +20,8 @@ public:
 
     nlohmann::json describe(const sandbox::SandboxRequest& request) override;
     void create(const sandbox::SandboxRequest& request, std::ostream& progress) override;
+    // {namespace, claim, egressProxy}: the SandboxClaim and the egress pod and Service.
+    nlohmann::json names(const sandbox::SandboxRequest& request) override;
     sandbox::ExecResult exec(const sandbox::ExecRequest& request) override;
     void copy(const sandbox::CopyRequest& request) override;
     std::string snapshot(const std::string& id, const std::string& stamp) override;

@@ -4,6 +4,7 @@
 #include "kubernetes/manifests/egress_objects.hpp"
 #include "kubernetes/manifests/names.hpp"
 #include "kubernetes/manifests/owner_references.hpp"
+#include "kubernetes/manifests/user_labels.hpp"
 
 namespace osf::kubernetes {
 
@@ -30,10 +31,18 @@ std::vector<KubectlCall> secret_creation_calls(const sandbox::SandboxRequest& re
                             request.settings.secrets_dir + "/" + name);
 
     KubectlCall patch;
-    patch.args = {
-        "patch",  "--local", "-f", "-",
-        "--type", "merge",   "-p", manifests::secret_metadata_patch(request.id, owner).dump(),
-        "-o",     "json"};
+    patch.args = {"patch",
+                  "--local",
+                  "-f",
+                  "-",
+                  "--type",
+                  "merge",
+                  "-p",
+                  manifests::with_user_labels(manifests::secret_metadata_patch(request.id, owner),
+                                              request.spec.labels)
+                      .dump(),
+                  "-o",
+                  "json"};
     KubectlCall create;
     create.args = {"create", "--namespace", ns, "-f", "-"};
     return {make, patch, create};

@@ -173,6 +173,7 @@ void LocalBackend::create(const sandbox::SandboxRequest& request, std::ostream& 
         throw commands::UsageError(*refusal);
     auto [choice, meta, snapshot_workspace] = resolve_template(request);
     meta.workspace_bytes = workspace_bound(request.spec);
+    meta.labels = request.spec.labels;
 
     const SandboxPaths paths = sandbox_paths(root(), request.id);
     if (fs::exists(paths.dir)) throw CommandFailed("sandbox " + request.id + " already exists");

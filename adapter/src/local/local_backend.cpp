@@ -68,6 +68,7 @@ std::vector<sandbox::SandboxRow> LocalBackend::list(bool /*with_policy*/) {
         row.created = meta.created != 0 ? sandbox::rfc3339(wall_time(meta.created)) : "";
         row.age_seconds = meta.created != 0 ? std::max(0LL, now - meta.created) : 0;
         row.image = !meta.template_name.empty() ? meta.template_name : "-";
+        row.labels = meta.labels;
         if (meta.expires != 0) {
             row.expires = sandbox::rfc3339(wall_time(meta.expires));
             row.expires_in_seconds = meta.expires - now;

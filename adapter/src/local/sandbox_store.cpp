@@ -66,7 +66,8 @@ void write_meta(const std::string& path, const SandboxMeta& meta) {
                       {"expires", meta.expires},
                       {"suspendedAt", meta.suspended_at},
                       {"hostId", meta.host_id},
-                      {"workspaceBytes", meta.workspace_bytes}});
+                      {"workspaceBytes", meta.workspace_bytes},
+                      {"labels", meta.labels}});
 }
 
 std::optional<SandboxMeta> read_meta(const std::string& path) {
@@ -83,6 +84,10 @@ std::optional<SandboxMeta> read_meta(const std::string& path) {
     meta.suspended_at = json->value("suspendedAt", 0LL);
     meta.host_id = json->value("hostId", 0U);
     meta.workspace_bytes = json->value("workspaceBytes", 0LL);
+    // State written before labels existed has none.
+    if (const auto labels = json->find("labels"); labels != json->end() && labels->is_object())
+        for (const auto& [key, value] : labels->items())
+            if (value.is_string()) meta.labels[key] = value.get<std::string>();
     return meta;
 }
 

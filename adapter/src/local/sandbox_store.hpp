@@ -4,6 +4,7 @@
 
 #include "local/local_layout.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ struct SandboxMeta {
     unsigned host_id = 0;
     // The size of the file system /workspace is (storage, persistence); 0: unbounded.
     long long workspace_bytes = 0;
+    // The user's labels (spec `labels` and create --label); list -l selects by them.
+    std::map<std::string, std::string> labels;
 };
 
 void write_meta(const std::string& path, const SandboxMeta& meta);

@@ -56,6 +56,11 @@ public:
     // checked) and returns once it is ready. Progress goes to `progress`. On any
     // failure or interruption everything made is removed before the throw.
     virtual void create(const sandbox::SandboxRequest& request, std::ostream& progress) = 0;
+    // The names of the started sandbox's parts a program may look for
+    // (create -o json's `names`): the Kubernetes objects, say. None by default.
+    virtual nlohmann::json names(const sandbox::SandboxRequest& /*request*/) {
+        return nlohmann::json::object();
+    }
     // Runs a command in /workspace with the caller's stdin, stdout and stderr;
     // returns the command's exit code (126 when it cannot be run, 127 when it
     // is not found). On SIGINT or SIGTERM (commands/interrupt.hpp) the command

@@ -108,7 +108,8 @@ json rows_json(const std::vector<SandboxRow>& rows) {
                          {"ageSeconds", row.age_seconds},
                          {"expires", row.expires.empty() ? json(nullptr) : json(row.expires)},
                          {"image", row.image},
-                         {"policy", row.policy}});
+                         {"policy", row.policy},
+                         {"labels", row.labels}});
     return array;
 }
 

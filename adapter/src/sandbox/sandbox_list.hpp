@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -22,6 +23,8 @@ struct SandboxRow {
     // spec_policy() of the stored spec (what allow and revoke rewrite); null
     // when it could not be read.
     nlohmann::json policy;
+    // The user's labels (never the adapter's own): what -l selects on.
+    std::map<std::string, std::string> labels;
 };
 
 // "45s", "12m", "3h", "5d"
@@ -32,7 +35,7 @@ std::string format_expires(const std::optional<long long>& seconds);
 // `list -o wide`: a header (ID STATUS AGE EXPIRES IMAGE), then one aligned
 // line per row.
 std::string wide_table(const std::vector<SandboxRow>& rows);
-// `list -o json`: an array of {id, status, created, ageSeconds, expires, image,
+// `list -o json`: an array of {id, status, created, ageSeconds, expires, image, labels,
 // policy}.
 nlohmann::json rows_json(const std::vector<SandboxRow>& rows);
 

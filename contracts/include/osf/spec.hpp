@@ -144,6 +144,9 @@ struct Spec {
     std::optional<std::chrono::seconds> lifetime;
     std::optional<Persistence> persistence;
     std::optional<PackageCache> cache;
+    // `labels`: put on every object of the sandbox and in its local state; `list`,
+    // `destroy` and `gc` select by them (osf/label_syntax.hpp says which are valid).
+    std::map<std::string, std::string> labels;
 
     // True when `template` names an image (holds '/', ':' or '@').
     bool template_is_image() const;

@@ -32,6 +32,8 @@ inline constexpr std::size_t max_mcp_servers = 32;
 inline constexpr std::size_t max_mcp_name_length = 63;
 inline constexpr std::size_t max_mcp_tools = 256;
 inline constexpr std::size_t max_mcp_tool_length = 128;
+// A sandbox's labels: as many as an object carries comfortably beside the adapter's own.
+inline constexpr std::size_t max_labels = 64;
 // Kubernetes' range for runAsUser, runAsGroup and fsGroup.
 inline constexpr long long max_user_id = 2147483647;
 

@@ -19,6 +19,7 @@ TEST_CASE("reserved variable names are the spec schema's", "[spec_limits]") {
     CHECK(spec["properties"]["env"]["maxProperties"] == osf::spec_limits::max_env_vars);
     CHECK(spec["properties"]["egress"]["maxItems"] == osf::spec_limits::max_egress_entries);
     CHECK(spec["properties"]["secrets"]["maxProperties"] == osf::spec_limits::max_secrets);
+    CHECK(spec["properties"]["labels"]["maxProperties"] == osf::spec_limits::max_labels);
     CHECK(spec["properties"]["mcp"]["maxItems"] == osf::spec_limits::max_mcp_servers);
     CHECK(spec["$defs"]["envValue"]["maxLength"] == osf::spec_limits::max_env_value_length);
     CHECK(spec["$defs"]["egressEntry"]["maxLength"] == osf::spec_limits::max_egress_entry_length);

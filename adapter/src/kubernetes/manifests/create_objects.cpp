@@ -7,6 +7,7 @@
 #include "kubernetes/manifests/persistence.hpp"
 #include "kubernetes/manifests/sandbox_objects.hpp"
 #include "kubernetes/manifests/snapshot_objects.hpp"
+#include "kubernetes/manifests/user_labels.hpp"
 #include "sandbox/lifetime.hpp"
 
 namespace osf::kubernetes::manifests {
@@ -18,7 +19,8 @@ json kube_list(const json& items) {
 }
 
 json sandbox_claim_object(const sandbox::SandboxRequest& request) {
-    return with_lifetime(sandbox_claim(request), request.lifetime);
+    return with_user_labels(with_lifetime(sandbox_claim(request), request.lifetime),
+                            request.spec.labels);
 }
 
 json egress_side_objects(const sandbox::SandboxRequest& request, sandbox::WallTime now) {
@@ -28,7 +30,7 @@ json egress_side_objects(const sandbox::SandboxRequest& request, sandbox::WallTi
     if (!request.upstream_ca_pem.empty()) objects.push_back(upstream_ca_config_map(request));
     for (auto& object : {pod, egress_service(request), egress_network_policy(request)})
         objects.push_back(object);
-    return objects;
+    return with_user_labels_each(std::move(objects), request.spec.labels);
 }
 
 json sandbox_side_objects(const sandbox::SandboxRequest& request, const json& base_pod_template,
@@ -36,10 +38,12 @@ json sandbox_side_objects(const sandbox::SandboxRequest& request, const json& ba
     json pod_template = with_package_cache(
         with_workspace_volume(sandbox_pod_template(base_pod_template, request)), request);
     pod_template["spec"] = with_pod_deadline(pod_template["spec"], request.lifetime.pods_end, now);
-    return json::array({ca_config_map(request, ca_pem),
-                        with_restore_as_sandbox(
-                            with_persistence(sandbox_template(request, pod_template), request)),
-                        sandbox_warm_pool(request)});
+    return with_user_labels_each(
+        json::array({ca_config_map(request, ca_pem),
+                     with_restore_as_sandbox(
+                         with_persistence(sandbox_template(request, pod_template), request)),
+                     sandbox_warm_pool(request)}),
+        request.spec.labels);
 }
 
 json sandbox_pod_probe(const sandbox::SandboxRequest& request, const json& base_pod_template) {
@@ -57,7 +61,8 @@ json dry_run_list(const sandbox::SandboxRequest& request, const json& base_pod_t
     json items = json::array();
     const sandbox::WallTime now = request.lifetime.created;
     items.push_back(sandbox_claim_object(request));
-    if (!request.secrets.empty()) items.push_back(egress_secret_preview(request));
+    if (!request.secrets.empty())
+        items.push_back(with_user_labels(egress_secret_preview(request), request.spec.labels));
     for (auto& item : egress_side_objects(request, now))
         items.push_back(item);
     for (auto& item : sandbox_side_objects(request, base_pod_template, "", now))

@@ -25,19 +25,16 @@ std::string key_path(std::string_view key) {
 // The columns, in order: the jsonpath of each (the values hold no tab or
 // line break: names, labels, timestamps, reasons, image references).
 std::vector<std::string> column_paths() {
-    return {".kind",
-            ".metadata.name",
-            ".metadata.labels." + key_path(sandbox::kSandboxIdLabel),
-            ".metadata.labels." + key_path(sandbox::kRoleLabel),
-            ".metadata.creationTimestamp",
+    return {".kind", ".metadata.name", ".metadata.labels." + key_path(sandbox::kSandboxIdLabel),
+            ".metadata.labels." + key_path(sandbox::kRoleLabel), ".metadata.creationTimestamp",
             ".spec.lifecycle.shutdownTime",
-            ".metadata.annotations." + key_path(kSuspendedAtAnnotation),
-            ".status.sandbox.name",
+            ".metadata.annotations." + key_path(kSuspendedAtAnnotation), ".status.sandbox.name",
             ".status.conditions[?(@.type==\"Ready\")].status",
-            ".status.conditions[?(@.type==\"Ready\")].reason",
-            ".status.phase",
-            ".status.reason",
-            ".spec.podTemplate.spec.containers[0].image"};
+            ".status.conditions[?(@.type==\"Ready\")].reason", ".status.phase", ".status.reason",
+            ".spec.podTemplate.spec.containers[0].image",
+            // Every label, as kubectl prints a map (JSON): the user's labels a
+            // selector matches (label syntax allows no tab or line break).
+            ".metadata.labels"};
 }
 
 std::vector<std::string> split_tabs(std::string_view line) {
@@ -95,6 +92,12 @@ json objects_from_columns(const std::string& text) {
         if (!fields[12].empty())
             object["spec"]["podTemplate"]["spec"]["containers"] =
                 json::array({json{{"image", fields[12]}}});
+        if (!fields[13].empty()) {
+            const json all = json::parse(fields[13], nullptr, false);
+            if (all.is_object())
+                for (const auto& [key, value] : all.items())
+                    if (value.is_string()) object["metadata"]["labels"][key] = value;
+        }
         items.push_back(std::move(object));
     }
     return items;

@@ -5,6 +5,7 @@
 #include "kubernetes/manifests/names.hpp"
 #include "kubernetes/manifests/pod_status.hpp"
 #include "kubernetes/manifests/suspension.hpp"
+#include "osf/label_syntax.hpp"
 #include "sandbox/labels.hpp"
 #include "sandbox/spec_policy.hpp"
 
@@ -47,6 +48,7 @@ std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_cloc
         std::string image;
         std::optional<WallTime> expires;
         bool suspended = false;
+        std::map<std::string, std::string> labels;
     };
     std::map<std::string, Found> found;
     std::map<std::string, json> policies; // by ID, from the spec ConfigMaps
@@ -73,6 +75,11 @@ std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_cloc
             entry.claim = claim_status(item);
             entry.expires = claim_expiry(item);
             entry.suspended = claim_suspended(item);
+            // The claim carries the user's labels with the adapter's own: only
+            // the user's are the row's.
+            for (const auto& [key, value] : labels.items())
+                if (value.is_string() && !osf::user_label_problem(key, value.get<std::string>()))
+                    entry.labels[key] = value.get<std::string>();
         } else if (kind == "SandboxTemplate") {
             const json containers = item.value("spec", json::object())
                                         .value("podTemplate", json::object())
@@ -99,6 +106,7 @@ std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_cloc
         row.created = entry.created;
         if (auto created = parse_timestamp(entry.created)) row.age_seconds = now_seconds - *created;
         row.image = entry.image.empty() ? "-" : entry.image;
+        row.labels = entry.labels;
         if (entry.expires) {
             row.expires = rfc3339(*entry.expires);
             row.expires_in_seconds =

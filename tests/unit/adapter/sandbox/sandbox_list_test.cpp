@@ -29,13 +29,16 @@ TEST_CASE("list formatting: EXPIRES column and the wide table") {
     CHECK(rows_json({row})[0]["policy"].is_null()); // no spec read
     SandboxRow with_policy = row;
     with_policy.policy = nlohmann::json::parse(R"({"egress":["a.test"],"mcp":{"wiki":["read"]}})");
+    with_policy.labels = {{"run", "r1"}};
     CHECK(rows_json({with_policy})[0]["policy"] == with_policy.policy);
+    CHECK(rows_json({with_policy})[0]["labels"] == nlohmann::json{{"run", "r1"}});
     CHECK(rows_yaml({row, with_policy}) ==
           "- ageSeconds: 30\n"
           "  created: \"2026-11-29T18:59:30Z\"\n"
           "  expires: null\n"
           "  id: \"0123456789ab\"\n"
           "  image: \"node:24-alpine\"\n"
+          "  labels: {}\n"
           "  policy: null\n"
           "  status: \"SandboxNotReady\"\n"
           "- ageSeconds: 30\n"
@@ -43,6 +46,7 @@ TEST_CASE("list formatting: EXPIRES column and the wide table") {
           "  expires: null\n"
           "  id: \"0123456789ab\"\n"
           "  image: \"node:24-alpine\"\n"
+          "  labels: {\"run\":\"r1\"}\n"
           "  policy: {\"egress\":[\"a.test\"],\"mcp\":{\"wiki\":[\"read\"]}}\n"
           "  status: \"SandboxNotReady\"\n");
     CHECK(rows_yaml({}) == "[]\n");
