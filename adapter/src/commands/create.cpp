@@ -41,13 +41,11 @@ void setup_create(CLI::App& app, CommandContext& context) {
             request.spec.labels = with_label_options(request.spec.labels, options->labels);
             // Advice, not an error: a secret for every egress host still works.
             for (const auto& line : osf::spec_warnings(request.spec))
-                context.err << context.program << ": " << line
-                            << "
-                               ";
-                    if (options->dry_run) {
-                    context.out << context.backend->describe(request).dump(2) << "\n";
-                    return 0;
-                }
+                context.err << context.program << ": " << line << "\n";
+            if (options->dry_run) {
+                context.out << context.backend->describe(request).dump(2) << "\n";
+                return 0;
+            }
             if (json_progress) {
                 LineStream progress([&](std::string_view line) {
                     context.err << progress_line(line) << "\n" << std::flush;

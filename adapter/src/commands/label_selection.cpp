@@ -14,7 +14,7 @@ sandbox::LabelSelector selector_option(const std::string& text) {
 std::set<std::string> selected_ids(sandbox::Backend& backend,
                                    const sandbox::LabelSelector& selector) {
     std::set<std::string> ids;
-    for (const auto& row : backend.list())
+    for (const auto& row : backend.list(false))
         if (sandbox::selector_matches(selector, row.labels)) ids.insert(row.id);
     return ids;
 }

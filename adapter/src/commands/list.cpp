@@ -29,8 +29,6 @@ void setup_list(CLI::App& app, CommandContext& context) {
             std::erase_if(rows, [&](const sandbox::SandboxRow& row) {
                 return !sandbox::selector_matches(wanted, row.labels);
             });
-            const std::string format = *json ? "json" : *output;
-            const auto rows = context.backend->list(format == "json" || format == "yaml");
             if (format == "json")
                 context.out << sandbox::rows_json(rows).dump(2) << "\n";
             else if (format == "yaml")

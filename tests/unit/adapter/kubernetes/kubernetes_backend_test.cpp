@@ -89,7 +89,8 @@ std::string columns_of(const std::vector<json>& items) {
             ready_reason,
             at("/status/phase"),
             at("/status/reason"),
-            at("/spec/podTemplate/spec/containers/0/image")};
+            at("/spec/podTemplate/spec/containers/0/image"),
+            item["metadata"].contains("labels") ? item["metadata"]["labels"].dump() : ""};
         for (std::size_t i = 0; i < fields.size(); ++i)
             text += fields[i] + (i + 1 < fields.size() ? "\t" : "\n");
     }

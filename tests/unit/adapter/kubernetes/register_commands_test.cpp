@@ -702,7 +702,7 @@ TEST_CASE("list: IDs one per line; -o wide a table with a header; -o json and --
     // kubectl prints the claim's and the template's fields (manifests/object_columns.hpp).
     const std::string columns =
         "SandboxClaim\tosf-sandbox-" + kId + "\t" + kId +
-        "\t\t2026-11-29T18:58:00Z\t2026-11-29T21:00:00Z\t\t\tTrue\t\t\t\t\n";
+        "\t\t2026-11-29T18:58:00Z\t2026-11-29T21:00:00Z\t\t\tTrue\t\t\t\t\t\n";
     const json configs = {
         {"kind", "List"},
         {"items",

@@ -15,21 +15,23 @@ TEST_CASE("object columns: the jsonpath kubectl prints them with") {
     CHECK(path.find("{.status.conditions[?(@.type==\"Ready\")].reason}") != std::string::npos);
     CHECK(path.find("{.metadata.annotations.osf\\.sandbox\\.suspended-at}") != std::string::npos);
     CHECK(path.size() > 40);
-    CHECK(path.substr(path.size() - 31) == "containers[0].image}{\"\\n\"}{end}");
+    CHECK(path.find("containers[0].image}{\"\\t\"}") != std::string::npos);
+    CHECK(path.substr(path.size() - 29) == "{.metadata.labels}{\"\\n\"}{end}");
 }
 
 TEST_CASE("object columns: read back into what list and gc decide on") {
     // As kubectl prints them: kind, name, id, role, created, shutdownTime, suspended-at,
-    // sandbox name, Ready status, Ready reason, phase, reason, image.
+    // sandbox name, Ready status, Ready reason, phase, reason, image, every label (JSON).
     const std::string text =
         "SandboxClaim\tosf-sandbox-aaaaaaaaaaaa\taaaaaaaaaaaa\t\t2026-11-29T18:00:00Z\t"
-        "2026-11-29T20:00:00Z\t\tosf-sandbox-aaaaaaaaaaaa\tTrue\tDependenciesReady\t\t\t\n"
+        "2026-11-29T20:00:00Z\t\tosf-sandbox-aaaaaaaaaaaa\tTrue\tDependenciesReady\t\t\t\t"
+        "{\"osf.sandbox.id\":\"aaaaaaaaaaaa\",\"run\":\"r1\"}\n"
         "SandboxTemplate\tosf-sandbox-aaaaaaaaaaaa\taaaaaaaaaaaa\t\t2026-11-29T18:00:01Z\t\t\t\t\t"
-        "\t\t\tnode:24-alpine\n"
+        "\t\t\tnode:24-alpine\t\n"
         "SandboxClaim\tosf-sandbox-bbbbbbbbbbbb\tbbbbbbbbbbbb\t\t2026-11-29T18:10:00Z\t"
-        "2026-11-29T18:30:00Z\t2026-11-29T18:20:00Z\t\tFalse\tSandboxSuspended\t\t\t\n"
+        "2026-11-29T18:30:00Z\t2026-11-29T18:20:00Z\t\tFalse\tSandboxSuspended\t\t\t\t\n"
         "Pod\tosf-sandbox-cccccccccccc-egress\tcccccccccccc\tegress\t2026-11-29T18:00:00Z\t\t\t\t"
-        "\t\tFailed\tDeadlineExceeded\t\n"
+        "\t\tFailed\tDeadlineExceeded\t\t\n"
         "a line of another shape\n";
     const json items = objects_from_columns(text);
     REQUIRE(items.size() == 4);
@@ -45,7 +47,8 @@ TEST_CASE("object columns: read back into what list and gc decide on") {
     CHECK(rows[0].status == "Ready");
     CHECK(rows[0].image == "node:24-alpine");
     CHECK(rows[0].expires == "2026-11-29T20:00:00Z");
-    CHECK(rows[1].id == "cccccccccccc"); // oldest first
+    CHECK(rows[0].labels == std::map<std::string, std::string>{{"run", "r1"}}); // the user's only
+    CHECK(rows[1].id == "cccccccccccc");                                        // oldest first
     CHECK(rows[2].id == "bbbbbbbbbbbb");
     CHECK(rows[2].status == "Suspended");
 
