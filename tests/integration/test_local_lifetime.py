@@ -442,10 +442,16 @@ def own_cgroup_v1(controller):
     return None
 
 
+def bound_spec_for(upstream):
+    """spec_for with its secret bound to its host: create then prints no advice
+    about it, so what these tests read on stderr is about cgroups alone."""
+    return {**spec_for(upstream), "secrets": {"API_TOKEN": {"ref": "ref:env/API_TOKEN", "hosts": ["allowed.test"]}}}
+
+
 def test_cgroup_limits_hold_on_v2_or_on_v1(local, upstream):
     path = os.path.join(local.state, "limits.json")
     with open(path, "w") as f:
-        json.dump({**spec_for(upstream), "cpu": "500m", "memory": "256Mi"}, f)
+        json.dump({**bound_spec_for(upstream), "cpu": "500m", "memory": "256Mi"}, f)
     listed_before = local.run("list").stdout.split()
     res = local.run("create", path)
     with open("/proc/self/mountinfo") as f:
@@ -503,7 +509,7 @@ def test_cgroup_v2_without_the_controllers_refuses_the_limit(local, upstream):
         pytest.skip("/sys/fs/cgroup is cgroup v2 already: the test above covers it")
     path = os.path.join(local.state, "limits-v2.json")
     with open(path, "w") as f:
-        json.dump({**spec_for(upstream), "memory": "256Mi"}, f)
+        json.dump({**bound_spec_for(upstream), "memory": "256Mi"}, f)
     before = sorted(os.listdir(os.path.join(local.state, "sandboxes")))
     res = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
                           'mount -t cgroup2 none /sys/fs/cgroup || exit 99; exec "$@"', "sh",
