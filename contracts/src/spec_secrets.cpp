@@ -115,19 +115,21 @@ bool check_places(const nlohmann::json& in, const std::string& at, const SpecChe
     return good;
 }
 
-// The object form. The one place a new kind of secret (a signing key, say)
-// would be read: `kind` is refused for now.
+// The object form of a reference bound to hosts: it has no `kind` (an object
+// with a kind and no ref is an AWS secret, spec_aws_secret.cpp).
 std::optional<std::pair<SecretRef, SecretBinding>>
 checked_binding(const nlohmann::json& value, const std::string& at, const SpecCheck& check) {
     check_known_fields(value, at, {"ref", "hosts", "in", "require", "kind"},
                        "a bound secret's fields are ref, hosts, in and require", check);
     bool good = true;
     if (const auto kind = value.find("kind"); kind != value.end()) {
-        check.fail(member_path(at, "kind"),
-                   "no kind of secret is known here" +
-                       (kind->is_string() ? " (got " + json_quoted(kind->get<std::string>()) + ")"
-                                          : std::string()) +
-                       ": leave \"kind\" out for a reference bound to hosts");
+        check.fail(
+            member_path(at, "kind"),
+            "a bound secret has no kind" +
+                (kind->is_string() ? " (got " + json_quoted(kind->get<std::string>()) + ")"
+                                   : std::string()) +
+                ": leave \"kind\" out for a reference bound to hosts; an AWS secret is "
+                "{\"kind\": \"aws\", \"accessKeyId\", \"secretAccessKey\", ...} without \"ref\"");
         good = false;
     }
     std::optional<SecretRef> ref;
@@ -207,7 +209,9 @@ void check_secrets(const nlohmann::json& value, const SpecCheck& check, Spec& sp
                            "egress proxy; choose another name");
             good = false;
         }
-        if (entry.is_object() && entry.contains("kind")) {
+        // An object with a kind and no ref is a secret of that kind (AWS); one
+        // with a ref is a bound secret, whose checker refuses a kind.
+        if (entry.is_object() && entry.contains("kind") && !entry.contains("ref")) {
             if (good) check_aws_secret(entry, at, name, check, spec);
             continue;
         }

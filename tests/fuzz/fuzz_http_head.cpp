@@ -185,8 +185,8 @@ void check_strip(const http::request<http::empty_body>& req) {
 
 const osf::secrets::SecretStore& store() {
     static const osf::secrets::SecretStore s({
-        {"API_TOKEN", osf::secret_placeholder("API_TOKEN"), "tok-value-1"},
-        {"DB_PASSWORD", osf::secret_placeholder("DB_PASSWORD"), "pw:with:colons"},
+        {"API_TOKEN", osf::secret_placeholder("API_TOKEN"), "tok-value-1", {}, {}},
+        {"DB_PASSWORD", osf::secret_placeholder("DB_PASSWORD"), "pw:with:colons", {}, {}},
     });
     return s;
 }

@@ -26,8 +26,8 @@ const std::string& long_value() {
 
 const SecretStore& store() {
     static const SecretStore s({
-        {"LONG", osf::secret_placeholder("LONG"), long_value()},
-        {"SHORT", osf::secret_placeholder("SHORT"), "s1"},
+        {"LONG", osf::secret_placeholder("LONG"), long_value(), {}, {}},
+        {"SHORT", osf::secret_placeholder("SHORT"), "s1", {}, {}},
     });
     return s;
 }

@@ -53,7 +53,7 @@ status?: number
 /**
  * Why the proxy refused. Present exactly when outcome is refused.
  */
-refusedBy?: ("host-not-allowed" | "port-not-allowed" | "bad-host" | "destination-address" | "host-mismatch" | "bad-request" | "mcp-tool" | "mcp-unreadable" | "limit" | "mcp-upgrade" | "secret-cleartext" | "secret-echo")
+refusedBy?: ("host-not-allowed" | "port-not-allowed" | "bad-host" | "destination-address" | "host-mismatch" | "bad-request" | "mcp-tool" | "mcp-unreadable" | "limit" | "mcp-upgrade" | "secret-cleartext" | "secret-echo" | "aws-signature-not-placeholder" | "aws-scope-not-allowed" | "aws-signature-unsupported" | "secret-not-bound-to-host" | "secret-place-not-allowed" | "secret-required" | "method-not-allowed" | "path-not-allowed")
 /**
  * A short machine-readable reason, such as upstream-connect, upstream-tls, upstream-reset, upstream-timeout, upstream-protocol, dns, client-closed (the client left mid-exchange), client-timeout (the client sent nothing more within the idle timeout), client-tls (an allowed CONNECT whose client refused the proxy's certificate), no-request (an allowed CONNECT that carried no request), aborted (cut short inside the proxy, e.g. at shutdown), upstream-limit (the answer's head, a chunk-size line or its trailer section over the proxy's ceiling). Present exactly when outcome is error.
  */
@@ -99,6 +99,18 @@ mcpEventsDropped?: number
  */
 toolsRemoved?: number
 /**
+ * On a host whose egress entry has rules: the rule that decided, by its short name (its name, or "<host[:port]>#<index>"); "<host[:port]>#none" when no rule matched (refused), "<host[:port]>#path" when the path could not be read one way (refused).
+ */
+rule?: string
+/**
+ * Audit mode (the spec's or the entry's mode): the refusal the host's rules would have made; the request went on (outcome allowed or error), rule names the rule.
+ */
+wouldRefuse?: ("method-not-allowed" | "path-not-allowed")
+/**
+ * With rule, when a rule matched: its index (from 0) in the entry's rules.
+ */
+ruleIndex?: number
+/**
  * Request lines: the generation of the policy that admitted the request, when a policy change (allow, revoke) made it; absent when the spec the proxy started with did. The policy line with this generation says what changed.
  */
 policy?: number
@@ -119,9 +131,13 @@ chain: string
  */
 kind?: ("start" | "checkpoint" | "policy")
 /**
- * policy lines: allow (entries or tools added) or revoke (removed).
+ * policy lines: allow (entries or tools added), revoke (removed), or rotate (a ref:file/ secret's file changed and the proxy uses its new value from the next request; secret names it, never a value).
  */
-change?: ("allow" | "revoke")
+change?: ("allow" | "revoke" | "rotate")
+/**
+ * rotate lines: the name of the secret whose value changed (never the value).
+ */
+secret?: string
 /**
  * policy lines: the egress entries the change added or removed, host or host:port as the policy compares them (lower case, a wildcard as *.domain).
  * 
@@ -139,7 +155,7 @@ tools?: string[]
  */
 by?: string
 /**
- * policy lines: the number of the policy in force from this line on (the spec the proxy started with is 0; each change adds one within a run).
+ * policy lines: the number of the policy in force from this line on (the spec the proxy started with is 0; each allow or revoke adds one within a run, so theirs is 1 or more; a rotate line changes no policy and says the one in force, 0 included).
  */
 generation?: number
 /**

@@ -21,9 +21,84 @@ export type EnvValue = string | undefined
  */
 export type EgressEntry = string
 /**
+ * Matches a request when its method is among methods (absent: any), its normalised path matches one of paths (absent: any) and its query carries each query parameter exactly once with that value (absent: any query); then allows or denies it.
+ */
+export type RequestRule = ({
+/**
+ * "read-only" (GET, HEAD, OPTIONS) or methods as sent (case-sensitive).
+ */
+methods?: ("read-only" | [string]|[string, string]|[string, string, string]|[string, string, string, string]|[string, string, string, string, string]|[string, string, string, string, string, string]|[string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string, string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string, string, string, string, string, string, string, string, string])
+/**
+ * @minItems 1
+ * @maxItems 64
+ */
+paths?: [PathPattern, ...(PathPattern)[]]
+/**
+ * Parameters the query must carry once each, with exactly these (decoded) values.
+ */
+query?: {
+[k: string]: string | undefined
+}
+allow?: true
+deny?: true
+/**
+ * The rule's short name in the log and in refusals; absent: "<host[:port]>#<index>".
+ */
+name?: string
+reason?: ReasonText
+} & RequestRule1 & {
+/**
+ * "read-only" (GET, HEAD, OPTIONS) or methods as sent (case-sensitive).
+ */
+methods?: ("read-only" | [string]|[string, string]|[string, string, string]|[string, string, string, string]|[string, string, string, string, string]|[string, string, string, string, string, string]|[string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string, string, string, string, string, string, string, string]|[string, string, string, string, string, string, string, string, string, string, string, string, string, string, string, string])
+/**
+ * @minItems 1
+ * @maxItems 64
+ */
+paths?: [PathPattern, ...(PathPattern)[]]
+/**
+ * Parameters the query must carry once each, with exactly these (decoded) values.
+ */
+query?: {
+[k: string]: string | undefined
+}
+allow?: true
+deny?: true
+/**
+ * The rule's short name in the log and in refusals; absent: "<host[:port]>#<index>".
+ */
+name?: string
+reason?: ReasonText
+} & RequestRule1)
+/**
+ * A normalised path in plain characters (no '%', no '.' or '..' segment, no '//'): exact "/a/b"; "/a/*" every path below /a/; a '*' segment elsewhere any one segment ("/repos/* /issues").
+ */
+export type PathPattern = string
+/**
+ * Words for the agent a refusal names this rule to: one line.
+ */
+export type ReasonText = string
+export type RequestRule1 = ({
+[k: string]: unknown | undefined
+} | {
+[k: string]: unknown | undefined
+})
+/**
+ * enforce (the default): a request the rules refuse is refused; audit: it goes on, its log line says wouldRefuse and the rule. Hosts are always enforced.
+ */
+export type RuleMode = ("enforce" | "audit")
+/**
  * ref:file/<name> (a file name in OSF_SECRETS_DIR, not '.' or '..', at most 255 characters), ref:env/<NAME> (the proxy's variable OSF_SECRET_<NAME>) or ref:openbao/<path> (a KV v2 path of non-empty segments, none '.' or '..').
  */
-export type SecretRef = string | undefined
+export type SecretRef = string
+/**
+ * Lower-case letters, digits and inner hyphens, 1-64 characters.
+ */
+export type AwsWord = string
+/**
+ * An egress entry without a port.
+ */
+export type AwsHost = (EgressEntry & string)
 
 /**
  * What a sandbox runs and what it may reach. Read by sandbox-kubernetes (create) and egress-proxy (--spec). Field by field in contracts/README.md.
@@ -60,16 +135,20 @@ env?: {
 [k: string]: EnvValue | undefined
 }
 /**
- * Hosts the sandbox may reach: "host", "*.domain" (every subdomain, not the domain itself), optionally ":port"; or an IPv4 address.
+ * Hosts the sandbox may reach: "host", "*.domain" (every subdomain, not the domain itself), optionally ":port"; or an IPv4 address. An entry written as an object {"host", "rules"} allows only the requests its rules allow (first match wins, no match refuses). A host (with its port) is listed once when any of its entries has rules (the C++ validator checks this).
  * 
  * @maxItems 256
  */
-egress?: EgressEntry[]
+egress?: (EgressEntry | EgressEntryWithRules)[]
 /**
- * Secrets the proxy substitutes for placeholders, NAME -> reference.
+ * enforce (the default): a request the rules refuse is refused; audit: it goes on, its log line says wouldRefuse and the rule. Hosts are always enforced.
+ */
+mode?: ("enforce" | "audit")
+/**
+ * Secrets the proxy substitutes for placeholders, NAME -> reference (sent to every egress host, in header values and Basic credentials), a bound secret (only to its hosts, only where its `in` says), or an AWS secret (kind "aws"), whose requests the proxy signs again. At most one AWS secret (the sandbox's AWS_* variables hold its placeholders); its hosts must be allowed by egress and AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN may then not be env names nor secret names (the C++ validator checks these rules, which span sections).
  */
 secrets?: {
-[k: string]: SecretRef | undefined
+[k: string]: (SecretRef | BoundSecret | AwsSecret) | undefined
 }
 /**
  * MCP servers the sandbox may call, each with the only tools it may use. Names and URLs are unique (uniqueItemProperties is an ajv-keywords keyword; validators without it skip that check, the C++ validator makes it).
@@ -117,6 +196,77 @@ claimName: TemplateName
 labels?: {
 [k: string]: string | undefined
 }
+}
+/**
+ * An egress entry whose requests are judged by rules: host as a string entry, rules in order (first match wins, a request no rule matches is refused), and an optional reason an agent reads when a request is refused.
+ */
+export interface EgressEntryWithRules {
+host: EgressEntry
+/**
+ * Rule names are unique within an entry (the C++ validator checks this).
+ * 
+ * @minItems 1
+ * @maxItems 256
+ */
+rules: [RequestRule, ...(RequestRule)[]]
+reason?: ReasonText
+mode?: RuleMode
+}
+/**
+ * A secret bound to its hosts. Each of hosts must also be allowed by egress or be an MCP server's host (the C++ validator checks that; a schema cannot). A placeholder sent to another host, or placed where in does not allow, is refused, never replaced. An object with kind is another kind of secret (awsSecret).
+ */
+export interface BoundSecret {
+ref: SecretRef
+/**
+ * The hosts the secret is for, as egress entries (a wildcard, a port).
+ * 
+ * @minItems 1
+ * @maxItems 64
+ */
+hosts: [EgressEntry, ...(EgressEntry)[]]
+/**
+ * Where the placeholder may be replaced: header (a header value as written; the default), basic (inside Authorization: Basic credentials), query and path (the request target, percent-encoded; the far side's access logs then hold the value), body (a JSON, form or text/* body the proxy reads whole, up to --max-mcp-message-bytes).
+ * 
+ * @minItems 1
+ */
+in?: [("header" | "basic" | "query" | "path" | "body"), ...(("header" | "basic" | "query" | "path" | "body"))[]]
+/**
+ * true: a request to hosts must carry the placeholder where in says, and no Authorization (nor a field of the name the placeholder is in) without it; otherwise it is refused (secret-required).
+ */
+require?: boolean
+kind?: {
+[k: string]: unknown | undefined
+}
+}
+/**
+ * AWS credentials: the sandbox holds placeholder credentials in AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN when sessionToken is given); the proxy checks that a request to one of hosts was signed (Signature Version 4) with them for one of regions and services, and signs it again with these.
+ */
+export interface AwsSecret {
+kind: "aws"
+accessKeyId: SecretRef
+secretAccessKey: SecretRef
+sessionToken?: SecretRef
+/**
+ * Regions a request may be signed for, as "us-east-1".
+ * 
+ * @minItems 1
+ * @maxItems 32
+ */
+regions: [AwsWord, ...(AwsWord)[]]
+/**
+ * Signing names a request may be signed for, as "s3" or "bedrock".
+ * 
+ * @minItems 1
+ * @maxItems 32
+ */
+services: [AwsWord, ...(AwsWord)[]]
+/**
+ * Hosts the proxy signs for, as egress entries without a port ("*.s3.amazonaws.com"); each must also be allowed by egress.
+ * 
+ * @minItems 1
+ * @maxItems 32
+ */
+hosts: [AwsHost, ...(AwsHost)[]]
 }
 export interface McpServer {
 /**
