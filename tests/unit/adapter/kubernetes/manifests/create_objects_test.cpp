@@ -26,6 +26,7 @@ TEST_CASE("every object create makes carries the user's labels, the adapter's ke
 
 TEST_CASE("without labels the objects are as before") {
     const auto request = osf::testing::sample_request();
-    for (const auto& item : dry_run_list(request, image_pod_template("a:b"))["items"])
+    const json list = dry_run_list(request, image_pod_template("a:b")); // outlives the loop
+    for (const auto& item : list["items"])
         CHECK_FALSE(item["metadata"]["labels"].contains("run"));
 }
