@@ -88,8 +88,8 @@ TEST_CASE("lifetime variables: defaults, durations, and a default beyond the max
     CHECK_THROWS_WITH(settings_with({{"OSF_SANDBOX_POD_LABELS", "team"}}),
                       "OSF_SANDBOX_POD_LABELS: 'team' is not key=value");
     CHECK_THROWS_WITH(settings_with({{"OSF_SANDBOX_POD_LABELS", "osf.sandbox.id=x"}}),
-                      "OSF_SANDBOX_POD_LABELS: osf.sandbox.id is set by sandbox-kubernetes or "
-                      "agent-sandbox");
+                      "OSF_SANDBOX_POD_LABELS: osf.sandbox.id is a label the sandbox adapters set "
+                      "themselves");
     CHECK_THROWS_WITH(settings_with({{"OSF_SANDBOX_GC_GRACE", "15"}}),
                       Catch::StartsWith("OSF_SANDBOX_GC_GRACE '15' has no unit"));
 }
