@@ -653,6 +653,20 @@ def test_refused_kubectl_call_surfaces_its_message_and_cleans_up(cluster, tmp_pa
     assert labelled_by_manager(kube) == before
 
 
+def test_a_namespace_that_refuses_every_write_prints_one_error_and_no_cleanup(cluster, tmp_path):
+    # Creates and deletes alike are refused: nothing was made, so there is no
+    # "removing sandbox" to report and no "cleanup failed" before the real error.
+    kube = cluster
+    kube.configure(forbid=[{"verb": "create"}, {"verb": "delete"}, {"verb": "deletecollection"}])
+    try:
+        result = adapter(kube, "create", write_spec(tmp_path, {"template": "alpine:3"}), check=1)
+    finally:
+        kube.configure(forbid=[])
+    assert "is forbidden" in result.stderr, result.stderr
+    assert "cleanup failed" not in result.stderr, result.stderr
+    assert "removing sandbox" not in result.stderr, result.stderr
+
+
 def test_unreachable_cluster_is_a_kubectl_failure(cluster, tmp_path):
     kube = cluster
     config = tmp_path / "kubeconfig"

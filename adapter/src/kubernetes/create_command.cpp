@@ -38,12 +38,15 @@ std::string read_service_ip(kubectl::Kubectl& kube, const std::string& name) {
 // The claim first, then everything else born owned by it: a create killed at
 // any step leaves nothing that outlives the claim (owner_references.hpp). Any
 // exception leaves cleanup to the caller.
+// `made` turns true once the claim, the sandbox's first object, exists: before
+// that a failure leaves nothing to remove.
 void start(KubeContext& context, kubectl::Kubectl& kube, const sandbox::SandboxRequest& request,
-           const json& base_pod_template) {
+           const json& base_pod_template, bool& made) {
     const std::string& id = request.id;
     StartWaiter waiter(context, kube, std::chrono::seconds(request.settings.start_timeout_seconds));
     waiter.set_spec_has_user(request.spec.user.has_value());
     const json claim = create_claim(kube, request);
+    made = true;
     if (!request.secrets.empty()) create_egress_secret(kube, request, context.getenv, claim);
     check_interrupted(context);
     kube.create(manifests::kube_list(
@@ -154,7 +157,19 @@ void create_sandbox(KubeContext& context, const sandbox::SandboxRequest& request
 
     progress << "creating sandbox " << request.id << " in namespace " << request.settings.ns
              << "\n";
+    bool made = false;
     auto clean_up = [&] {
+        // Before the claim is known to exist (a namespace the user may not
+        // write to refuses it) there is nothing to report: what the claim's
+        // create may have left is still removed, quietly, and a removal the
+        // same namespace refuses is not a second failure.
+        if (!made) {
+            try {
+                remove_sandbox(kube, request.id);
+            } catch (const std::exception&) {
+            }
+            return;
+        }
         progress << "removing sandbox " << request.id << "\n";
         try {
             remove_sandbox(kube, request.id);
@@ -163,7 +178,7 @@ void create_sandbox(KubeContext& context, const sandbox::SandboxRequest& request
         }
     };
     try {
-        start(context, kube, request, base);
+        start(context, kube, request, base, made);
     } catch (const kubectl::KubectlError& e) {
         clean_up();
         throw kubectl::KubectlError(with_doctor_hint(e.what()));
