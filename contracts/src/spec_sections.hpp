@@ -70,7 +70,6 @@ bool is_dns_subdomain(std::string_view name);
 // characters".
 std::string dns_subdomain_rule();
 
-
 // Each bound secret's `hosts` against `egress` and the MCP servers (both read).
 void check_secret_hosts(const nlohmann::json& document, const SpecCheck& check, const Spec& spec);
 

@@ -96,8 +96,8 @@ enum class RefusalReason : std::uint8_t {
     secret_not_bound,          // a bound secret's placeholder sent to a host not in its `hosts`
     secret_place,              // a bound secret's placeholder where its `in` does not allow it
     secret_required, // a request to a required secret's host without it, or with another credential
-    method_not_allowed,  // the host's rules do not allow this method there
-    path_not_allowed,    // the host's rules do not allow this path (or cannot read it)
+    method_not_allowed, // the host's rules do not allow this method there
+    path_not_allowed,   // the host's rules do not allow this path (or cannot read it)
 };
 
 // `error` values the proxy writes (the schema accepts any lower-case-hyphen
