@@ -5,10 +5,14 @@ upstream's raw bytes are searched so that nothing reaches it ambiguously.
 
 The raw upstream and the raw client defined here are shared by the other
 test_bypass_*.py files and by test_faults.py."""
+import fcntl
 import itertools
 import json
 import re
+import select
 import socket
+import struct
+import termios
 import ssl
 import threading
 import time
@@ -27,6 +31,14 @@ def unique_path(prefix="/s"):
     """A path no other request of the run uses: what an upstream received for one request is
     told from late bytes of another by its path, never by when it arrived."""
     return f"{prefix}-{next(_paths)}"
+
+
+def readable(sock, timeout):
+    """Whether `sock` has bytes or a connection to accept within `timeout` seconds (poll,
+    not select: a test holding a thousand sockets has descriptors past select's 1024)."""
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(timeout * 1000))
 
 
 class RawUpstream:
@@ -52,6 +64,9 @@ class RawUpstream:
         self._requests = []
         self.stopping = False
         self.threads = []
+        # wait_drained's state: each connection's socket and whether its thread waits for
+        # bytes, and whether the accepting thread waits for a connection.
+        self._conns, self._accept_idle = {}, False
         threading.Thread(target=self._accept, daemon=True).start()
 
     @property
@@ -69,26 +84,72 @@ class RawUpstream:
         path = path.encode() if isinstance(path, str) else path
         return [(h, b) for h, b in self.requests() if h.split(b"\r\n", 1)[0].split(b" ")[1:2] == [path]]
 
+    def drained(self):
+        """True when every byte sent to this server so far has been read into `raw`: no
+        connection waits to be accepted, and every connection's thread waits for bytes
+        that are not there. With the sender's fence (the proxy wrote all it would for a
+        request before its connection ended), an absence in `raw` is then exact."""
+        with self.lock:
+            if not self._accept_idle or readable(self.sock, 0):
+                return False
+            for conn, idle in self._conns.values():
+                if not idle or (hasattr(conn, "pending") and conn.pending()):
+                    return False
+                unread = fcntl.ioctl(conn.fileno(), termios.FIONREAD, struct.pack("i", 0))
+                if struct.unpack("i", unread)[0]:
+                    return False
+            return True
+
+    def wait_drained(self, timeout=30):
+        """Waits until `drained()`; not for a "stall" server, whose threads never wait."""
+        wait_until(self.drained, timeout, "the upstream to read every byte sent to it")
+
     def _accept(self):
         while not self.stopping:
+            with self.lock:
+                self._accept_idle = True
             try:
+                ready = readable(self.sock, 1)
+                with self.lock:
+                    self._accept_idle = False
+                if not ready:
+                    continue
                 conn, _ = self.sock.accept()
-            except OSError:
+            except (OSError, ValueError):
                 return
+            token = object()
             with self.lock:
                 self.connections += 1
-            t = threading.Thread(target=self._serve, args=(conn,), daemon=True)
+                self._conns[token] = [conn, False]
+            t = threading.Thread(target=self._serve, args=(conn, token), daemon=True)
             t.start()
 
-    def _serve(self, conn):
+    def _wait_readable(self, conn, token):
+        """Blocks until `conn` has bytes, marked idle meanwhile (see `drained`)."""
+        if hasattr(conn, "pending") and conn.pending():
+            return
+        with self.lock:
+            self._conns[token][1] = True
+        try:
+            ready = readable(conn, 60)
+        finally:
+            with self.lock:
+                self._conns[token][1] = False
+        if not ready:
+            raise EOFError
+
+    def _serve(self, conn, token):
         conn.settimeout(60)
         try:
             if self.tls:
                 conn = self.tls.wrap_socket(conn, server_side=True)
+                with self.lock:
+                    self._conns[token][0] = conn
             buf = b""
 
             def more():
                 nonlocal buf
+                self._wait_readable(conn, token)
                 data = conn.recv(65536)
                 if not data:
                     raise EOFError
@@ -153,6 +214,8 @@ class RawUpstream:
         except (EOFError, OSError, ValueError, ssl.SSLError):
             pass
         finally:
+            with self.lock:
+                self._conns.pop(token, None)
             try:
                 conn.close()
             except OSError:
@@ -314,6 +377,13 @@ def target_path(data):
     return re.sub(rb"^[a-z]+://[^/?]*", b"", target)
 
 
+def settle(proxy, upstream):
+    """The fence for an absence upstream: the proxy holds no client connection (what it
+    would send upstream for them is written) and the upstream has read every byte."""
+    proxy.wait_connections_closed()
+    upstream.wait_drained()
+
+
 def assert_refused(proxy, upstream, data, statuses=(400,), reason="bad-request"):
     before = len(upstream.raw)
     cursor = LogCursor(proxy)
@@ -321,9 +391,10 @@ def assert_refused(proxy, upstream, data, statuses=(400,), reason="bad-request")
     assert status in statuses, head
     line = cursor.wait(lambda l: l["outcome"] == "refused")[0]
     assert line["refusedBy"] == reason and line["status"] == status
-    # An absence: a short quiet period, then what arrived since is searched for this
-    # request's own path (late bytes of earlier tests carry other paths).
-    time.sleep(0.2)
+    # An absence: once the proxy ended the connection (it wrote all it would upstream) and
+    # the upstream read every byte, what arrived since is searched for this request's own
+    # path (late bytes of earlier tests carry other paths).
+    settle(proxy, upstream)
     new = upstream.raw[before:]
     assert b" " + target_path(data) not in new and MARK not in new, \
         "the upstream received bytes of a refused request"
@@ -434,7 +505,7 @@ def test_invalid_chunk_sizes_never_complete_upstream(proxy, upstream, case):
         raw = upstream.raw[before:]
         assert MARK not in raw and raw.count(b"POST " + path.encode() + b" ") == 1
         return
-    time.sleep(0.3)  # an absence: what reached the upstream is read after a quiet period
+    settle(proxy, upstream)  # an absence: checked once every byte sent upstream was read
     raw = upstream.raw[before:]
     new = raw[raw.find(b"POST " + path.encode() + b" "):] if path.encode() in raw else b""
     new = new.split(b"\r\n\r\nPOST /", 1)[0] if new else new
@@ -482,7 +553,7 @@ def test_absolute_form_inside_a_tunnel_naming_another_host_is_refused(proxy, ups
     assert status == 403, head
     line = cursor.wait(lambda l: l["outcome"] == "refused")[0]
     assert line["refusedBy"] == "host-mismatch" and line["host"] == "upstream.test"
-    time.sleep(0.2)  # an absence: nothing of this request arrives after a quiet period
+    settle(proxy, upstream)  # an absence: checked once every byte sent upstream was read
     assert MARK not in upstream.raw[len(before):]
 
 
@@ -530,7 +601,7 @@ def test_connection_cannot_remove_framing_or_host(proxy, upstream, connection):
         s.sendall(data + body)
         status, head, answer = read_response(s)
     assert status in (200, 400), head
-    time.sleep(0.3)  # an absence: a head read from the body would arrive after the answer
+    settle(proxy, upstream)  # an absence: checked once every byte sent upstream was read
     mine = upstream.received(path)
     assert not any(MARK in h for h in upstream.heads[heads_before:]), "the body was read upstream as a request"
     if status == 200:
