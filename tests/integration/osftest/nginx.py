@@ -11,6 +11,8 @@ import socket
 import subprocess
 import time
 
+from .waiting import scaled
+
 
 def _free_port():
     with socket.socket() as s:
@@ -104,7 +106,7 @@ http {{
         (or after `timeout` seconds, with what there is: an absence check passes its own
         short timeout). nginx writes a request's line when
         it finalises the request, which may come after the client has read the whole answer."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + scaled(timeout)
         while True:
             seen = [r for r in self.requests() if match(r)]
             if len(seen) >= count or time.monotonic() >= deadline:
