@@ -41,6 +41,7 @@
 #include <poll.h>
 #include <sstream>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -205,6 +206,13 @@ private:
         const std::string listen_file = paths_.listen_file();
         std::error_code error;
         fs::remove(listen_file, error);
+        // The proxy renames listen.json into place once it listens: a watch on its
+        // state directory wakes this wait then, and SIGCHLD (on the signal
+        // descriptor) if it exits first. Without a watch, a poll every 10 ms.
+        Fd listened(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+        if (listened && ::inotify_add_watch(listened.get(), paths_.proxy_state.c_str(),
+                                            IN_MOVED_TO | IN_CLOSE_WRITE) < 0)
+            listened = Fd();
         try {
             proxy_pid_ = process::spawn(spec);
         } catch (const std::exception& e) {
@@ -230,7 +238,18 @@ private:
             if (Clock::now() > deadline_)
                 throw StartFailed("the egress proxy did not start within " +
                                   std::to_string(request_.settings.start_timeout_seconds) + " s");
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            if (!listened) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                continue;
+            }
+            // The timeout only bounds a wake that never comes; each wake empties
+            // the watch's queue, then the checks above run again.
+            std::array<pollfd, 2> polls{pollfd{listened.get(), POLLIN, 0},
+                                        pollfd{signals_.get(), POLLIN, 0}};
+            ::poll(polls.data(), polls.size(), 100);
+            std::array<char, 4096> events{};
+            while (::read(listened.get(), events.data(), events.size()) > 0) {
+            }
         }
     }
 
