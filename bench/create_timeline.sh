@@ -30,4 +30,4 @@ perf record -q -a -o "$work/perf.data" $events -- sh -c '
     "$local_bin" "$work/spec.json" "$work/id" >/dev/null 2>&1
 "$local_bin" destroy "$(cat "$work/id")" >/dev/null 2>&1
 perf script -i "$work/perf.data" -F comm,pid,tid,time,event,trace 2>/dev/null |
-    /usr/bin/python3 "$(dirname "$0")/create_timeline_report.py"
+    /usr/bin/python3 "$(dirname "$0")/create_timeline_report.py" "$local_bin"

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Reads `perf script -F comm,pid,tid,time,event,trace` of bench/create_timeline.sh on
-stdin; prints the timeline of the processes descended from the first `sandbox-local`
-exec: process starts and ends, binds, listens, renames, cgroups joined, and every blocking wait (sleep,
-poll, wait4, fsync) and mount with how long it lasted, in milliseconds since that exec. Repeated waits of
-one thread in a row are folded into one line (count and total)."""
+stdin; prints the timeline of the processes descended from the first exec of the binary
+named as the argument (sandbox-local's path), and of its later execs: process starts and
+ends, binds, listens, renames, cgroups joined, every blocking wait (sleep, poll, wait4,
+fsync) and mount, with how long each lasted, in milliseconds since that first exec.
+Consecutive waits of one thread are folded into one line (counts, time inside, span)."""
 import re
 import sys
 
@@ -15,6 +16,9 @@ FOLDED = WAITS | {"mount"}
 
 
 def main():
+    # The binary whose processes are followed (its execs, and what they fork).
+    binary = sys.argv[1] if len(sys.argv) > 1 else "sandbox-local"
+    is_ours = lambda trace: f"filename={binary} " in trace + " " if len(sys.argv) > 1 else binary in trace
     tracked, start, pending, rows, folded = set(), None, {}, [], {}
     for raw in sys.stdin:
         m = LINE.match(raw)
@@ -23,11 +27,11 @@ def main():
         comm, pid, tid, t, event, trace = m.groups()
         pid, tid, t = int(pid), int(tid), float(t) * 1000
         if start is None:
-            if event == "sched:sched_process_exec" and "sandbox-local" in trace:
+            if event == "sched:sched_process_exec" and is_ours(trace):
                 start, tracked = t, {pid}
             else:
                 continue
-        if event == "sched:sched_process_exec" and "sandbox-local" in trace:
+        if event == "sched:sched_process_exec" and is_ours(trace):
             tracked.add(pid)  # the exec that follows create is a process of its own
         if event == "sched:sched_process_fork":
             child = int(re.search(r"child_pid=(\d+)", trace).group(1))
