@@ -1,6 +1,6 @@
 // Relaying connections byte for byte on one Asio event loop: the sandbox's
 // TCP connections to 127.0.0.1:8080 to the egress socket (the agent), and the
-// egress socket's connections to the proxy's loopback port (the supervisor).
+// egress socket's connections to the proxy's Unix socket (the supervisor).
 // Bounded: at most kMaxRelayedConnections pairs at once (more are closed as
 // they arrive), two buffers of kRelayBufferBytes each; no thread per
 // connection.
@@ -10,6 +10,7 @@
 #include <boost/asio.hpp>
 #include <cstddef>
 #include <memory>
+#include <type_traits>
 
 namespace osf::local {
 
@@ -27,6 +28,20 @@ private:
     std::size_t open_ = 0;
 };
 
+// A relay writes what it has read at once, often a small piece (an answer's
+// head, then its body): with Nagle's algorithm on, the second piece waits for
+// the peer's delayed acknowledgement of the first, about 40 ms on Linux. True
+// when the socket is TCP and now sends without that wait.
+template <typename Socket> bool send_without_delay(Socket& socket) {
+    if constexpr (std::is_same_v<typename Socket::protocol_type, boost::asio::ip::tcp>) {
+        boost::system::error_code error;
+        socket.set_option(boost::asio::ip::tcp::no_delay(true), error);
+        return !error;
+    } else {
+        return false;
+    }
+}
+
 namespace detail {
 
 template <typename A, typename B>
@@ -42,6 +57,8 @@ public:
         boost::system::error_code ignored;
         a_.non_blocking(true, ignored);
         b_.non_blocking(true, ignored);
+        send_without_delay(a_);
+        send_without_delay(b_);
         pump(a_, b_, a_to_b_);
         pump(b_, a_, b_to_a_);
     }

@@ -17,7 +17,10 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <cstddef>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/ssl.h>
+#include <sys/socket.h>
 
 namespace osf::net {
 
@@ -49,12 +52,27 @@ inline std::size_t read_arrived(H2UpstreamStream&, boost::beast::flat_buffer&, s
     return 0;
 }
 
+// An origin that writes an answer's head and body apart, with Nagle's
+// algorithm on (many small servers), sends the body only once the head is
+// acknowledged; having just sent a request, the kernel counts the connection
+// as interactive and would hold that acknowledgement up to 40 ms, hoping to
+// carry it on data of ours that never comes. The next segments are
+// acknowledged at once instead (the option lasts until the kernel sees the
+// exchange as interactive again: it is set per request).
+inline void acknowledge_answer_at_once(boost::asio::ip::tcp::socket& socket) {
+    const int on = 1;
+    ::setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_QUICKACK, &on, sizeof(on));
+}
+
 // A request has just gone out: the answer cannot be there yet. TLS waits for
 // the socket before its first read (one system call less); TCP reads anyway.
 inline void expect_answer_later(TlsStream& stream) {
+    acknowledge_answer_at_once(stream.socket());
     stream.wait_before_next_read();
 }
-inline void expect_answer_later(boost::beast::tcp_stream&) {}
+inline void expect_answer_later(boost::beast::tcp_stream& stream) {
+    acknowledge_answer_at_once(stream.socket());
+}
 inline void expect_answer_later(H2UpstreamStream&) {}
 
 // Waits for the next request on an idle connection without holding a read

@@ -1,5 +1,6 @@
 #include "net/upstream.hpp"
 
+#include "config/upstream_tls.hpp"
 #include "policy/host.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -8,6 +9,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <mutex>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <optional>
@@ -300,6 +302,15 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyRuntime& ctx, UpstreamPool
         connection->stream.emplace<beast::tcp_stream>(std::move(stream));
         out.connection = std::move(connection);
         co_return out;
+    }
+    // The system store loads while the proxy starts; only a request in its
+    // first milliseconds ever waits here, and then for what is left of the load.
+    if (!config::wait_for_upstream_trust(*ctx.config.upstream_tls)) {
+        static std::once_flag warned;
+        std::call_once(warned, [] {
+            spdlog::warn("the system's trusted certificates could not be loaded: origins are "
+                         "verified against --upstream-ca only");
+        });
     }
     auto& secure = connection->stream.emplace<TlsStream>(
         stream.release_socket(), *ctx.config.upstream_tls, std::string_view{}, TlsRole::client);

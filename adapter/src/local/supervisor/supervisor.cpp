@@ -41,6 +41,7 @@
 #include <poll.h>
 #include <sstream>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -205,12 +206,26 @@ private:
         const std::string listen_file = paths_.listen_file();
         std::error_code error;
         fs::remove(listen_file, error);
+        // The proxy renames listen.json into place once it listens: a watch on its
+        // state directory, set before the proxy starts, wakes wait_for_proxy then,
+        // and SIGCHLD (on the signal descriptor) if it exits first. Without a
+        // watch, a poll every 10 ms.
+        proxy_listened_ = Fd(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+        if (proxy_listened_ &&
+            ::inotify_add_watch(proxy_listened_.get(), paths_.proxy_state.c_str(),
+                                IN_MOVED_TO | IN_CLOSE_WRITE) < 0)
+            proxy_listened_ = Fd();
         try {
             proxy_pid_ = process::spawn(spec);
         } catch (const std::exception& e) {
             throw StartFailed(std::string("the egress proxy: ") + e.what());
         }
         keep_open_.clear();
+    }
+
+    void wait_for_proxy() {
+        const std::string listen_file = paths_.listen_file();
+        const Fd listened = std::move(proxy_listened_);
         while (true) {
             check_stop_signal();
             int status = 0;
@@ -230,7 +245,18 @@ private:
             if (Clock::now() > deadline_)
                 throw StartFailed("the egress proxy did not start within " +
                                   std::to_string(request_.settings.start_timeout_seconds) + " s");
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            if (!listened) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                continue;
+            }
+            // The timeout only bounds a wake that never comes; each wake empties
+            // the watch's queue, then the checks above run again.
+            std::array<pollfd, 2> polls{pollfd{listened.get(), POLLIN, 0},
+                                        pollfd{signals_.get(), POLLIN, 0}};
+            ::poll(polls.data(), polls.size(), 100);
+            std::array<char, 4096> events{};
+            while (::read(listened.get(), events.data(), events.size()) > 0) {
+            }
         }
     }
 
@@ -401,8 +427,10 @@ private:
         if (meta_.workspace_bytes > 0) mount_workspace_volume(paths_);
         plan_launch();
         start_proxy();
+        // While the proxy starts: neither needs it, and the sandbox needs both.
         listen();
         place_in_cgroups();
+        wait_for_proxy();
         start_sandbox();
         std::ofstream(paths_.ready) << "";
     }
@@ -614,6 +642,7 @@ private:
 
     asio::io_context io_;
     asio::posix::stream_descriptor signal_stream_;
+    Fd proxy_listened_; // the watch start_proxy sets for wait_for_proxy
     Local::acceptor egress_;
     Local::acceptor control_;
     asio::posix::stream_descriptor agent_stream_;

@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""Requests made inside a sandbox-local sandbox against the same requests made directly
+to the same sandbox's egress proxy, in one run: the relays' cost (the agent's loopback
+port 127.0.0.1:8080, the egress socket, the supervisor) and their stalls.
+
+Each round creates a sandbox per build, then times --requests plain HTTP GETs (curl's
+time_total, one connection each) from inside it through HTTP_PROXY, and as many from the
+host straight to the proxy's Unix socket; the builds' order is reversed every other
+round. The origin is a loopback HTTP/1.1 server that writes its head and body in two
+writes (as most servers do), so an answer crosses each relay as two small writes.
+
+  /usr/bin/python3 bench/local_relay.py --build build/default [--baseline OLD_BUILD_DIR]
+      [--rounds 3] [--requests 40]
+
+A build directory holds adapter/sandbox-local and egress-proxy/egress-proxy.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+BODY = b"x" * 1024
+
+
+class Origin(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(BODY)))
+        self.end_headers()  # the head: one write
+        self.wfile.write(BODY)  # the body: a second one
+
+    def log_message(self, *args):
+        pass
+
+
+def percentile(samples, p):
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+CURL_LOOP = ("i=0; while [ $i -lt {n} ]; do i=$((i+1)); "
+             "curl -s -o /dev/null -w '%{{time_total}}\\n' {extra} http://origin.test:{port}/r; done")
+
+
+def measure(build, state, port, requests):
+    local = os.path.join(build, "adapter", "sandbox-local")
+    env = dict(os.environ, OSF_SANDBOX_LOCAL_STATE_DIR=state,
+               OSF_EGRESS_PROXY_BIN=os.path.join(build, "egress-proxy", "egress-proxy"),
+               OSF_SANDBOX_HOST_ALIASES="origin.test=127.0.0.1")
+    spec = os.path.join(state, "spec.json")
+    with open(spec, "w") as f:
+        json.dump({"template": "host", "egress": ["origin.test"]}, f)
+    sandbox_id = subprocess.run([local, "create", spec], env=env, capture_output=True, text=True,
+                                check=True, timeout=120).stdout.strip()
+    try:
+        inside = subprocess.run([local, "exec", sandbox_id, "--", "sh", "-c",
+                                 CURL_LOOP.format(n=requests, port=port, extra="")],
+                                env=env, capture_output=True, text=True, check=True, timeout=300)
+        listen = os.path.join(state, "sandboxes", sandbox_id, "proxy", "listen.json")
+        with open(listen) as f:
+            socket_path = json.load(f)["proxy"][len("unix:"):]
+        direct = subprocess.run(["sh", "-c", CURL_LOOP.format(
+            n=requests, port=port, extra=f"--unix-socket {socket_path} -x http://127.0.0.1:8080")],
+            capture_output=True, text=True, check=True, timeout=300)
+        codes = subprocess.run([local, "exec", sandbox_id, "--", "curl", "-s", "-o", "/dev/null", "-w",
+                                "%{http_code}", f"http://origin.test:{port}/check"],
+                               env=env, capture_output=True, text=True, timeout=60).stdout
+        assert codes == "200", f"the sandbox's request got {codes!r}"
+    finally:
+        subprocess.run([local, "destroy", sandbox_id], env=env, capture_output=True, timeout=120)
+    to_ms = lambda out: [float(line) * 1000 for line in out.split()]
+    return to_ms(inside.stdout), to_ms(direct.stdout)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build", default="build/default")
+    parser.add_argument("--baseline", help="another build directory, measured in the same run")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--requests", type=int, default=40)
+    args = parser.parse_args()
+    builds = {"head": os.path.abspath(args.build)}
+    if args.baseline:
+        builds["base"] = os.path.abspath(args.baseline)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Origin)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    with open("/proc/loadavg") as f:
+        load_before = f.read().split()[0]
+    samples = {name: {"inside": [], "direct": []} for name in builds}
+    stalls = {name: {"inside": 0, "direct": 0} for name in builds}
+    order = list(builds)
+    for round_number in range(args.rounds):
+        for name in (order if round_number % 2 == 0 else list(reversed(order))):
+            state = tempfile.mkdtemp(prefix="osl-relay-", dir="/tmp")
+            try:
+                inside, direct = measure(builds[name], state, port, args.requests)
+            finally:
+                shutil.rmtree(state, ignore_errors=True)
+            samples[name]["inside"] += inside
+            samples[name]["direct"] += direct
+            # A stall: 35 ms or more, the delayed acknowledgement's 40 ms less its jitter.
+            stalls[name]["inside"] += sum(1 for s in inside if s >= 35)
+            stalls[name]["direct"] += sum(1 for s in direct if s >= 35)
+            print(f"round {round_number + 1} {name}: inside p50 {statistics.median(inside):.2f} ms, "
+                  f"direct p50 {statistics.median(direct):.2f} ms", flush=True)
+    server.shutdown()
+    with open("/proc/loadavg") as f:
+        load_after = f.read().split()[0]
+    print(f"\n1-minute load {load_before} before, {load_after} after; {args.rounds} rounds of "
+          f"{args.requests} requests per build and path\n")
+    print("| build | path | requests | p50 ms | p99 ms | max ms | >= 35 ms | p50 of direct | p99 of direct |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name in builds:
+        d = samples[name]["direct"]
+        for path in ("inside", "direct"):
+            s = samples[name][path]
+            print(f"| {name} | {path} | {len(s)} | {statistics.median(s):.2f} | {percentile(s, 99):.2f} | "
+                  f"{max(s):.2f} | {stalls[name][path]} | "
+                  f"{statistics.median(s) / statistics.median(d):.2f}x | "
+                  f"{percentile(s, 99) / percentile(d, 99):.2f}x |")
+
+
+if __name__ == "__main__":
+    main()
