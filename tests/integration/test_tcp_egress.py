@@ -14,7 +14,7 @@ import threading
 import pytest
 
 from osftest import Proxy, TestCA, Upstream, proxy_bin
-from osftest.proxy import run_proxy
+from osftest.proxy import rss_bytes, rss_checks_apply, run_proxy
 from osftest.tcp_clients import EchoServer, http_connect, recv_all, recv_exactly, socks5_request
 from osftest.waiting import scaled, wait_until
 
@@ -195,6 +195,46 @@ def test_a_revoke_ends_open_tunnels_to_that_destination(tmp_path, echo):
         sock.close()
         assert reply == 2
         verify_log(proxy)
+
+
+def test_a_destination_that_does_not_read_holds_the_client_back(tmp_path):
+    """Backpressure: the relay reads from the client only as fast as the destination
+    takes the bytes, so a sender cannot fill the proxy's memory."""
+    stalled = socket.socket()
+    stalled.bind(("127.0.0.1", 0))
+    stalled.listen(4)
+    port = stalled.getsockname()[1]
+    accepted = []
+    threading.Thread(target=lambda: accepted.append(stalled.accept()[0]), daemon=True).start()
+    try:
+        with start_proxy(tmp_path, [f"echo.test:{port}"]) as proxy:
+            before = rss_bytes(proxy.pid)
+            method, reply, sock = socks5_request(proxy.listen, "echo.test", port)
+            assert reply == 0
+            sock.settimeout(scaled(2))
+            sent, chunk = 0, b"z" * 65536
+            with sock:
+                try:
+                    while sent < 512 * 1024 * 1024:  # bounded; the proxy stops it far sooner
+                        sent += sock.send(chunk)
+                except socket.timeout:
+                    pass
+                grown = rss_bytes(proxy.pid) - before
+            # Socket buffers on both legs (a few MiB each way on loopback) and the relay's
+            # two 64 KiB buffers: nothing proportional to what the client tried to send.
+            assert sent < 64 * 1024 * 1024, sent
+            if rss_checks_apply():
+                assert grown < 16 * 1024 * 1024, grown
+            wait_until(lambda: accepted, 30, "the destination to accept")
+            # Closed with bytes unread: the destination resets the connection.
+            accepted[0].close()
+            line = tunnel_line(proxy, "socks5", "echo.test")
+            assert line["outcome"] == "error" and line["error"] == "upstream-reset"
+            assert line["bytesUp"] <= sent
+    finally:
+        stalled.close()
+        for conn in accepted:
+            conn.close()
 
 
 # --- ssh and git over CONNECT, to an sshd on loopback
