@@ -18,6 +18,9 @@ packages=(
   awscli python3-boto3
   # tests: an HTTP/2 origin (started by the tests themselves, never as a service)
   nginx-light
+  # tests: raw TCP tunnels to an sshd (git over ssh) and a PostgreSQL cluster, each
+  # started by the test on a loopback port, never as a service
+  openssh-client openssh-server postgresql postgresql-client
   bubblewrap buildah
   # sandbox-local: a bounded /workspace (storage) is an ext4 image mounted by loop
   e2fsprogs mount
@@ -52,11 +55,12 @@ command -v npm >/dev/null 2>&1 || missing+=(npm)
 # No kubectl here: the tests run the one the pinned npm package tests/tools/helm
 # ships (Debian's kubernetes-client is 1.20, too old); adapter/README.md says how
 # a user gets kubectl >= 1.30.
-# nginx's package would start a system nginx on port 80 (and enable it at boot):
-# the tests start their own. Debian's policy-rc.d hook says no while apt runs,
-# and the unit is disabled afterwards, when this script installed it.
+# nginx's, openssh-server's and postgresql's packages would start system services (and
+# enable them at boot): the tests start their own. Debian's policy-rc.d hook says no while
+# apt runs, and the units are disabled afterwards, when this script installed them.
 installs_nginx=
-if printf '%s\n' "${missing[@]}" | grep -qx nginx-light && [ ! -e /usr/sbin/policy-rc.d ]; then
+if printf '%s\n' "${missing[@]}" | grep -qxE 'nginx-light|openssh-server|postgresql' &&
+  [ ! -e /usr/sbin/policy-rc.d ]; then
   installs_nginx=1
   printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
   chmod 755 /usr/sbin/policy-rc.d
@@ -68,6 +72,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 if [ -n "$installs_nginx" ]; then
   rm -f /usr/sbin/policy-rc.d
-  if command -v systemctl >/dev/null 2>&1; then systemctl disable nginx >/dev/null 2>&1 || true; fi
+  if command -v systemctl >/dev/null 2>&1; then
+    for unit in nginx ssh postgresql; do systemctl disable "$unit" >/dev/null 2>&1 || true; done
+  fi
 fi
 echo "install-deps: all packages present"
