@@ -185,6 +185,8 @@ def test_the_sandbox_sees_only_its_own_environment(local, sandbox):
     assert env["API_TOKEN"] == PLACEHOLDER
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
         assert env[name] == "http://127.0.0.1:8080"
+    for name in ("ALL_PROXY", "all_proxy"):
+        assert env[name] == "socks5h://127.0.0.1:1080"
     for name in ("SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
                  "GIT_SSL_CAINFO"):
         assert env[name] == "/etc/osf/egress-ca.crt"
