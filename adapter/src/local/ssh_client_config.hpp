@@ -3,7 +3,9 @@
 // connection, `git clone git@host:org/repo` included, goes through the
 // sandbox's egress proxy by an HTTP CONNECT that the product's own helper
 // makes (`sandbox-local __connect %h %p`), so no flag and no netcat is needed.
-// The proxy lets through only the spec's `tcp` destinations. Pure.
+// The proxy lets through only the spec's `tcp` destinations. Keys and known
+// hosts are read from $HOME/.ssh (/workspace/.ssh unless the spec's env moves
+// HOME). Pure.
 #pragma once
 
 #include <string>
