@@ -39,10 +39,11 @@ SpecResult parse_spec(std::string_view json_text, SpecOptions options) {
     const SpecCheck check{read.numbers, result.errors};
     check_known_fields(
         document, "$",
-        {"$schema", "template", "cpu", "memory", "storage", "tmpSize", "env", "egress", "secrets",
-         "mcp", "user", "readOnlyRoot", "lifetime", "persistence", "cache", "mode", "labels"},
-        "the spec's fields are template, cpu, memory, storage, tmpSize, env, egress, secrets, mcp, "
-        "user, readOnlyRoot, lifetime, persistence, cache, mode and labels",
+        {"$schema", "template", "cpu", "memory", "storage", "tmpSize", "env", "egress", "tcp",
+         "secrets", "mcp", "user", "readOnlyRoot", "lifetime", "persistence", "cache", "mode",
+         "labels"},
+        "the spec's fields are template, cpu, memory, storage, tmpSize, env, egress, tcp, secrets, "
+        "mcp, user, readOnlyRoot, lifetime, persistence, cache, mode and labels",
         check);
     if (document.contains("$schema") && !document["$schema"].is_string())
         check.fail("$['$schema']", "must be a string (the schema's URL, for editors); got " +
@@ -55,6 +56,7 @@ SpecResult parse_spec(std::string_view json_text, SpecOptions options) {
     if (document.contains("memory")) check_memory(document["memory"], check, spec);
     if (document.contains("env")) check_env(document["env"], check, spec);
     if (document.contains("egress")) check_egress(document["egress"], check, spec);
+    if (document.contains("tcp")) check_tcp(document["tcp"], check, spec);
     if (document.contains("mode")) spec.audit = check_mode(document["mode"], "$.mode", check);
     if (document.contains("secrets")) check_secrets(document["secrets"], check, spec);
     if (document.contains("mcp")) check_mcp(document["mcp"], check, spec);

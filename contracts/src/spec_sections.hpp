@@ -26,6 +26,11 @@ void check_cpu(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_memory(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_env(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_egress(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+// `tcp`: "host:port" destinations for raw TCP tunnels (spec_tcp.cpp).
+void check_tcp(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+// One `tcp` entry's text: the destination it makes, or why not (completing a
+// sentence about the entry).
+std::variant<TcpDestination, std::string> check_tcp_entry(const std::string& text);
 // One egress entry's host text ("host[:port]"): the rule it makes, or why not
 // (completing a sentence about the entry). Also a bound secret's `hosts` entry.
 std::variant<EgressRule, std::string> check_egress_host(const std::string& text);

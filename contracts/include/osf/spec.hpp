@@ -119,12 +119,22 @@ struct PackageCache {
     std::string claim_name;
 };
 
+// One `tcp` entry: a destination the sandbox may reach with raw TCP (a
+// CONNECT or SOCKS5 tunnel relayed byte for byte, never intercepted). `host`
+// is normalised like an egress entry's ("*.domain" kept as written).
+struct TcpDestination {
+    std::string host;
+    std::uint16_t port = 0;
+    bool wildcard() const { return host.starts_with("*."); }
+};
+
 struct Spec {
     std::string template_name;         // `template`; empty: the adapter's default
     std::optional<std::string> cpu;    // a number is kept as written ("2", "0.5")
     std::optional<std::string> memory; // a quantity ("4Gi")
     std::map<std::string, std::string> env;
     std::vector<EgressRule> egress;
+    std::vector<TcpDestination> tcp; // `tcp`: "host:port" entries
     // `mode`: "enforce" (the default) or "audit": the rules of every entry that
     // does not say otherwise audit.
     bool audit = false;
