@@ -242,7 +242,8 @@ def test_git_clone_over_ssh_with_no_flags(runner, sandbox, servers):
     assert res.returncode == 0, res.stderr
     assert res.stdout == "cloned over ssh\n"
     line = tcp_line(runner, sandbox, "git.test", ssh.port)
-    assert line.get("protocol") == "tcp"
+    assert line["scheme"] == "tcp" and line["via"] == "connect"
+    assert line["bytesUp"] > 0 and line["bytesDown"] > 0
     verified(runner, sandbox)
 
 
@@ -277,7 +278,7 @@ def test_curl_through_socks5(runner, sandbox, servers):
     assert res.returncode == 0, res.stderr
     assert res.stdout == "plain http through a tcp tunnel\n"
     line = tcp_line(runner, sandbox, "web.test", port)
-    assert line.get("protocol") == "tcp"
+    assert line["scheme"] == "tcp" and line["via"] == "socks5"
     verified(runner, sandbox)
 
 
@@ -285,23 +286,26 @@ def test_socks5_to_a_name_not_in_tcp_is_refused(runner, sandbox, servers):
     port = servers["web"].server_address[1]
     res = runner.sh(sandbox, f"curl -sS --socks5-hostname 127.0.0.1:1080 http://other.test:{port}/")
     assert res.returncode == 97, (res.returncode, res.stderr)  # curl: the SOCKS proxy refused
-    tcp_line(runner, sandbox, "other.test", port, allowed=False)
+    line = tcp_line(runner, sandbox, "other.test", port, allowed=False)
+    assert line["via"] == "socks5" and line["refusedBy"]
 
 
 def test_psql_through_socks5(runner, sandbox, servers):
-    if shutil.which("proxychains4") is None or shutil.which("psql") is None:
-        pytest.skip("proxychains4 or psql is not installed (scripts/install-deps.sh)")
+    if shutil.which("proxychains4") is None:
+        pytest.skip("proxychains4 is not installed (scripts/install-deps.sh)")
     port = servers["postgres"].port
+    # The client itself (the host's /usr is the sandbox's), not Debian's perl wrapper.
+    psql = os.path.join(servers["postgres"].bin, "psql")
     config = "strict_chain\nproxy_dns\nquiet_mode\n[ProxyList]\nsocks5 127.0.0.1 1080\n"
     res = runner.sh(sandbox, "cat > /workspace/proxychains.conf", input=config)
     assert res.returncode == 0, res.stderr
     res = runner.sh(sandbox, "proxychains4 -q -f /workspace/proxychains.conf "
-                             f"psql -X -A -t 'host=db.test port={port} user=postgres dbname=postgres "
+                             f"{psql} -X -A -t 'host=db.test port={port} user=postgres dbname=postgres "
                              "sslmode=disable' -c 'select 40 + 2'", timeout=120)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "42"
     line = tcp_line(runner, sandbox, "db.test", port)
-    assert line.get("protocol") == "tcp"
+    assert line["scheme"] == "tcp" and line["via"] == "socks5"
     verified(runner, sandbox)
 
 
