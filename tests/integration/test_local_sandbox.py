@@ -561,6 +561,11 @@ def test_dry_run_shows_the_plan_and_starts_nothing(local, upstream):
                                           "OSF_UPSTREAM_CA_BUNDLE"]
     argv = plan["sandbox"]["argv"]
     assert argv[0] == "bwrap" and "--unshare-net" in argv and "--clearenv" in argv
+    # The ssh client configuration the sandbox gets at /etc/ssh/ssh_config, shown whole.
+    ssh_config = plan["sandbox"]["sshConfig"]
+    assert "    ProxyCommand /run/osf/sandbox-local __connect %h %p\n" in ssh_config
+    i = argv.index("/etc/ssh/ssh_config")
+    assert argv[i - 2] == "--ro-bind" and argv[i - 1].endswith("/ssh_config")
     assert SECRET not in res.stdout and PLACEHOLDER in res.stdout
     # The policy it would start with, shaped as list -o json shows it.
     assert plan["policy"] == {"egress": ["allowed.test"], "mcp": {"tools": ["search"]}}
