@@ -21,6 +21,8 @@ namespace osf::local::agent {
 
 namespace {
 
+using process::Fd;
+
 constexpr const char* kName = "sandbox-local connect: ";
 // A proxy's answer to CONNECT is a status line and a few headers.
 constexpr std::size_t kMaxAnswerBytes = 16 * 1024;
