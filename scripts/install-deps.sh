@@ -18,10 +18,12 @@ packages=(
   awscli python3-boto3
   # tests: an HTTP/2 origin (started by the tests themselves, never as a service)
   nginx-light
-  # tests: raw TCP egress (test_local_tcp_egress.py): an sshd and a PostgreSQL cluster the
-  # tests start themselves (never as services), ssh and git over SSH inside a sandbox, psql
-  # through SOCKS5 with proxychains4
-  openssh-server openssh-client postgresql postgresql-client proxychains4
+  # tests: raw TCP tunnels to an sshd (git over ssh) and a PostgreSQL cluster, each
+  # started by the test on a loopback port, never as a service
+  openssh-client openssh-server postgresql postgresql-client
+  # tests: psql through a sandbox's SOCKS5 port (test_local_tcp_egress.py): a client
+  # without proxy support, wrapped as a user would
+  proxychains4
   bubblewrap buildah
   # sandbox-local: a bounded /workspace (storage) is an ext4 image mounted by loop
   e2fsprogs mount
@@ -56,14 +58,13 @@ command -v npm >/dev/null 2>&1 || missing+=(npm)
 # No kubectl here: the tests run the one the pinned npm package tests/tools/helm
 # ships (Debian's kubernetes-client is 1.20, too old); adapter/README.md says how
 # a user gets kubectl >= 1.30.
-# nginx's, openssh-server's and postgresql's packages would start system services
-# (and enable them at boot): the tests start their own. Debian's policy-rc.d hook
-# says no while apt runs, and the units are disabled afterwards, when this script
-# installed them.
-installs_services=
+# nginx's, openssh-server's and postgresql's packages would start system services (and
+# enable them at boot): the tests start their own. Debian's policy-rc.d hook says no while
+# apt runs, and the units are disabled afterwards, when this script installed them.
+installs_nginx=
 if printf '%s\n' "${missing[@]}" | grep -qxE 'nginx-light|openssh-server|postgresql' &&
   [ ! -e /usr/sbin/policy-rc.d ]; then
-  installs_services=1
+  installs_nginx=1
   printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
   chmod 755 /usr/sbin/policy-rc.d
   trap 'rm -f /usr/sbin/policy-rc.d' EXIT
@@ -72,7 +73,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-if [ -n "$installs_services" ]; then
+if [ -n "$installs_nginx" ]; then
   rm -f /usr/sbin/policy-rc.d
   if command -v systemctl >/dev/null 2>&1; then
     for unit in nginx ssh postgresql; do systemctl disable "$unit" >/dev/null 2>&1 || true; done

@@ -188,6 +188,16 @@ LogSummary summarise_log(std::string_view text, const VerifyReport& verification
             secrets != line.end() && secrets->is_array())
             for (const auto& name : *secrets)
                 if (name.is_string()) s.secrets[name.get<std::string>()][host] += n;
+        if (text_of(line, f::scheme) == "tcp") {
+            auto& t = s.tcp[host + ":" + std::to_string(count_of(line, f::port))];
+            t.tunnels += n;
+            t.bytes_up += count_of(line, f::bytes_up);
+            t.bytes_down += count_of(line, f::bytes_down);
+            (outcome == to_string(osf::Outcome::allowed)   ? t.allowed
+             : outcome == to_string(osf::Outcome::refused) ? t.refused
+                                                           : t.errors) += n;
+            if (const std::string via = text_of(line, f::via); !via.empty()) t.via[via] += n;
+        }
         const std::string server = text_of(line, f::mcp_server);
         if (!server.empty()) {
             auto& m = s.mcp[server];
@@ -276,6 +286,25 @@ std::string render_text(const LogSummary& s) {
     out += "\n";
     // Same layout: the decision stands where the host does.
     render_counts_by_host(out, s.rules, "egress rules (count, rule, decision):", "none");
+    out += "\ntcp tunnels:";
+    if (s.tcp.empty()) {
+        out += " none\n";
+    } else {
+        out += "\n   tunnels   allowed   refused    failed    bytes up  bytes down  destination "
+               "(via)\n";
+        for (auto it : biggest_first(s.tcp, [](const TunnelCounts& t) { return t.tunnels; })) {
+            const auto& t = it->second;
+            std::string via;
+            for (const auto& [way, n] : t.via)
+                via += (via.empty() ? "" : ", ") + display_label(way) + " " + std::to_string(n);
+            out +=
+                pad_left(std::to_string(t.tunnels), 10) + pad_left(std::to_string(t.allowed), 10) +
+                pad_left(std::to_string(t.refused), 10) + pad_left(std::to_string(t.errors), 10) +
+                pad_left(std::to_string(t.bytes_up), 12) +
+                pad_left(std::to_string(t.bytes_down), 12) + "  " + host_label(it->first) +
+                (via.empty() ? "" : " (" + via + ")") + "\n";
+        }
+    }
     out += "\nMCP tools:";
     if (s.mcp.empty())
         out += " none\n";
@@ -326,6 +355,16 @@ json render_json(const LogSummary& s) {
                        {"called", m.called},
                        {"refused", m.refused},
                        {"toolsRemoved", m.tools_removed}});
+    json tcp = json::array();
+    for (const auto& [destination, t] : s.tcp)
+        tcp.push_back({{"destination", destination},
+                       {"tunnels", t.tunnels},
+                       {"allowed", t.allowed},
+                       {"refused", t.refused},
+                       {"errors", t.errors},
+                       {"bytesUp", t.bytes_up},
+                       {"bytesDown", t.bytes_down},
+                       {"via", t.via}});
     json policy_changes = json::array();
     for (const auto& c : s.policy_changes) {
         json change = {{"line", c.line},
@@ -360,6 +399,7 @@ json render_json(const LogSummary& s) {
             {"secrets", counts_by_host_json(s.secrets, "secret")},
             {"rules", rules},
             {"mcp", mcp},
+            {"tcpTunnels", tcp},
             {"policyChanges", policy_changes}};
 }
 

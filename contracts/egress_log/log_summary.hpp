@@ -19,6 +19,13 @@ struct HostCounts {
     std::uint64_t bytes_up = 0, bytes_down = 0;
 };
 
+// Raw TCP tunnels to one destination (lines with scheme "tcp"), by how they came in.
+struct TunnelCounts {
+    std::uint64_t tunnels = 0, allowed = 0, refused = 0, errors = 0;
+    std::uint64_t bytes_up = 0, bytes_down = 0;
+    std::map<std::string, std::uint64_t> via; // "connect" | "socks5" -> count
+};
+
 struct McpServerCounts {
     std::map<std::string, std::uint64_t> called;  // tool -> tools/call forwarded
     std::map<std::string, std::uint64_t> refused; // tool -> tools/call refused
@@ -52,6 +59,7 @@ struct LogSummary {
     // refusedBy reason) -> count.
     std::map<std::string, std::map<std::string, std::uint64_t>> rules;
     std::map<std::string, McpServerCounts> mcp;     // by server name
+    std::map<std::string, TunnelCounts> tcp;        // by "host:port"
     std::vector<PolicyChangeCounts> policy_changes; // in line order
     VerifyReport verification;
 };

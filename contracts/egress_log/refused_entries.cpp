@@ -40,6 +40,9 @@ std::optional<std::string> RefusedEntries::add(std::string_view text) {
         entry = entry_for(host, port, false);
     else if (reason == to_string(osf::RefusalReason::port_not_allowed) && !host.empty())
         entry = entry_for(host, port, true);
+    else if (reason == to_string(osf::RefusalReason::tcp_destination_not_allowed) &&
+             !host.empty() && port != 0)
+        entry = "tcp:" + display_label(host) + ":" + std::to_string(port);
     else if (reason == to_string(osf::RefusalReason::mcp_tool) &&
              !text_of(line, f::mcp_server).empty() && !text_of(line, f::tool).empty())
         entry =

@@ -1,7 +1,7 @@
 // What an operator can act on among a log's refusals: for each request the
 // policy refused, the egress entry or MCP tool that would have let it
 // through, once each, spelled as `allow` takes it ("registry.npmjs.org",
-// "git.example.com:8443", "--mcp wiki:delete"). Other refusals (malformed
+// "git.example.com:8443", "tcp:git.example.com:22", "--mcp wiki:delete"). Other refusals (malformed
 // requests, secrets in the clear, limits) are not a matter of policy and are
 // left out. Pure: fed one log line at a time, for `egress-log --refused`.
 #pragma once

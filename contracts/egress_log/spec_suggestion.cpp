@@ -117,6 +117,16 @@ void SpecSuggestion::add(std::string_view text) {
     const auto line = nlohmann::json::parse(text, nullptr, false);
     if (!line.is_object() || line.contains(osf::log_evidence_field::kind)) return;
     const std::string outcome = text_of(line, f::outcome);
+    if (text_of(line, f::scheme) == "tcp") {
+        const std::string host = text_of(line, f::host);
+        const auto port = count_of(line, f::port);
+        const bool asked = outcome != to_string(osf::Outcome::refused) ||
+                           text_of(line, f::refused_by) ==
+                               to_string(osf::RefusalReason::tcp_destination_not_allowed);
+        if (asked && !host.empty() && port > 0 && port <= 65535)
+            tcp_.insert(host + ":" + std::to_string(port));
+        return;
+    }
     if (outcome == to_string(osf::Outcome::refused) || outcome.empty()) return;
     const std::string host = text_of(line, f::host);
     if (host.empty() || count_of(line, f::count) > 0) return; // a folded line has no path
@@ -172,6 +182,7 @@ nlohmann::ordered_json SpecSuggestion::spec() const {
         mcp.push_back({{"name", server}, {"url", s.url}, {"tools", s.tools}});
     json out = json::object();
     out["egress"] = egress;
+    if (!tcp_.empty()) out["tcp"] = tcp_;
     if (!mcp.empty()) out["mcp"] = mcp;
     return out;
 }

@@ -21,11 +21,15 @@ class SpecSuggestion {
 public:
     // Reads one line of the log. Counted: request lines let through (allowed,
     // or an error after the policy allowed them), and in audit mode those the
-    // policy would have refused. Refusals, start, checkpoint and policy lines
-    // are not what the sandbox did.
+    // policy would have refused; raw TCP tunnels, and SOCKS5 tunnels refused
+    // for want of a `tcp` entry (a `tcp` entry each: no rule narrows a raw
+    // tunnel, and the refusal names exactly the host and port asked for).
+    // Other refusals, start, checkpoint and policy lines are not what the
+    // sandbox did.
     void add(std::string_view line);
 
-    // {"egress": [...], "mcp": [...]}, in a spec's grammar; hosts sorted.
+    // {"egress": [...], "tcp": [...], "mcp": [...]}, in a spec's grammar; hosts
+    // sorted; "tcp" only when a tunnel was seen.
     nlohmann::ordered_json spec() const;
 
     // Generalises a set of paths into patterns (pure, for tests): a segment
@@ -49,6 +53,7 @@ private:
     };
     std::map<std::string, Destination> hosts_; // "host" or "host:port"
     std::map<std::string, Server> servers_;    // by name
+    std::set<std::string> tcp_;                // "host:port"
 };
 
 } // namespace osf::egress_log

@@ -55,7 +55,54 @@ std::map<std::string, std::string> entry_names(const Spec& spec) {
     std::map<std::string, std::string> names; // name -> its rules
     for (const auto& rule : spec.egress)
         names.emplace(entry_name(rule), rules_key(rule));
+    for (const auto& destination : spec.tcp)
+        names.emplace(entry_name(destination), std::string());
     return names;
+}
+
+// A `tcp` entry as given ("host:port", after the "tcp:" prefix), or why it is not one.
+std::variant<TcpDestination, std::string> tcp_of(const std::string& entry) {
+    const auto parsed = parse_spec(ordered{{"tcp", ordered::array({entry})}}.dump());
+    if (!parsed.ok()) return parsed.errors.front().message;
+    return parsed.spec->tcp.front();
+}
+
+// Allows or revokes one "tcp:host:port" entry in the document's `tcp`.
+void edit_tcp(ordered& document, const std::string& entry, bool allow, EditResult& result) {
+    const auto given = tcp_of(entry.substr(tcp_prefix.size()));
+    if (const auto* why = std::get_if<std::string>(&given)) {
+        result.errors.push_back(spec_detail::json_quoted(entry) + ": " + *why);
+        return;
+    }
+    const std::string name = entry_name(std::get<TcpDestination>(given));
+    auto& tcp = document["tcp"];
+    if (tcp.is_null()) tcp = ordered::array();
+    // Every spelling of it ("Git.example.com.:22" and "git.example.com:22" are one).
+    std::vector<std::size_t> at;
+    for (std::size_t k = 0; k < tcp.size(); ++k) {
+        if (!tcp[k].is_string()) continue;
+        const auto written = tcp_of(tcp[k].get<std::string>());
+        if (const auto* d = std::get_if<TcpDestination>(&written); d && entry_name(*d) == name)
+            at.push_back(k);
+    }
+    if (allow) {
+        if (!at.empty()) {
+            result.unchanged.push_back(name);
+            return;
+        }
+        tcp.push_back(name.substr(tcp_prefix.size()));
+        result.changed.push_back(name);
+        return;
+    }
+    if (at.empty()) {
+        result.errors.push_back(spec_detail::json_quoted(name) +
+                                " is not in the sandbox's tcp list (its spec lists what it may "
+                                "reach); nothing to revoke");
+        return;
+    }
+    for (auto k = at.rbegin(); k != at.rend(); ++k)
+        tcp.erase(tcp.begin() + static_cast<std::ptrdiff_t>(*k));
+    result.changed.push_back(name);
 }
 
 std::set<std::string> tool_names(const Spec& spec) {
@@ -79,6 +126,7 @@ nlohmann::json fixed_part(std::string_view text) {
     nlohmann::json document = std::move(read.document);
     if (!document.is_object()) return document;
     document.erase("egress");
+    document.erase("tcp");
     if (auto mcp = document.find("mcp"); mcp != document.end() && mcp->is_array())
         for (auto& server : *mcp)
             if (server.is_object()) server.erase("tools");
@@ -114,6 +162,10 @@ void edit_hosts(ordered& document, const Edit& edit, EditResult& result) {
                             [&](const WrittenEntry& w) { return w.name == name; });
     };
     for (const auto& entry : edit.hosts) {
+        if (entry.starts_with(tcp_prefix)) {
+            edit_tcp(document, entry, allow, result);
+            continue;
+        }
         auto given = rule_of(entry);
         if (const auto* why = std::get_if<std::string>(&given)) {
             result.errors.push_back(spec_detail::json_quoted(entry) + ": " + *why);
@@ -202,6 +254,10 @@ void edit_tools(ordered& document, const Edit& edit, EditResult& result) {
 
 std::string entry_name(const EgressRule& rule) {
     return rule.port ? rule.host + ":" + std::to_string(*rule.port) : rule.host;
+}
+
+std::string entry_name(const TcpDestination& destination) {
+    return std::string(tcp_prefix) + destination.host + ":" + std::to_string(destination.port);
 }
 
 EditResult apply(std::string_view spec_text, const Edit& edit) {

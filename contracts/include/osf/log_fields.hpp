@@ -14,7 +14,9 @@ inline constexpr std::string_view connection = "connection"; // client connectio
 inline constexpr std::string_view client = "client";         // "ip:port" / "[ipv6]:port"
 inline constexpr std::string_view host = "host";
 inline constexpr std::string_view port = "port";
-inline constexpr std::string_view scheme = "scheme"; // "http" | "https"
+inline constexpr std::string_view scheme = "scheme"; // "http" | "https" | "tcp" (a raw tunnel)
+// How a tunnel came in: "connect" (HTTP CONNECT) or "socks5" (absent: a request).
+inline constexpr std::string_view via = "via";
 // "2": the request came as an HTTP/2 stream (absent: HTTP/1.x).
 inline constexpr std::string_view http = "http";
 inline constexpr std::string_view method = "method";
@@ -47,10 +49,10 @@ inline constexpr std::string_view count = "count";
 inline constexpr std::string_view since = "since";
 
 // Every field, in the order a line is best written and read.
-inline constexpr std::array<std::string_view, 29> all = {time,          connection,
+inline constexpr std::array<std::string_view, 30> all = {time,          connection,
                                                          client,        host,
                                                          port,          scheme,
-                                                         http,          method,
+                                                         via,           http,          method,
                                                          path,          outcome,
                                                          status,        refused_by,
                                                          error,         mcp_server,
@@ -98,6 +100,8 @@ enum class RefusalReason : std::uint8_t {
     secret_required, // a request to a required secret's host without it, or with another credential
     method_not_allowed, // the host's rules do not allow this method there
     path_not_allowed,   // the host's rules do not allow this path (or cannot read it)
+    tcp_destination_not_allowed, // a SOCKS5 CONNECT to a host:port in neither `tcp` nor `egress`
+    socks_command_not_supported, // a SOCKS5 BIND or UDP ASSOCIATE (only CONNECT is served)
 };
 
 // `error` values the proxy writes (the schema accepts any lower-case-hyphen
@@ -115,6 +119,8 @@ enum class ErrorKind : std::uint8_t {
     no_request,        // an allowed CONNECT that carried no request
     aborted,           // the exchange was cut short inside the proxy (shutdown, exception)
     upstream_limit,    // the answer's head, a chunk-size line or its trailers over a ceiling
+    policy_revoked,    // a raw TCP tunnel a revoke of its destination ended
+    idle_timeout,      // a raw TCP tunnel that carried nothing either way within the idle timeout
 };
 
 // The names as written in the log (and the X-Osf-Refused-By header). A switch
@@ -173,6 +179,10 @@ constexpr std::string_view to_string(RefusalReason r) noexcept {
         return "method-not-allowed";
     case RefusalReason::path_not_allowed:
         return "path-not-allowed";
+    case RefusalReason::tcp_destination_not_allowed:
+        return "tcp-destination-not-allowed";
+    case RefusalReason::socks_command_not_supported:
+        return "socks-command-not-supported";
     }
     return {};
 }
@@ -203,6 +213,10 @@ constexpr std::string_view to_string(ErrorKind e) noexcept {
         return "aborted";
     case ErrorKind::upstream_limit:
         return "upstream-limit";
+    case ErrorKind::policy_revoked:
+        return "policy-revoked";
+    case ErrorKind::idle_timeout:
+        return "idle-timeout";
     }
     return {};
 }
@@ -212,7 +226,7 @@ constexpr std::string_view to_string(ErrorKind e) noexcept {
 // from its list, or named by no to_string case, does not compile.
 inline constexpr std::array<Outcome, 3> all_outcomes = {Outcome::allowed, Outcome::refused,
                                                         Outcome::error};
-inline constexpr std::array<RefusalReason, 20> all_refusal_reasons = {
+inline constexpr std::array<RefusalReason, 22> all_refusal_reasons = {
     RefusalReason::host_not_allowed,
     RefusalReason::port_not_allowed,
     RefusalReason::bad_host,
@@ -232,8 +246,10 @@ inline constexpr std::array<RefusalReason, 20> all_refusal_reasons = {
     RefusalReason::secret_place,
     RefusalReason::secret_required,
     RefusalReason::method_not_allowed,
-    RefusalReason::path_not_allowed};
-inline constexpr std::array<ErrorKind, 12> all_error_kinds = {ErrorKind::dns,
+    RefusalReason::path_not_allowed,
+    RefusalReason::tcp_destination_not_allowed,
+    RefusalReason::socks_command_not_supported};
+inline constexpr std::array<ErrorKind, 14> all_error_kinds = {ErrorKind::dns,
                                                               ErrorKind::upstream_connect,
                                                               ErrorKind::upstream_tls,
                                                               ErrorKind::upstream_reset,
@@ -244,7 +260,9 @@ inline constexpr std::array<ErrorKind, 12> all_error_kinds = {ErrorKind::dns,
                                                               ErrorKind::client_tls,
                                                               ErrorKind::no_request,
                                                               ErrorKind::aborted,
-                                                              ErrorKind::upstream_limit};
+                                                              ErrorKind::upstream_limit,
+                                                              ErrorKind::policy_revoked,
+                                                              ErrorKind::idle_timeout};
 
 namespace detail {
 template <class Enum, std::size_t N>

@@ -22,7 +22,8 @@ struct Edit {
     // rules as JSON text ({"host", "rules"}). Allowing an entry with rules sets
     // that host's rules (replacing those it had, or narrowing a host allowed
     // whole); allowing a plain host that has rules allows it whole; a revoke
-    // removes the host, rules and all.
+    // removes the host, rules and all. An entry written "tcp:host:port" is a
+    // `tcp` destination (tcp_prefix): allowed or revoked in the spec's `tcp`.
     std::vector<std::string> hosts;
     std::vector<std::string> tools; // "server:tool", a declared MCP server's tool
 };
@@ -43,8 +44,12 @@ EditResult apply(std::string_view spec_text, const Edit& edit);
 // canonical (lower case, no trailing dot).
 std::string entry_name(const EgressRule& rule);
 
+// A `tcp` destination as allow, revoke and the policy lines name it: "tcp:host:port".
+inline constexpr std::string_view tcp_prefix = "tcp:";
+std::string entry_name(const TcpDestination& destination);
+
 struct Difference {
-    // entry_name()s; a host whose rules changed is among allowed_hosts.
+    // entry_name()s (`tcp` destinations too); a host whose rules changed is among allowed_hosts.
     std::vector<std::string> allowed_hosts, revoked_hosts;
     std::vector<std::string> allowed_tools, revoked_tools; // "server:tool"
     // A field other than `egress` and the servers' `tools` that differs, by

@@ -19,6 +19,13 @@ ConnectAdmission admit_connect(const policy::Policy& destinations, std::string_v
                             "not a valid host:port", true};
         return a;
     }
+    // A `tcp` entry wins over `egress`: the tunnel the spec asked to be raw stays raw.
+    if (destinations.is_tcp_destination(*host, hp->port)) {
+        a.raw = true;
+        a.host = *host;
+        a.port = hp->port;
+        return a;
+    }
     const auto decision = destinations.check_destination(*host, hp->port);
     if (!decision.allowed) {
         a.refusal = Refusal{http::status::forbidden, *decision.refused_by, decision.detail, true};

@@ -18,6 +18,7 @@ struct ConnectAdmission {
     std::optional<Refusal> refusal; // set: answered by the proxy
     std::string host;               // admitted: canonical
     std::uint16_t port = 0;
+    bool raw = false; // admitted: a `tcp` destination, relayed byte for byte (never intercepted)
 };
 
 // `authority` is the CONNECT's request target ("host:port"; 443 when the

@@ -71,6 +71,7 @@ std::string to_json_line(const LogRecord& r) {
     j.field(f::host, bounded(r.host, max_host_bytes, cut));
     j.field(f::port, static_cast<std::uint64_t>(r.port));
     j.field(f::scheme, r.scheme);
+    if (!r.via.empty()) j.field(f::via, r.via);
     if (r.http2) j.field(f::http, std::string_view("2"));
     j.field(f::method, bounded(r.method, max_method_bytes, cut));
     j.field(f::path, bounded(std::string_view(r.path).substr(0, r.path.find_first_of("?#")),

@@ -24,7 +24,8 @@ struct LogRecord {
     std::string client; // "ip:port"
     std::string host;
     std::uint16_t port = 0;
-    std::string scheme = "https";
+    std::string scheme = "https"; // "tcp": a raw tunnel's line
+    std::string via;              // "connect" | "socks5": how a tunnel came in; empty: not written
     bool http2 = false; // an HTTP/2 stream
     std::string method;
     std::string path; // the query string is cut off by the serialiser, whatever it is given

@@ -33,7 +33,8 @@ RefusalFolder::Kind RefusalFolder::kind_of(const LogRecord& r) {
             reason,
             r.host,
             r.port,
-            r.scheme,
+            // A SOCKS5 refusal and a CONNECT's are kinds apart.
+            r.via.empty() ? r.scheme : r.scheme + "+" + r.via,
             r.method,
             r.mcp_server,
             r.tool,

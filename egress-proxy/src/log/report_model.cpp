@@ -42,6 +42,8 @@ std::uint64_t count_of(const json& line, std::string_view name) {
 struct RequestFacts {
     std::string_view time, host, outcome, reason, server, tool;
     std::string_view rule, would_refuse; // a host with rules: the rule that decided
+    std::string_view scheme, via;        // "tcp": a raw TCP tunnel's line
+    std::uint64_t port = 0;
     const json* secrets = nullptr;
     std::uint64_t count = 1, bytes_up = 0, bytes_down = 0, tools_removed = 0;
 };
@@ -57,6 +59,9 @@ RequestFacts request_facts(const json& line) {
     r.tool = text_of(line, f::tool);
     r.rule = text_of(line, f::rule);
     r.would_refuse = text_of(line, f::would_refuse);
+    r.scheme = text_of(line, f::scheme);
+    r.via = text_of(line, f::via);
+    r.port = count_of(line, f::port);
     if (const auto it = line.find(f::secrets); it != line.end() && it->is_array()) r.secrets = &*it;
     r.bytes_up = count_of(line, f::bytes_up);
     r.bytes_down = count_of(line, f::bytes_down);
@@ -118,6 +123,12 @@ public:
                       std::string(decision),
                   host, r.count, line);
         }
+        if (r.scheme == "tcp")
+            count(tunnels_,
+                  "port " + std::to_string(r.port) +
+                      (r.via.empty() ? std::string() : " via " + std::string(r.via)) + ": " +
+                      std::string(outcome == Outcome::allowed ? r.outcome : r.reason),
+                  host, r.count, line);
         if (r.secrets)
             for (const auto& name : *r.secrets)
                 if (name.is_string())
@@ -251,7 +262,7 @@ private:
     ReportModel model_;
     std::deque<HostRow> hosts_; // by host id; a deque, so that host_ids_ may view the names
     std::unordered_map<std::string_view, std::uint32_t> host_ids_;
-    std::map<CountKey, Counted> refusals_, failures_, secrets_, rules_;
+    std::map<CountKey, Counted> refusals_, failures_, secrets_, rules_, tunnels_;
     std::map<ToolKey, ToolCounts> tools_;
     std::map<std::string, KindRow> other_kinds_;
     std::vector<Event> events_;
@@ -320,6 +331,8 @@ void Aggregator::choose_shown_lines(const std::vector<std::string_view>& lines) 
         take(row.lines);
     for (const auto& row : model_.secrets.rows)
         take(row.lines);
+    for (const auto& row : model_.tunnels.rows)
+        take(row.lines);
     for (const auto& row : model_.hosts.rows)
         take(row.lines);
     for (const auto& row : model_.other_kinds)
@@ -371,6 +384,7 @@ ReportModel Aggregator::finish(const std::vector<std::string_view>& lines,
     model_.failures = count_table(failures_);
     model_.secrets = count_table(secrets_);
     model_.rules = count_table(rules_);
+    model_.tunnels = count_table(tunnels_);
     std::vector<std::uint32_t> ids(hosts_.size());
     for (std::uint32_t i = 0; i < ids.size(); ++i)
         ids[i] = i;

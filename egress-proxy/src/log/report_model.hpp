@@ -134,6 +134,8 @@ struct ReportModel {
     ReportTable<HostRow> hosts;
     ReportTable<CountRow> refusals, failures, secrets;
     ReportTable<CountRow> rules; // "<rule>: <decision>" per host, for hosts with rules
+    // Raw TCP tunnels: "port <p> via <way>: <outcome or reason>" per host.
+    ReportTable<CountRow> tunnels;
     ReportTable<ToolRow> tools;
     std::vector<PolicyChange> policy;
     std::size_t policy_left_out = 0;

@@ -393,6 +393,8 @@ std::string render_report_page(const ReportModel& m) {
     page += render_counts(m, m.secrets, "secrets", "Secrets used", "secret", false);
     if (!m.rules.rows.empty())
         page += render_counts(m, m.rules, "rules", "Egress rules", "rule: decision", false);
+    if (!m.tunnels.rows.empty())
+        page += render_counts(m, m.tunnels, "tcp", "TCP tunnels", "port, way in: outcome", false);
     page += render_tools(m);
     page += render_other(m);
     page += render_shown_lines(m);

@@ -4,7 +4,9 @@
 #include "net/exchange.hpp"
 #include "net/h2_session.hpp"
 #include "net/local_reply.hpp"
+#include "net/raw_tunnel.hpp"
 #include "net/request_handler.hpp"
+#include "net/socks5_session.hpp"
 #include "net/stream_kinds.hpp"
 #include "net/tls_stream.hpp"
 #include "net/worker.hpp"
@@ -163,6 +165,10 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
         co_await refuse(stream, ex, refusal->status, refusal->reason, refusal->detail);
         co_return;
     }
+    if (admitted.raw) {
+        ex.rec.scheme = "tcp";
+        ex.rec.via = "connect";
+    }
     TunnelTarget target;
     target.host = std::move(admitted.host);
     target.port = admitted.port;
@@ -179,6 +185,15 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
         co_return;
     }
     target.endpoints = std::move(resolved.endpoints);
+    // A raw tunnel's upstream is connected before the 200: a failure is a 502 the client reads.
+    RawUpstream raw;
+    if (admitted.raw) {
+        raw = co_await dial_raw(ctx, target.host, target.port, target.endpoints);
+        if (raw.error) {
+            co_await fail(stream, ex, *raw.error, raw.detail);
+            co_return;
+        }
+    }
 
     static constexpr std::string_view established = "HTTP/1.1 200 Connection established\r\n\r\n";
     stream.expires_after(ctx.config.limits().idle_timeout);
@@ -189,14 +204,32 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
     }
     ex.responded = true;
     ex.rec.status = 200;
+    if (admitted.raw) {
+        stream.expires_never(); // the relay keeps its own idle time
+        s.registration.set_destination(target.host, target.port, true);
+        co_await relay_raw(ctx, s.registration, stream.socket(), *raw.socket, buffer, ex, 200);
+        co_return;
+    }
+    co_await serve_intercepted_tunnel(s, ex, target);
+}
+
+} // namespace
+
+asio::awaitable<void> serve_intercepted_tunnel(ClientSession<beast::tcp_stream>& s, Exchange& ex,
+                                               TunnelTarget& target) {
+    auto& ctx = s.ctx;
+    auto& stream = s.stream;
+    auto& buffer = s.buffer;
+    const auto& conn = s.conn;
+    const int status = ex.rec.status;
     s.registration.set_destination(target.host, target.port); // a revoke of it ends the tunnel
     OpenGauge tunnels(ctx.metrics.open_tunnels);
     // The tunnel's requests carry the lines from here; none at all is an error.
-    auto end_tunnel = [&ex](std::size_t requests, ErrorKind error) {
+    auto end_tunnel = [&ex, status](std::size_t requests, ErrorKind error) {
         if (requests > 0)
             ex.carried_by_requests();
         else
-            ex.finish_error(error, 200);
+            ex.finish_error(error, status);
     };
 
     stream.expires_after(ctx.config.limits().header_timeout);
@@ -255,8 +288,6 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
     tls.shutdown();
 }
 
-} // namespace
-
 asio::awaitable<void> run_client_session(ProxyRuntime& ctx, Worker& worker, tcp::socket socket,
                                          std::string client) {
     ConnectionInfo conn;
@@ -271,7 +302,19 @@ asio::awaitable<void> run_client_session(ProxyRuntime& ctx, Worker& worker, tcp:
     beast::flat_buffer buffer{ctx.config.limits().read_buffer_bytes()};
     ClientSession<beast::tcp_stream> session{ctx,          worker,  stream, buffer,
                                              registration, nullptr, conn};
-    co_await serve_requests(session);
+    // HTTP and SOCKS5 share the listener: a SOCKS5 greeting starts with its version, 5,
+    // which no HTTP request line does.
+    stream.expires_after(ctx.config.limits().header_timeout);
+    auto [rec, n] = co_await stream.async_read_some(
+        buffer.prepare(std::min<std::size_t>(64 * 1024, buffer.max_size())), use_tuple);
+    if (rec || n == 0) co_return;
+    buffer.commit(n);
+    if (static_cast<const std::uint8_t*>(buffer.cdata().data())[0] == 0x05) {
+        conn.via = "socks5";
+        co_await serve_socks5(session);
+    } else {
+        co_await serve_requests(session);
+    }
     beast::error_code ignored;
     stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
 }

@@ -23,6 +23,7 @@ public:
         rec.connection = conn.id;
         rec.client = conn.client;
         rec.http2 = conn.http2;
+        rec.via = conn.via;
         rec.method = std::move(method);
     }
     Exchange(const Exchange&) = delete;

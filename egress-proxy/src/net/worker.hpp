@@ -22,6 +22,8 @@ struct ClientHandle {
     // a policy change that revokes it ends the connection.
     std::string host;
     std::uint16_t port = 0;
+    bool raw = false;     // a raw TCP tunnel: its destination is judged against `tcp`
+    bool revoked = false; // a policy change ended it
 };
 
 struct Worker {
@@ -48,7 +50,9 @@ public:
     ClientRegistration& operator=(const ClientRegistration&) = delete;
     void set_socket(boost::asio::ip::tcp::socket* socket);
     void set_idle(bool idle);
-    void set_destination(std::string host, std::uint16_t port);
+    void set_destination(std::string host, std::uint16_t port, bool raw = false);
+    // True once a policy change has ended the connection.
+    bool revoked() const;
 
 private:
     Worker& worker_;

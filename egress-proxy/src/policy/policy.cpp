@@ -35,7 +35,8 @@ bool host_matches(const std::string& pattern, std::string_view host) {
 
 } // namespace
 
-Policy::Policy(const osf::Spec& spec, HostAliases aliases) : egress_(spec.egress), mcp_(spec.mcp) {
+Policy::Policy(const osf::Spec& spec, HostAliases aliases)
+    : egress_(spec.egress), mcp_(spec.mcp), tcp_(spec.tcp) {
     // parse_host_aliases gives canonical keys; a hand-built map may not.
     for (auto& [name, address] : aliases)
         if (auto canonical = canonical_host(name)) aliases_.emplace(*canonical, address);
@@ -48,6 +49,16 @@ Policy::Policy(const osf::Spec& spec, HostAliases aliases) : egress_(spec.egress
         server.host = canonical_rule_host(server.host);
         if (server.path.empty()) server.path = "/";
     }
+    for (auto& destination : tcp_)
+        destination.host = canonical_rule_host(destination.host);
+}
+
+bool Policy::is_tcp_destination(std::string_view raw_host, std::uint16_t port) const {
+    if (tcp_.empty()) return false;
+    const auto host = canonical_host(raw_host);
+    return host && std::any_of(tcp_.begin(), tcp_.end(), [&](const osf::TcpDestination& d) {
+               return d.port == port && host_matches(d.host, *host);
+           });
 }
 
 bool Policy::in_egress(std::string_view host, std::uint16_t port) const {
@@ -60,7 +71,9 @@ bool Policy::named_literally(const std::string& host) const {
     return std::any_of(egress_.begin(), egress_.end(),
                        [&](const osf::EgressRule& rule) { return rule.host == host; }) ||
            std::any_of(mcp_.begin(), mcp_.end(),
-                       [&](const osf::McpServer& server) { return server.host == host; });
+                       [&](const osf::McpServer& server) { return server.host == host; }) ||
+           std::any_of(tcp_.begin(), tcp_.end(),
+                       [&](const osf::TcpDestination& d) { return d.host == host; });
 }
 
 Decision Policy::check_destination(std::string_view raw_host, std::uint16_t port) const {

@@ -48,11 +48,16 @@ public:
     // respected) or is the host and port of an `mcp` server.
     Decision check_destination(std::string_view host, std::uint16_t port) const;
 
+    // Before DNS: is this canonical host and port a `tcp` destination (a raw
+    // tunnel, never intercepted)? Wildcards match as in `egress`; the port
+    // must be the entry's.
+    bool is_tcp_destination(std::string_view host, std::uint16_t port) const;
+
     // After DNS (or for an IP literal): may the proxy connect to this address
     // for this host? Loopback, link-local, unspecified and multicast are
     // refused unless an alias for `host` names exactly this address; private
     // (RFC 1918, CGNAT, ULA) too, unless the spec names `host` itself (an
-    // `egress` entry without a wildcard, or an MCP server's host).
+    // `egress` or `tcp` entry without a wildcard, or an MCP server's host).
     Decision check_address(std::string_view host, const boost::asio::ip::address& address) const;
 
     // The address an alias gives the host, if any.
@@ -112,6 +117,7 @@ private:
     std::vector<RequestRules> rules_; // compiled, of the entries that have rules
     std::vector<int> rules_of_entry_; // egress_[i]'s index in rules_, or -1
     std::vector<osf::McpServer> mcp_;
+    std::vector<osf::TcpDestination> tcp_;
     HostAliases aliases_;
 };
 

@@ -59,3 +59,29 @@ TEST_CASE("admit_connect: the table") {
         }
     }
 }
+
+TEST_CASE("admit_connect: a tcp destination is a raw tunnel, before egress") {
+    osf::Spec s;
+    s.template_name = "debian:12";
+    s.egress = {osf::EgressRule{"git.example.com", std::nullopt}};
+    s.tcp = {osf::TcpDestination{"git.example.com", 22},
+             osf::TcpDestination{"*.db.example.com", 5432}};
+    const osf::policy::Policy policy(s, {});
+    struct Row {
+        const char* authority;
+        bool admitted;
+        bool raw;
+    };
+    const Row rows[] = {
+        {"git.example.com:22", true, true},    // in tcp (and in egress): raw wins
+        {"git.example.com:443", true, false},  // egress only: intercepted as today
+        {"x.db.example.com:5432", true, true}, // a tcp wildcard
+        {"x.db.example.com:443", false, false}, {"db.example.com:5432", false, false},
+    };
+    for (const auto& row : rows) {
+        INFO(row.authority);
+        const auto a = admit_connect(policy, row.authority);
+        CHECK(!a.refusal == row.admitted);
+        CHECK(a.raw == row.raw);
+    }
+}

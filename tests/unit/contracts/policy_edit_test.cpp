@@ -159,3 +159,37 @@ TEST_CASE("a bad entry with rules is an error naming where in the entry and the 
     CHECK_THAT(result.errors[1], Catch::Contains("is not a JSON object"));
     CHECK(result.spec_text == base);
 }
+
+TEST_CASE("tcp:host:port entries are allowed and revoked in the spec's tcp list") {
+    const auto allowed =
+        apply(base, {Direction::allow, {"tcp:Git.Example.com.:22", "tcp:db.example.com:5432"}, {}});
+    REQUIRE(allowed.ok());
+    CHECK(allowed.changed ==
+          std::vector<std::string>{"tcp:git.example.com:22", "tcp:db.example.com:5432"});
+    const auto parsed = osf::parse_spec(allowed.spec_text);
+    REQUIRE(parsed.ok());
+    REQUIRE(parsed.spec->tcp.size() == 2);
+    CHECK(parsed.spec->tcp[0].host == "git.example.com");
+    CHECK(parsed.spec->egress.size() == 3); // egress untouched
+    const auto d = difference(base, allowed.spec_text);
+    CHECK(d.other.empty()); // tcp may change live, like egress
+    CHECK(d.allowed_hosts ==
+          std::vector<std::string>{"tcp:db.example.com:5432", "tcp:git.example.com:22"});
+    CHECK(apply(allowed.spec_text, {Direction::allow, {"tcp:git.example.com:22"}, {}}).unchanged ==
+          std::vector<std::string>{"tcp:git.example.com:22"});
+
+    const auto revoked =
+        apply(allowed.spec_text, {Direction::revoke, {"tcp:git.example.com:22"}, {}});
+    REQUIRE(revoked.ok());
+    CHECK(difference(allowed.spec_text, revoked.spec_text).revoked_hosts ==
+          std::vector<std::string>{"tcp:git.example.com:22"});
+    const auto absent =
+        apply(revoked.spec_text, {Direction::revoke, {"tcp:git.example.com:22"}, {}});
+    CHECK(absent.errors == std::vector<std::string>{
+                               R"("tcp:git.example.com:22" is not in the sandbox's tcp list (its )"
+                               R"(spec lists what it may reach); nothing to revoke)"});
+    const auto bad = apply(base, {Direction::allow, {"tcp:git.example.com"}, {}});
+    CHECK(bad.errors == std::vector<std::string>{
+                            R"("tcp:git.example.com": "git.example.com" has no port: a tcp entry )"
+                            R"(names one, as "git.example.com:22")"});
+}

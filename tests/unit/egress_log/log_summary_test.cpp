@@ -93,3 +93,32 @@ TEST_CASE("policy changes are listed with the requests before them and those the
                             {}))
             .find("policy changes: none") != std::string::npos);
 }
+
+TEST_CASE("raw TCP tunnels are counted per destination, with their ways in") {
+    const std::string log =
+        R"({"time":"2026-12-07T09:00:01.000Z","host":"github.com","port":22,"scheme":"tcp","via":"connect","method":"CONNECT","outcome":"allowed","status":200,"bytesUp":10,"bytesDown":2000})"
+        "\n"
+        R"({"time":"2026-12-07T09:00:02.000Z","host":"github.com","port":22,"scheme":"tcp","via":"socks5","method":"CONNECT","outcome":"error","error":"policy-revoked","status":0,"bytesUp":5,"bytesDown":7})"
+        "\n"
+        R"({"time":"2026-12-07T09:00:03.000Z","host":"evil.test","port":22,"scheme":"tcp","via":"socks5","method":"CONNECT","outcome":"refused","refusedBy":"tcp-destination-not-allowed","status":0,"bytesUp":0,"bytesDown":0,"count":4,"since":"2026-12-07T09:00:02.500Z"})"
+        "\n"
+        R"({"time":"2026-12-07T09:00:04.000Z","host":"api.test","port":443,"scheme":"https","method":"GET","outcome":"allowed","status":200,"bytesUp":0,"bytesDown":1})"
+        "\n";
+    const auto s = el::summarise_log(log, {});
+    REQUIRE(s.tcp.size() == 2);
+    const auto& git = s.tcp.at("github.com:22");
+    CHECK(git.tunnels == 2);
+    CHECK(git.allowed == 1);
+    CHECK(git.errors == 1);
+    CHECK(git.bytes_up == 15);
+    CHECK(git.bytes_down == 2007);
+    CHECK(git.via == std::map<std::string, std::uint64_t>{{"connect", 1}, {"socks5", 1}});
+    CHECK(s.tcp.at("evil.test:22").refused == 4); // a folded line counts whole
+    const auto text = el::render_text(s);
+    CHECK(text.find("tcp tunnels:") != std::string::npos);
+    CHECK(text.find("github.com:22 (connect 1, socks5 1)") != std::string::npos);
+    const auto json = el::render_json(s);
+    REQUIRE(json["tcpTunnels"].size() == 2);
+    CHECK(json["tcpTunnels"][1]["destination"] == "github.com:22");
+    CHECK(json["tcpTunnels"][1]["via"]["socks5"] == 1);
+}

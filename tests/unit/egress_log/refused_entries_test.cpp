@@ -35,3 +35,16 @@ TEST_CASE("a name with a line break cannot make a line of its own") {
     CHECK(entry->find('\n') == std::string::npos);
     CHECK(*entry == "--mcp \"wiki:x\\x0arm -rf /\"");
 }
+
+TEST_CASE("a SOCKS5 tunnel refused for want of a tcp entry becomes tcp:host:port") {
+    RefusedEntries refused;
+    std::vector<std::string> printed;
+    for (
+        const char* line :
+        {R"({"host":"github.com","port":22,"scheme":"tcp","via":"socks5","outcome":"refused","refusedBy":"tcp-destination-not-allowed"})",
+         R"({"host":"github.com","port":22,"scheme":"tcp","via":"socks5","outcome":"refused","refusedBy":"tcp-destination-not-allowed"})",
+         R"({"host":"db.test","port":0,"scheme":"tcp","outcome":"refused","refusedBy":"tcp-destination-not-allowed"})",
+         R"({"host":"db.test","port":5432,"scheme":"tcp","outcome":"refused","refusedBy":"socks-command-not-supported"})"})
+        if (auto entry = refused.add(line)) printed.push_back(*entry);
+    CHECK(printed == std::vector<std::string>{"tcp:github.com:22"});
+}

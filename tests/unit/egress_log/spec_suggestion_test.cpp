@@ -71,3 +71,27 @@ TEST_CASE("suggest: a spec that validates, from what went through only") {
     INFO((parsed.ok() ? std::string() : parsed.errors.front().to_string()));
     CHECK(parsed.ok());
 }
+
+TEST_CASE("suggest: a tcp entry per raw tunnel and per SOCKS5 refusal for want of one") {
+    SpecSuggestion s;
+    auto tunnel = [](const std::string& host, int port, const std::string& outcome,
+                     const std::string& extra) {
+        return R"({"time":"2026-12-07T06:00:00.000Z","connection":1,"client":"127.0.0.1:1","host":")" +
+               host + R"(","port":)" + std::to_string(port) +
+               R"(,"scheme":"tcp","via":"socks5","method":"CONNECT","path":"","outcome":")" +
+               outcome + R"(","status":0)" + extra + "}";
+    };
+    s.add(tunnel("github.com", 22, "allowed", ""));
+    s.add(tunnel("db.example.com", 5432, "error", R"(,"error":"idle-timeout")"));
+    s.add(tunnel("cache.example.com", 6379, "refused",
+                 R"(,"refusedBy":"tcp-destination-not-allowed")"));
+    s.add(tunnel("10.0.0.1", 22, "refused", R"(,"refusedBy":"destination-address")"));
+    s.add(line("api.example.com", 443, "GET", "/a"));
+    const auto spec = s.spec();
+    CHECK(spec["tcp"] ==
+          ojson::array({"cache.example.com:6379", "db.example.com:5432", "github.com:22"}));
+    auto document = spec;
+    document["template"] = "debian:12";
+    CHECK(osf::parse_spec(document.dump()).ok());
+    CHECK_FALSE(SpecSuggestion().spec().contains("tcp"));
+}

@@ -300,3 +300,37 @@ TEST_CASE("a rotate line names its secret among the policy changes, never a valu
     CHECK(m.policy[0].entries == std::vector<std::string>{"secret TG_TOKEN"});
     CHECK(m.policy[0].by == "ref:file");
 }
+
+TEST_CASE("raw TCP tunnels get a table: port and way in, outcome or reason, per host") {
+    const auto tunnel = [](const std::string& host, int port, const std::string& via,
+                           const std::string& outcome, const std::string& why = "") {
+        json line = request(host, outcome);
+        line["scheme"] = "tcp";
+        line["via"] = via;
+        line["method"] = "CONNECT";
+        line["port"] = port;
+        line.erase("refusedBy");
+        line.erase("error");
+        if (outcome == "refused") line["refusedBy"] = why;
+        if (outcome == "error") line["error"] = why;
+        return line;
+    };
+    const auto m = l::build_report(
+        log_of({tunnel("git.test", 22, "connect", "allowed"),
+                tunnel("git.test", 22, "connect", "allowed"),
+                tunnel("db.test", 5432, "socks5", "error", "idle-timeout"),
+                tunnel("evil.test", 22, "socks5", "refused", "tcp-destination-not-allowed"),
+                request("api.test")}),
+        {}, "x");
+    REQUIRE(m.tunnels.rows.size() == 3);
+    CHECK(m.tunnels.rows[0].name == "port 22 via connect: allowed");
+    CHECK(m.tunnels.rows[0].host == "git.test");
+    CHECK(m.tunnels.rows[0].count == 2);
+    CHECK(ranges(m.tunnels.rows[0].lines) ==
+          std::vector<std::pair<std::size_t, std::size_t>>{{1, 2}});
+    // Rows of one count: in the order of their names.
+    CHECK(m.tunnels.rows[1].name == "port 22 via socks5: tcp-destination-not-allowed");
+    CHECK(m.tunnels.rows[1].host == "evil.test");
+    CHECK(m.tunnels.rows[2].name == "port 5432 via socks5: idle-timeout");
+    CHECK(l::build_report(log_of({request("api.test")}), {}, "x").tunnels.rows.empty());
+}

@@ -378,3 +378,39 @@ TEST_CASE("spec hosts are compared in canonical form", "[policy]") {
     CHECK(policy.permitted_names() ==
           std::vector<std::string>{"127.0.0.1", "::ffff:10.1.2.3", "example.com"});
 }
+
+TEST_CASE("tcp destinations: host pattern and exact port, and their private addresses",
+          "[policy][tcp]") {
+    osf::Spec spec;
+    spec.template_name = "debian:12";
+    spec.tcp = {osf::TcpDestination{"Git.Example.com.", 22},
+                osf::TcpDestination{"*.db.example.com", 5432},
+                osf::TcpDestination{"192.0.2.10", 6379}};
+    const Policy p(spec, {});
+    struct Row {
+        const char* host;
+        std::uint16_t port;
+        bool tcp;
+    };
+    const Row rows[] = {
+        {"git.example.com", 22, true},   {"GIT.example.com.", 22, true},
+        {"git.example.com", 23, false},  {"a.db.example.com", 5432, true},
+        {"db.example.com", 5432, false}, {"a.db.example.com", 22, false},
+        {"192.0.2.10", 6379, true},      {"192.0.2.10", 22, false},
+        {"evil.example", 22, false},     {"bad_host", 22, false},
+    };
+    for (const auto& row : rows) {
+        INFO(row.host << ":" << row.port);
+        CHECK(p.is_tcp_destination(row.host, row.port) == row.tcp);
+        // A tcp entry alone opens nothing for HTTP: CONNECT interception and plain requests.
+        CHECK_FALSE(p.check_destination(row.host, row.port).allowed);
+    }
+    const auto pod = boost::asio::ip::make_address("10.0.0.7");
+    // A private address for a host the tcp list names literally, not by a wildcard.
+    CHECK(p.check_address("git.example.com", pod).allowed);
+    CHECK(p.check_address("a.db.example.com", pod).refused_by == Reason::destination_address);
+    // Loopback never, named or not (an alias names the one address allowed).
+    CHECK(
+        p.check_address("git.example.com", boost::asio::ip::make_address("127.0.0.1")).refused_by ==
+        Reason::destination_address);
+}
