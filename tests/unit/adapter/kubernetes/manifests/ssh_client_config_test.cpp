@@ -11,8 +11,8 @@ TEST_CASE("kubernetes ssh config: every host through the proxy's HTTP port by ba
     REQUIRE(line != std::string::npos);
     // The proxy, then ssh's own tokens, as bash's $0..$3.
     CHECK(config.ends_with("' osf-sandbox-0123456789ab-egress 8080 %h %p\n"));
-    const std::string script =
-        config.substr(config.find('\'') + 1, config.rfind('\'') - config.find('\'') - 1);
+    const std::size_t open = config.find("-c '") + 4;
+    const std::string script = config.substr(open, config.rfind('\'') - open);
     // In single quotes for the shell ssh starts: none inside.
     CHECK(script.find('\'') == std::string::npos);
     CHECK(script.find("exec 3<>/dev/tcp/$0/$1") == 0);
