@@ -313,3 +313,28 @@ def test_the_connect_helper_says_what_is_wrong(runner, sandbox):
     res = runner.run("exec", sandbox, "--", "/run/osf/sandbox-local", "__connect", "git.test", "0")
     assert res.returncode == 2
     assert res.stderr == "sandbox-local connect: the port is not a number from 1 to 65535\n"
+
+
+def listed_policy(runner, sandbox_id):
+    res = runner.run("list", "-o", "json")
+    assert res.returncode == 0, res.stderr
+    return next(row["policy"] for row in json.loads(res.stdout) if row["id"] == sandbox_id)
+
+
+def test_revoke_and_allow_a_tcp_destination_of_a_running_sandbox(runner, sandbox, servers):
+    port = servers["web"].server_address[1]
+    entry = f"tcp:web.test:{port}"
+    curl = f"curl -sS --socks5-hostname 127.0.0.1:1080 http://web.test:{port}/live"
+    assert f"web.test:{port}" in listed_policy(runner, sandbox)["tcp"]
+    res = runner.run("revoke", sandbox, entry)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith(f"revoked in {sandbox}: {entry} (policy ")
+    assert f"web.test:{port}" not in listed_policy(runner, sandbox).get("tcp", [])
+    res = runner.sh(sandbox, curl)
+    assert res.returncode == 97, (res.returncode, res.stderr)  # refused from the next request on
+    res = runner.run("allow", sandbox, entry)
+    assert res.returncode == 0, res.stderr
+    res = runner.sh(sandbox, curl)
+    assert res.returncode == 0, res.stderr
+    assert f"web.test:{port}" in listed_policy(runner, sandbox)["tcp"]
+    verified(runner, sandbox)
