@@ -198,9 +198,10 @@ def test_the_sandbox_sees_only_its_own_environment(local, sandbox):
 
 def test_the_sandbox_sees_no_host_secrets_home_or_state(local, sandbox):
     res = local.sh(sandbox, "echo cwd=$(pwd) uid=$(id -u) host=$(hostname); "
-                            "for p in /home /root /var /srv /opt /run/user /etc/shadow /etc/ssh /etc/sudoers "
+                            "for p in /home /root /var /srv /opt /run/user /etc/shadow /etc/sudoers "
                             f"{local.state}; do [ -e $p ] && echo present=$p; done; "
                             "echo sslprivate=$(ls -A /etc/ssl/private | wc -l) run=$(ls /run/osf | tr '\\n' ,) "
+                            "etcssh=$(ls -A /etc/ssh | tr '\\n' ,) "
                             "tmp=$(ls -A /tmp | wc -l) ca=$(grep -c BEGIN /etc/osf/egress-ca.crt); "
                             "touch /usr/x 2>/dev/null || echo usr=read-only")
     assert res.returncode == 0, res.stderr
@@ -210,6 +211,8 @@ def test_the_sandbox_sees_no_host_secrets_home_or_state(local, sandbox):
     assert seen["host"] == f"osf-sandbox-{sandbox}"
     assert "present" not in seen, res.stdout
     assert seen["sslprivate"] == "0"  # an empty directory over the host's private keys
+    # Never the host's /etc/ssh (its host keys): only the product's client configuration.
+    assert seen["etcssh"] == "ssh_config,"
     assert seen["run"] == "egress.sock,sandbox-local,"
     assert seen["tmp"] == "0" and seen["ca"] == "1" and seen["usr"] == "read-only"
 
