@@ -694,6 +694,17 @@ def sandbox(kube, tmp_path_factory):
     adapter(kube, "destroy", sandbox_id)
 
 
+def test_the_sandbox_pod_sees_socks_and_the_ssh_config(cluster, sandbox):
+    """What the pod's processes get for raw TCP: ALL_PROXY to the Service's SOCKS5 port and the
+    ssh client configuration, one file mounted from the CA ConfigMap into ssh_config.d."""
+    out = adapter(cluster, "exec", sandbox, "--", "sh", "-c",
+                  "echo $ALL_PROXY $all_proxy; cat /etc/ssh/ssh_config.d/osf-egress.conf", check=0).stdout
+    first, config = out.split("\n", 1)
+    assert first == f"socks5h://osf-sandbox-{sandbox}-egress:1080 socks5h://osf-sandbox-{sandbox}-egress:1080"
+    assert config.startswith("# Written by sandbox-kubernetes")
+    assert config.endswith(f"' osf-sandbox-{sandbox}-egress 8080 %h %p\n")
+
+
 def test_exec_exit_codes_streams_and_workspace(cluster, sandbox):
     kube = cluster
     assert adapter(kube, "exec", sandbox, "--", "pwd", check=0).stdout == "/workspace\n"
