@@ -149,6 +149,32 @@ def test_socks5_refusals_name_and_address(tmp_path, echo):
         verify_log(proxy)
 
 
+def test_a_flood_of_socks5_refusals_folds_and_summary_counts_it(tmp_path, echo):
+    with start_proxy(tmp_path, [f"echo.test:{echo.port}"]) as proxy:
+        for _ in range(300):
+            _, reply, sock = socks5_request(proxy.listen, "evil.test", 22)
+            sock.close()
+            assert reply == 2
+        proxy.wait_connections_closed()
+        assert proxy.stop() == 0
+        lines = [l for l in proxy.log_lines() if l["host"] == "evil.test"]
+        # 20 whole lines of a kind in a window, the rest counted in folded lines.
+        assert len(lines) < 40
+        assert sum(l.get("count", 1) for l in lines) == 300
+        assert all(l["via"] == "socks5" and l["refusedBy"] == "tcp-destination-not-allowed"
+                   for l in lines)
+        run = run_proxy(["log", "summary", "--json", "--pubkey",
+                         os.path.join(proxy.state_dir, "log-key.pub"), proxy.log_path], timeout=60)
+        assert run.returncode == 0, run.stderr
+        tunnels = json.loads(run.stdout)["tcpTunnels"]
+        assert tunnels == [{"destination": "evil.test:22", "tunnels": 300, "allowed": 0,
+                            "refused": 300, "errors": 0, "bytesUp": 0, "bytesDown": 0,
+                            "via": {"socks5": 300}}]
+        suggest = run_proxy(["log", "suggest", proxy.log_path], timeout=60)
+        assert suggest.returncode == 0, suggest.stderr
+        assert json.loads(suggest.stdout)["tcp"] == ["evil.test:22"]
+
+
 def test_connect_to_a_port_in_neither_list_is_refused(tmp_path, echo):
     with start_proxy(tmp_path, [f"echo.test:{echo.port}"], egress=["other.test:443"]) as proxy:
         for authority in [f"other.test:{echo.port}", f"evil.test:{echo.port}"]:

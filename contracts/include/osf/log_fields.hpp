@@ -49,20 +49,35 @@ inline constexpr std::string_view count = "count";
 inline constexpr std::string_view since = "since";
 
 // Every field, in the order a line is best written and read.
-inline constexpr std::array<std::string_view, 30> all = {time,          connection,
-                                                         client,        host,
-                                                         port,          scheme,
-                                                         via,           http,          method,
-                                                         path,          outcome,
-                                                         status,        refused_by,
-                                                         error,         mcp_server,
-                                                         mcp_method,    tool,
-                                                         secrets,       upgrade,
-                                                         bytes_up,      bytes_down,
-                                                         duration_ms,   mcp_events_dropped,
-                                                         tools_removed, rule,
-                                                         rule_index,    would_refuse,
-                                                         policy,        count,
+inline constexpr std::array<std::string_view, 30> all = {time,
+                                                         connection,
+                                                         client,
+                                                         host,
+                                                         port,
+                                                         scheme,
+                                                         via,
+                                                         http,
+                                                         method,
+                                                         path,
+                                                         outcome,
+                                                         status,
+                                                         refused_by,
+                                                         error,
+                                                         mcp_server,
+                                                         mcp_method,
+                                                         tool,
+                                                         secrets,
+                                                         upgrade,
+                                                         bytes_up,
+                                                         bytes_down,
+                                                         duration_ms,
+                                                         mcp_events_dropped,
+                                                         tools_removed,
+                                                         rule,
+                                                         rule_index,
+                                                         would_refuse,
+                                                         policy,
+                                                         count,
                                                          since};
 
 } // namespace osf::log_field
@@ -98,8 +113,8 @@ enum class RefusalReason : std::uint8_t {
     secret_not_bound,          // a bound secret's placeholder sent to a host not in its `hosts`
     secret_place,              // a bound secret's placeholder where its `in` does not allow it
     secret_required, // a request to a required secret's host without it, or with another credential
-    method_not_allowed, // the host's rules do not allow this method there
-    path_not_allowed,   // the host's rules do not allow this path (or cannot read it)
+    method_not_allowed,          // the host's rules do not allow this method there
+    path_not_allowed,            // the host's rules do not allow this path (or cannot read it)
     tcp_destination_not_allowed, // a SOCKS5 CONNECT to a host:port in neither `tcp` nor `egress`
     socks_command_not_supported, // a SOCKS5 BIND or UDP ASSOCIATE (only CONNECT is served)
 };

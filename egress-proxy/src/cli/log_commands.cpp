@@ -252,7 +252,8 @@ LogCommands::LogCommands(CLI::App& app, std::string& state_dir) : state_dir_(sta
     suggest_ = log_->add_subcommand(
         "suggest", "Print the tightest spec egress (and MCP tools) that would have let through "
                    "what the log shows: hosts, rules by method and path, generalised where a "
-                   "segment varies; for a person to review");
+                   "segment varies; a tcp entry for each raw TCP tunnel, and each SOCKS5 "
+                   "request refused for want of one; for a person to review");
     suggest_->add_option("file", file_, "The log (- for standard input)")->required();
 
     checkpoint_ = log_->add_subcommand(

@@ -26,7 +26,7 @@ struct LogRecord {
     std::uint16_t port = 0;
     std::string scheme = "https"; // "tcp": a raw tunnel's line
     std::string via;              // "connect" | "socks5": how a tunnel came in; empty: not written
-    bool http2 = false; // an HTTP/2 stream
+    bool http2 = false;           // an HTTP/2 stream
     std::string method;
     std::string path; // the query string is cut off by the serialiser, whatever it is given
     Outcome outcome = Outcome::error;

@@ -29,17 +29,10 @@ RefusalFolder::Kind RefusalFolder::kind_of(const LogRecord& r) {
     const int reason = r.outcome == Outcome::refused
                            ? static_cast<int>(r.refused_by.value_or(RefusalReason::bad_request))
                            : static_cast<int>(r.error.value_or(ErrorKind::aborted));
-    return {static_cast<int>(r.outcome),
-            reason,
-            r.host,
-            r.port,
+    return {static_cast<int>(r.outcome), reason, r.host, r.port,
             // A SOCKS5 refusal and a CONNECT's are kinds apart.
-            r.via.empty() ? r.scheme : r.scheme + "+" + r.via,
-            r.method,
-            r.mcp_server,
-            r.tool,
-            r.secrets,
-            r.rule};
+            r.via.empty() ? r.scheme : r.scheme + "+" + r.via, r.method, r.mcp_server, r.tool,
+            r.secrets, r.rule};
 }
 
 void RefusalFolder::fold_into(Tally& tally, const LogRecord& r) {

@@ -17,7 +17,7 @@ struct ConnectionInfo {
     std::uint64_t id = 0;
     std::string client; // "ip:port" of the sandbox side
     bool http2 = false; // requests come as HTTP/2 streams (logged as such)
-    std::string via;    // "socks5": the connection came in by SOCKS5 (every line says so)
+    std::string via{};  // "socks5": the connection came in by SOCKS5 (every line says so)
 };
 
 // The destination a CONNECT tunnel was opened to, checked by the policy.

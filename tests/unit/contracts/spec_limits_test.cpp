@@ -23,5 +23,8 @@ TEST_CASE("reserved variable names are the spec schema's", "[spec_limits]") {
     CHECK(spec["properties"]["mcp"]["maxItems"] == osf::spec_limits::max_mcp_servers);
     CHECK(spec["$defs"]["envValue"]["maxLength"] == osf::spec_limits::max_env_value_length);
     CHECK(spec["$defs"]["egressEntry"]["maxLength"] == osf::spec_limits::max_egress_entry_length);
+    // A tcp entry is an egress entry whose port is required: the same limits.
+    CHECK(spec["properties"]["tcp"]["maxItems"] == osf::spec_limits::max_egress_entries);
+    CHECK(spec["$defs"]["tcpEntry"]["maxLength"] == osf::spec_limits::max_egress_entry_length);
     CHECK(spec["properties"]["template"]["maxLength"] == osf::spec_limits::max_template_length);
 }

@@ -63,3 +63,11 @@ TEST_CASE("each kind of bad tcp entry gets its own message", "[spec][tcp]") {
         std::vector<std::string>{
             R"($.tcp: must be an array of "host:port" destinations, as ["github.com:22"]; got a string)"});
 }
+
+TEST_CASE("a tcp list over 256 entries is refused with the limit", "[spec][tcp]") {
+    std::string entries;
+    for (int i = 1; i <= 257; ++i)
+        entries += (entries.empty() ? "" : ",") + ("\"h" + std::to_string(i) + ".example.com:22\"");
+    const auto errors = errors_of(spec_with("\"tcp\": [" + entries + "]"));
+    CHECK(errors == std::vector<std::string>{"$.tcp: has 257 entries; at most 256 are allowed"});
+}

@@ -221,3 +221,30 @@ TEST_CASE("kinds differ by reason, tool and secrets; other lines pass untouched"
     CHECK(allowed_lines == 20);
     CHECK(refusals_by_tool == std::map<std::string, std::uint64_t>{{"delete", 4}, {"drop", 4}});
 }
+
+TEST_CASE("SOCKS5 refusals fold apart from CONNECT refusals, and keep their way in") {
+    Feed feed({60s, 1, 100, 100});
+    for (int i = 0; i < 5; ++i) {
+        auto connect = refused("github.com");
+        connect.method = "CONNECT";
+        connect.port = 22;
+        auto socks = connect;
+        socks.scheme = "tcp";
+        socks.via = "socks5";
+        socks.status = 0;
+        socks.refused_by = RefusalReason::tcp_destination_not_allowed;
+        feed(connect);
+        feed(socks);
+    }
+    feed.finish();
+    CHECK(feed.requests() == 10);
+    REQUIRE(feed.written.size() == 4); // one whole line and one folded line of each kind
+    std::size_t socks_lines = 0;
+    for (const auto& r : feed.written)
+        if (r.via == "socks5") {
+            ++socks_lines;
+            CHECK(r.scheme == "tcp");
+            CHECK(to_json_line(r).find(R"("via":"socks5")") != std::string::npos);
+        }
+    CHECK(socks_lines == 2);
+}
