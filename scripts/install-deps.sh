@@ -21,6 +21,9 @@ packages=(
   # tests: raw TCP tunnels to an sshd (git over ssh) and a PostgreSQL cluster, each
   # started by the test on a loopback port, never as a service
   openssh-client openssh-server postgresql postgresql-client
+  # tests: psql through a sandbox's SOCKS5 port (test_local_tcp_egress.py): a client
+  # without proxy support, wrapped as a user would
+  proxychains4
   bubblewrap buildah
   # sandbox-local: a bounded /workspace (storage) is an ext4 image mounted by loop
   e2fsprogs mount

@@ -5,6 +5,7 @@
 #include "commands/backend_commands.hpp"
 #include "commands/interrupt.hpp"
 #include "commands/process_environment.hpp"
+#include "local/agent/proxy_connect.hpp"
 #include "local/agent/sandbox_agent.hpp"
 #include "local/local_backend.hpp"
 #include "local/supervisor/supervisor.hpp"
@@ -40,6 +41,9 @@ int main(int argc, char** argv) {
     const std::string_view first = argc >= 2 ? argv[1] : "";
     if (first == "__agent" && argc == 3)
         return osf::local::agent::run_sandbox_agent(std::atoi(argv[2]));
+    // ssh's ProxyCommand inside a sandbox (local/ssh_client_config.hpp).
+    if (first == "__connect" && argc == 4)
+        return osf::local::agent::run_proxy_connect(argv[2], argv[3]);
     if (first == "__supervise" && argc == 5)
         return osf::local::supervisor::run_supervisor(argv[2], std::atoi(argv[3]),
                                                       std::atoi(argv[4]));

@@ -252,7 +252,8 @@ def test_create_writes_every_object(cluster, tmp_path, secrets_dir):
 
     service = get(kube, "service", f"{name}-egress")
     assert service["spec"]["selector"] == {"osf.sandbox.id": sandbox_id, "osf.sandbox.role": "egress"}
-    assert [(p["port"], p["targetPort"]) for p in service["spec"]["ports"]] == [(8080, 8080)]
+    # SOCKS5 on a second Service port, to the same container port (the proxy tells them apart).
+    assert [(p["port"], p["targetPort"]) for p in service["spec"]["ports"]] == [(8080, 8080), (1080, 8080)]
 
     policy = get(kube, "networkpolicy", f"{name}-egress")
     assert policy["spec"]["podSelector"] == {"matchLabels": {"osf.sandbox.id": sandbox_id,
@@ -263,7 +264,10 @@ def test_create_writes_every_object(cluster, tmp_path, secrets_dir):
         "ports": [{"protocol": "TCP", "port": 8080}]}]
 
     ca = get(kube, "configmap", f"{name}-ca")
+    ssh_config = ca["data"].pop("ssh_config")
     assert ca["data"] == {"egress-ca.crt": CA_PEM, "egress-log-key.pub": LOG.public_pem}
+    assert "    ProxyCommand /bin/bash -c '" in ssh_config
+    assert ssh_config.endswith(f"' {name}-egress 8080 %h %p\n")
 
     template = get(kube, "sandboxtemplates.extensions.agents.x-k8s.io", name)
     assert template["metadata"]["labels"] == labels
@@ -301,7 +305,10 @@ def test_create_writes_every_object(cluster, tmp_path, secrets_dir):
     assert se["NPM_TOKEN"] == "osf-secret-placeholder-NPM_TOKEN"
     for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
         assert se[var] == proxy
+    assert se["ALL_PROXY"] == se["all_proxy"] == f"socks5h://{name}-egress:1080"
     assert se["NO_PROXY"] == "" and se["no_proxy"] == ""
+    assert {"name": "osf-ssh-config", "mountPath": "/etc/ssh/ssh_config.d/osf-egress.conf",
+            "subPath": "ssh_config", "readOnly": True} in sc["volumeMounts"]
     for var in ("SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO"):
         assert se[var] == "/etc/osf/egress-ca.crt"
     assert SECRET_VALUE not in json.dumps(template)
@@ -411,7 +418,8 @@ def test_dry_run_prints_a_valid_list_and_touches_no_cluster(cluster, tmp_path, s
     secret = listing["items"][1]
     assert secret["stringData"] == {"env.LINEAR_TOKEN": "osf-secret-placeholder-LINEAR_TOKEN",
                                     "file.npm": "osf-secret-placeholder-npm"}
-    assert listing["items"][6]["data"] == {"egress-ca.crt": ""}
+    assert listing["items"][6]["data"].keys() == {"egress-ca.crt", "ssh_config"}
+    assert listing["items"][6]["data"]["egress-ca.crt"] == ""
     sandbox_id = listing["items"][0]["metadata"]["labels"]["osf.sandbox.id"]
     assert ID_RE.match(sandbox_id)
 
@@ -684,6 +692,17 @@ def sandbox(kube, tmp_path_factory):
     sandbox_id, _ = create(kube, tmp_path_factory.mktemp("spec"), {"template": "node:24-alpine", "env": {"CI": "1"}})
     yield sandbox_id
     adapter(kube, "destroy", sandbox_id)
+
+
+def test_the_sandbox_pod_sees_socks_and_the_ssh_config(cluster, sandbox):
+    """What the pod's processes get for raw TCP: ALL_PROXY to the Service's SOCKS5 port and the
+    ssh client configuration, one file mounted from the CA ConfigMap into ssh_config.d."""
+    out = adapter(cluster, "exec", sandbox, "--", "sh", "-c",
+                  "echo $ALL_PROXY $all_proxy; cat /etc/ssh/ssh_config.d/osf-egress.conf", check=0).stdout
+    first, config = out.split("\n", 1)
+    assert first == f"socks5h://osf-sandbox-{sandbox}-egress:1080 socks5h://osf-sandbox-{sandbox}-egress:1080"
+    assert config.startswith("# Written by sandbox-kubernetes")
+    assert config.endswith(f"' osf-sandbox-{sandbox}-egress 8080 %h %p\n")
 
 
 def test_exec_exit_codes_streams_and_workspace(cluster, sandbox):

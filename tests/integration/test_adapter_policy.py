@@ -380,7 +380,7 @@ def test_the_admin_port_is_out_of_the_sandboxs_reach(cluster, upstream, tmp_path
     try:
         listen = listening(kube, sandbox_id)
         # The cluster's side: only the proxy port is admitted into the egress pod, only from the
-        # sandbox pod, and the Service names only that port.
+        # sandbox pod, and the Service's two ports (HTTP and SOCKS5) both lead to it.
         policy = kube.kubectl_json("get", "networkpolicy", f"{pod}-egress")
         assert policy["spec"]["policyTypes"] == ["Ingress"]
         [rule] = policy["spec"]["ingress"]
@@ -388,7 +388,7 @@ def test_the_admin_port_is_out_of_the_sandboxs_reach(cluster, upstream, tmp_path
         assert rule["from"] == [{"podSelector": {"matchLabels": {"osf.sandbox.id": sandbox_id,
                                                                  "osf.sandbox.role": "sandbox"}}}]
         service = kube.kubectl_json("get", "service", f"{pod}-egress")
-        assert [p["port"] for p in service["spec"]["ports"]] == [8080]
+        assert [(p["port"], p["targetPort"]) for p in service["spec"]["ports"]] == [(8080, 8080), (1080, 8080)]
         # Through the proxy, its own admin port is refused.
         admin = listen["admin"]
         assert curl_status(kube, sandbox_id, listen["proxy"], f"-X POST http://{admin}/policy") == "403"

@@ -185,6 +185,8 @@ def test_the_sandbox_sees_only_its_own_environment(local, sandbox):
     assert env["API_TOKEN"] == PLACEHOLDER
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
         assert env[name] == "http://127.0.0.1:8080"
+    for name in ("ALL_PROXY", "all_proxy"):
+        assert env[name] == "socks5h://127.0.0.1:1080"
     for name in ("SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
                  "GIT_SSL_CAINFO"):
         assert env[name] == "/etc/osf/egress-ca.crt"
@@ -196,9 +198,10 @@ def test_the_sandbox_sees_only_its_own_environment(local, sandbox):
 
 def test_the_sandbox_sees_no_host_secrets_home_or_state(local, sandbox):
     res = local.sh(sandbox, "echo cwd=$(pwd) uid=$(id -u) host=$(hostname); "
-                            "for p in /home /root /var /srv /opt /run/user /etc/shadow /etc/ssh /etc/sudoers "
+                            "for p in /home /root /var /srv /opt /run/user /etc/shadow /etc/sudoers "
                             f"{local.state}; do [ -e $p ] && echo present=$p; done; "
                             "echo sslprivate=$(ls -A /etc/ssl/private | wc -l) run=$(ls /run/osf | tr '\\n' ,) "
+                            "etcssh=$(ls -A /etc/ssh | tr '\\n' ,) "
                             "tmp=$(ls -A /tmp | wc -l) ca=$(grep -c BEGIN /etc/osf/egress-ca.crt); "
                             "touch /usr/x 2>/dev/null || echo usr=read-only")
     assert res.returncode == 0, res.stderr
@@ -208,6 +211,8 @@ def test_the_sandbox_sees_no_host_secrets_home_or_state(local, sandbox):
     assert seen["host"] == f"osf-sandbox-{sandbox}"
     assert "present" not in seen, res.stdout
     assert seen["sslprivate"] == "0"  # an empty directory over the host's private keys
+    # Never the host's /etc/ssh (its host keys): only the product's client configuration.
+    assert seen["etcssh"] == "ssh_config,"
     assert seen["run"] == "egress.sock,sandbox-local,"
     assert seen["tmp"] == "0" and seen["ca"] == "1" and seen["usr"] == "read-only"
 
@@ -559,6 +564,11 @@ def test_dry_run_shows_the_plan_and_starts_nothing(local, upstream):
                                           "OSF_UPSTREAM_CA_BUNDLE"]
     argv = plan["sandbox"]["argv"]
     assert argv[0] == "bwrap" and "--unshare-net" in argv and "--clearenv" in argv
+    # The ssh client configuration the sandbox gets at /etc/ssh/ssh_config, shown whole.
+    ssh_config = plan["sandbox"]["sshConfig"]
+    assert "    ProxyCommand /run/osf/sandbox-local __connect %h %p\n" in ssh_config
+    i = argv.index("/etc/ssh/ssh_config")
+    assert argv[i - 2] == "--ro-bind" and argv[i - 1].endswith("/ssh_config")
     assert SECRET not in res.stdout and PLACEHOLDER in res.stdout
     # The policy it would start with, shaped as list -o json shows it.
     assert plan["policy"] == {"egress": ["allowed.test"], "mcp": {"tools": ["search"]}}

@@ -193,7 +193,8 @@ class PodFilesystem:
             if m.get("subPath"):
                 parent = src
                 src = os.path.join(src, _safe_rel(m["subPath"]))
-                if not os.path.isdir(src):
+                # A subPath naming a file of the volume (a ConfigMap's key) is that file.
+                if not os.path.lexists(src):
                     # The kubelet makes a missing subPath with its volume's mode (its group by
                     # the volume's setgid bit), owned by root.
                     os.makedirs(src)

@@ -46,7 +46,8 @@ void setup_one(CLI::App& app, CommandContext& context, sandbox::PolicyChanger& c
                 "request on");
     sub->add_option("id", options->id, "The sandbox ID (12 hex digits)")->required();
     sub->add_option("hosts", options->hosts,
-                    "Egress entries as the spec writes them: host, host:port, *.domain");
+                    "Egress entries as the spec writes them: host, host:port, *.domain; "
+                    "tcp:HOST:PORT for a raw TCP destination (the spec's tcp list)");
     sub->add_option("--mcp", options->tools, "SERVER:TOOL, a tool of a server the spec declares")
         ->take_all();
     sub->callback([&context, &changer, options, direction, allow] {

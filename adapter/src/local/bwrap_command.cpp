@@ -1,5 +1,6 @@
 #include "local/bwrap_command.hpp"
 
+#include "local/ssh_client_config.hpp"
 #include "sandbox/sandbox_paths.hpp"
 
 #include <algorithm>
@@ -67,7 +68,23 @@ std::string join(const std::string& dir, const std::string& name) {
     return dir == "/" ? "/" + name : dir + "/" + name;
 }
 
+constexpr const char* kHostLoaderPath = "/run/osf/ld.so";
+
+std::string host_library_dir(std::size_t index) {
+    return "/run/osf/lib/" + std::to_string(index);
+}
+
 } // namespace
+
+std::vector<std::string> agent_command(const SandboxMounts& mounts) {
+    if (mounts.host_template || mounts.host_loader.empty()) return {kAgentPath};
+    // The root's own libraries may not fit the agent (or be missing): the
+    // host's run it; the commands it starts use the root's.
+    std::string library_path;
+    for (std::size_t i = 0; i < mounts.host_library_dirs.size(); ++i)
+        library_path += (i ? ":" : "") + host_library_dir(i);
+    return {kHostLoaderPath, "--library-path", library_path, kAgentPath};
+}
 
 bool host_root_entry_shown(const std::string& name) {
     return contains(kHostRootEntries, name);
@@ -139,6 +156,8 @@ std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
         }
     }
     add(args, {"--dir", sandbox::kCaDir, "--ro-bind", mounts.ca_file, sandbox::kCaPath});
+    // Over an /etc/ssh that is otherwise absent (never the host's).
+    if (!mounts.ssh_config.empty()) add(args, {"--ro-bind", mounts.ssh_config, kSshConfigPath});
 
     add(args, {"--proc",
                "/proc",
@@ -169,24 +188,17 @@ std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
     add(args, {"--bind", mounts.cache, sandbox::kCacheDir});
     add(args,
         {"--bind", mounts.workspace, sandbox::kWorkspaceDir, "--chdir", sandbox::kWorkspaceDir});
-    std::vector<std::string> command;
     if (!mounts.host_template && !mounts.host_loader.empty()) {
-        // The root's own libraries may not fit the agent (or be missing):
-        // the host's run it; the commands it starts use the root's.
-        add(args, {"--ro-bind", mounts.host_loader, "/run/osf/ld.so"});
-        std::string library_path;
-        for (std::size_t i = 0; i < mounts.host_library_dirs.size(); ++i) {
-            const std::string target = "/run/osf/lib/" + std::to_string(i);
-            add(args, {"--ro-bind", mounts.host_library_dirs[i], target});
-            library_path += (i ? ":" : "") + target;
-        }
-        command = {"/run/osf/ld.so", "--library-path", library_path};
+        add(args, {"--ro-bind", mounts.host_loader, kHostLoaderPath});
+        for (std::size_t i = 0; i < mounts.host_library_dirs.size(); ++i)
+            add(args, {"--ro-bind", mounts.host_library_dirs[i], host_library_dir(i)});
     }
     for (const auto& mount : read_only)
         add(args, {"--remount-ro", mount});
     add(args, {"--remount-ro", "/", "--"});
+    const auto command = agent_command(mounts);
     args.insert(args.end(), command.begin(), command.end());
-    add(args, {kAgentPath, "__agent", std::to_string(mounts.control_fd)});
+    add(args, {"__agent", std::to_string(mounts.control_fd)});
     return args;
 }
 

@@ -41,6 +41,7 @@ struct SandboxMounts {
     std::string cache;         // bound read-write at /cache
     std::string ca_file;       // bound at /etc/osf/egress-ca.crt
     std::string egress_socket; // bound at /run/osf/egress.sock
+    std::string ssh_config;    // bound at /etc/ssh/ssh_config (ssh_client_config.hpp)
     std::string agent_binary;  // bound at /run/osf/sandbox-local
     // Any root but the host's: the agent runs with the host's dynamic loader
     // and the directories of the libraries it uses, bound under /run/osf.
@@ -77,6 +78,10 @@ const std::vector<std::string>& etc_masked_directories();
 // kernel symbols, modules, timers, memory maps, sysrq): each is covered by
 // /dev/null, unreadable inside (bound without device access).
 const std::vector<std::string>& proc_masked_files();
+
+// How the sandbox runs the product's binary at /run/osf/sandbox-local: by
+// itself, or after the host's dynamic loader when the root is not the host's.
+std::vector<std::string> agent_command(const SandboxMounts& mounts);
 
 // bwrap's arguments, starting with "bwrap" itself and ending with the agent's
 // command line. Everything but /workspace, /cache, /tmp, /dev/shm (and their

@@ -146,7 +146,8 @@ nlohmann::json LocalBackend::describe(const sandbox::SandboxRequest& request) {
              {{"argv", plan.proxy_argv},
               {"variables", proxy_variables},
               {"spec", nlohmann::json::parse(request.spec_text, nullptr, false)}}},
-            {"sandbox", {{"argv", plan.sandbox_argv}, {"staged", staged}}},
+            {"sandbox",
+             {{"argv", plan.sandbox_argv}, {"staged", staged}, {"sshConfig", plan.ssh_config}}},
             {"cgroup", limits},
             {"refusedSyscalls", refused},
             // What the proxy will admit, as list -o json shows it once running.

@@ -101,6 +101,7 @@ SandboxMounts read_host_mounts(const SandboxPaths& paths, const sandbox::Sandbox
     mounts.workspace = paths.workspace;
     mounts.cache = cache;
     mounts.ca_file = paths.sandbox_ca;
+    mounts.ssh_config = paths.ssh_config;
     mounts.egress_socket = paths.egress_socket;
     mounts.agent_binary = self_executable();
     if (!mounts.host_template) find_loaded_libraries(mounts.host_loader, mounts.host_library_dirs);
@@ -125,6 +126,7 @@ std::vector<StagedBind> stage_sources(SandboxMounts& mounts) {
     stage(mounts.workspace, "workspace", true);
     stage(mounts.cache, "cache", true);
     stage(mounts.ca_file, "egress-ca.crt", false);
+    stage(mounts.ssh_config, "ssh_config", false);
     stage(mounts.egress_socket, "egress.sock", false);
     stage(mounts.agent_binary, "sandbox-local", false);
     if (!mounts.host_template) {

@@ -2,6 +2,7 @@
 
 #include "local/cgroup_limits.hpp"
 #include "local/host_mounts.hpp"
+#include "local/ssh_client_config.hpp"
 
 namespace osf::local {
 
@@ -23,6 +24,7 @@ LaunchPlan launch_plan(LaunchInputs inputs) {
     plan.proxy_environment = proxy_environment(inputs.request, inputs.caller);
     if (inputs.own_host_id) plan.staged = stage_sources(inputs.mounts);
     plan.sandbox_argv = bwrap_arguments(inputs.mounts);
+    plan.ssh_config = ssh_client_config(agent_command(inputs.mounts));
     plan.cgroup_limits = cgroup_values(with_default_limits(inputs.request.spec, inputs.host));
     return plan;
 }

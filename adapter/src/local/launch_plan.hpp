@@ -36,6 +36,7 @@ struct LaunchPlan {
     Environment proxy_environment; // values may be secrets: never printed
     std::vector<StagedBind> staged;
     std::vector<std::string> sandbox_argv; // bwrap's, from the staged sources
+    std::string ssh_config;                // the sandbox's /etc/ssh/ssh_config
     std::vector<std::pair<std::string, std::string>> cgroup_limits; // file -> value
 };
 

@@ -75,6 +75,7 @@ SandboxPaths sandbox_paths(const std::string& root, const std::string& id) {
     paths.log = paths.dir + "/supervisor.log";
     paths.sandbox_log = paths.dir + "/sandbox.log";
     paths.sandbox_ca = paths.run + "/egress-ca.crt";
+    paths.ssh_config = paths.run + "/ssh_config";
     paths.cache = paths.dir + "/cache";
     paths.workspace_image = paths.dir + "/workspace.img";
     paths.cgroups = paths.dir + "/cgroups";

@@ -36,6 +36,7 @@ struct SandboxPaths {
     std::string log;             // the supervisor's own messages
     std::string sandbox_log;     // what bwrap and the agent said while the sandbox started
     std::string sandbox_ca;      // the proxy's CA, readable by the sandbox's host id (in run)
+    std::string ssh_config;      // the sandbox's /etc/ssh/ssh_config, likewise (in run)
     std::string cache;           // /cache when the spec names no shared cache
     std::string workspace_image; // the file system of /workspace, with storage or persistence
     std::string cgroups;         // the cgroups the supervisor made, one per line

@@ -15,6 +15,8 @@ Environment sandbox_environment(const sandbox::SandboxRequest& request) {
         ours.emplace_back(name, value);
     for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
         ours.emplace_back(name, kSandboxProxyUrl);
+    for (const char* name : {"ALL_PROXY", "all_proxy"})
+        ours.emplace_back(name, kSandboxSocksUrl);
     for (const char* name : {"NO_PROXY", "no_proxy"})
         ours.emplace_back(name, "");
     for (const char* name : sandbox::kCaVariables)

@@ -16,10 +16,16 @@ using Environment = std::vector<std::pair<std::string, std::string>>;
 // reaches its proxy's Service.
 inline constexpr const char* kSandboxProxyUrl = "http://127.0.0.1:8080";
 inline constexpr int kSandboxProxyPort = 8080;
+// The same proxy as SOCKS5 (it tells the two apart by a connection's first
+// byte): for clients that speak only SOCKS, and raw TCP to the spec's `tcp`
+// destinations. socks5h: names are resolved by the proxy, never inside.
+inline constexpr const char* kSandboxSocksUrl = "socks5h://127.0.0.1:1080";
+inline constexpr int kSandboxSocksPort = 1080;
 
 // The sandbox's variables, in order: a fixed base (PATH, HOME=/workspace,
-// LANG), the spec's `env`, the secret placeholders, then the proxy and CA
-// variables, which win as on Kubernetes. Nothing comes from the caller's
+// LANG), the spec's `env`, the secret placeholders, then the proxy (HTTP_PROXY,
+// HTTPS_PROXY, ALL_PROXY and their lower-case forms) and CA variables, which
+// win as on Kubernetes. Nothing comes from the caller's
 // environment.
 Environment sandbox_environment(const sandbox::SandboxRequest& request);
 

@@ -23,7 +23,15 @@ json spec_policy(std::string_view spec_text) {
                     if (tool.is_string()) tools.push_back(tool);
             mcp[server["name"].get<std::string>()] = tools;
         }
-    return {{"egress", egress}, {"mcp", mcp}};
+    json policy = {{"egress", egress}, {"mcp", mcp}};
+    // Only when there are some: the shape of every other sandbox's policy stays.
+    if (const auto it = spec.find("tcp"); it != spec.end() && it->is_array() && !it->empty()) {
+        json tcp = json::array();
+        for (const auto& entry : *it)
+            if (entry.is_string()) tcp.push_back(entry);
+        policy["tcp"] = tcp;
+    }
+    return policy;
 }
 
 } // namespace osf::sandbox

@@ -46,6 +46,10 @@ std::string proxy_url(const std::string& id) {
     return "http://" + egress_name(id) + ":" + std::to_string(kProxyPort);
 }
 
+std::string socks_url(const std::string& id) {
+    return "socks5h://" + egress_name(id) + ":" + std::to_string(kSocksPort);
+}
+
 json egress_secret_preview(const sandbox::SandboxRequest& request) {
     json data = json::object();
     for (const auto& name : request.secrets.env_names)
@@ -190,6 +194,10 @@ json egress_service(const sandbox::SandboxRequest& request) {
               {"selector", sandbox::role_selector(id, sandbox::kRoleEgress)},
               {"ports", json::array({json{{"name", "proxy"},
                                           {"port", kProxyPort},
+                                          {"targetPort", kProxyPort},
+                                          {"protocol", "TCP"}},
+                                     json{{"name", "socks"},
+                                          {"port", kSocksPort},
                                           {"targetPort", kProxyPort},
                                           {"protocol", "TCP"}}})}}}};
 }

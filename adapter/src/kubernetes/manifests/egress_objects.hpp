@@ -16,6 +16,10 @@ inline constexpr const char* kProxyContainer = "egress-proxy";
 // the image is FROM scratch and may define no PATH.
 inline constexpr const char* kProxyBinary = "/usr/local/bin/egress-proxy";
 inline constexpr int kProxyPort = 8080;
+// The Service's SOCKS5 port: the same container port as kProxyPort (the proxy
+// tells SOCKS5 from HTTP by a connection's first byte), so the NetworkPolicies,
+// which match the pod's port, admit it with nothing more opened.
+inline constexpr int kSocksPort = 1080;
 inline constexpr int kAdminPort = 9090;
 // An emptyDir: the root file system is read-only, the CA certificate and the
 // egress log live here.
@@ -50,11 +54,15 @@ nlohmann::json upstream_ca_config_map(const sandbox::SandboxRequest& request);
 // With request.upstream_ca_pem, the proxy gets --upstream-ca from the
 // upstream CA ConfigMap; with OSF_SANDBOX_IMAGE_PULL_POLICY, its pull policy.
 nlohmann::json egress_pod(const sandbox::SandboxRequest& request);
+// Two ports, proxy (8080) and socks (1080), both to the container's 8080.
 nlohmann::json egress_service(const sandbox::SandboxRequest& request);
 // Ingress-only: the proxy itself must reach the internet and DNS.
 nlohmann::json egress_network_policy(const sandbox::SandboxRequest& request);
 
 // The proxy's URL as the sandbox sees it: http://osf-sandbox-<ID>-egress:8080
 std::string proxy_url(const std::string& id);
+// ALL_PROXY as the sandbox sees it: socks5h://osf-sandbox-<ID>-egress:1080
+// (socks5h: destination names are resolved by the proxy).
+std::string socks_url(const std::string& id);
 
 } // namespace osf::kubernetes::manifests

@@ -5,6 +5,7 @@
 #include "kubernetes/manifests/pod_security.hpp"
 #include "kubernetes/manifests/resources.hpp"
 #include "kubernetes/manifests/sandbox_storage.hpp"
+#include "kubernetes/manifests/ssh_client_config.hpp"
 #include "sandbox/aws_environment.hpp"
 #include "sandbox/labels.hpp"
 
@@ -67,10 +68,12 @@ json ca_config_data(const std::string& pem) {
 }
 
 json ca_config_map(const sandbox::SandboxRequest& request, const std::string& pem) {
+    json data = ca_config_data(pem);
+    data[kSshConfigKey] = ssh_client_config(egress_name(request.id), kProxyPort);
     return {{"apiVersion", "v1"},
             {"kind", "ConfigMap"},
             {"metadata", metadata(request, ca_config_name(request.id))},
-            {"data", ca_config_data(pem)}};
+            {"data", data}};
 }
 
 json image_pod_template(const std::string& image) {
@@ -93,6 +96,8 @@ json sandbox_env(const sandbox::SandboxRequest& request) {
     const std::string proxy = proxy_url(request.id);
     for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
         ours.emplace_back(name, proxy);
+    for (const char* name : {"ALL_PROXY", "all_proxy"})
+        ours.emplace_back(name, socks_url(request.id));
     for (const char* name : {"NO_PROXY", "no_proxy"})
         ours.emplace_back(name, "");
     for (const char* name : sandbox::kCaVariables)
@@ -146,12 +151,13 @@ json sandbox_pod_template(const json& base, const sandbox::SandboxRequest& reque
 
     json& volumes = spec["volumes"];
     if (!volumes.is_array()) volumes = json::array();
-    erase_named(volumes, "name", {kCaVolume});
+    erase_named(volumes, "name", {kCaVolume, kSshConfigVolume});
     volumes.push_back({{"name", kCaVolume},
                        {"configMap",
                         {{"name", ca_config_name(request.id)},
                          {"items", json::array({json{{"key", sandbox::kCaFile},
                                                      {"path", sandbox::kCaFile}}})}}}});
+
     json& first = containers[0];
     first["workingDir"] = sandbox::kWorkspaceDir;
     first["resources"] = sandbox_resources(first.value("resources", json::object()), request.spec);
@@ -172,6 +178,11 @@ json sandbox_pod_template(const json& base, const sandbox::SandboxRequest& reque
     }
     add_writable_dirs(spec, first, request.spec);
 
+    spec["volumes"].push_back(
+        {{"name", kSshConfigVolume},
+         {"configMap",
+          {{"name", ca_config_name(request.id)},
+           {"items", json::array({json{{"key", kSshConfigKey}, {"path", kSshConfigKey}}})}}}});
     const json env = sandbox_env(request);
     std::set<std::string> env_names;
     for (const auto& var : env)
@@ -183,8 +194,13 @@ json sandbox_pod_template(const json& base, const sandbox::SandboxRequest& reque
             container_env.push_back(var);
         container["env"] = container_env;
         json mounts = container.value("volumeMounts", json::array());
-        erase_named(mounts, "name", {kCaVolume});
+        erase_named(mounts, "name", {kCaVolume, kSshConfigVolume});
         mounts.push_back({{"name", kCaVolume}, {"mountPath", sandbox::kCaDir}, {"readOnly", true}});
+        // One file: the image's own ssh_config.d stays.
+        mounts.push_back({{"name", kSshConfigVolume},
+                          {"mountPath", kSshConfigPath},
+                          {"subPath", kSshConfigKey},
+                          {"readOnly", true}});
         container["volumeMounts"] = mounts;
     }
     if (request.settings.image_pull_policy)

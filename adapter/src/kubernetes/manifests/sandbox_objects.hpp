@@ -26,7 +26,8 @@ inline constexpr const char* kEnvNamesAnnotation = "osf.sandbox.env-names";
 // worth a longer wait.
 inline constexpr int kTerminationGraceSeconds = 5;
 
-// The ConfigMap the sandbox's CA file comes from; `pem` is empty in --dry-run.
+// The ConfigMap the sandbox's CA file and ssh client configuration
+// (ssh_client_config.hpp) come from; `pem` is empty in --dry-run.
 // `pem` is what `egress-proxy ca --with-log-key` prints: the certificate, then
 // the log's PUBLIC KEY block, which goes under kLogKeyFile.
 nlohmann::json ca_config_map(const sandbox::SandboxRequest& request, const std::string& pem);
@@ -47,7 +48,8 @@ nlohmann::json sandbox_pod_template(const nlohmann::json& base,
 
 // The container's variables in order: the spec's `env`, the secret
 // placeholders, HOME (when the sandbox gets its own home directory and the
-// spec sets none), then the proxy and CA variables (which win).
+// spec sets none), then the proxy (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and their
+// lower-case forms) and CA variables (which win).
 nlohmann::json sandbox_env(const sandbox::SandboxRequest& request);
 
 // The pod's lifecycle fields: no restarts, a shared process namespace, a
@@ -71,6 +73,7 @@ void remove_overlay_env(nlohmann::json& pod);
 
 // SandboxTemplate.spec.networkPolicy: egress only to this sandbox's proxy on
 // 8080 (no DNS: a resolver would carry data out past the proxy); no ingress.
+// The Service's SOCKS5 port (1080) targets that same 8080, so nothing more is open.
 nlohmann::json sandbox_network_policy(const std::string& id);
 
 nlohmann::json sandbox_template(const sandbox::SandboxRequest& request,

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <iostream>
+#include <list>
 #include <map>
 #include <memory>
 #include <set>
@@ -38,7 +39,8 @@ using Tcp = asio::ip::tcp;
 using Local = asio::local::stream_protocol;
 
 // The agent: the sandbox's PID 1 (bwrap --as-pid-1), one event loop. It
-// relays the sandbox's connections to 127.0.0.1:8080 to the egress socket and
+// relays the sandbox's connections to 127.0.0.1:8080 (HTTP) and
+// 127.0.0.1:1080 (SOCKS5) to the egress socket and
 // forks one helper per exec request (exec_helper.hpp). As PID 1 it is every
 // orphan's parent: a process that ends up its child without being a helper
 // got there because its helper died (killed despite the filter, or by the OOM
@@ -76,15 +78,19 @@ public:
             std::cerr << "sandbox-local agent: " << e.what() << "\n";
             return 1;
         }
-        try {
-            listener_.emplace(io_, Tcp::endpoint(asio::ip::make_address("127.0.0.1"),
-                                                 static_cast<unsigned short>(kSandboxProxyPort)));
-        } catch (const std::exception& e) {
-            std::cerr << "sandbox-local agent: 127.0.0.1:" << kSandboxProxyPort << ": " << e.what()
-                      << "\n";
-            return 1;
+        // HTTP on 8080, SOCKS5 on 1080: both to the same egress socket (the
+        // proxy tells them apart by the first byte).
+        for (const int port : {kSandboxProxyPort, kSandboxSocksPort}) {
+            try {
+                listeners_.emplace_back(io_, Tcp::endpoint(asio::ip::make_address("127.0.0.1"),
+                                                           static_cast<unsigned short>(port)));
+            } catch (const std::exception& e) {
+                std::cerr << "sandbox-local agent: 127.0.0.1:" << port << ": " << e.what() << "\n";
+                return 1;
+            }
         }
-        accept_connection();
+        for (auto& listener : listeners_)
+            accept_connection(listener);
         wait_for_children();
         send_with_fds(control_.native_handle(), "ready", {});
         wait_for_request();
@@ -93,17 +99,22 @@ public:
     }
 
 private:
-    void accept_connection() {
-        listener_->async_accept([this](boost::system::error_code error, Tcp::socket client) {
-            if (error == asio::error::operation_aborted) return;
-            if (!error && !relays_.full()) {
-                Local::socket egress(io_);
-                boost::system::error_code connect_error;
-                egress.connect(Local::endpoint(kEgressSocketPath), connect_error);
-                if (!connect_error) relay(std::move(client), std::move(egress), relays_);
-            }
-            accept_connection(); // a refused client sees its connection closed
-        });
+    void accept_connection(Tcp::acceptor& listener) {
+        listener.async_accept(
+            [this, &listener](boost::system::error_code error, Tcp::socket client) {
+                if (error == asio::error::operation_aborted) return;
+                if (!error && !relays_.full()) {
+                    // Interactive tunnels (ssh, a database's queries) wait on
+                    // every small write otherwise.
+                    boost::system::error_code ignored;
+                    client.set_option(Tcp::no_delay(true), ignored);
+                    Local::socket egress(io_);
+                    boost::system::error_code connect_error;
+                    egress.connect(Local::endpoint(kEgressSocketPath), connect_error);
+                    if (!connect_error) relay(std::move(client), std::move(egress), relays_);
+                }
+                accept_connection(listener); // a refused client sees its connection closed
+            });
     }
 
     void wait_for_request() {
@@ -213,7 +224,7 @@ private:
     asio::io_context io_;
     asio::posix::stream_descriptor control_;
     asio::signal_set signals_;
-    std::optional<Tcp::acceptor> listener_;
+    std::list<Tcp::acceptor> listeners_; // a list: accept handlers hold references
     RelayCount relays_;
     std::set<pid_t> helpers_;
     std::map<pid_t, Watch> watches_;

@@ -1,5 +1,6 @@
 // The first process inside a local sandbox (bwrap's command): it listens on
-// the sandbox's own 127.0.0.1:8080 and relays each connection to the proxy's
+// the sandbox's own 127.0.0.1:8080 (HTTP) and 127.0.0.1:1080 (SOCKS5) and
+// relays each connection to the proxy's
 // Unix socket bound at /run/osf/egress.sock, and runs the commands `exec`
 // sends through the supervisor (exec_protocol.hpp). It holds no secret and
 // nothing the sandbox could not do itself.

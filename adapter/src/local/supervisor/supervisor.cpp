@@ -426,6 +426,7 @@ private:
         raise_descriptor_limit();
         if (meta_.workspace_bytes > 0) mount_workspace_volume(paths_);
         plan_launch();
+        write_file(paths_.ssh_config, plan_.ssh_config, 0644);
         start_proxy();
         // While the proxy starts: neither needs it, and the sandbox needs both.
         listen();

@@ -2,6 +2,7 @@
 // messages, the exact kubectl invocations and clean-up after failures.
 #include "kubernetes/manifests/exec_relay.hpp"
 #include "kubernetes/manifests/snapshot_objects.hpp"
+#include "kubernetes/manifests/ssh_client_config.hpp"
 #include "kubernetes/register_commands.hpp"
 #include "sandbox/exec_stop.hpp"
 #include "test_support.hpp"
@@ -261,7 +262,10 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
                             "--with-log-key", "--state-dir", "/var/lib/egress-proxy"});
     const json sandbox_side = json::parse(creates[2].input);
     CHECK(sandbox_side["items"][0]["data"] ==
-          json({{"egress-ca.crt", kPem}, {"egress-log-key.pub", kLogKeyPem}}));
+          json({{"egress-ca.crt", kPem},
+                {"egress-log-key.pub", kLogKeyPem},
+                {"ssh_config", osf::kubernetes::manifests::ssh_client_config(
+                                   "osf-sandbox-" + kId + "-egress", 8080)}}));
     // The warm pool last: it sets the claim's controller to work.
     CHECK(sandbox_side["items"].size() == 3);
     CHECK(sandbox_side["items"][2]["kind"] == "SandboxWarmPool");

@@ -52,6 +52,7 @@ TEST_CASE("bwrap: every namespace, no capabilities, only the system directories"
     mounts.workspace = "/state/ws";
     mounts.ca_file = "/state/proxy/ca.crt";
     mounts.egress_socket = "/state/run/egress.sock";
+    mounts.ssh_config = "/state/run/ssh_config";
     mounts.agent_binary = "/usr/bin/sandbox-local";
     mounts.control_fd = 3;
     mounts.environment = {{"A", "1"}};
@@ -81,6 +82,8 @@ TEST_CASE("bwrap: every namespace, no capabilities, only the system directories"
     CHECK(has_sequence(args, {"--ro-bind", "/state/proxy/ca.crt", "/etc/osf/egress-ca.crt"}));
     CHECK(has_sequence(args, {"--size", "0", "--tmpfs", "/tmp"}));
     CHECK(has_sequence(args, {"--ro-bind", "/state/run/egress.sock", "/run/osf/egress.sock"}));
+    // The product's ssh client configuration, never the host's /etc/ssh.
+    CHECK(has_sequence(args, {"--ro-bind", "/state/run/ssh_config", "/etc/ssh/ssh_config"}));
     CHECK(has_sequence(args, {"--bind", "/state/ws", "/workspace", "--chdir", "/workspace"}));
     // Root inside by default; read-only everywhere but the binds and tmpfs
     // that are the sandbox's own, remounted once everything else is made.
@@ -194,4 +197,10 @@ TEST_CASE("bwrap: in a foreign root the agent runs with the host's loader and li
                               "/run/osf/sandbox-local",
                               "__agent",
                               "4"}));
+    // ssh's ProxyCommand runs the product's binary the same way.
+    CHECK(agent_command(mounts) == std::vector<std::string>{"/run/osf/ld.so", "--library-path",
+                                                            "/run/osf/lib/0:/run/osf/lib/1",
+                                                            "/run/osf/sandbox-local"});
+    mounts.host_template = true;
+    CHECK(agent_command(mounts) == std::vector<std::string>{"/run/osf/sandbox-local"});
 }

@@ -14,17 +14,20 @@ TEST_CASE("staging: every source bwrap binds is staged below /run/osf-stage") {
     mounts.cache = "/state/caches/npm";
     mounts.ca_file = "/state/sandboxes/x/run/egress-ca.crt";
     mounts.egress_socket = "/state/sandboxes/x/run/egress.sock";
+    mounts.ssh_config = "/state/sandboxes/x/run/ssh_config";
     mounts.agent_binary = "/usr/bin/sandbox-local";
     const auto binds = stage_sources(mounts);
     CHECK(mounts.workspace == "/run/osf-stage/workspace");
     CHECK(mounts.cache == "/run/osf-stage/cache");
     CHECK(mounts.ca_file == "/run/osf-stage/egress-ca.crt");
     CHECK(mounts.egress_socket == "/run/osf-stage/egress.sock");
+    CHECK(mounts.ssh_config == "/run/osf-stage/ssh_config");
     CHECK(mounts.agent_binary == "/run/osf-stage/sandbox-local");
-    REQUIRE(binds.size() == 5);
+    REQUIRE(binds.size() == 6);
     CHECK(binds[0].source == "/state/sandboxes/x/workspace");
     CHECK(binds[0].directory);
-    CHECK_FALSE(binds[3].directory); // the socket: a file bind
+    CHECK_FALSE(binds[3].directory); // the ssh config: a file bind
+    CHECK_FALSE(binds[4].directory); // the socket: a file bind
     CHECK(mounts.root_source == "/");
 }
 

@@ -56,6 +56,7 @@ SandboxMounts host_facts(const SandboxPaths& paths) {
     mounts.etc_entries = {{"passwd", HostEntry::Kind::File, "", true}};
     mounts.workspace = paths.workspace;
     mounts.ca_file = paths.sandbox_ca;
+    mounts.ssh_config = paths.ssh_config;
     mounts.egress_socket = paths.egress_socket;
     mounts.agent_binary = "/usr/bin/sandbox-local";
     return mounts;
@@ -122,6 +123,12 @@ TEST_CASE("launch plan: one table of specs and callers, each part from the same 
         CHECK(binds_from(plan.sandbox_argv, paths.workspace, "/workspace") == !row.own_host_id);
         CHECK(binds_from(plan.sandbox_argv, "/run/osf-stage/workspace", "/workspace") ==
               row.own_host_id);
+        // The ssh client configuration the supervisor writes is the one bound.
+        CHECK(plan.ssh_config.find("ProxyCommand /run/osf/sandbox-local __connect %h %p") !=
+              std::string::npos);
+        CHECK(binds_from(plan.sandbox_argv,
+                         row.own_host_id ? "/run/osf-stage/ssh_config" : paths.ssh_config,
+                         "/etc/ssh/ssh_config"));
         for (const auto& bind : plan.staged)
             CHECK(std::find(plan.sandbox_argv.begin(), plan.sandbox_argv.end(), bind.target) !=
                   plan.sandbox_argv.end());

@@ -39,13 +39,15 @@ TEST_CASE("the sandbox's variables: a fixed base, the spec's, placeholders, then
     CHECK(env.at("API_TOKEN") == "osf-secret-placeholder-API_TOKEN");
     CHECK(env.at("HTTPS_PROXY") == "http://127.0.0.1:8080");
     CHECK(env.at("no_proxy").empty());
+    CHECK(env.at("ALL_PROXY") == "socks5h://127.0.0.1:1080");
+    CHECK(env.at("all_proxy") == "socks5h://127.0.0.1:1080");
     for (const char* name : {"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
                              "CURL_CA_BUNDLE", "GIT_SSL_CAINFO"})
         CHECK(env.at(name) == "/etc/osf/egress-ca.crt");
     // /cache and the package managers' cache variables, as on Kubernetes
     CHECK(env.at("npm_config_cache") == "/cache/npm");
     CHECK(env.at("XDG_CACHE_HOME") == "/cache");
-    CHECK(env.size() == 22); // PATH, LANG, GREETING, HOME, 6 cache, the secret, 6 proxy, 5 CA
+    CHECK(env.size() == 24); // PATH, LANG, GREETING, HOME, 6 cache, the secret, 8 proxy, 5 CA
     const auto plain = as_map(sandbox_environment(environment_request(R"({"template":"host"})")));
     CHECK(plain.at("HOME") == "/workspace");
     CHECK(plain.at("PATH").starts_with("/usr/local/sbin"));

@@ -29,3 +29,12 @@ TEST_CASE("spec policy: an entry with rules shows as its object, rules and all")
     CHECK(policy["egress"] == json::parse(R"(["registry.npmjs.org", {"host": "api.github.com",
         "rules": [{"methods": "read-only", "paths": ["/repos/acme/widgets/*"], "allow": true}]}])"));
 }
+
+TEST_CASE("spec policy: raw TCP destinations, only when the spec lists some") {
+    const auto policy =
+        spec_policy(R"({"egress": ["github.com"], "tcp": ["github.com:22", "db.internal:5432"]})");
+    CHECK(policy == json::parse(R"({"egress": ["github.com"], "mcp": {},
+        "tcp": ["github.com:22", "db.internal:5432"]})"));
+    CHECK_FALSE(spec_policy(R"({"tcp": []})").contains("tcp"));
+    CHECK_FALSE(spec_policy(R"({"egress": []})").contains("tcp"));
+}

@@ -114,16 +114,21 @@ TEST_CASE("egress pod: no OpenBao variables when no secret uses it") {
     CHECK(env_named(env, "OSF_SANDBOX_HOST_ALIASES").is_null());
 }
 
-TEST_CASE("egress service selects the egress pod on 8080") {
+TEST_CASE("egress service selects the egress pod on 8080, for HTTP and for SOCKS5") {
     const json service = egress_service(osf::testing::sample_request());
     CHECK(service["kind"] == "Service");
     CHECK(service["metadata"]["name"] == "osf-sandbox-0123456789ab-egress");
     CHECK(service["metadata"]["labels"] == labels);
     CHECK(service["spec"]["selector"] ==
           json{{"osf.sandbox.id", "0123456789ab"}, {"osf.sandbox.role", "egress"}});
-    CHECK(service["spec"]["ports"] ==
-          json::array({json{
-              {"name", "proxy"}, {"port", 8080}, {"targetPort", 8080}, {"protocol", "TCP"}}}));
+    // One container port: the proxy tells SOCKS5 from HTTP by the first byte, so the
+    // network policies (which match the pod's port) open nothing more for 1080.
+    CHECK(
+        service["spec"]["ports"] ==
+        json::array(
+            {json{{"name", "proxy"}, {"port", 8080}, {"targetPort", 8080}, {"protocol", "TCP"}},
+             json{{"name", "socks"}, {"port", 1080}, {"targetPort", 8080}, {"protocol", "TCP"}}}));
+    CHECK(socks_url("0123456789ab") == "socks5h://osf-sandbox-0123456789ab-egress:1080");
 }
 
 TEST_CASE("egress network policy admits only its own sandbox on 8080, ingress only") {

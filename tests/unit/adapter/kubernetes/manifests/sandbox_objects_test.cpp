@@ -2,6 +2,7 @@
 #include "kubernetes/manifests/package_cache.hpp"
 #include "kubernetes/manifests/sandbox_objects.hpp"
 #include "kubernetes/manifests/sandbox_storage.hpp"
+#include "kubernetes/manifests/ssh_client_config.hpp"
 #include "request_fixture.hpp"
 
 #include <catch2/catch.hpp>
@@ -127,7 +128,7 @@ TEST_CASE("a spec's own HOME wins; a root sandbox gets no HOME but /tmp and /hom
     CHECK(env_value(sandbox_env(request), "HOME") == "/workspace");
     const json root = pod_template();
     CHECK(env_value(root["spec"]["containers"][0]["env"], "HOME") == "defined 0 times");
-    CHECK(root["spec"]["volumes"].size() == 4);
+    CHECK(root["spec"]["volumes"].size() == 5);
 }
 
 TEST_CASE("/tmp is in memory in every mode, tmpSize large; /home/sandbox in every mode") {
@@ -146,7 +147,7 @@ TEST_CASE("/tmp is in memory in every mode, tmpSize large; /home/sandbox in ever
     request.spec.read_only_root = true;
     const json hardened = sandbox_pod_template(image_pod_template("a:b"), request);
     CHECK(volume(hardened, "osf-tmp")["emptyDir"]["sizeLimit"] == "2Gi");
-    CHECK(hardened["spec"]["volumes"].size() == 4);
+    CHECK(hardened["spec"]["volumes"].size() == 5);
 }
 
 TEST_CASE("sandbox pod: labels select it for the egress policy; hardening") {
@@ -175,7 +176,7 @@ TEST_CASE("sandbox pod: labels select it for the egress policy; hardening") {
 TEST_CASE("sandbox pod: workspace emptyDir and the CA from its ConfigMap") {
     const json pod = pod_template();
     const json& volumes = pod["spec"]["volumes"];
-    CHECK(volumes.size() == 4); // and /tmp, /home/sandbox
+    CHECK(volumes.size() == 5); // and /tmp, /home/sandbox, the ssh client configuration
     CHECK(volumes[0] == json{{"name", "osf-egress-ca"},
                              {"configMap",
                               {{"name", "osf-sandbox-0123456789ab-ca"},
@@ -183,12 +184,21 @@ TEST_CASE("sandbox pod: workspace emptyDir and the CA from its ConfigMap") {
                                                            {"path", "egress-ca.crt"}}})}}}});
     CHECK(volumes[1] == json{{"name", "workspace"}, {"emptyDir", {{"sizeLimit", "10Gi"}}}});
     const json& mounts = pod["spec"]["containers"][0]["volumeMounts"];
-    CHECK(mounts ==
-          json::array(
-              {json{{"name", "workspace"}, {"mountPath", "/workspace"}},
-               json{{"name", "osf-tmp"}, {"mountPath", "/tmp"}},
-               json{{"name", "osf-home"}, {"mountPath", "/home/sandbox"}},
-               json{{"name", "osf-egress-ca"}, {"mountPath", "/etc/osf"}, {"readOnly", true}}}));
+    CHECK(
+        mounts ==
+        json::array({json{{"name", "workspace"}, {"mountPath", "/workspace"}},
+                     json{{"name", "osf-tmp"}, {"mountPath", "/tmp"}},
+                     json{{"name", "osf-home"}, {"mountPath", "/home/sandbox"}},
+                     json{{"name", "osf-egress-ca"}, {"mountPath", "/etc/osf"}, {"readOnly", true}},
+                     json{{"name", "osf-ssh-config"},
+                          {"mountPath", "/etc/ssh/ssh_config.d/osf-egress.conf"},
+                          {"subPath", "ssh_config"},
+                          {"readOnly", true}}}));
+    CHECK(volumes[4] ==
+          json{{"name", "osf-ssh-config"},
+               {"configMap",
+                {{"name", "osf-sandbox-0123456789ab-ca"},
+                 {"items", json::array({json{{"key", "ssh_config"}, {"path", "ssh_config"}}})}}}});
 }
 
 TEST_CASE("sandbox env: spec variables, placeholders, proxy and CA variables") {
@@ -200,6 +210,9 @@ TEST_CASE("sandbox env: spec variables, placeholders, proxy and CA variables") {
     for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
         CHECK(env_value(env, name) ==
               "http://osf-sandbox-0123456789ab-egress:8080"); // the spec cannot override it
+    // SOCKS5 on the Service's second port (socks5h: the proxy resolves names).
+    for (const char* name : {"ALL_PROXY", "all_proxy"})
+        CHECK(env_value(env, name) == "socks5h://osf-sandbox-0123456789ab-egress:1080");
     CHECK(env_value(env, "NO_PROXY") == "");
     CHECK(env_value(env, "no_proxy") == "");
     for (const char* name : {"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
@@ -254,7 +267,9 @@ TEST_CASE("SandboxTemplate, SandboxWarmPool (0 replicas) and SandboxClaim, v1bet
     REQUIRE(objects.size() == 4);
     CHECK(objects[0]["kind"] == "ConfigMap");
     CHECK(objects[0]["metadata"]["name"] == "osf-sandbox-0123456789ab-ca");
-    CHECK(objects[0]["data"] == json{{"egress-ca.crt", "PEM"}});
+    CHECK(objects[0]["data"] ==
+          json{{"egress-ca.crt", "PEM"},
+               {"ssh_config", ssh_client_config("osf-sandbox-0123456789ab-egress", 8080)}});
     for (int i = 1; i < 4; ++i) {
         CHECK(objects[i]["apiVersion"] == "extensions.agents.x-k8s.io/v1beta1");
         CHECK(objects[i]["metadata"]["name"] == "osf-sandbox-0123456789ab");
@@ -311,8 +326,10 @@ TEST_CASE("overlaying twice (a snapshot used as a template) leaves one of everyt
     second.id = "fedcba987654";
     const json once = sandbox_pod_template(image_pod_template("x/y"), first);
     const json twice = sandbox_pod_template(once, second);
-    CHECK(twice["spec"]["volumes"].size() == 4);
-    CHECK(twice["spec"]["containers"][0]["volumeMounts"].size() == 4);
+    CHECK(twice["spec"]["volumes"].size() == 5);
+    CHECK(twice["spec"]["containers"][0]["volumeMounts"].size() == 5);
+    CHECK(volume_named(twice, "osf-ssh-config")["configMap"]["name"] ==
+          "osf-sandbox-fedcba987654-ca");
     CHECK(twice["spec"]["containers"][0]["env"].size() ==
           once["spec"]["containers"][0]["env"].size());
     CHECK(twice["metadata"]["labels"]["osf.sandbox.id"] == "fedcba987654");
