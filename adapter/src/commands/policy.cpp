@@ -47,7 +47,9 @@ void setup_one(CLI::App& app, CommandContext& context, sandbox::PolicyChanger& c
     sub->add_option("id", options->id, "The sandbox ID (12 hex digits)")->required();
     sub->add_option("hosts", options->hosts,
                     "Egress entries as the spec writes them: host, host:port, *.domain");
-    sub->add_option("--mcp", options->tools, "SERVER:TOOL, a tool of a server the spec declares")
+    sub->add_option("--mcp", options->tools,
+                    "SERVER:TOOL, a tool of a server the spec declares; SERVER:{\"name\", "
+                    "\"arguments\"} sets its argument rules")
         ->take_all();
     sub->callback([&context, &changer, options, direction, allow] {
         guarded(context, [&] {

@@ -1,6 +1,7 @@
 // The policy a sandbox's stored spec puts in force (what allow and revoke
 // rewrite), as `list -o json` shows it: {"egress": [entries as the spec
-// writes them, one with rules as its object], "mcp": {"<server>": [its allowed tools]}}. Pure.
+// writes them, one with rules as its object], "mcp": {"<server>": [its allowed tools, one with
+// argument rules as its object]}}. Pure.
 #pragma once
 
 #include <nlohmann/json.hpp>

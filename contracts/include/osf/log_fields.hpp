@@ -96,8 +96,9 @@ enum class RefusalReason : std::uint8_t {
     secret_not_bound,          // a bound secret's placeholder sent to a host not in its `hosts`
     secret_place,              // a bound secret's placeholder where its `in` does not allow it
     secret_required, // a request to a required secret's host without it, or with another credential
-    method_not_allowed, // the host's rules do not allow this method there
-    path_not_allowed,   // the host's rules do not allow this path (or cannot read it)
+    method_not_allowed,        // the host's rules do not allow this method there
+    path_not_allowed,          // the host's rules do not allow this path (or cannot read it)
+    tool_argument_not_allowed, // a tools/call whose arguments its tool's argument rules refuse
 };
 
 // `error` values the proxy writes (the schema accepts any lower-case-hyphen
@@ -173,6 +174,8 @@ constexpr std::string_view to_string(RefusalReason r) noexcept {
         return "method-not-allowed";
     case RefusalReason::path_not_allowed:
         return "path-not-allowed";
+    case RefusalReason::tool_argument_not_allowed:
+        return "tool-argument-not-allowed";
     }
     return {};
 }
@@ -212,7 +215,7 @@ constexpr std::string_view to_string(ErrorKind e) noexcept {
 // from its list, or named by no to_string case, does not compile.
 inline constexpr std::array<Outcome, 3> all_outcomes = {Outcome::allowed, Outcome::refused,
                                                         Outcome::error};
-inline constexpr std::array<RefusalReason, 20> all_refusal_reasons = {
+inline constexpr std::array<RefusalReason, 21> all_refusal_reasons = {
     RefusalReason::host_not_allowed,
     RefusalReason::port_not_allowed,
     RefusalReason::bad_host,
@@ -232,7 +235,8 @@ inline constexpr std::array<RefusalReason, 20> all_refusal_reasons = {
     RefusalReason::secret_place,
     RefusalReason::secret_required,
     RefusalReason::method_not_allowed,
-    RefusalReason::path_not_allowed};
+    RefusalReason::path_not_allowed,
+    RefusalReason::tool_argument_not_allowed};
 inline constexpr std::array<ErrorKind, 12> all_error_kinds = {ErrorKind::dns,
                                                               ErrorKind::upstream_connect,
                                                               ErrorKind::upstream_tls,
