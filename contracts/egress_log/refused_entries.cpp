@@ -21,7 +21,9 @@ std::string entry_for(const std::string& host, std::uint64_t port, bool port_nee
     return display_label(host) + ":" + std::to_string(port);
 }
 
-// A refusal by a host's rules: the rule that would let the request through,
+// Advice lines start with "# ": for a person to act on, never an argument of
+// `allow` (an orchestrator passing one on gets exit 2, a bad entry, not a
+// change). A refusal by a host's rules: the rule that would let the request through,
 // and where it goes among the entry's rules (before the one that refused, for
 // a deny rule matches first). A path the proxy could not read one way cannot
 // be allowed by any rule. Method and path come from the line, written as JSON
@@ -33,15 +35,16 @@ std::string rule_advice(const std::string& entry, const nlohmann::json& line) {
     if (method.empty() || path.empty()) return {};
     const std::string request = display_label(method) + " " + display_label(path);
     if (rule.ends_with("#path"))
-        return entry + ": " + request + " cannot be allowed by a rule: its path reads more than " +
-               "one way (" + reason + ")";
+        return "# " + entry + ": " + request +
+               " cannot be allowed by a rule: its path reads more than " + "one way (" + reason +
+               ")";
     const nlohmann::ordered_json allowing = {
         {"methods", {method}}, {"paths", {path}}, {"allow", true}};
     std::string where = rule.empty() || rule.ends_with("#none")
                             ? "to its rules (no rule matched " + request + ")"
                             : "to its rules before " + display_label(rule) + " (it refused " +
                                   request + ": " + reason + ")";
-    return entry + ": add " + allowing.dump() + " " + where;
+    return "# " + entry + ": add " + allowing.dump() + " " + where;
 }
 
 // A tools/call whose arguments a rule refused: the log names the rule, never
@@ -51,7 +54,7 @@ std::string argument_advice(const nlohmann::json& line) {
     const std::string server = text_of(line, f::mcp_server), tool = text_of(line, f::tool),
                       rule = text_of(line, f::rule);
     if (server.empty() || tool.empty() || rule.empty()) return {};
-    return "--mcp " + display_label(server + ":" + tool) + ": widen its argument rule " +
+    return "# --mcp " + display_label(server + ":" + tool) + ": widen its argument rule " +
            display_label(rule) + " (the log holds no argument values)";
 }
 

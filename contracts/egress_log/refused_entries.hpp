@@ -2,7 +2,8 @@
 // policy refused, the egress entry or MCP tool that would have let it
 // through, once each, spelled as `allow` takes it ("registry.npmjs.org",
 // "git.example.com:8443", "--mcp wiki:delete"). A refusal by a host's rules
-// gives the rule that would allow it and where it goes ("api.example.com: add
+// gives, on a line starting with "# " (advice for a person, not an argument of
+// `allow`), the rule that would allow it and where it goes ("# api.example.com: add
 // {"methods":["POST"],"paths":["/a"],"allow":true} to its rules ..."); one by
 // a tool's argument rules, the rule to widen. Other refusals (malformed
 // requests, secrets in the clear, limits) are not a matter of policy and are

@@ -23,9 +23,9 @@ using osf::RefusalReason;
 struct ServerPolicy {
     std::string name;            // the spec's mcp[].name (log's mcpServer)
     std::set<std::string> tools; // allowed tool names
-    // The rules of tools written as {"name", "arguments"}, by tool name.
-    std::map<std::string, ToolArguments, std::less<>> tool_arguments;
     std::size_t max_message_bytes = 4 * 1024 * 1024;
+    // The rules of tools written as {"name", "arguments"}, by tool name.
+    std::map<std::string, ToolArguments, std::less<>> tool_arguments{};
 };
 
 // The verdict on a client request body (POST to an MCP endpoint).

@@ -51,12 +51,15 @@ std::optional<CallRefusal> refusal_of_call(const JsonTape& tape, const Message& 
     if (params) name = tape.member(*params, "name");
     if (!name || tape.at(*name).kind != Kind::String) {
         return CallRefusal{
-            error_answer(id, kInvalidParams, "Invalid params: tool name must be a string")};
+            error_answer(id, kInvalidParams, "Invalid params: tool name must be a string"),
+            RefusalReason::mcp_tool,
+            {}};
     }
     std::string tool = tape.string_value(*name);
     tools_called.push_back(tool);
     if (!policy.tools.contains(tool))
-        return CallRefusal{error_answer(id, kInvalidParams, "Unknown tool: " + tool)};
+        return CallRefusal{
+            error_answer(id, kInvalidParams, "Unknown tool: " + tool), RefusalReason::mcp_tool, {}};
     const auto rules = policy.tool_arguments.find(tool);
     if (rules == policy.tool_arguments.end()) return std::nullopt;
     auto refusal = judge_arguments(rules->second, tape, tape.member(*params, "arguments"));

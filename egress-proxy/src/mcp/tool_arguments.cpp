@@ -17,7 +17,7 @@ using Test = ToolArgumentRule::Test;
 // At most this many of an `in` list's values are spelled out in a refusal.
 constexpr std::size_t kValuesShown = 8;
 
-std::string quoted(std::string_view text) {
+std::string json_literal(std::string_view text) {
     return nlohmann::json(std::string(text)).dump();
 }
 
@@ -34,9 +34,9 @@ std::string requirement_of(const ToolArgumentRule& rule) {
         return out;
     }
     case Test::prefix:
-        return "must be a string starting with " + quoted(rule.values.front());
+        return "must be a string starting with " + json_literal(rule.values.front());
     case Test::matches:
-        return "must be a string matching the pattern " + quoted(rule.values.front());
+        return "must be a string matching the pattern " + json_literal(rule.values.front());
     }
     return {};
 }
@@ -122,13 +122,13 @@ std::optional<ArgumentRefusal> judge_arguments(const ToolArguments& rules, const
         const auto value = arguments ? tape.member(*arguments, check.argument) : std::nullopt;
         if (!value)
             return ArgumentRefusal{check.rule,
-                                   "Tool argument not allowed: " + quoted(check.argument) +
+                                   "Tool argument not allowed: " + json_literal(check.argument) +
                                        " is missing; it " + check.requirement + " (rule " +
                                        check.rule + ")"};
         if (!passes(check, tape, *value))
             return ArgumentRefusal{check.rule,
-                                   "Tool argument not allowed: " + quoted(check.argument) + " " +
-                                       check.requirement + " (rule " + check.rule + ")"};
+                                   "Tool argument not allowed: " + json_literal(check.argument) +
+                                       " " + check.requirement + " (rule " + check.rule + ")"};
     }
     return std::nullopt;
 }

@@ -51,10 +51,10 @@ TEST_CASE("refusals by rules say which rule would allow them, and where it goes"
     CHECK(
         printed ==
         std::vector<std::string>{
-            R"(api.github.com: add {"methods":["POST"],"paths":["/repos/acme/w/issues"],"allow":true} to its rules (no rule matched POST /repos/acme/w/issues))",
-            R"(api.github.com: add {"methods":["DELETE"],"paths":["/repos/acme/w"],"allow":true} to its rules before no-deletes (it refused DELETE /repos/acme/w: method-not-allowed))",
-            "api.github.com: GET /a/%2e%2e/b cannot be allowed by a rule: its path reads more "
+            R"(# api.github.com: add {"methods":["POST"],"paths":["/repos/acme/w/issues"],"allow":true} to its rules (no rule matched POST /repos/acme/w/issues))",
+            R"(# api.github.com: add {"methods":["DELETE"],"paths":["/repos/acme/w"],"allow":true} to its rules before no-deletes (it refused DELETE /repos/acme/w: method-not-allowed))",
+            "# api.github.com: GET /a/%2e%2e/b cannot be allowed by a rule: its path reads more "
             "than one way (path-not-allowed)",
-            "--mcp tracker:create_issue: widen its argument rule tracker:create_issue#project "
+            "# --mcp tracker:create_issue: widen its argument rule tracker:create_issue#project "
             "(the log holds no argument values)"});
 }
