@@ -219,8 +219,9 @@ std::optional<McpToolRule> check_tool_object(const nlohmann::json& value, const 
 bool check_mcp_tools(const nlohmann::json& value, const std::string& at, const SpecCheck& check,
                      McpServer& server) {
     const auto within = check_collection(value, check, at, Shape::array,
-                                         "an array of tools, as [\"search\"] or [{\"name\": "
-                                         "\"search\", \"arguments\": {...}}]",
+                                         "an array of tool names or tools with argument "
+                                         "rules, as [\"search\"] or [{\"name\": \"search\", "
+                                         "\"arguments\": {...}}]",
                                          spec_limits::max_mcp_tools, "tools");
     if (!within) return false;
     bool good = *within;

@@ -16,7 +16,7 @@ std::string tools(const std::string& list) {
 }
 
 std::string one_tool(const std::string& arguments) {
-    return tools(R"([{"name": "create_issue", "arguments": )" + arguments + "}])");
+    return tools(R"([{"name": "create_issue", "arguments": )" + arguments + "}]");
 }
 
 } // namespace
@@ -98,7 +98,7 @@ TEST_CASE("each mistake in a tool's argument rules is one error at its path") {
          at + ".arguments.a.matches: \"a\\nb\" holds a control character (a pattern writes one "
               "as \\n, \\t...)"},
         {R"([{"name": "t", "arguments": {"": {"equals": 1}}}])",
-         at + ".arguments: an argument name is empty: name an argument of the tool"},
+         at + ".arguments['']: an argument name is empty: name an argument of the tool"},
         {R"(["t", {"name": "t", "arguments": {"a": {"equals": 1}}}])",
          "$.mcp[0].tools[1]: \"t\" is listed twice (first at $.mcp[0].tools[0])"},
         {R"([3])", at + ": must be a tool name, as \"search\", or {\"name\": \"search\", "
@@ -114,8 +114,9 @@ TEST_CASE("each mistake in a tool's argument rules is one error at its path") {
 
 TEST_CASE("a pattern RE2 would need too much memory for is refused when the spec is read") {
     const auto errors =
-        errors_of(one_tool(R"x({"a": {"matches": "((((a{100}){100}){100}){100})"}})x"));
+        errors_of(one_tool(R"x({"a": {"matches": "\\pL{1000}\\pL{1000}\\pL{1000}"}})x"));
     REQUIRE(errors.size() == 1);
     CHECK(errors.front().starts_with("$.mcp[0].tools[0].arguments.a.matches: "));
+    CHECK(errors.front().find("pattern too large") != std::string::npos);
     CHECK(errors.front().find('\n') == std::string::npos);
 }

@@ -326,16 +326,16 @@ TEST_CASE("a call whose arguments its rules refuse is answered with the rule, no
     CHECK(verdict.rule == "wiki:search#space");
     CHECK(verdict.tools_called == std::vector<std::string>{"search"});
     CHECK(json::parse(verdict.body) ==
-          json::parse(R"({"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":
+          json::parse(R"x({"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":
             "Tool argument not allowed: \"space\" must be \"acme\" (rule wiki:search#space)"
 }
-})"));
+})x"));
     CHECK(verdict.body.find("payroll") == std::string::npos);
-// A tool without rules on the same server is not affected.
-CHECK(
-    inspect_ruled(
-        R"({"method":"tools/call","params":{"name":"fetch_page","arguments":{}},"jsonrpc":"2.0","id":8})")
-        .action == Action::Forward);
+    // A tool without rules on the same server is not affected.
+    CHECK(
+        inspect_ruled(
+            R"({"method":"tools/call","params":{"name":"fetch_page","arguments":{}},"jsonrpc":"2.0","id":8})")
+            .action == Action::Forward);
 }
 
 TEST_CASE("a batch with a refused argument answers every request; an unknown tool outweighs it") {
