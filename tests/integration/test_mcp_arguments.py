@@ -134,6 +134,9 @@ def test_arguments_are_judged_over_http2(env):
                                          json.dumps(call(61, REFUSED_TEXT)))
     assert (status, version) == (200, "2"), res.stderr
     assert "rule wiki-json:search#text" in json.loads(body)["error"]["message"]
+    res = curl(env["proxy"], url, "-i", "-X", "POST", *args, "--data-binary",
+               json.dumps(call(63, REFUSED_TEXT)))
+    assert "x-osf-refused-by: tool-argument-not-allowed" in res.stdout.lower()
     status, version, body, res = curl_h2(env["proxy"], url, *args, "--data-binary",
                                          json.dumps(call(62, ALLOWED_TEXT)))
     assert (status, version) == (200, "2"), res.stderr
