@@ -35,7 +35,7 @@ def licence_text(package, header):
     return "\n".join(out).rstrip() + "\n"
 
 
-PACKAGES = ["libboost1.81-dev", "libssl-dev", "libnghttp2-dev", "nlohmann-json3-dev", "libcli11-dev",
+PACKAGES = ["libboost1.81-dev", "libssl-dev", "libnghttp2-dev", "libre2-dev", "nlohmann-json3-dev", "libcli11-dev",
             "libspdlog-dev", "libfmt-dev", "libjemalloc-dev", "libseccomp-dev", "libstdc++-12-dev", "libc6",
             "libgcc-s1", "ca-certificates"]
 V = {p: ver(p) for p in PACKAGES}
@@ -47,6 +47,9 @@ d = {
     "expat_spd": licence_text("libspdlog-dev", "License: Expat"),
     "fmt": licence_text("libfmt-dev", "License: Expat with embedded exception"),
     "bsd2": licence_text("libjemalloc-dev", "License: BSD-2-Clause"),
+    # RE2's own licence, then the notice of the two files it took from Plan 9 (util/rune.cc, util/utf.h).
+    "re2": licence_text("libre2-dev", "License: BSD-3-google") + "\nutil/rune.cc and util/utf.h:\n\n"
+           "Copyright (c) 2002 by Lucent Technologies.\n\n" + licence_text("libre2-dev", "License: Lucent"),
 }
 ssl_copy = """Copyright 1995-2022 The OpenSSL Project Authors. All Rights Reserved.
 Copyright (c) 2002, Oracle and/or its affiliates. All rights reserved
@@ -62,6 +65,11 @@ COMPONENTS = [  # name, upstream version, Debian package, programs, SPDX id, cop
   "egress-proxy (libssl, libcrypto); sandbox-kubernetes, sandbox-local (libcrypto)", "Apache-2.0", ssl_copy, 'apache'),
  ("nghttp2 (libnghttp2.a)", "1.52.0", f"libnghttp2-dev {V['libnghttp2-dev']}", "egress-proxy", "MIT",
   "Copyright (c) 2012, 2013, 2014 Tatsuhiro Tsujikawa\nCopyright (c) 2012, 2014, 2015, 2016 nghttp2 contributors", 'ng'),
+ ("RE2 (libre2.a)", "2022-06-01", f"libre2-dev {V['libre2-dev']}",
+  "egress-proxy, sandbox-kubernetes, sandbox-local, osf-spec-check (MCP tool-argument patterns)",
+  "BSD-3-Clause (two files: the Lucent notice below)",
+  "Copyright (c) 2009 The RE2 Authors. All rights reserved.\nCopyright 2002-2020 Google Inc.\n"
+  "Copyright (c) 2002 by Lucent Technologies (util/rune.cc, util/utf.h)", 're2'),
  ("JSON for Modern C++ (nlohmann/json, header-only)", "3.11.2", f"nlohmann-json3-dev {V['nlohmann-json3-dev']}",
   "egress-proxy, sandbox-kubernetes, sandbox-local, osf-spec-check", "MIT",
   "Copyright (c) 2013-2022 Niels Lohmann\nCopyright (c) 2009 Florian Loitsch (to_chars.hpp)\n"
@@ -93,7 +101,7 @@ LIC = {
         "documentation. Texts: /usr/share/common-licenses/GPL-3 on Debian, and\n"
         "https://www.gnu.org/licenses/gcc-exception-3.1.html.\n",
 }
-for k in ['bsl','ng','expat_nl','bsd3','expat_spd','fmt','bsd2']: LIC[k] = d[k]
+for k in ['bsl','ng','re2','expat_nl','bsd3','expat_spd','fmt','bsd2']: LIC[k] = d[k]
 o = []
 w = o.append
 w("""THIRD-PARTY NOTICES
@@ -162,7 +170,7 @@ this file, LICENSE and NOTICE at /usr/share/doc/osf-sandbox/.
 - egress-proxy image (the release preset's binary, linked with Debian's
   shared libraries): the shared objects of the components above, from
   Debian's runtime packages of the same versions (libboost-url1.81.0,
-  libssl3, libnghttp2-14, libjemalloc2, libspdlog1.10, libfmt9,
+  libssl3, libnghttp2-14, libre2-9, libjemalloc2, libspdlog1.10, libfmt9,
   libstdc++6).
 - sandbox-kubernetes image: kubectl (Kubernetes v1.32.3, Apache-2.0,
   Copyright The Kubernetes Authors; https://github.com/kubernetes/kubernetes),
@@ -183,7 +191,8 @@ def dep5_text(text):
     return "\n".join(" " + l if l.strip() else " ." for l in text.rstrip("\n").split("\n")) + "\n"
 
 
-SLUG = {"bsl": "BSL-1.0", "apache": "Apache-2.0", "ng": "MIT", "expat_nl": "MIT", "bsd3": "BSD-3-Clause",
+SLUG = {"bsl": "BSL-1.0", "apache": "Apache-2.0", "ng": "MIT", "re2": "BSD-3-google and Lucent",
+        "expat_nl": "MIT", "bsd3": "BSD-3-Clause",
         "expat_spd": "MIT", "fmt": "MIT", "bsd2": "BSD-2-Clause", "lgpl": "LGPL-2.1-only",
         "gcc": "GPL-3.0-or-later WITH GCC-exception-3.1"}
 c = []

@@ -8,6 +8,8 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libboost1.81-dev libboost-url1.81-dev libssl-dev libjemalloc-dev libnghttp2-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev catch2
+  # MCP tool-argument patterns (`matches`): RE2, linear-time regular expressions
+  libre2-dev
   # sandbox-local: the system call filter of a sandbox's commands
   libseccomp-dev
   clang clang-format libclang-rt-14-dev

@@ -105,17 +105,64 @@ void edit_tcp(ordered& document, const std::string& entry, bool allow, EditResul
     result.changed.push_back(name);
 }
 
-std::set<std::string> tool_names(const Spec& spec) {
-    std::set<std::string> names;
-    for (const auto& server : spec.mcp)
+// "server:tool" -> its argument rules as text (empty for a tool written as a name).
+std::map<std::string, std::string> tool_names(const Spec& spec) {
+    std::map<std::string, std::string> names;
+    for (const auto& server : spec.mcp) {
         for (const auto& tool : server.tools)
-            names.insert(server.name + ":" + tool);
+            names.emplace(server.name + ":" + tool, std::string());
+        for (const auto& tool : server.tool_rules) {
+            nlohmann::json key = nlohmann::json::array();
+            for (const auto& rule : tool.arguments)
+                key.push_back({rule.argument, static_cast<int>(rule.test), rule.values});
+            names[server.name + ":" + tool.name] = key.dump();
+        }
+    }
     return names;
 }
 
-std::vector<std::string> minus(const std::set<std::string>& a, const std::set<std::string>& b) {
+// A tool as given to allow or revoke after "server:": a name, or a tool with
+// argument rules written as JSON ({"name", "arguments"}).
+struct GivenTool {
+    std::string name;
+    ordered written; // what goes into the server's `tools`
+};
+
+std::variant<GivenTool, std::string> tool_of(const std::string& server, const std::string& text) {
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos || text[first] != '{') return GivenTool{text, ordered(text)};
+    auto read = strict_json::read<ordered>(text, {.max_depth = 16});
+    if (!read.ok() || !read.document.is_object())
+        return std::string("is not a JSON object: write SERVER:{\"name\": \"search\", "
+                           "\"arguments\": {\"project\": {\"equals\": \"acme\"}}}");
+    // The spec validator's words, with the path inside the tool ("arguments.project: ...").
+    const ordered probe = {{"mcp", ordered::array({{{"name", server},
+                                                    {"url", "https://probe.invalid/mcp"},
+                                                    {"tools", ordered::array({read.document})}}})}};
+    const auto parsed = parse_spec(probe.dump());
+    if (!parsed.ok()) {
+        const auto& error = parsed.errors.front();
+        const std::string prefix = "$.mcp[0].tools[0].";
+        std::string where = error.path.starts_with(prefix) ? error.path.substr(prefix.size()) : "";
+        return (where.empty() ? std::string() : where + ": ") + error.message;
+    }
+    return GivenTool{parsed.spec->mcp.front().tools.front(), std::move(read.document)};
+}
+
+// The name of a written tool (a string or an object with a string name), or empty.
+std::string written_tool_name(const ordered& tool) {
+    if (tool.is_string()) return tool.get<std::string>();
+    if (tool.is_object())
+        if (auto name = tool.find("name"); name != tool.end() && name->is_string())
+            return name->get<std::string>();
+    return {};
+}
+
+std::vector<std::string> minus(const std::map<std::string, std::string>& a,
+                               const std::map<std::string, std::string>& b) {
     std::vector<std::string> out;
-    std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+    for (const auto& [name, rules] : a)
+        if (!b.contains(name)) out.push_back(name);
     return out;
 }
 
@@ -216,7 +263,15 @@ void edit_tools(ordered& document, const Edit& edit, EditResult& result) {
                                     "and one of its tools (wiki:search)");
             continue;
         }
-        const std::string server = named.substr(0, colon), tool = named.substr(colon + 1);
+        const std::string server = named.substr(0, colon);
+        auto given = tool_of(server, named.substr(colon + 1));
+        if (const auto* why = std::get_if<std::string>(&given)) {
+            result.errors.push_back(spec_detail::json_quoted(named) + ": " + *why);
+            continue;
+        }
+        const std::string& tool = std::get<GivenTool>(given).name;
+        const ordered& written = std::get<GivenTool>(given).written;
+        const std::string label = server + ":" + tool; // as the policy line names it
         ordered* entry = nullptr;
         if (auto mcp = document.find("mcp"); mcp != document.end() && mcp->is_array())
             for (auto& candidate : *mcp)
@@ -231,13 +286,19 @@ void edit_tools(ordered& document, const Edit& edit, EditResult& result) {
         }
         auto& tools = (*entry)["tools"];
         if (tools.is_null()) tools = ordered::array();
-        const auto at = std::find(tools.begin(), tools.end(), ordered(tool));
+        const auto at = std::find_if(tools.begin(), tools.end(), [&](const ordered& t) {
+            return written_tool_name(t) == tool;
+        });
         if (allow) {
-            if (at != tools.end()) {
-                result.unchanged.push_back(named);
+            if (at == tools.end()) {
+                tools.push_back(written);
+                result.changed.push_back(label);
+            } else if (*at != written) {
+                // New argument rules, or the tool allowed whole instead of by its rules.
+                *at = written;
+                result.changed.push_back(label);
             } else {
-                tools.push_back(tool);
-                result.changed.push_back(named);
+                result.unchanged.push_back(label);
             }
         } else if (at == tools.end()) {
             result.errors.push_back(spec_detail::json_quoted(named) + " is not among server " +
@@ -245,7 +306,7 @@ void edit_tools(ordered& document, const Edit& edit, EditResult& result) {
                                     "'s tools; nothing to revoke");
         } else {
             tools.erase(at);
-            result.changed.push_back(named);
+            result.changed.push_back(label);
         }
     }
 }
@@ -301,8 +362,11 @@ Difference difference(std::string_view before, std::string_view after) {
             out.allowed_hosts.push_back(name);
     for (const auto& [name, rules] : old_hosts)
         if (!new_hosts.contains(name)) out.revoked_hosts.push_back(name);
+    // A tool whose argument rules changed is allowed anew (with its new rules).
     const auto old_tools = tool_names(*old_spec.spec), new_tools = tool_names(*new_spec.spec);
-    out.allowed_tools = minus(new_tools, old_tools);
+    for (const auto& [name, rules] : new_tools)
+        if (const auto it = old_tools.find(name); it == old_tools.end() || it->second != rules)
+            out.allowed_tools.push_back(name);
     out.revoked_tools = minus(old_tools, new_tools);
     const auto a = fixed_part(before), b = fixed_part(after);
     if (a != b) {

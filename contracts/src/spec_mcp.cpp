@@ -17,12 +17,6 @@ bool is_server_name(std::string_view name) {
     return true;
 }
 
-bool has_control_char(std::string_view text) {
-    for (const char c : text)
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
-    return false;
-}
-
 // Names and URLs seen so far, for "listed twice" messages that point at the first.
 struct SeenServers {
     std::map<std::string, std::string> names; // name -> its path
@@ -78,42 +72,6 @@ bool check_url(const nlohmann::json& value, const std::string& at, SeenServers& 
     return true;
 }
 
-bool check_tools(const nlohmann::json& value, const std::string& at, const SpecCheck& check,
-                 McpServer& server) {
-    const auto within =
-        check_collection(value, check, at, Shape::array, "an array of tool names, as [\"search\"]",
-                         spec_limits::max_mcp_tools, "tools");
-    if (!within) return false;
-    bool good = *within;
-    std::map<std::string, std::size_t> first_seen;
-    for (std::size_t i = 0; i < value.size(); ++i) {
-        const std::string tool_at = index_path(at, i);
-        if (!value[i].is_string()) {
-            check.fail(tool_at, "must be a string, a tool name; got " + describe_type(value[i]));
-            good = false;
-            continue;
-        }
-        const auto& tool = value[i].get_ref<const std::string&>();
-        std::string problem;
-        if (tool.empty())
-            problem = "is empty: name a tool the server offers";
-        else if (code_points(tool) > spec_limits::max_mcp_tool_length)
-            problem = "is longer than 128 characters";
-        else if (has_control_char(tool))
-            problem = json_quoted(tool) + " holds a control character";
-        else if (const auto [seen, fresh] = first_seen.emplace(tool, i); !fresh)
-            problem = json_quoted(tool) + " is listed twice (first at " +
-                      index_path(at, seen->second) + ")";
-        if (!problem.empty()) {
-            check.fail(tool_at, problem);
-            good = false;
-            continue;
-        }
-        server.tools.push_back(tool);
-    }
-    return good;
-}
-
 } // namespace
 
 void check_mcp(const nlohmann::json& value, const SpecCheck& check, Spec& spec) {
@@ -147,7 +105,7 @@ void check_mcp(const nlohmann::json& value, const SpecCheck& check, Spec& spec) 
         if (entry.contains("url"))
             good = check_url(entry["url"], at + ".url", seen, check, server) && good;
         if (entry.contains("tools"))
-            good = check_tools(entry["tools"], at + ".tools", check, server) && good;
+            good = check_mcp_tools(entry["tools"], at + ".tools", check, server) && good;
         if (good) spec.mcp.push_back(std::move(server));
     }
 }

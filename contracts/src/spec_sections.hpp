@@ -45,6 +45,9 @@ void check_secrets(const nlohmann::json& value, const SpecCheck& check, Spec& sp
 void check_aws_secret(const nlohmann::json& value, const std::string& at, const std::string& name,
                       const SpecCheck& check, Spec& spec);
 void check_mcp(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
+// One server's `tools` at `at` (spec_mcp_tools.cpp): names and {"name", "arguments"} objects.
+bool check_mcp_tools(const nlohmann::json& value, const std::string& at, const SpecCheck& check,
+                     McpServer& server);
 // The workload's hardening and storage (spec_hardening.cpp).
 void check_storage(const nlohmann::json& value, const SpecCheck& check, Spec& spec);
 void check_tmp_size(const nlohmann::json& value, const SpecCheck& check, Spec& spec);

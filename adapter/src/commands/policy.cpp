@@ -48,7 +48,9 @@ void setup_one(CLI::App& app, CommandContext& context, sandbox::PolicyChanger& c
     sub->add_option("hosts", options->hosts,
                     "Egress entries as the spec writes them: host, host:port, *.domain; "
                     "tcp:HOST:PORT for a raw TCP destination (the spec's tcp list)");
-    sub->add_option("--mcp", options->tools, "SERVER:TOOL, a tool of a server the spec declares")
+    sub->add_option("--mcp", options->tools,
+                    "SERVER:TOOL, a tool of a server the spec declares; SERVER:{\"name\", "
+                    "\"arguments\"} sets its argument rules")
         ->take_all();
     sub->callback([&context, &changer, options, direction, allow] {
         guarded(context, [&] {

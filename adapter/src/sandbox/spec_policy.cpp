@@ -20,7 +20,8 @@ json spec_policy(std::string_view spec_text) {
             if (const auto listed = server.find("tools");
                 listed != server.end() && listed->is_array())
                 for (const auto& tool : *listed)
-                    if (tool.is_string()) tools.push_back(tool);
+                    if (tool.is_string() || tool.is_object())
+                        tools.push_back(tool); // with its argument rules
             mcp[server["name"].get<std::string>()] = tools;
         }
     json policy = {{"egress", egress}, {"mcp", mcp}};

@@ -1,7 +1,8 @@
 // The policy a sandbox's stored spec puts in force (what allow and revoke
 // rewrite), as `list -o json` shows it: {"egress": [entries as the spec
-// writes them, one with rules as its object], "mcp": {"<server>": [its allowed tools]},
-// and "tcp": ["host:port", ...] when the spec lists raw TCP destinations}. Pure.
+// writes them, one with rules as its object], "mcp": {"<server>": [its allowed tools, one with
+// argument rules as its object]}, and "tcp": ["host:port", ...] when the spec lists raw TCP
+// destinations}. Pure.
 #pragma once
 
 #include <nlohmann/json.hpp>

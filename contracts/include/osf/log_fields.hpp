@@ -117,6 +117,7 @@ enum class RefusalReason : std::uint8_t {
     path_not_allowed,            // the host's rules do not allow this path (or cannot read it)
     tcp_destination_not_allowed, // a SOCKS5 CONNECT to a host:port in neither `tcp` nor `egress`
     socks_command_not_supported, // a SOCKS5 BIND or UDP ASSOCIATE (only CONNECT is served)
+    tool_argument_not_allowed,   // a tools/call whose arguments its tool's argument rules refuse
 };
 
 // `error` values the proxy writes (the schema accepts any lower-case-hyphen
@@ -198,6 +199,8 @@ constexpr std::string_view to_string(RefusalReason r) noexcept {
         return "tcp-destination-not-allowed";
     case RefusalReason::socks_command_not_supported:
         return "socks-command-not-supported";
+    case RefusalReason::tool_argument_not_allowed:
+        return "tool-argument-not-allowed";
     }
     return {};
 }
@@ -241,7 +244,7 @@ constexpr std::string_view to_string(ErrorKind e) noexcept {
 // from its list, or named by no to_string case, does not compile.
 inline constexpr std::array<Outcome, 3> all_outcomes = {Outcome::allowed, Outcome::refused,
                                                         Outcome::error};
-inline constexpr std::array<RefusalReason, 22> all_refusal_reasons = {
+inline constexpr std::array<RefusalReason, 23> all_refusal_reasons = {
     RefusalReason::host_not_allowed,
     RefusalReason::port_not_allowed,
     RefusalReason::bad_host,
@@ -263,7 +266,8 @@ inline constexpr std::array<RefusalReason, 22> all_refusal_reasons = {
     RefusalReason::method_not_allowed,
     RefusalReason::path_not_allowed,
     RefusalReason::tcp_destination_not_allowed,
-    RefusalReason::socks_command_not_supported};
+    RefusalReason::socks_command_not_supported,
+    RefusalReason::tool_argument_not_allowed};
 inline constexpr std::array<ErrorKind, 14> all_error_kinds = {ErrorKind::dns,
                                                               ErrorKind::upstream_connect,
                                                               ErrorKind::upstream_tls,

@@ -25,7 +25,11 @@ struct Edit {
     // removes the host, rules and all. An entry written "tcp:host:port" is a
     // `tcp` destination (tcp_prefix): allowed or revoked in the spec's `tcp`.
     std::vector<std::string> hosts;
-    std::vector<std::string> tools; // "server:tool", a declared MCP server's tool
+    // "server:tool", a declared MCP server's tool, or "server:{"name", "arguments"}"
+    // (a tool with argument rules, as the spec writes it): allowing it sets that
+    // tool's rules (replacing those it had, or narrowing a tool allowed whole);
+    // allowing a plain name allows the tool whole; a revoke removes it, rules and all.
+    std::vector<std::string> tools;
 };
 
 struct EditResult {
@@ -51,7 +55,8 @@ std::string entry_name(const TcpDestination& destination);
 struct Difference {
     // entry_name()s (`tcp` destinations too); a host whose rules changed is among allowed_hosts.
     std::vector<std::string> allowed_hosts, revoked_hosts;
-    std::vector<std::string> allowed_tools, revoked_tools; // "server:tool"
+    // "server:tool"; a tool whose argument rules changed is among allowed_tools.
+    std::vector<std::string> allowed_tools, revoked_tools;
     // A field other than `egress` and the servers' `tools` that differs, by
     // JSONPath ("$.secrets"); empty when none does.
     std::string other;

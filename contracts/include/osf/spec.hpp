@@ -86,6 +86,25 @@ struct SecretBinding {
     bool allows(SecretPlace place) const { return (in & secret_places(place)) != 0; }
 };
 
+// One argument rule of an MCP tool written as {"name", "arguments"}: what the
+// named argument of a tools/call must be. Exactly one test per argument.
+struct ToolArgumentRule {
+    enum class Test { equals, in, matches, prefix };
+    std::string argument; // the argument's name (a member of params.arguments)
+    Test test = Test::equals;
+    // equals/in: the allowed values, each as a JSON text (strings quoted:
+    // "\"acme\"", numbers and booleans as nlohmann dumps them: "3", "true");
+    // matches: the pattern (anchored: it must match the whole value); prefix: the prefix.
+    std::vector<std::string> values;
+};
+
+// A tool written as an object: its name and the rules its calls' arguments
+// must satisfy (every rule; arguments no rule names are not looked at).
+struct McpToolRule {
+    std::string name;
+    std::vector<ToolArgumentRule> arguments;
+};
+
 // One `mcp` entry. The URL is split for matching; `host` is normalised like
 // egress hosts, `port` is explicit or the scheme's default, `path` is never
 // empty ("/" at least).
@@ -96,7 +115,8 @@ struct McpServer {
     std::string host;
     std::uint16_t port = 0;
     std::string path;
-    std::vector<std::string> tools;
+    std::vector<std::string> tools;        // every tool's name, however written
+    std::vector<McpToolRule> tool_rules{}; // the tools written as {"name", "arguments"}
 };
 
 // `user`: the non-root identity the sandbox runs as (uid 1-2147483647, gid

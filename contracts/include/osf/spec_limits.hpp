@@ -32,6 +32,14 @@ inline constexpr std::size_t max_mcp_servers = 32;
 inline constexpr std::size_t max_mcp_name_length = 63;
 inline constexpr std::size_t max_mcp_tools = 256;
 inline constexpr std::size_t max_mcp_tool_length = 128;
+// A tool's `arguments` rules: how many, and the size of what they compare.
+inline constexpr std::size_t max_tool_arguments = 32;
+inline constexpr std::size_t max_tool_argument_name_length = 128;
+inline constexpr std::size_t max_tool_argument_values = 256;        // `in`
+inline constexpr std::size_t max_tool_argument_value_length = 1024; // a value, prefix or pattern
+// RE2's memory for one compiled `matches` pattern (its default is 8 MiB): a
+// pattern that needs more is refused when the spec is read.
+inline constexpr std::size_t max_tool_pattern_memory = 1024 * 1024;
 // A sandbox's labels: as many as an object carries comfortably beside the adapter's own.
 inline constexpr std::size_t max_labels = 64;
 // Kubernetes' range for runAsUser, runAsGroup and fsGroup.

@@ -11,6 +11,8 @@ std::map<std::string, mcp::ServerPolicy, std::less<>> mcp_policies_of(const osf:
         mcp::ServerPolicy p;
         p.name = server.name;
         p.tools.insert(server.tools.begin(), server.tools.end());
+        for (const auto& tool : server.tool_rules)
+            p.tool_arguments.emplace(tool.name, mcp::compile_tool_arguments(server.name, tool));
         p.max_message_bytes = limits.max_mcp_message_bytes;
         policies.emplace(server.name, std::move(p));
     }

@@ -3,10 +3,12 @@
 // in bodies and chunks, and gets back what to forward or answer.
 #pragma once
 
+#include "mcp/tool_arguments.hpp"
 #include "osf/log_fields.hpp"
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -22,6 +24,8 @@ struct ServerPolicy {
     std::string name;            // the spec's mcp[].name (log's mcpServer)
     std::set<std::string> tools; // allowed tool names
     std::size_t max_message_bytes = 4 * 1024 * 1024;
+    // The rules of tools written as {"name", "arguments"}, by tool name.
+    std::map<std::string, ToolArguments, std::less<>> tool_arguments{};
 };
 
 // The verdict on a client request body (POST to an MCP endpoint).
@@ -37,8 +41,10 @@ struct RequestVerdict {
     Action action = Action::Refuse;
     int status = 400;
     std::string body;
-    std::optional<RefusalReason> refused_by; // mcp_tool | mcp_unreadable | unset (forwarded)
-    std::string reason;                      // short text for the log/diagnostics, no arguments
+    // mcp_tool | tool_argument_not_allowed | mcp_unreadable | unset (forwarded)
+    std::optional<RefusalReason> refused_by;
+    std::string reason; // short text for the log/diagnostics, no arguments
+    std::string rule;   // tool_argument_not_allowed: the first argument rule that refused
     std::vector<std::string> tools_called;   // tools/call names seen (for the log's `tool`)
     std::vector<std::string> tools_list_ids; // ids of tools/list requests (canonical JSON)
     std::vector<std::string>

@@ -33,20 +33,39 @@ struct Message {
     std::uint32_t entry = 0;
 };
 
-// Why a tools/call may not pass (its error answer), or nullopt when its tool is declared.
-std::optional<std::string> refusal_of_call(const JsonTape& tape, const Message& call,
+// Why a tools/call may not pass: its error answer, and whether the tool is
+// declared (its arguments refused) or not.
+struct CallRefusal {
+    std::string answer;
+    RefusalReason reason = RefusalReason::mcp_tool;
+    std::string rule; // tool_argument_not_allowed: the argument rule
+};
+
+// nullopt when the call's tool is declared and its arguments pass its rules.
+std::optional<CallRefusal> refusal_of_call(const JsonTape& tape, const Message& call,
                                            const ServerPolicy& policy,
                                            std::vector<std::string>& tools_called) {
     const std::string id = call.id_json.value_or("null");
+    std::optional<std::uint32_t> params = tape.member(call.entry, "params");
     std::optional<std::uint32_t> name;
-    if (auto params = tape.member(call.entry, "params")) name = tape.member(*params, "name");
+    if (params) name = tape.member(*params, "name");
     if (!name || tape.at(*name).kind != Kind::String) {
-        return error_answer(id, kInvalidParams, "Invalid params: tool name must be a string");
+        return CallRefusal{
+            error_answer(id, kInvalidParams, "Invalid params: tool name must be a string"),
+            RefusalReason::mcp_tool,
+            {}};
     }
     std::string tool = tape.string_value(*name);
     tools_called.push_back(tool);
-    if (policy.tools.contains(tool)) return std::nullopt;
-    return error_answer(id, kInvalidParams, "Unknown tool: " + tool);
+    if (!policy.tools.contains(tool))
+        return CallRefusal{
+            error_answer(id, kInvalidParams, "Unknown tool: " + tool), RefusalReason::mcp_tool, {}};
+    const auto rules = policy.tool_arguments.find(tool);
+    if (rules == policy.tool_arguments.end()) return std::nullopt;
+    auto refusal = judge_arguments(rules->second, tape, tape.member(*params, "arguments"));
+    if (!refusal) return std::nullopt;
+    return CallRefusal{error_answer(id, kInvalidParams, refusal->message),
+                       RefusalReason::tool_argument_not_allowed, std::move(refusal->rule)};
 }
 
 } // namespace
@@ -173,7 +192,7 @@ RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view cont
         }
     }
 
-    std::vector<std::optional<std::string>> refusals(messages.size());
+    std::vector<std::optional<CallRefusal>> refusals(messages.size());
     bool any_refused = false;
     for (std::size_t i = 0; i < messages.size(); ++i) {
         const Message& message = messages[i];
@@ -194,18 +213,35 @@ RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view cont
 
     // Nothing reaches the server: answer every request ourselves. Notifications
     // (no id) and client responses (no method) get no answer, as JSON-RPC requires.
+    // An undeclared tool outweighs refused arguments: it is the wider overreach.
     verdict.action = RequestVerdict::Action::ReplyJsonRpc;
-    verdict.refused_by = RefusalReason::mcp_tool;
-    verdict.reason =
-        batch ? "batch holds a call to an undeclared tool" : "call to an undeclared tool";
+    const bool undeclared = std::any_of(refusals.begin(), refusals.end(), [](const auto& r) {
+        return r && r->reason == RefusalReason::mcp_tool;
+    });
+    verdict.refused_by =
+        undeclared ? RefusalReason::mcp_tool : RefusalReason::tool_argument_not_allowed;
+    if (undeclared) {
+        verdict.reason =
+            batch ? "batch holds a call to an undeclared tool" : "call to an undeclared tool";
+    } else {
+        verdict.reason = batch ? "batch holds a tool call whose arguments its rules refuse"
+                               : "tool call whose arguments its rules refuse";
+        for (const auto& r : refusals)
+            if (r) {
+                verdict.rule = r->rule;
+                break;
+            }
+    }
+    const std::string_view batch_refused =
+        undeclared ? "Batch refused: it contains a call to an unknown tool"
+                   : "Batch refused: it contains a tool call whose arguments are not allowed";
     std::vector<std::string> answers;
     for (std::size_t i = 0; i < messages.size(); ++i) {
         const Message& message = messages[i];
         if (!message.method || !message.id_json) continue;
-        answers.push_back(refusals[i] ? std::move(*refusals[i])
-                                      : error_answer(*message.id_json, kInvalidRequest,
-                                                     "Batch refused: it contains a call to an "
-                                                     "unknown tool"));
+        answers.push_back(refusals[i]
+                              ? std::move(refusals[i]->answer)
+                              : error_answer(*message.id_json, kInvalidRequest, batch_refused));
     }
     if (answers.empty()) {
         // Only notifications: HTTP 202 with no body, like a server accepting them.

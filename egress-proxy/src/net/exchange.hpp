@@ -41,9 +41,10 @@ public:
     log::LogRecord rec;
     std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
     unsigned client_version = 11;
-    bool client_keep = false;      // the client may send another request afterwards
-    bool responded = false;        // the client has a response head
-    bool refused_in_place = false; // a refused MCP call replaced by a ping (legacy transport)
+    bool client_keep = false; // the client may send another request afterwards
+    bool responded = false;   // the client has a response head
+    // A refused MCP call replaced by a ping (legacy transport): why it was refused.
+    std::optional<RefusalReason> refused_in_place;
 
     // Writes the line (only the first call does anything).
     void finish(Outcome outcome, int status) {
@@ -51,7 +52,7 @@ public:
         state_ = State::Written;
         if (refused_in_place && outcome == Outcome::allowed) {
             outcome = Outcome::refused;
-            rec.refused_by = RefusalReason::mcp_tool;
+            rec.refused_by = *refused_in_place;
         }
         rec.outcome = outcome;
         rec.status = status;

@@ -180,13 +180,15 @@ read_mcp_request(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
             // Legacy HTTP+SSE: the refusal travels on the GET stream; the server
             // gets a ping with the same id instead of the call.
             message.body() = std::move(*substitute);
-            ex.refused_in_place = true;
+            ex.refused_in_place = verdict.refused_by.value_or(RefusalReason::mcp_tool);
+            ex.rec.rule = verdict.rule;
         } else if (verdict.action == mcp::RequestVerdict::Action::ReplyJsonRpc) {
-            ex.rec.refused_by = RefusalReason::mcp_tool;
+            ex.rec.refused_by = verdict.refused_by.value_or(RefusalReason::mcp_tool);
+            ex.rec.rule = verdict.rule;
             ex.finish(Outcome::refused, verdict.status);
             co_return co_await answer(s.stream, ex, static_cast<http::status>(verdict.status),
                                       "application/json", std::move(verdict.body),
-                                      RefusalReason::mcp_tool);
+                                      ex.rec.refused_by);
         }
         if (verdict.action == mcp::RequestVerdict::Action::Forward && session)
             for (const auto& id : verdict.tools_list_ids)

@@ -193,3 +193,52 @@ TEST_CASE("tcp:host:port entries are allowed and revoked in the spec's tcp list"
                             R"("tcp:git.example.com": "git.example.com" has no port: a tcp entry )"
                             R"(names one, as "git.example.com:22")"});
 }
+
+TEST_CASE("allow takes a tool with argument rules: it sets them; a name allows it whole") {
+    const std::string narrowed =
+        R"(wiki:{"name": "search", "arguments": {"space": {"equals": "acme"}}})";
+    const auto ruled = apply(base, {Direction::allow, {}, {narrowed}});
+    REQUIRE(ruled.ok());
+    CHECK(ruled.changed == std::vector<std::string>{"wiki:search"});
+    const auto spec = osf::parse_spec(ruled.spec_text);
+    REQUIRE(spec.ok());
+    REQUIRE(spec.spec->mcp.front().tool_rules.size() == 1);
+    CHECK(spec.spec->mcp.front().tools == std::vector<std::string>{"search"});
+    // The same rules again change nothing; the difference names the tool (allowed anew).
+    CHECK(apply(ruled.spec_text, {Direction::allow, {}, {narrowed}}).unchanged ==
+          std::vector<std::string>{"wiki:search"});
+    const auto d = difference(base, ruled.spec_text);
+    CHECK(d.allowed_tools == std::vector<std::string>{"wiki:search"});
+    CHECK(d.revoked_tools.empty());
+    CHECK(d.other.empty());
+    // A new tool with rules is added; the plain name widens the ruled one again.
+    const auto added =
+        apply(ruled.spec_text,
+              {Direction::allow,
+               {},
+               {R"(wiki:{"name": "edit", "arguments": {"page": {"prefix": "acme/"}}})"}});
+    REQUIRE(added.ok());
+    CHECK(added.changed == std::vector<std::string>{"wiki:edit"});
+    const auto widened = apply(added.spec_text, {Direction::allow, {}, {"wiki:search"}});
+    REQUIRE(widened.ok());
+    CHECK(widened.changed == std::vector<std::string>{"wiki:search"});
+    CHECK(osf::parse_spec(widened.spec_text).spec->mcp.front().tool_rules.size() == 1);
+    // A revoke by name removes a tool with rules.
+    const auto revoked = apply(widened.spec_text, {Direction::revoke, {}, {"wiki:edit"}});
+    REQUIRE(revoked.ok());
+    CHECK(difference(widened.spec_text, revoked.spec_text).revoked_tools ==
+          std::vector<std::string>{"wiki:edit"});
+}
+
+TEST_CASE("a bad tool with argument rules is an error naming where and the fix") {
+    const auto bad =
+        apply(base, {Direction::allow,
+                     {},
+                     {R"(wiki:{"name": "search", "arguments": {"q": {"matches": "(x"}}})"}});
+    REQUIRE(bad.errors.size() == 1);
+    CHECK_THAT(bad.errors.front(),
+               Catch::Contains("arguments.q.matches: \"(x\" is not a pattern RE2 reads"));
+    CHECK(apply(base, {Direction::allow, {}, {"wiki:{not json"}})
+              .errors.front()
+              .find("is not a JSON object") != std::string::npos);
+}

@@ -48,3 +48,26 @@ TEST_CASE("a SOCKS5 tunnel refused for want of a tcp entry becomes tcp:host:port
         if (auto entry = refused.add(line)) printed.push_back(*entry);
     CHECK(printed == std::vector<std::string>{"tcp:github.com:22"});
 }
+
+TEST_CASE("refusals by rules say which rule would allow them, and where it goes") {
+    RefusedEntries refused;
+    std::vector<std::string> printed;
+    for (
+        const char* line :
+        {R"({"host":"api.github.com","port":443,"method":"POST","path":"/repos/acme/w/issues","outcome":"refused","refusedBy":"path-not-allowed","rule":"api.github.com#none"})",
+         R"({"host":"api.github.com","port":443,"method":"POST","path":"/repos/acme/w/issues","outcome":"refused","refusedBy":"path-not-allowed","rule":"api.github.com#none"})",
+         R"({"host":"api.github.com","port":443,"method":"DELETE","path":"/repos/acme/w","outcome":"refused","refusedBy":"method-not-allowed","rule":"no-deletes","ruleIndex":0})",
+         R"({"host":"api.github.com","port":443,"method":"GET","path":"/a/%2e%2e/b","outcome":"refused","refusedBy":"path-not-allowed","rule":"api.github.com#path"})",
+         R"({"host":"tracker.test","port":443,"method":"POST","path":"/mcp","outcome":"refused","refusedBy":"tool-argument-not-allowed","mcpServer":"tracker","tool":"create_issue","rule":"tracker:create_issue#project"})",
+         R"({"host":"api.github.com","port":443,"method":"GET","path":"/x","outcome":"allowed","wouldRefuse":"path-not-allowed","rule":"api.github.com#none"})"})
+        if (auto entry = refused.add(line)) printed.push_back(*entry);
+    CHECK(
+        printed ==
+        std::vector<std::string>{
+            R"(# api.github.com: add {"methods":["POST"],"paths":["/repos/acme/w/issues"],"allow":true} to its rules (no rule matched POST /repos/acme/w/issues))",
+            R"(# api.github.com: add {"methods":["DELETE"],"paths":["/repos/acme/w"],"allow":true} to its rules before no-deletes (it refused DELETE /repos/acme/w: method-not-allowed))",
+            "# api.github.com: GET /a/%2e%2e/b cannot be allowed by a rule: its path reads more "
+            "than one way (path-not-allowed)",
+            "# --mcp tracker:create_issue: widen its argument rule tracker:create_issue#project "
+            "(the log holds no argument values)"});
+}

@@ -95,3 +95,19 @@ TEST_CASE("suggest: a tcp entry per raw tunnel and per SOCKS5 refusal for want o
     CHECK(osf::parse_spec(document.dump()).ok());
     CHECK_FALSE(SpecSuggestion().spec().contains("tcp"));
 }
+
+TEST_CASE("suggest: a call refused by argument rules suggests nothing; allowed calls their tool") {
+    SpecSuggestion s;
+    s.add(line("tracker.example.com", 443, "POST", "/mcp", "allowed",
+               R"(,"mcpServer":"tracker","tool":"create_issue")"));
+    s.add(line(
+        "tracker.example.com", 443, "POST", "/mcp", "refused",
+        R"(,"refusedBy":"tool-argument-not-allowed","mcpServer":"tracker","tool":"delete_project","rule":"tracker:delete_project#project")"));
+    const auto spec = s.spec();
+    // The log holds no argument values: the tool comes back as a name, for a
+    // reviewer to give it its argument rules again.
+    CHECK(spec["mcp"] ==
+          ojson::parse(R"([{"name": "tracker", "url": "https://tracker.example.com/mcp",
+                                           "tools": ["create_issue"]}])"));
+    CHECK(osf::parse_spec(spec.dump()).ok());
+}

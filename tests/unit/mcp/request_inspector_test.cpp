@@ -290,3 +290,72 @@ TEST_CASE("a batch of more than kMaxBatchMessages messages is refused unread") {
     CHECK(over.status == 413);
     CHECK(json::parse(over.body)["error"]["code"] == -32600);
 }
+
+namespace {
+
+// wiki with search limited to the "acme" space.
+ServerPolicy wiki_with_argument_rules() {
+    auto policy = wiki_policy(4096);
+    osf::McpToolRule search;
+    search.name = "search";
+    search.arguments = {{"space", osf::ToolArgumentRule::Test::equals, {"\"acme\""}}};
+    policy.tool_arguments.emplace("search", osf::mcp::compile_tool_arguments("wiki", search));
+    return policy;
+}
+
+RequestVerdict inspect_ruled(std::string_view body) {
+    return inspect_request(wiki_with_argument_rules(), "application/json", "", body);
+}
+
+} // namespace
+
+TEST_CASE("a call whose arguments pass its tool's rules is forwarded") {
+    auto verdict = inspect_ruled(
+        R"({"method":"tools/call","params":{"name":"search","arguments":{"space":"acme","query":"x"}},"jsonrpc":"2.0","id":7})");
+    CHECK(verdict.action == Action::Forward);
+    CHECK(verdict.tools_called == std::vector<std::string>{"search"});
+    CHECK(verdict.rule.empty());
+}
+
+TEST_CASE("a call whose arguments its rules refuse is answered with the rule, not the value") {
+    auto verdict = inspect_ruled(
+        R"({"method":"tools/call","params":{"name":"search","arguments":{"space":"payroll","query":"x"}},"jsonrpc":"2.0","id":7})");
+    CHECK(verdict.action == Action::ReplyJsonRpc);
+    CHECK(verdict.status == 200);
+    CHECK(verdict.refused_by == osf::RefusalReason::tool_argument_not_allowed);
+    CHECK(verdict.rule == "wiki:search#space");
+    CHECK(verdict.tools_called == std::vector<std::string>{"search"});
+    CHECK(json::parse(verdict.body) ==
+          json::parse(R"x({"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":
+            "Tool argument not allowed: \"space\" must be \"acme\" (rule wiki:search#space)"
+}
+})x"));
+    CHECK(verdict.body.find("payroll") == std::string::npos);
+    // A tool without rules on the same server is not affected.
+    CHECK(
+        inspect_ruled(
+            R"({"method":"tools/call","params":{"name":"fetch_page","arguments":{}},"jsonrpc":"2.0","id":8})")
+            .action == Action::Forward);
+}
+
+TEST_CASE("a batch with a refused argument answers every request; an unknown tool outweighs it") {
+    auto verdict = inspect_ruled(
+        R"([{"method":"tools/call","params":{"name":"search","arguments":{"space":"acme"}},"jsonrpc":"2.0","id":1},
+            {"method":"tools/call","params":{"name":"search","arguments":{}},"jsonrpc":"2.0","id":2},
+            {"method":"notifications/initialized","jsonrpc":"2.0"}])");
+    CHECK(verdict.action == Action::ReplyJsonRpc);
+    CHECK(verdict.refused_by == osf::RefusalReason::tool_argument_not_allowed);
+    CHECK(verdict.rule == "wiki:search#space");
+    const auto answers = json::parse(verdict.body);
+    REQUIRE(answers.size() == 2);
+    CHECK(answers[0]["error"]["message"] ==
+          "Batch refused: it contains a tool call whose arguments are not allowed");
+    CHECK(answers[1]["error"]["message"] == "Tool argument not allowed: \"space\" is missing; it "
+                                            "must be \"acme\" (rule wiki:search#space)");
+
+    auto mixed = inspect_ruled(
+        R"([{"method":"tools/call","params":{"name":"search","arguments":{}},"jsonrpc":"2.0","id":1},
+            {"method":"tools/call","params":{"name":"drop_tables"},"jsonrpc":"2.0","id":2}])");
+    CHECK(mixed.refused_by == osf::RefusalReason::mcp_tool);
+    CHECK(mixed.rule.empty());
+}

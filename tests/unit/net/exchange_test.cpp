@@ -87,7 +87,7 @@ TEST_CASE("an MCP call refused in place is logged refused, though its answer was
     auto& ctx = runtime.start();
     {
         Exchange ex(ctx, info, "POST");
-        ex.refused_in_place = true; // the server got a ping instead of the call
+        ex.refused_in_place = RefusalReason::mcp_tool; // the server got a ping instead of the call
         ex.finish(Outcome::allowed, 200);
     }
     const auto lines = runtime.lines();
