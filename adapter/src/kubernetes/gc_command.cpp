@@ -1,7 +1,7 @@
 #include "kubernetes/gc_command.hpp"
 
 #include "kubernetes/manifests/gc_plan.hpp"
-#include "kubernetes/manifests/object_columns.hpp"
+#include "kubernetes/manifests/object_fields.hpp"
 #include "kubernetes/manifests/resources.hpp"
 #include "kubernetes/sandbox_lookup.hpp"
 #include "sandbox/labels.hpp"
@@ -12,11 +12,13 @@ namespace osf::kubernetes {
 std::vector<manifests::GcRemoval> plan_gc(KubeContext& context) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
-    // The fields gc_plan decides on, not whole objects: at thousands of
-    // sandboxes whole pods and ConfigMaps would not fit the CronJob's memory.
-    const auto items = manifests::objects_from_columns(
-        kube.list_fields(manifests::kSandboxResources, sandbox::managed_selector(),
-                         manifests::object_columns_jsonpath()));
+    // The fields gc_plan decides on, each object cut down as it streams in:
+    // at thousands of sandboxes whole pods and ConfigMaps would not fit the
+    // CronJob's memory.
+    nlohmann::json items = nlohmann::json::array();
+    kube.list_items(
+        manifests::kSandboxResources, sandbox::managed_selector(),
+        [&](nlohmann::json item) { items.push_back(manifests::decision_fields(item)); });
     return manifests::gc_plan(items, context.wall_clock(), settings.gc_grace);
 }
 

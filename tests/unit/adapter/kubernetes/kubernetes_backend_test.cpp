@@ -1,6 +1,5 @@
 // extend, gc and exec's timeout and interruption through the CLI with a fake
 // kubectl: the exact calls, outputs and exit codes.
-#include "kubernetes/manifests/object_columns.hpp"
 #include "kubernetes/register_commands.hpp"
 #include "test_support.hpp"
 
@@ -60,41 +59,9 @@ json list_of(std::vector<json> items) {
     return {{"kind", "List"}, {"items", items}};
 }
 
-// What kubectl prints for `items` with manifests::object_columns_jsonpath():
-// the fields gc and list read, one tab-separated line per object.
-std::string columns_of(const std::vector<json>& items) {
-    std::string text;
-    for (const auto& item : items) {
-        auto at = [&](const std::string& pointer) {
-            const json::json_pointer p(pointer);
-            return item.contains(p) && item[p].is_string() ? item[p].get<std::string>() : "";
-        };
-        std::string ready_status, ready_reason;
-        if (item.contains("/status/conditions"_json_pointer))
-            for (const auto& c : item["status"]["conditions"])
-                if (c.value("type", "") == "Ready") {
-                    ready_status = c.value("status", "");
-                    ready_reason = c.value("reason", "");
-                }
-        const std::vector<std::string> fields = {
-            at("/kind"),
-            at("/metadata/name"),
-            at("/metadata/labels/osf.sandbox.id"),
-            at("/metadata/labels/osf.sandbox.role"),
-            at("/metadata/creationTimestamp"),
-            at("/spec/lifecycle/shutdownTime"),
-            at("/metadata/annotations/osf.sandbox.suspended-at"),
-            at("/status/sandbox/name"),
-            ready_status,
-            ready_reason,
-            at("/status/phase"),
-            at("/status/reason"),
-            at("/spec/podTemplate/spec/containers/0/image"),
-            item["metadata"].contains("labels") ? item["metadata"]["labels"].dump() : ""};
-        for (std::size_t i = 0; i < fields.size(); ++i)
-            text += fields[i] + (i + 1 < fields.size() ? "\t" : "\n");
-    }
-    return text;
+// What `kubectl get --raw` prints for a collection holding `items`.
+std::string raw_list_of(const std::vector<json>& items) {
+    return list_of(items).dump();
 }
 
 } // namespace
@@ -144,21 +111,27 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
         {"kind", "SandboxWarmPool"},
         {"metadata",
          {{"name", "osf-sandbox-bbbbbbbbbbbb"}, {"labels", {{"osf.sandbox.id", "bbbbbbbbbbbb"}}}}}};
-    const std::string both = columns_of({expired, healthy, healthy_pool});
+    const std::string both = raw_list_of({expired, healthy, healthy_pool});
 
     TestContext dry;
     dry.kubectl.on({"get"}, ok(both));
     CHECK(run(dry, {"gc", "--dry-run"}) == 0);
     CHECK(dry.out.str() == kId + " expired at 2026-11-29T18:30:00Z\n");
     CHECK(dry.kubectl.find({"delete"}).empty());
-    CHECK(dry.kubectl.calls[0].args ==
-          std::vector<std::string>{
-              "get",
-              "sandboxclaims.extensions.agents.x-k8s.io,sandboxwarmpools.extensions.agents.x-k8s."
-              "io,sandboxes.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io,pods,"
-              "services,networkpolicies.networking.k8s.io,configmaps,persistentvolumeclaims",
-              "--namespace", "default", "-l", "app.kubernetes.io/managed-by=sandbox-kubernetes",
-              "-o", "jsonpath=" + osf::kubernetes::manifests::object_columns_jsonpath()});
+    // One streamed read per kind, by its REST path: no discovery, nothing decoded by kubectl.
+    const std::string selector =
+        "?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dsandbox-kubernetes";
+    const auto reads = dry.kubectl.find({"get", "--raw"});
+    REQUIRE(reads.size() == 9);
+    CHECK(reads[0].args ==
+          std::vector<std::string>{"get", "--raw",
+                                   "/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/default/"
+                                   "sandboxclaims" +
+                                       selector});
+    CHECK(reads[4].args[2] == "/api/v1/namespaces/default/pods" + selector);
+    CHECK(reads[6].args[2] ==
+          "/apis/networking.k8s.io/v1/namespaces/default/networkpolicies" + selector);
+    CHECK(dry.kubectl.calls.size() == 9);
 
     TestContext t;
     t.kubectl.on({"get"}, ok(both));
@@ -206,7 +179,7 @@ TEST_CASE("gc --save-logs: a sandbox stays unless its log was kept; existing fil
     json expired_other = expired;
     expired_other["metadata"]["labels"]["osf.sandbox.id"] = other;
     expired_other["metadata"]["name"] = "osf-sandbox-" + other;
-    const std::string both = columns_of({expired, expired_other});
+    const std::string both = raw_list_of({expired, expired_other});
     const std::string pem = "-----BEGIN PUBLIC KEY-----\n"
                             "MCowBQYDK2VwAyEAC2SM+2PV64BfZ+NPPYs8Il907pwyIB0eh5X/HiozaLA=\n"
                             "-----END PUBLIC KEY-----\n";
