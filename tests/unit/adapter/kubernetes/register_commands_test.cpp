@@ -424,6 +424,53 @@ TEST_CASE("create: a pod that cannot be scheduled or whose claim never binds is 
     CHECK(cleaned_up(t));
 }
 
+TEST_CASE("create: a pod no node can take fails at once, naming the scheduler's reason once") {
+    const json unschedulable = {
+        {"kind", "Pod"},
+        {"status",
+         {{"phase", "Pending"},
+          {"conditions", json::array({json{{"type", "PodScheduled"},
+                                           {"status", "False"},
+                                           {"reason", "Unschedulable"},
+                                           {"message", "0/3 nodes are available: 3 Insufficient "
+                                                       "memory."}}})}}}};
+    json waiting = ready_claim();
+    waiting["status"]["conditions"][0]["status"] = "False";
+    const std::vector<std::string> pod_events = {
+        "get",
+        "events",
+        "--namespace",
+        "default",
+        "--field-selector",
+        "involvedObject.kind=Pod,involvedObject.name=osf-sandbox-" + kId};
+
+    TestContext t;
+    healthy_cluster(t);
+    t.env["OSF_SANDBOX_START_TIMEOUT"] = "600";
+    t.kubectl.on(kGetSandboxPod, ok(unschedulable.dump()));
+    t.kubectl.on(kGetClaim, ok(waiting.dump()));
+    t.kubectl.on(pod_events, ok(R"({"items":[{"reason":"FailedScheduling"}]})"));
+    CHECK(run(t, {"create", write_spec(kSpec)}) == 1);
+    const std::string reason = "0/3 nodes are available: 3 Insufficient memory.";
+    CHECK_THAT(t.err.str(), Catch::Contains("sandbox did not start: pod osf-sandbox-" + kId +
+                                            " not scheduled: Unschedulable: " + reason));
+    CHECK_THAT(t.err.str(), !Catch::Contains("timed out"));
+    const std::string err = t.err.str();
+    CHECK(err.find(reason) == err.rfind(reason)); // once
+    CHECK(t.sleeps < 5);
+    CHECK(cleaned_up(t));
+
+    TestContext scaling; // the autoscaler adds a node for it: waited for, to the timeout
+    healthy_cluster(scaling);
+    scaling.env["OSF_SANDBOX_START_TIMEOUT"] = "5";
+    scaling.kubectl.on(kGetSandboxPod, ok(unschedulable.dump()));
+    scaling.kubectl.on(kGetClaim, ok(waiting.dump()));
+    scaling.kubectl.on(pod_events, ok(R"({"items":[{"reason":"TriggeredScaleUp"}]})"));
+    CHECK(run(scaling, {"create", write_spec(kSpec)}) == 1);
+    CHECK_THAT(scaling.err.str(), Catch::Contains("timed out after 5s waiting for sandbox"));
+    CHECK_THAT(scaling.err.str(), Catch::Contains(reason));
+}
+
 TEST_CASE("create: Ctrl-C while waiting removes what was made and exits 130") {
     TestContext t;
     healthy_cluster(t);
@@ -699,10 +746,21 @@ TEST_CASE("destroy: unknown ID exits 1; a known one deletes by name, or by label
 }
 
 TEST_CASE("list: IDs one per line; -o wide a table with a header; -o json and --json") {
-    // kubectl prints the claim's and the template's fields (manifests/object_columns.hpp).
+    // The claims and templates, as `kubectl get --raw` prints a collection.
     const std::string columns =
-        "SandboxClaim\tosf-sandbox-" + kId + "\t" + kId +
-        "\t\t2026-11-29T18:58:00Z\t2026-11-29T21:00:00Z\t\t\tTrue\t\t\t\t\t\n";
+        json{
+            {"kind", "SandboxClaimList"},
+            {"items",
+             json::array({json{
+                 {"kind", "SandboxClaim"},
+                 {"metadata",
+                  {{"name", "osf-sandbox-" + kId},
+                   {"labels", {{"osf.sandbox.id", kId}}},
+                   {"creationTimestamp", "2026-11-29T18:58:00Z"}}},
+                 {"spec", {{"lifecycle", {{"shutdownTime", "2026-11-29T21:00:00Z"}}}}},
+                 {"status",
+                  {{"conditions", json::array({json{{"type", "Ready"}, {"status", "True"}}})}}}}})}}
+            .dump();
     const json configs = {
         {"kind", "List"},
         {"items",
@@ -714,23 +772,22 @@ TEST_CASE("list: IDs one per line; -o wide a table with a header; -o json and --
                {"creationTimestamp", "2026-11-29T18:58:01Z"}}},
              {"data",
               {{"spec.json", R"({"template": "node:24", "egress": ["api.linear.app"]})"}}}}})}};
-    const std::vector<std::string> fields = {
-        "get",
-        "sandboxclaims.extensions.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io",
-        "--namespace",
-        "default",
-        "-l",
-        "app.kubernetes.io/managed-by=sandbox-kubernetes"};
+    const std::vector<std::string> fields = {"get", "--raw"};
     const std::vector<std::string> specs = {"get", "configmaps"};
     TestContext t;
     t.kubectl.on(fields, ok(columns));
     CHECK(run(t, {"list"}) == 0);
     CHECK(t.out.str() == kId + "\n");
     const auto gets = t.kubectl.find({"get"});
-    REQUIRE(gets.size() == 1); // not empty: the namespace is not looked up; no ConfigMap read
-    REQUIRE(gets[0].args.size() == 8);
-    CHECK(gets[0].args[6] == "-o");
-    CHECK(gets[0].args[7].rfind("jsonpath={range .items[*]}{.kind}", 0) == 0);
+    // The claims and the templates, streamed (not empty: the namespace is not looked up; no
+    // ConfigMap read).
+    REQUIRE(gets.size() == 2);
+    CHECK(gets[0].args[2].rfind(
+              "/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/default/sandboxclaims?", 0) ==
+          0);
+    CHECK(gets[1].args[2].rfind(
+              "/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/default/sandboxtemplates?", 0) ==
+          0);
     TestContext w;
     w.kubectl.on(fields, ok(columns));
     CHECK(run(w, {"list", "-o", "wide"}) == 0);
@@ -763,18 +820,18 @@ TEST_CASE("list: IDs one per line; -o wide a table with a header; -o json and --
 TEST_CASE("list: an empty list in a namespace that does not exist exits 1") {
     TestContext t;
     t.env["OSF_SANDBOX_NAMESPACE"] = "typo";
-    t.kubectl.on({"get"}, ok(""));
+    t.kubectl.on({"get"}, ok(R"({"kind":"List","items":[]})"));
     t.kubectl.on({"get", "namespace", "typo"}, ok(""));
     CHECK(run(t, {"list"}) == 1);
     CHECK(t.err.str() ==
           "sandbox-kubernetes: namespace typo does not exist (OSF_SANDBOX_NAMESPACE)\n");
     TestContext empty;
-    empty.kubectl.on({"get"}, ok(""));
+    empty.kubectl.on({"get"}, ok(R"({"kind":"List","items":[]})"));
     empty.kubectl.on({"get", "namespace", "default"}, ok("namespace/default\n"));
     CHECK(run(empty, {"list"}) == 0);
     CHECK(empty.out.str().empty());
     TestContext forbidden; // no permission to read namespaces: the empty list stands
-    forbidden.kubectl.on({"get"}, ok(""));
+    forbidden.kubectl.on({"get"}, ok(R"({"kind":"List","items":[]})"));
     forbidden.kubectl.on({"get", "namespace"}, fail("Error from server (Forbidden): ...\n"));
     CHECK(run(forbidden, {"list"}) == 0);
 }
