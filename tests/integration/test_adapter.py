@@ -917,8 +917,7 @@ def test_doctor_fails_when_the_gc_cronjobs_last_run_failed_or_cannot_pull_its_im
         lines["gc"]
 
     # The newest run failed (its pods gone): the Job's own condition is quoted.
-    kube.kubectl("delete", "-n", ns, "pod", "sandboxes-gc-29000015-x7k2p", "job", "sandboxes-gc-29000015",
-                 check=True)
+    kube.kubectl("delete", "-n", ns, "pod/sandboxes-gc-29000015-x7k2p", "job/sandboxes-gc-29000015", check=True)
     job("sandboxes-gc-29000030", {"failed": 1, "conditions": [
         {"type": "Failed", "status": "True", "reason": "DeadlineExceeded",
          "message": "Job was active longer than specified deadline"}]})

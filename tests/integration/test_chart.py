@@ -255,7 +255,7 @@ def needed_permissions():
                 add(("batch", "cronjobs"), {"list"})  # doctor: the gc CronJob
             elif first == "get" and words[:1] == ["jobs"]:
                 add(("batch", "jobs"), {"list"})  # doctor: the gc CronJob's last run
-            elif first == "get" and words[:1] == ["pods"] and "-l" in words:
+            elif first == "get" and words[:1] == ["pods"]:
                 add(("", "pods"), {"list"})  # doctor: the pods of the gc CronJob's Jobs
             elif first == "get" and words[:1] == ["networkpolicies"]:
                 add(("networking.k8s.io", "networkpolicies"), {"list"})  # create's and doctor's default-deny
