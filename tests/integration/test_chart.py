@@ -40,6 +40,12 @@ RESOURCES = {
     "sandboxtemplates.extensions.agents.x-k8s.io": ("extensions.agents.x-k8s.io", "sandboxtemplates"),
     "sandboxwarmpools.extensions.agents.x-k8s.io": ("extensions.agents.x-k8s.io", "sandboxwarmpools"),
     "sandboxes.agents.x-k8s.io": ("agents.x-k8s.io", "sandboxes"),
+    # resource.version.group, as the adapter names them (no discovery refetch)
+    "networkpolicies.v1.networking.k8s.io": ("networking.k8s.io", "networkpolicies"),
+    "sandboxclaims.v1beta1.extensions.agents.x-k8s.io": ("extensions.agents.x-k8s.io", "sandboxclaims"),
+    "sandboxtemplates.v1beta1.extensions.agents.x-k8s.io": ("extensions.agents.x-k8s.io", "sandboxtemplates"),
+    "sandboxwarmpools.v1beta1.extensions.agents.x-k8s.io": ("extensions.agents.x-k8s.io", "sandboxwarmpools"),
+    "sandboxes.v1beta1.agents.x-k8s.io": ("agents.x-k8s.io", "sandboxes"),
 }
 KINDS = {
     "Pod": ("", "pods"), "Service": ("", "services"), "ConfigMap": ("", "configmaps"),

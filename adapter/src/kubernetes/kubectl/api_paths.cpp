@@ -14,14 +14,14 @@ struct Known {
 // The versions the adapter writes (manifests' apiVersion): the served
 // storage versions of agent-sandbox and the core kinds.
 constexpr Known kKnown[] = {
-    {"sandboxclaims.extensions.agents.x-k8s.io", "/apis/extensions.agents.x-k8s.io/v1beta1",
+    {"sandboxclaims.v1beta1.extensions.agents.x-k8s.io", "/apis/extensions.agents.x-k8s.io/v1beta1",
      "sandboxclaims", "SandboxClaim"},
-    {"sandboxtemplates.extensions.agents.x-k8s.io", "/apis/extensions.agents.x-k8s.io/v1beta1",
-     "sandboxtemplates", "SandboxTemplate"},
-    {"sandboxwarmpools.extensions.agents.x-k8s.io", "/apis/extensions.agents.x-k8s.io/v1beta1",
-     "sandboxwarmpools", "SandboxWarmPool"},
-    {"sandboxes.agents.x-k8s.io", "/apis/agents.x-k8s.io/v1beta1", "sandboxes", "Sandbox"},
-    {"networkpolicies.networking.k8s.io", "/apis/networking.k8s.io/v1", "networkpolicies",
+    {"sandboxtemplates.v1beta1.extensions.agents.x-k8s.io",
+     "/apis/extensions.agents.x-k8s.io/v1beta1", "sandboxtemplates", "SandboxTemplate"},
+    {"sandboxwarmpools.v1beta1.extensions.agents.x-k8s.io",
+     "/apis/extensions.agents.x-k8s.io/v1beta1", "sandboxwarmpools", "SandboxWarmPool"},
+    {"sandboxes.v1beta1.agents.x-k8s.io", "/apis/agents.x-k8s.io/v1beta1", "sandboxes", "Sandbox"},
+    {"networkpolicies.v1.networking.k8s.io", "/apis/networking.k8s.io/v1", "networkpolicies",
      "NetworkPolicy"},
     {"pods", "/api/v1", "pods", "Pod"},
     {"services", "/api/v1", "services", "Service"},

@@ -14,9 +14,10 @@ struct Collection {
     std::string kind; // of its items, which a built-in kind's list items do not carry
 };
 
-// `resource` is a plural, fully qualified with its group unless it is a core
-// kind ("pods", "sandboxclaims.extensions.agents.x-k8s.io"); nullopt for one
-// this adapter does not read.
+// `resource` is a plural, fully qualified with its version and group unless
+// it is a core kind ("pods", "sandboxclaims.v1beta1.extensions.agents.x-k8s.io",
+// as manifests/resources.hpp names them); nullopt for one this adapter does
+// not read.
 std::optional<Collection> collection(const std::string& resource, const std::string& ns);
 
 // `selector` percent-encoded for a query string.

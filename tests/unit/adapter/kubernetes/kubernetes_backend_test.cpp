@@ -22,7 +22,7 @@ const std::string kId = "0123456789ab";
 // The claim is read by its name (never by label: that costs the API server a
 // read of every claim in the namespace).
 const std::vector<std::string> kGetClaim = {"get",
-                                            "sandboxclaims.extensions.agents.x-k8s.io",
+                                            "sandboxclaims.v1beta1.extensions.agents.x-k8s.io",
                                             "osf-sandbox-" + kId,
                                             "--namespace",
                                             "default",
@@ -76,7 +76,7 @@ TEST_CASE("extend: patches the claim's shutdownTime and annotation, prints the n
     CHECK(
         patches[0].args ==
         std::vector<std::string>{
-            "patch", "sandboxclaims.extensions.agents.x-k8s.io", "osf-sandbox-" + kId,
+            "patch", "sandboxclaims.v1beta1.extensions.agents.x-k8s.io", "osf-sandbox-" + kId,
             "--namespace", "default", "--type", "merge", "-p",
             R"({"metadata":{"annotations":{"osf.sandbox.expires-at":"2026-11-29T21:30:00Z"}},"spec":{"lifecycle":{"shutdownTime":"2026-11-29T21:30:00Z"}}})"});
 }
@@ -145,14 +145,15 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
           std::vector<std::string>{"delete", "secrets", "osf-sandbox-" + kId + "-secrets",
                                    "--namespace", "default", "--ignore-not-found", "--wait=false"});
     CHECK(deletes[1].args ==
-          std::vector<std::string>{"delete", "sandboxclaims.extensions.agents.x-k8s.io",
+          std::vector<std::string>{"delete", "sandboxclaims.v1beta1.extensions.agents.x-k8s.io",
                                    "osf-sandbox-" + kId, "--namespace", "default",
                                    "--ignore-not-found", "--cascade=foreground"});
-    CHECK(deletes[2].args == std::vector<std::string>{"delete", "sandboxes.agents.x-k8s.io",
+    CHECK(deletes[2].args == std::vector<std::string>{"delete", "sandboxes.v1beta1.agents.x-k8s.io",
                                                       "osf-sandbox-" + kId, "--namespace",
                                                       "default", "--ignore-not-found",
                                                       "--cascade=foreground"});
-    CHECK(deletes[3].args[1] == "sandboxwarmpools.extensions.agents.x-k8s.io/osf-sandbox-" + kId);
+    CHECK(deletes[3].args[1] ==
+          "sandboxwarmpools.v1beta1.extensions.agents.x-k8s.io/osf-sandbox-" + kId);
     CHECK(std::find(deletes[3].args.begin(), deletes[3].args.end(), "-l") == deletes[3].args.end());
     CHECK(deletes[3].args.back() == "--ignore-not-found");
     // gc learns what exists from every kind but Secrets, which it never reads.
@@ -307,7 +308,7 @@ json sandbox_object(bool persistent, bool suspended) {
     return sandbox;
 }
 
-const std::vector<std::string> kGetSandbox = {"get", "sandboxes.agents.x-k8s.io",
+const std::vector<std::string> kGetSandbox = {"get", "sandboxes.v1beta1.agents.x-k8s.io",
                                               "osf-sandbox-" + kId};
 const std::vector<std::string> kGetEgressPod = {"get", "pods", "osf-sandbox-" + kId + "-egress"};
 const std::vector<std::string> kGetSandboxPod = {"get", "pods", "osf-sandbox-" + kId};
@@ -336,20 +337,20 @@ TEST_CASE(
     CHECK(t.err.str() == "suspended sandbox " + kId + "\n");
     const std::string p = "osf-sandbox-" + kId;
     CHECK(verbs(t) == std::vector<std::string>{
-                          "get sandboxclaims.extensions.agents.x-k8s.io " + p,
-                          "get sandboxes.agents.x-k8s.io " + p,
+                          "get sandboxclaims.v1beta1.extensions.agents.x-k8s.io " + p,
+                          "get sandboxes.v1beta1.agents.x-k8s.io " + p,
                           "get pods " + p + "-egress",
                           "delete configmaps " + p + "-egress-pod",
                           "create --namespace default",
-                          "patch sandboxclaims.extensions.agents.x-k8s.io " + p,
-                          "patch sandboxes.agents.x-k8s.io " + p,
+                          "patch sandboxclaims.v1beta1.extensions.agents.x-k8s.io " + p,
+                          "patch sandboxes.v1beta1.agents.x-k8s.io " + p,
                           "get pods " + p,
                           "get pods " + p,
                           "delete pods " + p + "-egress",
                       });
     const auto creates = t.kubectl.find({"create"});
     CHECK(json::parse(creates[0].input)["metadata"]["name"] == p + "-egress-pod");
-    CHECK(t.kubectl.find({"patch", "sandboxes.agents.x-k8s.io"})[0].args.back() ==
+    CHECK(t.kubectl.find({"patch", "sandboxes.v1beta1.agents.x-k8s.io"})[0].args.back() ==
           R"({"spec":{"operatingMode":"Suspended"}})");
 }
 
@@ -390,7 +391,8 @@ TEST_CASE("resume: the egress pod first, its CA into the ConfigMap, then the san
     const std::string cert = "-----BEGIN CERTIFICATE-----\nNEW\n-----END CERTIFICATE-----\n";
     const std::string key = "-----BEGIN PUBLIC KEY-----\nMCow\n-----END PUBLIC KEY-----\n";
     t.kubectl.on({"exec", p + "-egress"}, ok(cert + key));
-    t.kubectl.on({"get", "sandboxclaims.extensions.agents.x-k8s.io", p}, ok(claim().dump()));
+    t.kubectl.on({"get", "sandboxclaims.v1beta1.extensions.agents.x-k8s.io", p},
+                 ok(claim().dump()));
     REQUIRE(run(t, {"resume", kId}) == 0);
     CHECK(t.err.str().ends_with("resumed sandbox " + kId + "\n"));
     const auto all = verbs(t);
@@ -399,17 +401,17 @@ TEST_CASE("resume: the egress pod first, its CA into the ConfigMap, then the san
     };
     CHECK(at("create --namespace default") < at("exec " + p + "-egress"));
     CHECK(at("exec " + p + "-egress") < at("patch configmaps " + p + "-ca"));
-    CHECK(at("patch configmaps " + p + "-ca") < at("patch sandboxes.agents.x-k8s.io " + p));
-    CHECK(at("patch sandboxes.agents.x-k8s.io " + p) <
-          at("patch sandboxclaims.extensions.agents.x-k8s.io " + p));
+    CHECK(at("patch configmaps " + p + "-ca") < at("patch sandboxes.v1beta1.agents.x-k8s.io " + p));
+    CHECK(at("patch sandboxes.v1beta1.agents.x-k8s.io " + p) <
+          at("patch sandboxclaims.v1beta1.extensions.agents.x-k8s.io " + p));
     CHECK(at("delete configmaps " + p + "-egress-pod") == static_cast<long>(all.size()) - 1);
     const auto ca_patches = t.kubectl.find({"patch", "configmaps"});
     REQUIRE(ca_patches.size() == 1);
     // The new proxy's CA and its egress log key, both republished.
     CHECK(json::parse(ca_patches[0].args.back()) ==
           json{{"data", {{"egress-ca.crt", cert}, {"egress-log-key.pub", key}}}});
-    CHECK(t.kubectl.find({"patch", "sandboxclaims.extensions.agents.x-k8s.io"})[0].args.back() ==
-          R"({"metadata":{"annotations":{"osf.sandbox.suspended-at":null}}})");
+    CHECK(t.kubectl.find({"patch", "sandboxclaims.v1beta1.extensions.agents.x-k8s.io"})[0]
+              .args.back() == R"({"metadata":{"annotations":{"osf.sandbox.suspended-at":null}}})");
 }
 
 TEST_CASE("resume: a sandbox that is not suspended is left alone") {
@@ -471,8 +473,8 @@ TEST_CASE("allow: the running proxy first, through kubectl exec -i, then the CA 
     CHECK_THAT(t.err.str(), Catch::Contains("waiting for the sandbox to see its egress proxy's new "
                                             "CA certificate"));
     CHECK(verbs(t) == std::vector<std::string>{
-                          "get sandboxclaims.extensions.agents.x-k8s.io " + p,
-                          "get sandboxes.agents.x-k8s.io " + p,
+                          "get sandboxclaims.v1beta1.extensions.agents.x-k8s.io " + p,
+                          "get sandboxes.v1beta1.agents.x-k8s.io " + p,
                           "get configmaps " + p + "-spec",
                           "get pods " + p + "-egress",
                           "exec -i",
@@ -480,7 +482,7 @@ TEST_CASE("allow: the running proxy first, through kubectl exec -i, then the CA 
                           "get configmaps " + p + "-ca",
                           "patch configmaps " + p + "-ca",
                           "patch configmaps " + p + "-spec",
-                          "get sandboxclaims.extensions.agents.x-k8s.io " + p,
+                          "get sandboxclaims.v1beta1.extensions.agents.x-k8s.io " + p,
                           "exec " + p,
                           "exec " + p,
                       });

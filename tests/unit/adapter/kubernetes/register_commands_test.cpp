@@ -77,12 +77,12 @@ json ready_claim() {
 
 const std::vector<std::string> kGetEgress = {"get", "pods", "osf-sandbox-" + kId + "-egress"};
 const std::vector<std::string> kGetSandboxPod = {"get", "pods", "osf-sandbox-" + kId};
-const std::vector<std::string> kGetClaim = {"get", "sandboxclaims.extensions.agents.x-k8s.io",
-                                            "osf-sandbox-" + kId};
-const std::vector<std::string> kGetTemplatePolicy = {"get", "networkpolicies.networking.k8s.io",
+const std::vector<std::string> kGetClaim = {
+    "get", "sandboxclaims.v1beta1.extensions.agents.x-k8s.io", "osf-sandbox-" + kId};
+const std::vector<std::string> kGetTemplatePolicy = {"get", "networkpolicies.v1.networking.k8s.io",
                                                      "osf-sandbox-" + kId + "-network-policy"};
-const std::vector<std::string> kGetTemplate = {"get", "sandboxtemplates.extensions.agents.x-k8s.io",
-                                               "osf-sandbox-" + kId};
+const std::vector<std::string> kGetTemplate = {
+    "get", "sandboxtemplates.v1beta1.extensions.agents.x-k8s.io", "osf-sandbox-" + kId};
 
 const std::vector<std::string> kExecCa = {"exec", "osf-sandbox-" + kId + "-egress"};
 // The claim, made alone first: everything else is created owned by it.
@@ -109,16 +109,19 @@ void healthy_cluster(TestContext& t) {
 bool cleaned_up(const TestContext& t) {
     const bool by_name =
         !t.kubectl
-             .find({"delete", "sandboxwarmpools.extensions.agents.x-k8s.io/osf-sandbox-" + kId})
+             .find({"delete",
+                    "sandboxwarmpools.v1beta1.extensions.agents.x-k8s.io/osf-sandbox-" + kId})
              .empty();
     const bool by_label =
         !t.kubectl
              .find({"delete",
-                    "sandboxclaims.extensions.agents.x-k8s.io,sandboxwarmpools.extensions.agents."
+                    "sandboxclaims.v1beta1.extensions.agents.x-k8s.io,sandboxwarmpools.extensions."
+                    "agents."
                     "x-k8s.io,"
-                    "sandboxes.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io,pods,"
+                    "sandboxes.v1beta1.agents.x-k8s.io,sandboxtemplates.v1beta1.extensions.agents."
+                    "x-k8s.io,pods,"
                     "services,"
-                    "networkpolicies.networking.k8s.io,configmaps,persistentvolumeclaims",
+                    "networkpolicies.v1.networking.k8s.io,configmaps,persistentvolumeclaims",
                     "--namespace", "default", "-l", "osf.sandbox.id=" + kId, "--ignore-not-found"})
              .empty();
     return !t.kubectl
@@ -288,7 +291,7 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
     for (std::size_t i = 0; i < t.kubectl.calls.size(); ++i) {
         const auto& args = t.kubectl.calls[i].args;
         if (args[0] == "create") last_create = i;
-        if (args[0] == "get" && args[1] == "sandboxclaims.extensions.agents.x-k8s.io")
+        if (args[0] == "get" && args[1] == "sandboxclaims.v1beta1.extensions.agents.x-k8s.io")
             last_claim_get = i;
     }
     CHECK(last_create < last_claim_get);
@@ -478,8 +481,8 @@ TEST_CASE("create: Ctrl-C while waiting removes what was made and exits 130") {
     t.kubectl.on(kGetEgress, ok(pending_pod().dump()));
     CHECK(run(t, {"create", write_spec(kSpec)}) == 130);
     CHECK(cleaned_up(t));
-    CHECK(t.kubectl.find({"delete", "sandboxes.agents.x-k8s.io", "osf-sandbox-" + kId}).size() ==
-          1);
+    CHECK(t.kubectl.find({"delete", "sandboxes.v1beta1.agents.x-k8s.io", "osf-sandbox-" + kId})
+              .size() == 1);
 }
 
 TEST_CASE("create: SIGTERM while waiting for the claim removes everything and exits 143") {
@@ -506,7 +509,8 @@ TEST_CASE("create --dry-run with a named template reads nothing and says so") {
 TEST_CASE("create: a named SandboxTemplate that does not exist exits 1 before anything starts") {
     TestContext t;
     healthy_cluster(t);
-    t.kubectl.on({"get", "sandboxtemplates.extensions.agents.x-k8s.io", "python-dev"}, ok(""));
+    t.kubectl.on({"get", "sandboxtemplates.v1beta1.extensions.agents.x-k8s.io", "python-dev"},
+                 ok(""));
     CHECK(run(t, {"create", write_spec(R"({"template": "python-dev"})")}) == 1);
     CHECK(t.err.str().find("no SandboxTemplate python-dev in namespace default") !=
           std::string::npos);
@@ -522,7 +526,7 @@ TEST_CASE("create: a named SandboxTemplate's pod template is copied") {
          {{"podTemplate",
            {{"spec",
              {{"containers", json::array({json{{"name", "py"}, {"image", "corp/py:3"}}})}}}}}}}};
-    t.kubectl.on({"get", "sandboxtemplates.extensions.agents.x-k8s.io", "python-dev"},
+    t.kubectl.on({"get", "sandboxtemplates.v1beta1.extensions.agents.x-k8s.io", "python-dev"},
                  ok(tmpl.dump()));
     REQUIRE(run(t, {"create", write_spec(R"({"template": "python-dev"})")}) == 0);
     const auto creates = t.kubectl.find({"create", "--namespace", "default", "-f", "-"});
@@ -689,7 +693,7 @@ TEST_CASE("copy: kubectl cp failing exits 1 with its message") {
 TEST_CASE("destroy: unknown ID exits 1; a known one deletes by name, or by label without a "
           "claim") {
     const std::vector<std::string> claim_name = {"get",
-                                                 "sandboxclaims.extensions.agents.x-k8s.io",
+                                                 "sandboxclaims.v1beta1.extensions.agents.x-k8s.io",
                                                  "osf-sandbox-" + kId,
                                                  "--namespace",
                                                  "default",
@@ -711,20 +715,21 @@ TEST_CASE("destroy: unknown ID exits 1; a known one deletes by name, or by label
     CHECK(run(t, {"destroy", kId}) == 0);
     CHECK(cleaned_up(t));
     CHECK(t.kubectl
-              .find({"delete", "sandboxes.agents.x-k8s.io", "osf-sandbox-" + kId, "--namespace",
-                     "default", "--ignore-not-found"})
+              .find({"delete", "sandboxes.v1beta1.agents.x-k8s.io", "osf-sandbox-" + kId,
+                     "--namespace", "default", "--ignore-not-found"})
               .size() == 1);
-    const auto named = t.kubectl.find({"delete", "sandboxwarmpools.extensions.agents.x-k8s.io/"
-                                                 "osf-sandbox-" +
-                                                     kId});
+    const auto named =
+        t.kubectl.find({"delete", "sandboxwarmpools.v1beta1.extensions.agents.x-k8s.io/"
+                                  "osf-sandbox-" +
+                                      kId});
     REQUIRE(named.size() == 1);
     CHECK(named[0].args ==
           std::vector<std::string>{
-              "delete", "sandboxwarmpools.extensions.agents.x-k8s.io/osf-sandbox-" + kId,
-              "sandboxtemplates.extensions.agents.x-k8s.io/osf-sandbox-" + kId,
+              "delete", "sandboxwarmpools.v1beta1.extensions.agents.x-k8s.io/osf-sandbox-" + kId,
+              "sandboxtemplates.v1beta1.extensions.agents.x-k8s.io/osf-sandbox-" + kId,
               "pods/osf-sandbox-" + kId, "pods/osf-sandbox-" + kId + "-egress",
               "services/osf-sandbox-" + kId + "-egress",
-              "networkpolicies.networking.k8s.io/osf-sandbox-" + kId + "-egress",
+              "networkpolicies.v1.networking.k8s.io/osf-sandbox-" + kId + "-egress",
               "configmaps/osf-sandbox-" + kId + "-spec", "configmaps/osf-sandbox-" + kId + "-ca",
               "configmaps/osf-sandbox-" + kId + "-upstream-ca",
               "configmaps/osf-sandbox-" + kId + "-egress-pod", "--namespace", "default",
@@ -1053,7 +1058,7 @@ TEST_CASE("create: an image outside OSF_SANDBOX_ALLOWED_IMAGES exits 2 before an
            {{"spec",
              {{"initContainers", json::array({json{{"name", "i"}, {"image", "ghcr.io/acme/i:1"}}})},
               {"containers", json::array({json{{"name", "py"}, {"image", "corp/py:3"}}})}}}}}}}};
-    named.kubectl.on({"get", "sandboxtemplates.extensions.agents.x-k8s.io", "python-dev"},
+    named.kubectl.on({"get", "sandboxtemplates.v1beta1.extensions.agents.x-k8s.io", "python-dev"},
                      ok(tmpl.dump()));
     CHECK(run(named, {"create", write_spec(R"({"template": "python-dev"})")}) == 2);
     CHECK(named.err.str().find("image 'corp/py:3' is not allowed") != std::string::npos);

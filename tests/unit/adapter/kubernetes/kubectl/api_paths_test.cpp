@@ -9,17 +9,17 @@ TEST_CASE("api paths: the collection of each kind the adapter reads") {
         std::string resource, path, kind;
     };
     const std::vector<Case> cases = {
-        {"sandboxclaims.extensions.agents.x-k8s.io",
+        {"sandboxclaims.v1beta1.extensions.agents.x-k8s.io",
          "/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/ns1/sandboxclaims", "SandboxClaim"},
-        {"sandboxtemplates.extensions.agents.x-k8s.io",
+        {"sandboxtemplates.v1beta1.extensions.agents.x-k8s.io",
          "/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/ns1/sandboxtemplates",
          "SandboxTemplate"},
-        {"sandboxwarmpools.extensions.agents.x-k8s.io",
+        {"sandboxwarmpools.v1beta1.extensions.agents.x-k8s.io",
          "/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/ns1/sandboxwarmpools",
          "SandboxWarmPool"},
-        {"sandboxes.agents.x-k8s.io", "/apis/agents.x-k8s.io/v1beta1/namespaces/ns1/sandboxes",
-         "Sandbox"},
-        {"networkpolicies.networking.k8s.io",
+        {"sandboxes.v1beta1.agents.x-k8s.io",
+         "/apis/agents.x-k8s.io/v1beta1/namespaces/ns1/sandboxes", "Sandbox"},
+        {"networkpolicies.v1.networking.k8s.io",
          "/apis/networking.k8s.io/v1/namespaces/ns1/networkpolicies", "NetworkPolicy"},
         {"pods", "/api/v1/namespaces/ns1/pods", "Pod"},
         {"services", "/api/v1/namespaces/ns1/services", "Service"},
