@@ -2,7 +2,7 @@
 (`kubelet_sim.py`), the agent-sandbox controllers (`sandbox_controller.py`) and the garbage
 collector's background part (`garbage_collector.py`), driven by store
 changes and a short timer; plus `forbid` rules that refuse requests as RBAC would. Settings:
-podDelaySeconds, podRules, sandboxController, forbid, gcDelaySeconds, storageClasses, defaultStorageClass,
+simulation, podDelaySeconds, podRules, sandboxController, forbid, gcDelaySeconds, storageClasses, defaultStorageClass,
 configMapRefreshSeconds, templateNetworkPolicies (see README.md)."""
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ log = logging.getLogger("kube-api.controller")
 RESYNC_SECONDS = 0.25  # the timer's pass, for what no store change announces (delays, deadlines)
 
 DEFAULT_CONFIG = {
+    "simulation": True,         # False: no kubelet, controllers or garbage collector pass at all
     "podDelaySeconds": 0.2,     # time from pod creation to its final state
     "podRules": [],             # [{image|name|namespace: glob, behavior, exitCode, message, container}]
     "sandboxController": True,  # simulate the agent-sandbox controller
@@ -120,6 +121,8 @@ class Simulation:
             interval = max(RESYNC_SECONDS, 10 * (time.monotonic() - started))
 
     def reconcile(self) -> None:
+        if not self.config.get("simulation", True):
+            return  # an API server holding objects only: nothing runs, nothing changes them
         if self.config.get("sandboxController", True) and self.sandboxes.available:
             self.sandboxes.reconcile()
         self.kubelet.reconcile()
