@@ -12,14 +12,13 @@ namespace osf::kubernetes {
 std::vector<manifests::GcRemoval> plan_gc(KubeContext& context) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
-    // The fields gc_plan decides on, each object cut down as it streams in:
-    // at thousands of sandboxes whole pods and ConfigMaps would not fit the
-    // CronJob's memory.
-    nlohmann::json items = nlohmann::json::array();
-    kube.list_items(
-        manifests::kSandboxResources, sandbox::managed_selector(),
-        [&](nlohmann::json item) { items.push_back(manifests::decision_fields(item)); });
-    return manifests::gc_plan(items, context.wall_clock(), settings.gc_grace);
+    // Each object folded into the plan as it streams in, cut down first: at
+    // thousands of sandboxes neither whole pods and ConfigMaps nor a list of
+    // every object would fit the CronJob's memory.
+    manifests::GcPlanner planner;
+    kube.list_items(manifests::kSandboxResources, sandbox::managed_selector(),
+                    [&](nlohmann::json item) { planner.add(manifests::decision_fields(item)); });
+    return planner.removals(context.wall_clock(), settings.gc_grace);
 }
 
 void gc_remove_sandbox(KubeContext& context, const std::string& id) {
