@@ -118,7 +118,7 @@ def cluster(kube):
     """The module's server, with the default simulation restored after each test."""
     yield kube
     kube.configure(podRules=[], podDelaySeconds=0.2, sandboxController=True, forbid=[], gcDelaySeconds=0,
-                   templateNetworkPolicies=True, configMapRefreshSeconds=0)
+                   templateNetworkPolicies=True, configMapRefreshSeconds=0, defaultStorageClass="standard")
     kube.set_exec(handlers=EXEC_HANDLERS, bin_dirs=[])
 
 
@@ -601,18 +601,20 @@ def test_start_timeout_removes_everything(cluster, tmp_path):
             env={"OSF_SANDBOX_START_TIMEOUT": "soon"}, check=2)
 
 
-def test_a_pod_no_node_fits_is_named_at_the_start_timeout(cluster, tmp_path):
+def test_a_pod_no_node_fits_fails_at_once_naming_the_schedulers_reason(cluster, tmp_path):
     kube = cluster
     kube.configure(podRules=[{"image": "huge/*", "behavior": "unschedulable",
                               "message": "0/3 nodes are available: 3 Insufficient memory."}])
     before = labelled_by_manager(kube)
+    # A start timeout far beyond the run's own: only failing at once passes.
     result = adapter(kube, "create", write_spec(tmp_path, {"template": "huge/image:1"}),
-                     env={"OSF_SANDBOX_START_TIMEOUT": "4"}, check=1)
-    assert "(OSF_SANDBOX_START_TIMEOUT): pod osf-sandbox-" in result.stderr
-    assert "not scheduled: Unschedulable: 0/3 nodes are available: 3 Insufficient memory." in result.stderr
-    # The scheduler's reason is named as soon as it is known, once, not at every poll.
-    progress = [line for line in result.stderr.splitlines() if line.startswith("pod osf-sandbox-")]
-    assert len(progress) == 1 and "Insufficient memory" in progress[0], result.stderr
+                     env={"OSF_SANDBOX_START_TIMEOUT": "3600"}, timeout=120, check=1)
+    reason = "not scheduled: Unschedulable: 0/3 nodes are available: 3 Insufficient memory."
+    assert re.search(r"sandbox did not start: pod osf-sandbox-[0-9a-f]{12} " + re.escape(reason), result.stderr), \
+        result.stderr
+    assert "OSF_SANDBOX_START_TIMEOUT" not in result.stderr
+    # Named once: not as a progress line and again in the error.
+    assert result.stderr.count("Insufficient memory") == 1, result.stderr
     assert labelled_by_manager(kube) == before
 
 
@@ -887,6 +889,69 @@ def doctor_lines(result):
     return {line.split()[1].rstrip(":"): line for line in result.stdout.splitlines()}
 
 
+def test_doctor_fails_when_the_gc_cronjobs_last_run_failed_or_cannot_pull_its_image(cluster):
+    kube = cluster
+    ns = "doctor-gc-runs"
+    kube.kubectl("create", "namespace", ns, check=True)
+    image = "registry.invalid/sandbox-kubernetes:0.1.0"
+    pull_error = f'Back-off pulling image "{image}"'
+    kube.configure(podRules=[{"image": "registry.invalid/*", "behavior": "ImagePullBackOff", "message": pull_error}])
+    kube.kubectl("create", "-n", ns, "-f", "-", check=True, input=json.dumps({
+        "apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "sandboxes-gc"},
+        "spec": {"schedule": "*/15 * * * *", "jobTemplate": {"spec": {"template": {"spec": {
+            "restartPolicy": "Never",
+            "containers": [{"name": "gc", "image": image, "command": ["sandbox-kubernetes", "gc"]}]}}}}}}))
+    cronjob_uid = kube.kubectl_json("get", "cronjob", "sandboxes-gc", "-n", ns)["metadata"]["uid"]
+
+    def job(name, status):
+        # What the CronJob controller makes (the simulation runs no workloads): a Job it owns.
+        kube.kubectl("create", "-n", ns, "-f", "-", check=True, input=json.dumps({
+            "apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": name, "ownerReferences": [{"apiVersion": "batch/v1", "kind": "CronJob",
+                                                            "name": "sandboxes-gc", "uid": cronjob_uid,
+                                                            "controller": True}]},
+            "spec": {"template": {"spec": {"restartPolicy": "Never",
+                                           "containers": [{"name": "gc", "image": image}]}}},
+            "status": status}))
+
+    # An earlier run failed; the newest cannot pull its image: the newest is what counts.
+    job("sandboxes-gc-29000000", {"failed": 1, "conditions": [
+        {"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded",
+         "message": "Job has reached the specified backoff limit"}]})
+    job("sandboxes-gc-29000015", {"active": 1})
+    kube.kubectl("create", "-n", ns, "-f", "-", check=True, input=json.dumps({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "sandboxes-gc-29000015-x7k2p",
+                     "labels": {"job-name": "sandboxes-gc-29000015",
+                                "batch.kubernetes.io/job-name": "sandboxes-gc-29000015"}},
+        "spec": {"restartPolicy": "Never", "containers": [{"name": "gc", "image": image}]}}))
+    kube.wait_for(lambda: "ImagePullBackOff" in kube.kubectl("get", "pod", "sandboxes-gc-29000015-x7k2p", "-n", ns,
+                                                             "-o", "json").stdout,
+                  timeout=60, what="the gc pod's image pull error")
+    lines = doctor_lines(adapter(kube, "doctor", "-n", ns, check=1))
+    assert lines["gc"] == ("FAIL  gc: CronJob sandboxes-gc runs sandbox-kubernetes gc; its last run, Job "
+                           "sandboxes-gc-29000015, cannot start: pod sandboxes-gc-29000015-x7k2p, container gc: "
+                           f"ImagePullBackOff: {pull_error}; fix: kubectl describe job sandboxes-gc-29000015 and "
+                           "kubectl logs job/sandboxes-gc-29000015 say why; until it runs, nothing is cleaned up"), \
+        lines["gc"]
+
+    # The newest run failed (its pods gone): the Job's own condition is quoted.
+    kube.kubectl("delete", "-n", ns, "pod/sandboxes-gc-29000015-x7k2p", "job/sandboxes-gc-29000015", check=True)
+    job("sandboxes-gc-29000030", {"failed": 1, "conditions": [
+        {"type": "Failed", "status": "True", "reason": "DeadlineExceeded",
+         "message": "Job was active longer than specified deadline"}]})
+    lines = doctor_lines(adapter(kube, "doctor", "-n", ns, check=1))
+    assert lines["gc"].startswith("FAIL  gc: CronJob sandboxes-gc runs sandbox-kubernetes gc; its last run, Job "
+                                  "sandboxes-gc-29000030, failed: DeadlineExceeded: Job was active longer than "
+                                  "specified deadline; fix: "), lines["gc"]
+
+    # A run that succeeded.
+    job("sandboxes-gc-29000045", {"succeeded": 1, "conditions": [{"type": "Complete", "status": "True"}]})
+    lines = doctor_lines(adapter(kube, "doctor", "-n", ns))
+    assert lines["gc"] == ("ok    gc: CronJob sandboxes-gc runs sandbox-kubernetes gc; its last run, Job "
+                           "sandboxes-gc-29000045, succeeded"), lines["gc"]
+
+
 def test_doctor_names_what_the_cluster_lacks_with_the_fix(cluster, tmp_path):
     """Over a minute at load 4 (50 to 80 s in the stress runs): doctor asks kubectl one
     `auth can-i` per permission, a process each, and this runs doctor in several namespaces."""
@@ -922,7 +987,7 @@ def test_doctor_names_what_the_cluster_lacks_with_the_fix(cluster, tmp_path):
     lines = doctor_lines(adapter(kube, "doctor", env={**env, "OSF_UPSTREAM_CA_BUNDLE": str(bundle)}, check=1))
     assert lines["upstream-ca"].startswith(f"FAIL  upstream-ca: OSF_UPSTREAM_CA_BUNDLE: {bundle} holds no PEM "
                                            "certificate"), lines["upstream-ca"]
-    assert "CronJob sandboxes-gc runs sandbox-kubernetes gc" in lines["gc"]
+    assert lines["gc"] == "ok    gc: CronJob sandboxes-gc runs sandbox-kubernetes gc; it has not run yet"
     assert re.search(r"all \d+ permissions the commands use are granted in doctor-ok", lines["rbac"])
     assert lines["network-policy"].startswith("warn") and "fix: " in lines["network-policy"]
 
@@ -1273,6 +1338,22 @@ def test_hardened_named_template_keeps_its_hardening(cluster, tmp_path):
     adapter(kube, "destroy", sandbox_id, env=env, check=0)
     kube.kubectl("delete", "-n", "psa-restricted", "sandboxtemplates.extensions.agents.x-k8s.io", "hardened-dev",
                  check=True)
+
+
+def test_a_snapshot_claim_that_never_binds_is_named_with_its_failed_binding_event(cluster, tmp_path):
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, {"template": "alpine:3"})
+    # A cluster without a default StorageClass: the snapshot's claim, naming none, never binds,
+    # and the volume controller says why only in a Normal event.
+    kube.configure(defaultStorageClass=None)
+    result = adapter(kube, "snapshot", sandbox_id, env={"OSF_SANDBOX_START_TIMEOUT": "4"}, check=1)
+    assert "(OSF_SANDBOX_START_TIMEOUT)" in result.stderr, result.stderr
+    assert re.search(rf"PersistentVolumeClaim osf-snapshot-{sandbox_id}-\d{{14}} is Pending: FailedBinding: "
+                     r"no persistent volumes available for this claim and no storage class is set",
+                     result.stderr), result.stderr
+    # The half-made snapshot went; the sandbox stays.
+    assert not [o for o in labelled_by_manager(kube) if o["metadata"]["name"].startswith(f"osf-snapshot-{sandbox_id}")]
+    adapter(kube, "destroy", sandbox_id, check=0)
 
 
 def test_snapshot_of_a_hardened_sandbox_carries_files_not_environment(cluster, tmp_path):

@@ -40,6 +40,12 @@ RESOURCES = {
     "sandboxtemplates.extensions.agents.x-k8s.io": ("extensions.agents.x-k8s.io", "sandboxtemplates"),
     "sandboxwarmpools.extensions.agents.x-k8s.io": ("extensions.agents.x-k8s.io", "sandboxwarmpools"),
     "sandboxes.agents.x-k8s.io": ("agents.x-k8s.io", "sandboxes"),
+    # resource.version.group, as the adapter names them (no discovery refetch)
+    "networkpolicies.v1.networking.k8s.io": ("networking.k8s.io", "networkpolicies"),
+    "sandboxclaims.v1beta1.extensions.agents.x-k8s.io": ("extensions.agents.x-k8s.io", "sandboxclaims"),
+    "sandboxtemplates.v1beta1.extensions.agents.x-k8s.io": ("extensions.agents.x-k8s.io", "sandboxtemplates"),
+    "sandboxwarmpools.v1beta1.extensions.agents.x-k8s.io": ("extensions.agents.x-k8s.io", "sandboxwarmpools"),
+    "sandboxes.v1beta1.agents.x-k8s.io": ("agents.x-k8s.io", "sandboxes"),
 }
 KINDS = {
     "Pod": ("", "pods"), "Service": ("", "services"), "ConfigMap": ("", "configmaps"),
@@ -192,11 +198,11 @@ def needed_permissions():
     def add(key, verbs):
         need.setdefault(key, set()).update(verbs)
 
-    wrapper_verbs = {"get": {"get"}, "exists": {"get"}, "list": {"list"}, "list_fields": {"list"}, "delete_by_label": DELETE_VERBS,
+    wrapper_verbs = {"get": {"get"}, "exists": {"get"}, "list": {"list"}, "list_items": {"list"}, "delete_by_label": DELETE_VERBS,
                      "delete_named": DELETE_VERBS, "delete_with_dependents": DELETE_VERBS,
                      "delete_without_waiting": {"delete"}}
     # The wrapper's methods this reader knows; a new one must be taught here.
-    known = {"Kubectl", "ns", "runner", "get", "exists", "list", "list_fields", "create", "delete_by_label", "delete_named",
+    known = {"Kubectl", "ns", "runner", "get", "exists", "list", "list_items", "create", "delete_by_label", "delete_named",
              "delete_with_dependents", "delete_all_named",
              "delete_without_waiting", "exec_output", "run_checked"}
     wrapper = _read_sources("kubernetes/kubectl/kubectl.hpp")
@@ -217,7 +223,7 @@ def needed_permissions():
         where = os.path.relpath(path, ADAPTER_SRC)
         # The Kubectl wrapper's methods, called on any Kubectl object.
         for method, arg in re.findall(
-                r"\w\.(get|exists|list|list_fields|delete_by_label|delete_named|delete_with_dependents|delete_without_waiting)\(\s*([^,()]+),", text):
+                r"\w\.(get|exists|list|list_items|delete_by_label|delete_named|delete_with_dependents|delete_without_waiting)\(\s*([^,()]+),", text):
             for key in _resources(arg, consts, where, text, sources):
                 add(key, wrapper_verbs[method])
         if re.search(r"\w\.delete_all_named\(", text):
@@ -253,6 +259,10 @@ def needed_permissions():
                 pass  # no API permission: the client's version, discovery, SelfSubjectAccessReview
             elif first == "get" and words[:1] == ["cronjobs"]:
                 add(("batch", "cronjobs"), {"list"})  # doctor: the gc CronJob
+            elif first == "get" and words[:1] == ["jobs"]:
+                add(("batch", "jobs"), {"list"})  # doctor: the gc CronJob's last run
+            elif first == "get" and words[:1] == ["pods"]:
+                add(("", "pods"), {"list"})  # doctor: the pods of the gc CronJob's Jobs
             elif first == "get" and words[:1] == ["networkpolicies"]:
                 add(("networking.k8s.io", "networkpolicies"), {"list"})  # create's and doctor's default-deny
             elif first == "get" and words[:1] == ["events"]:
@@ -813,9 +823,9 @@ def test_gc_cronjob_is_on_by_default_and_its_role_is_exactly_what_gc_calls(helm)
     consts = _string_constants()
     gc_sources = _read_sources("kubernetes/gc_command.cpp")
     gc_text = next(iter(gc_sources.values()))
-    assert re.search(r"kube\.list_fields\(\s*manifests::kSandboxResources", gc_text)
+    assert re.search(r"kube\.list_items\(\s*manifests::kSandboxResources", gc_text)
     assert "remove_sandbox(kube" in gc_text
-    assert re.findall(r"\bkube\.(\w+)\(", gc_text) == ["list_fields"], \
+    assert re.findall(r"\bkube\.(\w+)\(", gc_text) == ["list_items"], \
         "gc makes a kubectl call this test does not know"
     # remove_sandbox: the claim's existence by name (get), every other object by name (delete and
     # its wait), all among the kinds below.

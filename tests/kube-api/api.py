@@ -231,7 +231,8 @@ class Api:
             if name is not None and watching:
                 return watch_response(request, rt, ns_or_all, name, self.objects.store)
             if name is None:
-                listed = self.objects.list(rt, ns_or_all, request.param("labelSelector"), request.param("fieldSelector"))
+                listed = self.objects.list(rt, ns_or_all, request.param("labelSelector"), request.param("fieldSelector"),
+                                           shared=True)
                 if tables.wants_table(request.header("accept")):
                     return json_response(tables.to_table(rt, listed["items"], listed["metadata"]["resourceVersion"],
                                                          request.param("includeObject")))

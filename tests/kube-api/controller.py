@@ -2,7 +2,7 @@
 (`kubelet_sim.py`), the agent-sandbox controllers (`sandbox_controller.py`) and the garbage
 collector's background part (`garbage_collector.py`), driven by store
 changes and a short timer; plus `forbid` rules that refuse requests as RBAC would. Settings:
-podDelaySeconds, podRules, sandboxController, forbid, gcDelaySeconds, storageClasses,
+simulation, podDelaySeconds, podRules, sandboxController, forbid, gcDelaySeconds, storageClasses, defaultStorageClass,
 configMapRefreshSeconds, templateNetworkPolicies (see README.md)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import asyncio
 import copy
 import fnmatch
 import logging
+import time
 
 from garbage_collector import GarbageCollector
 from kubelet_sim import POD_KEY, Kubelet, check_behavior
@@ -20,13 +21,17 @@ from sandbox_controller import WATCHED, SandboxController
 
 log = logging.getLogger("kube-api.controller")
 
+RESYNC_SECONDS = 0.25  # the timer's pass, for what no store change announces (delays, deadlines)
+
 DEFAULT_CONFIG = {
+    "simulation": True,         # False: no kubelet, controllers or garbage collector pass at all
     "podDelaySeconds": 0.2,     # time from pod creation to its final state
     "podRules": [],             # [{image|name|namespace: glob, behavior, exitCode, message, container}]
     "sandboxController": True,  # simulate the agent-sandbox controller
     "forbid": [],               # [{verb, resource (e.g. "pods/exec"), namespace, name}: globs] -> 403
     "gcDelaySeconds": 0,        # > 0: Background deletions' dependents go that much later (asynchronous GC)
     "storageClasses": ["standard"],  # a PersistentVolumeClaim naming another stays Pending, with an event
+    "defaultStorageClass": "standard",  # null: a claim naming no class stays Pending (Normal FailedBinding)
     "templateNetworkPolicies": True,  # False: the controller makes no NetworkPolicy for templates
     "configMapRefreshSeconds": 0,  # > 0: a pod sees a changed ConfigMap/Secret that much later (kubelet sync)
 }
@@ -59,6 +64,8 @@ class Simulation:
                 self.objects.background_gc_delay = float(value)
             if key == "storageClasses":
                 self.objects.storage_classes = list(value)
+            if key == "defaultStorageClass":
+                self.objects.default_storage_class = value
         self.kick()
         return self.config
 
@@ -95,18 +102,27 @@ class Simulation:
             self.kick()
 
     async def _run(self) -> None:
+        interval = RESYNC_SECONDS
         while True:
             try:
-                await asyncio.wait_for(self._wake.wait(), 0.25)
+                await asyncio.wait_for(self._wake.wait(), interval)
             except asyncio.TimeoutError:
                 pass
             self._wake.clear()
+            started = time.monotonic()
             try:
                 self.reconcile()
             except Exception:  # keep simulating whatever one object did
                 log.exception("reconcile failed")
+            # A pass walks every object: with tens of thousands of them, passes back to back
+            # would leave the API no time to answer (a real controller's resync is minutes).
+            # Spacing them by ten times their cost keeps the simulation under a tenth of the
+            # server's time; small stores keep the quarter-second resync.
+            interval = max(RESYNC_SECONDS, 10 * (time.monotonic() - started))
 
     def reconcile(self) -> None:
+        if not self.config.get("simulation", True):
+            return  # an API server holding objects only: nothing runs, nothing changes them
         if self.config.get("sandboxController", True) and self.sandboxes.available:
             self.sandboxes.reconcile()
         self.kubelet.reconcile()

@@ -32,7 +32,7 @@ class GarbageCollector:
             if rt.key in keys:
                 continue
             keys.add(rt.key)
-            for obj in store.list(rt.key):
+            for obj in store.scan(rt.key):
                 everything.append((rt, obj))
         uids = {obj["metadata"].get("uid") for _, obj in everything}
         deleted = []

@@ -17,7 +17,7 @@ from api_errors import ApiError, bad_request
 from label_selectors import FieldSelector, LabelSelector
 from patching import apply_patch
 from resources import Registry, ResourceType
-from store import Store
+from store import Store, clone
 from validation import Admission
 
 GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -70,6 +70,10 @@ class ObjectService:
         # The cluster's StorageClasses: a claim naming another stays Pending, with the event the
         # volume controller records for it.
         self.storage_classes = ["standard"]
+        # The class a claim naming none gets (the cluster's default StorageClass); None: the
+        # cluster has no default, so such a claim binds only to a matching PersistentVolume,
+        # of which the simulation has none.
+        self.default_storage_class: str | None = "standard"
         for ns in NAMESPACES:
             self._create_namespace(ns)
 
@@ -116,11 +120,15 @@ class ObjectService:
         return self.store.get(rt.key, namespace if rt.namespaced else "", name)
 
     def list(self, rt: ResourceType, namespace: str | None, labels: str | None = None,
-             fields: str | None = None) -> dict:
+             fields: str | None = None, shared: bool = False) -> dict:
+        """The matching objects; with `shared` the stored objects themselves (the caller only
+        encodes them), else copies."""
         label_sel = LabelSelector.parse(labels)
         field_sel = FieldSelector.parse(fields)
-        items = [o for o in self.store.list(rt.key, namespace if rt.namespaced else None)
+        items = [o for o in self.store.scan(rt.key, namespace if rt.namespaced else None)
                  if label_sel.matches(o["metadata"].get("labels")) and field_sel.matches(o)]
+        if not shared:
+            items = [clone(o) for o in items]
         return {"kind": rt.list_kind, "apiVersion": rt.api_version,
                 "metadata": {"resourceVersion": str(self.store.resource_version)}, "items": items}
 
@@ -173,8 +181,14 @@ class ObjectService:
         if rt.key == NAMESPACE_KEY:
             self._ensure_default_service_account(meta["name"])
         if rt.key == ("", "persistentvolumeclaims") and obj["status"]["phase"] == "Pending":
-            self._record_event(obj, "Warning", "ProvisioningFailed",
-                               f'storageclass.storage.k8s.io "{obj["spec"]["storageClassName"]}" not found')
+            if obj["spec"].get("storageClassName"):
+                self._record_event(obj, "Warning", "ProvisioningFailed",
+                                   f'storageclass.storage.k8s.io "{obj["spec"]["storageClassName"]}" not found')
+            else:
+                # No class, and no PersistentVolume to bind: the volume controller says so with
+                # a Normal event (kubectl describe shows it; nothing marks it as a problem).
+                self._record_event(obj, "Normal", "FailedBinding",
+                                   "no persistent volumes available for this claim and no storage class is set")
         return stored, warnings
 
     def _record_event(self, about: dict, event_type: str, reason: str, message: str) -> None:
@@ -231,10 +245,11 @@ class ObjectService:
         elif kind == ("", "persistentvolumeclaims"):
             spec = obj.setdefault("spec", {})
             spec.setdefault("volumeMode", "Filesystem")
-            spec.setdefault("storageClassName", "standard")
+            if "storageClassName" not in spec and self.default_storage_class:
+                spec["storageClassName"] = self.default_storage_class
             spec["volumeName"] = f"pvc-{obj['metadata']['uid']}"
             request = ((spec.get("resources") or {}).get("requests") or {}).get("storage", "1Gi")
-            if spec["storageClassName"] in self.storage_classes:
+            if spec.get("storageClassName") in self.storage_classes:
                 obj["status"] = {"phase": "Bound", "accessModes": spec.get("accessModes") or ["ReadWriteOnce"],
                                  "capacity": {"storage": request}}
             else:
@@ -435,8 +450,7 @@ class ObjectService:
         if current is None:
             return
         uid = current["metadata"].get("uid")
-        if not any(any(r.get("uid") == uid for r in obj["metadata"].get("ownerReferences") or [])
-                   for _, obj in self.store.all_in_namespace(namespace)):
+        if not self.store.dependents(namespace, uid):
             return
         meta = current["metadata"]
         meta.setdefault("deletionTimestamp", now())
@@ -447,10 +461,8 @@ class ObjectService:
 
     def _collect_dependents(self, namespace: str, owner_uid: str, propagation: str) -> None:
         """The garbage collector: dependents of a deleted owner go too (or lose the reference)."""
-        for key, obj in self.store.all_in_namespace(namespace):
+        for key, obj in self.store.dependents(namespace, owner_uid):
             refs = obj["metadata"].get("ownerReferences") or []
-            if not any(r.get("uid") == owner_uid for r in refs):
-                continue
             rt = self.registry.by_plural(*key)
             if propagation == "Orphan":
                 obj["metadata"]["ownerReferences"] = [r for r in refs if r.get("uid") != owner_uid]

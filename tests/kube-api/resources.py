@@ -61,6 +61,7 @@ def builtin_types() -> list[ResourceType]:
                      subresources=["status"],
                      verbs=["create", "delete", "get", "list", "patch", "update", "watch"]),
         ResourceType("batch", "v1", "cronjobs", "cronjob", "CronJob", short_names=["cj"], categories=["all"]),
+        ResourceType("batch", "v1", "jobs", "job", "Job", categories=["all"]),
         ResourceType("networking.k8s.io", "v1", "networkpolicies", "networkpolicy", "NetworkPolicy",
                      short_names=["netpol"], has_generation=True),
     ]

@@ -101,7 +101,18 @@ int run_doctor(KubeContext& context) {
     report(manifests::rbac_check(ns, denied, asked, error));
     const std::vector<std::string> cronjob_args = {"get", "cronjobs", "--namespace",
                                                    ns,    "-o",       "json"};
-    report(manifests::gc_check(ns, parsed(run(context, cronjob_args))));
+    const auto cronjobs = parsed(run(context, cronjob_args));
+    auto gc = manifests::gc_check(ns, cronjobs);
+    if (const std::string cronjob = manifests::gc_cronjob_name(cronjobs); !cronjob.empty()) {
+        // A CronJob that exists is not one that works: its last run says.
+        const std::vector<std::string> job_args = {"get", "jobs", "--namespace", ns, "-o", "json"};
+        const std::vector<std::string> job_pod_args = {"get", "pods",     "--namespace", ns,
+                                                       "-l",  "job-name", "-o",          "json"};
+        const auto jobs = parsed(run(context, job_args));
+        gc = manifests::gc_last_run_check(gc, cronjob, jobs,
+                                          jobs ? parsed(run(context, job_pod_args)) : std::nullopt);
+    }
+    report(gc);
     const std::vector<std::string> policy_args = {"get", "networkpolicies", "--namespace", ns, "-o",
                                                   "json"};
     report(manifests::default_deny_check(ns, parsed(run(context, policy_args))));

@@ -1,7 +1,7 @@
 #include "kubernetes/gc_command.hpp"
 
 #include "kubernetes/manifests/gc_plan.hpp"
-#include "kubernetes/manifests/object_columns.hpp"
+#include "kubernetes/manifests/object_fields.hpp"
 #include "kubernetes/manifests/resources.hpp"
 #include "kubernetes/sandbox_lookup.hpp"
 #include "sandbox/labels.hpp"
@@ -12,12 +12,13 @@ namespace osf::kubernetes {
 std::vector<manifests::GcRemoval> plan_gc(KubeContext& context) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
-    // The fields gc_plan decides on, not whole objects: at thousands of
-    // sandboxes whole pods and ConfigMaps would not fit the CronJob's memory.
-    const auto items = manifests::objects_from_columns(
-        kube.list_fields(manifests::kSandboxResources, sandbox::managed_selector(),
-                         manifests::object_columns_jsonpath()));
-    return manifests::gc_plan(items, context.wall_clock(), settings.gc_grace);
+    // Each object folded into the plan as it streams in, cut down first: at
+    // thousands of sandboxes neither whole pods and ConfigMaps nor a list of
+    // every object would fit the CronJob's memory.
+    manifests::GcPlanner planner;
+    kube.list_items(manifests::kSandboxResources, sandbox::managed_selector(),
+                    [&](nlohmann::json item) { planner.add(manifests::decision_fields(item)); });
+    return planner.removals(context.wall_clock(), settings.gc_grace);
 }
 
 void gc_remove_sandbox(KubeContext& context, const std::string& id) {

@@ -2,7 +2,7 @@
 
 #include "commands/command_errors.hpp"
 #include "kubernetes/kubectl/kubectl.hpp"
-#include "kubernetes/manifests/object_columns.hpp"
+#include "kubernetes/manifests/object_fields.hpp"
 #include "kubernetes/manifests/resources.hpp"
 #include "kubernetes/manifests/sandbox_rows.hpp"
 #include "sandbox/labels.hpp"
@@ -31,13 +31,15 @@ std::vector<sandbox::SandboxRow> list_sandboxes(KubeContext& context, bool with_
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     // A row needs the claim (status, expiry) and the template (image), and
-    // only the fields read: at thousands of sandboxes whole templates are
-    // tens of MiB. The policy (-o json, -o yaml) is in the spec ConfigMaps,
-    // read whole, and only then.
+    // only some of their fields: at thousands of sandboxes whole templates are
+    // tens of MiB, so each object is cut down as it streams in. The policy
+    // (-o json, -o yaml) is in the spec ConfigMaps, read whole, and only then.
     const std::string kinds =
         std::string(manifests::kSandboxClaims) + "," + manifests::kSandboxTemplates;
-    auto items = manifests::objects_from_columns(
-        kube.list_fields(kinds, sandbox::managed_selector(), manifests::object_columns_jsonpath()));
+    nlohmann::json items = nlohmann::json::array();
+    kube.list_items(kinds, sandbox::managed_selector(), [&](nlohmann::json item) {
+        items.push_back(manifests::decision_fields(item));
+    });
     if (with_policy)
         for (auto& config : kube.list(manifests::kConfigMaps, sandbox::managed_selector()))
             items.push_back(std::move(config));

@@ -41,14 +41,14 @@ namespace {
 
 } // namespace
 
-nlohmann::json StartWaiter::claim_events(const std::string& pvc) {
+nlohmann::json StartWaiter::events_about(const std::string& kind, const std::string& name) {
     kubectl::KubectlCall call;
     call.args = {"get",
                  "events",
                  "--namespace",
                  kube_.ns(),
                  "--field-selector",
-                 "involvedObject.kind=PersistentVolumeClaim,involvedObject.name=" + pvc,
+                 "involvedObject.kind=" + kind + ",involvedObject.name=" + name,
                  "-o",
                  "json"};
     // Events are a hint: a cluster that does not let us read them still gets the phase.
@@ -57,26 +57,37 @@ nlohmann::json StartWaiter::claim_events(const std::string& pvc) {
     return nlohmann::json::parse(result.out, nullptr, false);
 }
 
-void StartWaiter::note_cause(const std::string& pod, const nlohmann::json& object) {
+void StartWaiter::note_cause(const std::string& pod, const nlohmann::json& object,
+                             const std::string& what) {
     const auto cause = manifests::pod_pending_cause(object);
     if (!cause) {
         if (cause_.rfind("pod " + pod + " ", 0) == 0) cause_.clear();
         return;
     }
     cause_ = "pod " + pod + " " + *cause;
-    // A claim that does not bind is the usual reason a pod with one is not scheduled.
+    // A claim that does not bind is the usual reason a pod with one is not
+    // scheduled; it may yet bind (a slow provisioner), so that waits.
+    bool claims_bound = true;
     for (const auto& name : manifests::pod_claim_names(object))
         if (const auto pvc = kube_.get(manifests::kPersistentVolumeClaims, name))
-            if (const auto problem = manifests::claim_binding_problem(*pvc, claim_events(name)))
+            if (const auto problem = manifests::claim_binding_problem(
+                    *pvc, events_about("PersistentVolumeClaim", name))) {
                 cause_ += "; " + *problem;
+                claims_bound = false;
+            }
+    // No node fits (resources, taints, affinity): the scheduler retries, but
+    // nothing changes that within a start timeout unless the cluster
+    // autoscaler is adding a node for this pod.
+    if (claims_bound && manifests::pod_unschedulable(object) &&
+        !manifests::scale_up_triggered(events_about("Pod", pod)))
+        throw commands::CommandFailed(what + " did not start: " + cause_);
     progress(cause_);
 }
-
 void StartWaiter::check_pod(const std::string& pod, const std::string& what) {
     const auto object = kube_.get(manifests::kPods, pod);
     if (!object) return;
     if (auto failure = manifests::pod_start_failure(*object)) fail_start(what, pod, *failure);
-    note_cause(pod, *object);
+    note_cause(pod, *object, what);
 }
 
 namespace {
@@ -107,7 +118,7 @@ void StartWaiter::wait_pod_ready(const std::string& pod, const std::string& what
             return;
         } else {
             progress(what + " " + pod + ": " + manifests::pod_progress(*object));
-            note_cause(pod, *object);
+            note_cause(pod, *object, what);
         }
         pause(what + " " + pod);
     }

@@ -1,7 +1,7 @@
 // Waits for pods and the claim to become ready, polling with kubectl get,
 // printing progress to stderr, and failing fast on a start failure (an image
-// that cannot be pulled, a container that exits) instead of waiting for the
-// timeout.
+// that cannot be pulled, a container that exits, a pod no node can take)
+// instead of waiting for the timeout.
 #pragma once
 
 #include "kubernetes/command_context.hpp"
@@ -42,10 +42,12 @@ private:
     void check_pod(const std::string& pod, const std::string& what);
     void check_claim_exists(const std::string& claim);
     // Remembers why `pod` (already read) waits, for progress and the timeout.
-    void note_cause(const std::string& pod, const nlohmann::json& object);
-    // The Events about a PersistentVolumeClaim, as kubectl lists them; empty
-    // when they cannot be read.
-    nlohmann::json claim_events(const std::string& pvc);
+    // Throws CommandFailed when the scheduler has no node for it and nothing
+    // (a claim still binding, a node being added) can change that.
+    void note_cause(const std::string& pod, const nlohmann::json& object, const std::string& what);
+    // The Events about an object of `kind`, as kubectl lists them; empty when
+    // they cannot be read.
+    nlohmann::json events_about(const std::string& kind, const std::string& name);
     void progress(const std::string& line);
     void pause(const std::string& waiting_for);
 

@@ -1,6 +1,8 @@
 #include "kubernetes/kubectl/kubectl.hpp"
 
+#include "kubernetes/kubectl/api_paths.hpp"
 #include "kubernetes/kubectl/kubectl_error.hpp"
+#include "kubernetes/kubectl/list_item_splitter.hpp"
 
 namespace osf::kubernetes::kubectl {
 
@@ -40,12 +42,34 @@ nlohmann::json Kubectl::list(const std::string& resources, const std::string& se
     }
 }
 
-std::string Kubectl::list_fields(const std::string& resources, const std::string& selector,
-                                 const std::string& jsonpath) {
-    KubectlCall call;
-    call.args = {"get", resources, "--namespace", ns_,
-                 "-l",  selector,  "-o",          "jsonpath=" + jsonpath};
-    return run_checked(call).out;
+void Kubectl::list_items(const std::string& resources, const std::string& selector,
+                         const std::function<void(nlohmann::json item)>& on_item) {
+    std::size_t start = 0;
+    while (start <= resources.size()) {
+        auto comma = resources.find(',', start);
+        if (comma == std::string::npos) comma = resources.size();
+        const std::string resource = resources.substr(start, comma - start);
+        start = comma + 1;
+        const auto where = collection(resource, ns_);
+        if (!where) throw KubectlError("no API path known for " + resource);
+        bool bad_item = false;
+        ListItemSplitter splitter([&](std::string_view text) {
+            auto item = nlohmann::json::parse(text, nullptr, false);
+            if (!item.is_object()) {
+                bad_item = true;
+                return;
+            }
+            if (!item.contains("kind")) item["kind"] = where->kind;
+            on_item(std::move(item));
+        });
+        KubectlCall call;
+        call.args = {"get", "--raw", where->path + "?labelSelector=" + query_escape(selector)};
+        call.on_stdout = [&](std::string_view chunk) { splitter.feed(chunk); };
+        run_checked(call);
+        if (bad_item || !splitter.complete())
+            throw KubectlError("kubectl get --raw " + where->path +
+                               " failed: output is not a list");
+    }
 }
 
 void Kubectl::create(const nlohmann::json& objects) {

@@ -4,6 +4,7 @@
 
 #include "kubernetes/kubectl/kubectl_runner.hpp"
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -24,10 +25,12 @@ public:
     bool exists(const std::string& resource, const std::string& name);
     // The items of every object of `resources` (comma-separated) matching `selector`.
     nlohmann::json list(const std::string& resources, const std::string& selector);
-    // kubectl's `-o jsonpath=<jsonpath>` output for the same objects: only the
-    // fields the caller reads reach it.
-    std::string list_fields(const std::string& resources, const std::string& selector,
-                            const std::string& jsonpath);
+    // Each object of `resources` (comma-separated, as api_paths.hpp knows
+    // them) matching `selector`, handed over one at a time as it streams in
+    // (`kubectl get --raw`): neither kubectl nor the adapter holds the list.
+    // Each has its "kind".
+    void list_items(const std::string& resources, const std::string& selector,
+                    const std::function<void(nlohmann::json item)>& on_item);
     // Creates an object or every item of a List, sent on stdin.
     void create(const nlohmann::json& objects);
     void delete_by_label(const std::string& resources, const std::string& selector);

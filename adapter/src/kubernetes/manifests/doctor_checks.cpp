@@ -1,8 +1,10 @@
 #include "kubernetes/manifests/doctor_checks.hpp"
 
 #include "kubernetes/manifests/network_isolation.hpp"
+#include "kubernetes/manifests/pod_status.hpp"
 
 #include <sstream>
+#include <utility>
 
 namespace osf::kubernetes::manifests {
 
@@ -84,6 +86,122 @@ DoctorCheck rbac_check(const std::string& ns, const std::vector<std::string>& de
     return {Verdict::fail, "rbac", "denied in " + ns + ": " + list,
             "install the chart (its Role grants exactly what the commands use), or grant these "
             "to whoever runs sandbox-kubernetes"};
+}
+
+std::string gc_cronjob_name(const std::optional<json>& cronjobs) {
+    if (!cronjobs || !cronjobs->is_object()) return "";
+    for (const auto& cronjob : cronjobs->value("items", json::array())) {
+        if (!cronjob.is_object()) continue;
+        const json containers = cronjob.value("spec", json::object())
+                                    .value("jobTemplate", json::object())
+                                    .value("spec", json::object())
+                                    .value("template", json::object())
+                                    .value("spec", json::object())
+                                    .value("containers", json::array());
+        for (const auto& container : containers) {
+            if (!container.is_object()) continue;
+            bool adapter = false, gc = false;
+            for (const char* key : {"command", "args"})
+                for (const auto& word : container.value(key, json::array())) {
+                    if (!word.is_string()) continue;
+                    adapter = adapter || word.get<std::string>().find("sandbox-kubernetes") !=
+                                             std::string::npos;
+                    gc = gc || word == "gc";
+                }
+            if (adapter && gc) return cronjob.value("metadata", json::object()).value("name", "");
+        }
+    }
+    return "";
+}
+
+namespace {
+
+bool owned_by_cronjob(const json& job, const std::string& cronjob) {
+    for (const auto& ref :
+         job.value("metadata", json::object()).value("ownerReferences", json::array()))
+        if (ref.is_object() && ref.value("kind", "") == "CronJob" &&
+            ref.value("name", "") == cronjob)
+            return true;
+    return false;
+}
+
+// The Job's condition of `type` when True, else null.
+json true_condition(const json& job, const char* type) {
+    for (const auto& condition :
+         job.value("status", json::object()).value("conditions", json::array()))
+        if (condition.is_object() && condition.value("type", "") == type &&
+            condition.value("status", "") == "True")
+            return condition;
+    return nullptr;
+}
+
+// "pod P, container C: ErrImagePull: message" for the first of the Job's pods
+// that cannot start or has failed; empty when none.
+std::string job_pod_problem(const std::string& job, const std::optional<json>& pods) {
+    if (!pods || !pods->is_object()) return "";
+    for (const auto& pod : pods->value("items", json::array())) {
+        if (!pod.is_object()) continue;
+        const json labels = pod.value("metadata", json::object()).value("labels", json::object());
+        if (labels.value("job-name", "") != job &&
+            labels.value("batch.kubernetes.io/job-name", "") != job)
+            continue;
+        if (const auto failure = pod_start_failure(pod))
+            return "pod " + pod.value("metadata", json::object()).value("name", "") +
+                   ", container " + failure->container + ": " + failure->reason +
+                   (failure->message.empty() ? "" : ": " + failure->message);
+    }
+    return "";
+}
+
+} // namespace
+
+DoctorCheck gc_last_run_check(DoctorCheck check, const std::string& cronjob,
+                              const std::optional<json>& jobs, const std::optional<json>& pods) {
+    if (!jobs || !jobs->is_object()) {
+        check.verdict = Verdict::warn;
+        check.detail += "; cannot tell how its last run went (jobs cannot be listed)";
+        return check;
+    }
+    const json items = jobs->value("items", json::array()); // `newest` points into it
+    const json* newest = nullptr;
+    for (const auto& job : items) {
+        if (!job.is_object() || !owned_by_cronjob(job, cronjob)) continue;
+        // Newest by creation, then by name (a CronJob's Job names grow with
+        // their scheduled time).
+        const auto order = [](const json& j) {
+            const json metadata = j.value("metadata", json::object());
+            return std::make_pair(metadata.value("creationTimestamp", ""),
+                                  metadata.value("name", ""));
+        };
+        if (!newest || order(job) >= order(*newest)) newest = &job;
+    }
+    if (!newest) {
+        check.detail += "; it has not run yet";
+        return check;
+    }
+    const std::string job = newest->value("metadata", json::object()).value("name", "");
+    const std::string problem = job_pod_problem(job, pods);
+    const json failed = true_condition(*newest, "Failed");
+    if (!failed.is_null() || !problem.empty()) {
+        check.verdict = Verdict::fail;
+        check.detail += "; its last run, Job " + job + ", ";
+        if (!failed.is_null()) {
+            check.detail += "failed: " + failed.value("reason", std::string("Failed"));
+            if (const std::string message = failed.value("message", ""); !message.empty())
+                check.detail += ": " + message;
+            if (!problem.empty()) check.detail += "; " + problem;
+        } else {
+            check.detail += "cannot start: " + problem;
+        }
+        check.fix = "kubectl describe job " + job + " and kubectl logs job/" + job +
+                    " say why; until it runs, nothing is cleaned up";
+        return check;
+    }
+    if (!true_condition(*newest, "Complete").is_null())
+        check.detail += "; its last run, Job " + job + ", succeeded";
+    else
+        check.detail += "; its last run, Job " + job + ", is running";
+    return check;
 }
 
 DoctorCheck gc_check(const std::string& ns, const std::optional<json>& cronjobs) {

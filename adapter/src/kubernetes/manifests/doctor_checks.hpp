@@ -44,6 +44,18 @@ DoctorCheck rbac_check(const std::string& ns, const std::vector<std::string>& de
 // `sandbox-kubernetes gc`. nullopt when the list could not be read.
 DoctorCheck gc_check(const std::string& ns, const std::optional<nlohmann::json>& cronjobs);
 
+// The name of the CronJob that runs `sandbox-kubernetes gc`, empty when none.
+std::string gc_cronjob_name(const std::optional<nlohmann::json>& cronjobs);
+
+// `check` (gc_check's, for CronJob `cronjob`) with its last run: the newest of
+// `jobs` (`kubectl get jobs -o json`) the CronJob owns, and `pods` (the Jobs'
+// pods, labelled job-name). A CronJob that exists but whose runs fail (an
+// image the cluster cannot pull, a gc that exits non-zero) cleans nothing up:
+// that is a FAIL. nullopt: could not be read (a warn, the CronJob named).
+DoctorCheck gc_last_run_check(DoctorCheck check, const std::string& cronjob,
+                              const std::optional<nlohmann::json>& jobs,
+                              const std::optional<nlohmann::json>& pods);
+
 // `kubectl get networkpolicies -o json` in the namespace: one whose pod
 // selector takes in every sandbox pod (label osf.sandbox.role=sandbox) and
 // that denies their egress unless another policy allows it (policyTypes

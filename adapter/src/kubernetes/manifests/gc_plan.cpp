@@ -13,14 +13,6 @@ using nlohmann::json;
 
 namespace {
 
-struct Parts {
-    bool has_claim = false;
-    bool has_pool = false;
-    std::optional<sandbox::WallTime> expires;
-    std::string ended_pod; // the first failed or ended pod, described
-    std::optional<sandbox::WallTime> newest;
-};
-
 // "egress pod osf-sandbox-<ID>-egress Failed (DeadlineExceeded)", or empty
 // while the pod runs or starts.
 std::string ended_pod(const json& pod) {
@@ -39,32 +31,33 @@ std::string ended_pod(const json& pod) {
 
 } // namespace
 
-std::vector<GcRemoval> gc_plan(const json& items, sandbox::WallTime now,
-                               std::chrono::seconds grace) {
-    std::map<std::string, Parts> sandboxes;
-    for (const auto& item : items) {
-        const json metadata = item.value("metadata", json::object());
-        const std::string id =
-            metadata.value("labels", json::object()).value(sandbox::kSandboxIdLabel, "");
-        if (id.empty()) continue;
-        Parts& parts = sandboxes[id];
-        if (const auto created =
-                sandbox::parse_timestamp(metadata.value("creationTimestamp", ""))) {
-            const sandbox::WallTime time{std::chrono::seconds(*created)};
-            if (!parts.newest || time > *parts.newest) parts.newest = time;
-        }
-        const std::string kind = item.value("kind", "");
-        if (kind == "SandboxClaim") {
-            parts.has_claim = true;
-            parts.expires = claim_expiry(item);
-        } else if (kind == "SandboxWarmPool") {
-            parts.has_pool = true;
-        } else if (kind == "Pod" && parts.ended_pod.empty()) {
-            parts.ended_pod = ended_pod(item);
-        }
+void GcPlanner::add(const json& item) {
+    if (!item.is_object()) return;
+    const json metadata = item.value("metadata", json::object());
+    if (!metadata.is_object()) return;
+    const json labels = metadata.value("labels", json::object());
+    const std::string id = labels.is_object() ? labels.value(sandbox::kSandboxIdLabel, "") : "";
+    if (id.empty()) return;
+    Parts& parts = sandboxes_[id];
+    if (const auto created = sandbox::parse_timestamp(metadata.value("creationTimestamp", ""))) {
+        const sandbox::WallTime time{std::chrono::seconds(*created)};
+        if (!parts.newest || time > *parts.newest) parts.newest = time;
     }
+    const std::string kind = item.value("kind", "");
+    if (kind == "SandboxClaim") {
+        parts.has_claim = true;
+        parts.expires = claim_expiry(item);
+    } else if (kind == "SandboxWarmPool") {
+        parts.has_pool = true;
+    } else if (kind == "Pod" && parts.ended_pod.empty()) {
+        parts.ended_pod = ended_pod(item);
+    }
+}
+
+std::vector<GcRemoval> GcPlanner::removals(sandbox::WallTime now,
+                                           std::chrono::seconds grace) const {
     std::vector<GcRemoval> removals;
-    for (const auto& [id, parts] : sandboxes) {
+    for (const auto& [id, parts] : sandboxes_) {
         if (parts.has_claim && parts.expires && *parts.expires <= now) {
             removals.push_back({id, "expired at " + sandbox::rfc3339(*parts.expires)});
         } else if (!parts.ended_pod.empty()) {
@@ -81,6 +74,15 @@ std::vector<GcRemoval> gc_plan(const json& items, sandbox::WallTime now,
         }
     }
     return removals;
+}
+
+std::vector<GcRemoval> gc_plan(const json& items, sandbox::WallTime now,
+                               std::chrono::seconds grace) {
+    GcPlanner planner;
+    if (items.is_array())
+        for (const auto& item : items)
+            planner.add(item);
+    return planner.removals(now, grace);
 }
 
 } // namespace osf::kubernetes::manifests

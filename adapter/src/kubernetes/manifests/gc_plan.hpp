@@ -5,7 +5,9 @@
 #include "sandbox/lifetime.hpp"
 
 #include <chrono>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,5 +28,24 @@ struct GcRemoval {
 // the claim last). Sorted by ID.
 std::vector<GcRemoval> gc_plan(const nlohmann::json& items, sandbox::WallTime now,
                                std::chrono::seconds grace);
+
+// The same decision taken one object at a time: `add` keeps of each object
+// only what the rules above read (a few fields per sandbox), so at thousands
+// of sandboxes gc holds neither the objects nor a list of them.
+class GcPlanner {
+public:
+    void add(const nlohmann::json& item);
+    std::vector<GcRemoval> removals(sandbox::WallTime now, std::chrono::seconds grace) const;
+
+private:
+    struct Parts {
+        bool has_claim = false;
+        bool has_pool = false;
+        std::optional<sandbox::WallTime> expires;
+        std::string ended_pod; // the first failed or ended pod, described
+        std::optional<sandbox::WallTime> newest;
+    };
+    std::map<std::string, Parts> sandboxes_;
+};
 
 } // namespace osf::kubernetes::manifests

@@ -107,14 +107,37 @@ std::optional<std::string> claim_binding_problem(const json& pvc, const json& ev
                                 (phase.empty() ? std::string("not bound") : phase);
     // The newest Warning (RFC 3339 UTC stamps order as text).
     const json* newest = nullptr;
+    const json* binding = nullptr; // the newest Normal FailedBinding
     const json& items = field(events, "items");
+    const auto newer = [](const json& event, const json* than) {
+        return !than || str(event, "lastTimestamp") >= str(*than, "lastTimestamp");
+    };
     if (items.is_array())
-        for (const auto& event : items)
-            if (str(event, "type") == "Warning" &&
-                (!newest || str(event, "lastTimestamp") >= str(*newest, "lastTimestamp")))
-                newest = &event;
+        for (const auto& event : items) {
+            if (str(event, "type") == "Warning" && newer(event, newest)) newest = &event;
+            if (str(event, "reason") == "FailedBinding" && newer(event, binding)) binding = &event;
+        }
+    if (!newest) newest = binding;
     if (!newest) return problem + " (kubectl describe pvc " + name + " shows its events)";
     return problem + ": " + str(*newest, "reason") + ": " + str(*newest, "message");
+}
+
+bool pod_unschedulable(const json& pod) {
+    const json& conditions = field(field(pod, "status"), "conditions");
+    if (!conditions.is_array()) return false;
+    for (const auto& condition : conditions)
+        if (str(condition, "type") == "PodScheduled" && str(condition, "status") == "False" &&
+            str(condition, "reason") == "Unschedulable")
+            return true;
+    return false;
+}
+
+bool scale_up_triggered(const json& events) {
+    const json& items = field(events, "items");
+    if (!items.is_array()) return false;
+    for (const auto& event : items)
+        if (str(event, "reason") == "TriggeredScaleUp") return true;
+    return false;
 }
 
 std::string pod_progress(const json& pod) {

@@ -37,10 +37,21 @@ std::optional<std::string> pod_pending_cause(const nlohmann::json& pod);
 std::vector<std::string> pod_claim_names(const nlohmann::json& pod);
 
 // "PersistentVolumeClaim NAME is Pending: REASON: MESSAGE" (its phase, and the
-// newest Warning of `events`, the Events about it as kubectl lists them;
-// without one, a pointer to kubectl describe), nullopt when bound.
+// newest Warning of `events`, the Events about it as kubectl lists them, else
+// the newest FailedBinding, which the volume controller records as Normal
+// though the claim will not bind without a volume or a storage class; without
+// either, a pointer to kubectl describe), nullopt when bound.
 std::optional<std::string> claim_binding_problem(const nlohmann::json& pvc,
                                                  const nlohmann::json& events);
+
+// The scheduler found no node for the pod: PodScheduled False with reason
+// Unschedulable.
+bool pod_unschedulable(const nlohmann::json& pod);
+
+// Whether `events` (the Events about a pod, as kubectl lists them) hold the
+// cluster autoscaler's TriggeredScaleUp: a node is being added for the pod, so
+// Unschedulable is not final.
+bool scale_up_triggered(const nlohmann::json& events);
 
 // One short line for progress output: "Pending (ContainerCreating)".
 std::string pod_progress(const nlohmann::json& pod);

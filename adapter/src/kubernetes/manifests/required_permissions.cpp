@@ -23,6 +23,7 @@ const std::vector<RequiredPermission>& required_permissions() {
          {"create", "delete", "get", "list", "patch", "watch"}},
         {"agents.x-k8s.io", "sandboxes", {"delete", "get", "list", "patch", "watch"}},
         {"batch", "cronjobs", {"list"}},
+        {"batch", "jobs", {"list"}},
     };
     return permissions;
 }

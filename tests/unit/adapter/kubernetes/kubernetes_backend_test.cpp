@@ -1,6 +1,5 @@
 // extend, gc and exec's timeout and interruption through the CLI with a fake
 // kubectl: the exact calls, outputs and exit codes.
-#include "kubernetes/manifests/object_columns.hpp"
 #include "kubernetes/register_commands.hpp"
 #include "test_support.hpp"
 
@@ -23,7 +22,7 @@ const std::string kId = "0123456789ab";
 // The claim is read by its name (never by label: that costs the API server a
 // read of every claim in the namespace).
 const std::vector<std::string> kGetClaim = {"get",
-                                            "sandboxclaims.extensions.agents.x-k8s.io",
+                                            "sandboxclaims.v1beta1.extensions.agents.x-k8s.io",
                                             "osf-sandbox-" + kId,
                                             "--namespace",
                                             "default",
@@ -60,41 +59,9 @@ json list_of(std::vector<json> items) {
     return {{"kind", "List"}, {"items", items}};
 }
 
-// What kubectl prints for `items` with manifests::object_columns_jsonpath():
-// the fields gc and list read, one tab-separated line per object.
-std::string columns_of(const std::vector<json>& items) {
-    std::string text;
-    for (const auto& item : items) {
-        auto at = [&](const std::string& pointer) {
-            const json::json_pointer p(pointer);
-            return item.contains(p) && item[p].is_string() ? item[p].get<std::string>() : "";
-        };
-        std::string ready_status, ready_reason;
-        if (item.contains("/status/conditions"_json_pointer))
-            for (const auto& c : item["status"]["conditions"])
-                if (c.value("type", "") == "Ready") {
-                    ready_status = c.value("status", "");
-                    ready_reason = c.value("reason", "");
-                }
-        const std::vector<std::string> fields = {
-            at("/kind"),
-            at("/metadata/name"),
-            at("/metadata/labels/osf.sandbox.id"),
-            at("/metadata/labels/osf.sandbox.role"),
-            at("/metadata/creationTimestamp"),
-            at("/spec/lifecycle/shutdownTime"),
-            at("/metadata/annotations/osf.sandbox.suspended-at"),
-            at("/status/sandbox/name"),
-            ready_status,
-            ready_reason,
-            at("/status/phase"),
-            at("/status/reason"),
-            at("/spec/podTemplate/spec/containers/0/image"),
-            item["metadata"].contains("labels") ? item["metadata"]["labels"].dump() : ""};
-        for (std::size_t i = 0; i < fields.size(); ++i)
-            text += fields[i] + (i + 1 < fields.size() ? "\t" : "\n");
-    }
-    return text;
+// What `kubectl get --raw` prints for a collection holding `items`.
+std::string raw_list_of(const std::vector<json>& items) {
+    return list_of(items).dump();
 }
 
 } // namespace
@@ -109,7 +76,7 @@ TEST_CASE("extend: patches the claim's shutdownTime and annotation, prints the n
     CHECK(
         patches[0].args ==
         std::vector<std::string>{
-            "patch", "sandboxclaims.extensions.agents.x-k8s.io", "osf-sandbox-" + kId,
+            "patch", "sandboxclaims.v1beta1.extensions.agents.x-k8s.io", "osf-sandbox-" + kId,
             "--namespace", "default", "--type", "merge", "-p",
             R"({"metadata":{"annotations":{"osf.sandbox.expires-at":"2026-11-29T21:30:00Z"}},"spec":{"lifecycle":{"shutdownTime":"2026-11-29T21:30:00Z"}}})"});
 }
@@ -144,21 +111,27 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
         {"kind", "SandboxWarmPool"},
         {"metadata",
          {{"name", "osf-sandbox-bbbbbbbbbbbb"}, {"labels", {{"osf.sandbox.id", "bbbbbbbbbbbb"}}}}}};
-    const std::string both = columns_of({expired, healthy, healthy_pool});
+    const std::string both = raw_list_of({expired, healthy, healthy_pool});
 
     TestContext dry;
     dry.kubectl.on({"get"}, ok(both));
     CHECK(run(dry, {"gc", "--dry-run"}) == 0);
     CHECK(dry.out.str() == kId + " expired at 2026-11-29T18:30:00Z\n");
     CHECK(dry.kubectl.find({"delete"}).empty());
-    CHECK(dry.kubectl.calls[0].args ==
-          std::vector<std::string>{
-              "get",
-              "sandboxclaims.extensions.agents.x-k8s.io,sandboxwarmpools.extensions.agents.x-k8s."
-              "io,sandboxes.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io,pods,"
-              "services,networkpolicies.networking.k8s.io,configmaps,persistentvolumeclaims",
-              "--namespace", "default", "-l", "app.kubernetes.io/managed-by=sandbox-kubernetes",
-              "-o", "jsonpath=" + osf::kubernetes::manifests::object_columns_jsonpath()});
+    // One streamed read per kind, by its REST path: no discovery, nothing decoded by kubectl.
+    const std::string selector =
+        "?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dsandbox-kubernetes";
+    const auto reads = dry.kubectl.find({"get", "--raw"});
+    REQUIRE(reads.size() == 9);
+    CHECK(reads[0].args ==
+          std::vector<std::string>{"get", "--raw",
+                                   "/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/default/"
+                                   "sandboxclaims" +
+                                       selector});
+    CHECK(reads[4].args[2] == "/api/v1/namespaces/default/pods" + selector);
+    CHECK(reads[6].args[2] ==
+          "/apis/networking.k8s.io/v1/namespaces/default/networkpolicies" + selector);
+    CHECK(dry.kubectl.calls.size() == 9);
 
     TestContext t;
     t.kubectl.on({"get"}, ok(both));
@@ -172,14 +145,15 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
           std::vector<std::string>{"delete", "secrets", "osf-sandbox-" + kId + "-secrets",
                                    "--namespace", "default", "--ignore-not-found", "--wait=false"});
     CHECK(deletes[1].args ==
-          std::vector<std::string>{"delete", "sandboxclaims.extensions.agents.x-k8s.io",
+          std::vector<std::string>{"delete", "sandboxclaims.v1beta1.extensions.agents.x-k8s.io",
                                    "osf-sandbox-" + kId, "--namespace", "default",
                                    "--ignore-not-found", "--cascade=foreground"});
-    CHECK(deletes[2].args == std::vector<std::string>{"delete", "sandboxes.agents.x-k8s.io",
+    CHECK(deletes[2].args == std::vector<std::string>{"delete", "sandboxes.v1beta1.agents.x-k8s.io",
                                                       "osf-sandbox-" + kId, "--namespace",
                                                       "default", "--ignore-not-found",
                                                       "--cascade=foreground"});
-    CHECK(deletes[3].args[1] == "sandboxwarmpools.extensions.agents.x-k8s.io/osf-sandbox-" + kId);
+    CHECK(deletes[3].args[1] ==
+          "sandboxwarmpools.v1beta1.extensions.agents.x-k8s.io/osf-sandbox-" + kId);
     CHECK(std::find(deletes[3].args.begin(), deletes[3].args.end(), "-l") == deletes[3].args.end());
     CHECK(deletes[3].args.back() == "--ignore-not-found");
     // gc learns what exists from every kind but Secrets, which it never reads.
@@ -206,7 +180,7 @@ TEST_CASE("gc --save-logs: a sandbox stays unless its log was kept; existing fil
     json expired_other = expired;
     expired_other["metadata"]["labels"]["osf.sandbox.id"] = other;
     expired_other["metadata"]["name"] = "osf-sandbox-" + other;
-    const std::string both = columns_of({expired, expired_other});
+    const std::string both = raw_list_of({expired, expired_other});
     const std::string pem = "-----BEGIN PUBLIC KEY-----\n"
                             "MCowBQYDK2VwAyEAC2SM+2PV64BfZ+NPPYs8Il907pwyIB0eh5X/HiozaLA=\n"
                             "-----END PUBLIC KEY-----\n";
@@ -334,7 +308,7 @@ json sandbox_object(bool persistent, bool suspended) {
     return sandbox;
 }
 
-const std::vector<std::string> kGetSandbox = {"get", "sandboxes.agents.x-k8s.io",
+const std::vector<std::string> kGetSandbox = {"get", "sandboxes.v1beta1.agents.x-k8s.io",
                                               "osf-sandbox-" + kId};
 const std::vector<std::string> kGetEgressPod = {"get", "pods", "osf-sandbox-" + kId + "-egress"};
 const std::vector<std::string> kGetSandboxPod = {"get", "pods", "osf-sandbox-" + kId};
@@ -363,20 +337,20 @@ TEST_CASE(
     CHECK(t.err.str() == "suspended sandbox " + kId + "\n");
     const std::string p = "osf-sandbox-" + kId;
     CHECK(verbs(t) == std::vector<std::string>{
-                          "get sandboxclaims.extensions.agents.x-k8s.io " + p,
-                          "get sandboxes.agents.x-k8s.io " + p,
+                          "get sandboxclaims.v1beta1.extensions.agents.x-k8s.io " + p,
+                          "get sandboxes.v1beta1.agents.x-k8s.io " + p,
                           "get pods " + p + "-egress",
                           "delete configmaps " + p + "-egress-pod",
                           "create --namespace default",
-                          "patch sandboxclaims.extensions.agents.x-k8s.io " + p,
-                          "patch sandboxes.agents.x-k8s.io " + p,
+                          "patch sandboxclaims.v1beta1.extensions.agents.x-k8s.io " + p,
+                          "patch sandboxes.v1beta1.agents.x-k8s.io " + p,
                           "get pods " + p,
                           "get pods " + p,
                           "delete pods " + p + "-egress",
                       });
     const auto creates = t.kubectl.find({"create"});
     CHECK(json::parse(creates[0].input)["metadata"]["name"] == p + "-egress-pod");
-    CHECK(t.kubectl.find({"patch", "sandboxes.agents.x-k8s.io"})[0].args.back() ==
+    CHECK(t.kubectl.find({"patch", "sandboxes.v1beta1.agents.x-k8s.io"})[0].args.back() ==
           R"({"spec":{"operatingMode":"Suspended"}})");
 }
 
@@ -417,7 +391,8 @@ TEST_CASE("resume: the egress pod first, its CA into the ConfigMap, then the san
     const std::string cert = "-----BEGIN CERTIFICATE-----\nNEW\n-----END CERTIFICATE-----\n";
     const std::string key = "-----BEGIN PUBLIC KEY-----\nMCow\n-----END PUBLIC KEY-----\n";
     t.kubectl.on({"exec", p + "-egress"}, ok(cert + key));
-    t.kubectl.on({"get", "sandboxclaims.extensions.agents.x-k8s.io", p}, ok(claim().dump()));
+    t.kubectl.on({"get", "sandboxclaims.v1beta1.extensions.agents.x-k8s.io", p},
+                 ok(claim().dump()));
     REQUIRE(run(t, {"resume", kId}) == 0);
     CHECK(t.err.str().ends_with("resumed sandbox " + kId + "\n"));
     const auto all = verbs(t);
@@ -426,17 +401,17 @@ TEST_CASE("resume: the egress pod first, its CA into the ConfigMap, then the san
     };
     CHECK(at("create --namespace default") < at("exec " + p + "-egress"));
     CHECK(at("exec " + p + "-egress") < at("patch configmaps " + p + "-ca"));
-    CHECK(at("patch configmaps " + p + "-ca") < at("patch sandboxes.agents.x-k8s.io " + p));
-    CHECK(at("patch sandboxes.agents.x-k8s.io " + p) <
-          at("patch sandboxclaims.extensions.agents.x-k8s.io " + p));
+    CHECK(at("patch configmaps " + p + "-ca") < at("patch sandboxes.v1beta1.agents.x-k8s.io " + p));
+    CHECK(at("patch sandboxes.v1beta1.agents.x-k8s.io " + p) <
+          at("patch sandboxclaims.v1beta1.extensions.agents.x-k8s.io " + p));
     CHECK(at("delete configmaps " + p + "-egress-pod") == static_cast<long>(all.size()) - 1);
     const auto ca_patches = t.kubectl.find({"patch", "configmaps"});
     REQUIRE(ca_patches.size() == 1);
     // The new proxy's CA and its egress log key, both republished.
     CHECK(json::parse(ca_patches[0].args.back()) ==
           json{{"data", {{"egress-ca.crt", cert}, {"egress-log-key.pub", key}}}});
-    CHECK(t.kubectl.find({"patch", "sandboxclaims.extensions.agents.x-k8s.io"})[0].args.back() ==
-          R"({"metadata":{"annotations":{"osf.sandbox.suspended-at":null}}})");
+    CHECK(t.kubectl.find({"patch", "sandboxclaims.v1beta1.extensions.agents.x-k8s.io"})[0]
+              .args.back() == R"({"metadata":{"annotations":{"osf.sandbox.suspended-at":null}}})");
 }
 
 TEST_CASE("resume: a sandbox that is not suspended is left alone") {
@@ -498,8 +473,8 @@ TEST_CASE("allow: the running proxy first, through kubectl exec -i, then the CA 
     CHECK_THAT(t.err.str(), Catch::Contains("waiting for the sandbox to see its egress proxy's new "
                                             "CA certificate"));
     CHECK(verbs(t) == std::vector<std::string>{
-                          "get sandboxclaims.extensions.agents.x-k8s.io " + p,
-                          "get sandboxes.agents.x-k8s.io " + p,
+                          "get sandboxclaims.v1beta1.extensions.agents.x-k8s.io " + p,
+                          "get sandboxes.v1beta1.agents.x-k8s.io " + p,
                           "get configmaps " + p + "-spec",
                           "get pods " + p + "-egress",
                           "exec -i",
@@ -507,7 +482,7 @@ TEST_CASE("allow: the running proxy first, through kubectl exec -i, then the CA 
                           "get configmaps " + p + "-ca",
                           "patch configmaps " + p + "-ca",
                           "patch configmaps " + p + "-spec",
-                          "get sandboxclaims.extensions.agents.x-k8s.io " + p,
+                          "get sandboxclaims.v1beta1.extensions.agents.x-k8s.io " + p,
                           "exec " + p,
                           "exec " + p,
                       });

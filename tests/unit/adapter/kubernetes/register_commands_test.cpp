@@ -78,12 +78,12 @@ json ready_claim() {
 
 const std::vector<std::string> kGetEgress = {"get", "pods", "osf-sandbox-" + kId + "-egress"};
 const std::vector<std::string> kGetSandboxPod = {"get", "pods", "osf-sandbox-" + kId};
-const std::vector<std::string> kGetClaim = {"get", "sandboxclaims.extensions.agents.x-k8s.io",
-                                            "osf-sandbox-" + kId};
-const std::vector<std::string> kGetTemplatePolicy = {"get", "networkpolicies.networking.k8s.io",
+const std::vector<std::string> kGetClaim = {
+    "get", "sandboxclaims.v1beta1.extensions.agents.x-k8s.io", "osf-sandbox-" + kId};
+const std::vector<std::string> kGetTemplatePolicy = {"get", "networkpolicies.v1.networking.k8s.io",
                                                      "osf-sandbox-" + kId + "-network-policy"};
-const std::vector<std::string> kGetTemplate = {"get", "sandboxtemplates.extensions.agents.x-k8s.io",
-                                               "osf-sandbox-" + kId};
+const std::vector<std::string> kGetTemplate = {
+    "get", "sandboxtemplates.v1beta1.extensions.agents.x-k8s.io", "osf-sandbox-" + kId};
 
 const std::vector<std::string> kExecCa = {"exec", "osf-sandbox-" + kId + "-egress"};
 // The claim, made alone first: everything else is created owned by it.
@@ -110,16 +110,19 @@ void healthy_cluster(TestContext& t) {
 bool cleaned_up(const TestContext& t) {
     const bool by_name =
         !t.kubectl
-             .find({"delete", "sandboxwarmpools.extensions.agents.x-k8s.io/osf-sandbox-" + kId})
+             .find({"delete",
+                    "sandboxwarmpools.v1beta1.extensions.agents.x-k8s.io/osf-sandbox-" + kId})
              .empty();
     const bool by_label =
         !t.kubectl
              .find({"delete",
-                    "sandboxclaims.extensions.agents.x-k8s.io,sandboxwarmpools.extensions.agents."
+                    "sandboxclaims.v1beta1.extensions.agents.x-k8s.io,sandboxwarmpools.extensions."
+                    "agents."
                     "x-k8s.io,"
-                    "sandboxes.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io,pods,"
+                    "sandboxes.v1beta1.agents.x-k8s.io,sandboxtemplates.v1beta1.extensions.agents."
+                    "x-k8s.io,pods,"
                     "services,"
-                    "networkpolicies.networking.k8s.io,configmaps,persistentvolumeclaims",
+                    "networkpolicies.v1.networking.k8s.io,configmaps,persistentvolumeclaims",
                     "--namespace", "default", "-l", "osf.sandbox.id=" + kId, "--ignore-not-found"})
              .empty();
     return !t.kubectl
@@ -292,7 +295,7 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
     for (std::size_t i = 0; i < t.kubectl.calls.size(); ++i) {
         const auto& args = t.kubectl.calls[i].args;
         if (args[0] == "create") last_create = i;
-        if (args[0] == "get" && args[1] == "sandboxclaims.extensions.agents.x-k8s.io")
+        if (args[0] == "get" && args[1] == "sandboxclaims.v1beta1.extensions.agents.x-k8s.io")
             last_claim_get = i;
     }
     CHECK(last_create < last_claim_get);
@@ -428,6 +431,53 @@ TEST_CASE("create: a pod that cannot be scheduled or whose claim never binds is 
     CHECK(cleaned_up(t));
 }
 
+TEST_CASE("create: a pod no node can take fails at once, naming the scheduler's reason once") {
+    const json unschedulable = {
+        {"kind", "Pod"},
+        {"status",
+         {{"phase", "Pending"},
+          {"conditions", json::array({json{{"type", "PodScheduled"},
+                                           {"status", "False"},
+                                           {"reason", "Unschedulable"},
+                                           {"message", "0/3 nodes are available: 3 Insufficient "
+                                                       "memory."}}})}}}};
+    json waiting = ready_claim();
+    waiting["status"]["conditions"][0]["status"] = "False";
+    const std::vector<std::string> pod_events = {
+        "get",
+        "events",
+        "--namespace",
+        "default",
+        "--field-selector",
+        "involvedObject.kind=Pod,involvedObject.name=osf-sandbox-" + kId};
+
+    TestContext t;
+    healthy_cluster(t);
+    t.env["OSF_SANDBOX_START_TIMEOUT"] = "600";
+    t.kubectl.on(kGetSandboxPod, ok(unschedulable.dump()));
+    t.kubectl.on(kGetClaim, ok(waiting.dump()));
+    t.kubectl.on(pod_events, ok(R"({"items":[{"reason":"FailedScheduling"}]})"));
+    CHECK(run(t, {"create", write_spec(kSpec)}) == 1);
+    const std::string reason = "0/3 nodes are available: 3 Insufficient memory.";
+    CHECK_THAT(t.err.str(), Catch::Contains("sandbox did not start: pod osf-sandbox-" + kId +
+                                            " not scheduled: Unschedulable: " + reason));
+    CHECK_THAT(t.err.str(), !Catch::Contains("timed out"));
+    const std::string err = t.err.str();
+    CHECK(err.find(reason) == err.rfind(reason)); // once
+    CHECK(t.sleeps < 5);
+    CHECK(cleaned_up(t));
+
+    TestContext scaling; // the autoscaler adds a node for it: waited for, to the timeout
+    healthy_cluster(scaling);
+    scaling.env["OSF_SANDBOX_START_TIMEOUT"] = "5";
+    scaling.kubectl.on(kGetSandboxPod, ok(unschedulable.dump()));
+    scaling.kubectl.on(kGetClaim, ok(waiting.dump()));
+    scaling.kubectl.on(pod_events, ok(R"({"items":[{"reason":"TriggeredScaleUp"}]})"));
+    CHECK(run(scaling, {"create", write_spec(kSpec)}) == 1);
+    CHECK_THAT(scaling.err.str(), Catch::Contains("timed out after 5s waiting for sandbox"));
+    CHECK_THAT(scaling.err.str(), Catch::Contains(reason));
+}
+
 TEST_CASE("create: Ctrl-C while waiting removes what was made and exits 130") {
     TestContext t;
     healthy_cluster(t);
@@ -435,8 +485,8 @@ TEST_CASE("create: Ctrl-C while waiting removes what was made and exits 130") {
     t.kubectl.on(kGetEgress, ok(pending_pod().dump()));
     CHECK(run(t, {"create", write_spec(kSpec)}) == 130);
     CHECK(cleaned_up(t));
-    CHECK(t.kubectl.find({"delete", "sandboxes.agents.x-k8s.io", "osf-sandbox-" + kId}).size() ==
-          1);
+    CHECK(t.kubectl.find({"delete", "sandboxes.v1beta1.agents.x-k8s.io", "osf-sandbox-" + kId})
+              .size() == 1);
 }
 
 TEST_CASE("create: SIGTERM while waiting for the claim removes everything and exits 143") {
@@ -463,7 +513,8 @@ TEST_CASE("create --dry-run with a named template reads nothing and says so") {
 TEST_CASE("create: a named SandboxTemplate that does not exist exits 1 before anything starts") {
     TestContext t;
     healthy_cluster(t);
-    t.kubectl.on({"get", "sandboxtemplates.extensions.agents.x-k8s.io", "python-dev"}, ok(""));
+    t.kubectl.on({"get", "sandboxtemplates.v1beta1.extensions.agents.x-k8s.io", "python-dev"},
+                 ok(""));
     CHECK(run(t, {"create", write_spec(R"({"template": "python-dev"})")}) == 1);
     CHECK(t.err.str().find("no SandboxTemplate python-dev in namespace default") !=
           std::string::npos);
@@ -479,7 +530,7 @@ TEST_CASE("create: a named SandboxTemplate's pod template is copied") {
          {{"podTemplate",
            {{"spec",
              {{"containers", json::array({json{{"name", "py"}, {"image", "corp/py:3"}}})}}}}}}}};
-    t.kubectl.on({"get", "sandboxtemplates.extensions.agents.x-k8s.io", "python-dev"},
+    t.kubectl.on({"get", "sandboxtemplates.v1beta1.extensions.agents.x-k8s.io", "python-dev"},
                  ok(tmpl.dump()));
     REQUIRE(run(t, {"create", write_spec(R"({"template": "python-dev"})")}) == 0);
     const auto creates = t.kubectl.find({"create", "--namespace", "default", "-f", "-"});
@@ -646,7 +697,7 @@ TEST_CASE("copy: kubectl cp failing exits 1 with its message") {
 TEST_CASE("destroy: unknown ID exits 1; a known one deletes by name, or by label without a "
           "claim") {
     const std::vector<std::string> claim_name = {"get",
-                                                 "sandboxclaims.extensions.agents.x-k8s.io",
+                                                 "sandboxclaims.v1beta1.extensions.agents.x-k8s.io",
                                                  "osf-sandbox-" + kId,
                                                  "--namespace",
                                                  "default",
@@ -668,20 +719,21 @@ TEST_CASE("destroy: unknown ID exits 1; a known one deletes by name, or by label
     CHECK(run(t, {"destroy", kId}) == 0);
     CHECK(cleaned_up(t));
     CHECK(t.kubectl
-              .find({"delete", "sandboxes.agents.x-k8s.io", "osf-sandbox-" + kId, "--namespace",
-                     "default", "--ignore-not-found"})
+              .find({"delete", "sandboxes.v1beta1.agents.x-k8s.io", "osf-sandbox-" + kId,
+                     "--namespace", "default", "--ignore-not-found"})
               .size() == 1);
-    const auto named = t.kubectl.find({"delete", "sandboxwarmpools.extensions.agents.x-k8s.io/"
-                                                 "osf-sandbox-" +
-                                                     kId});
+    const auto named =
+        t.kubectl.find({"delete", "sandboxwarmpools.v1beta1.extensions.agents.x-k8s.io/"
+                                  "osf-sandbox-" +
+                                      kId});
     REQUIRE(named.size() == 1);
     CHECK(named[0].args ==
           std::vector<std::string>{
-              "delete", "sandboxwarmpools.extensions.agents.x-k8s.io/osf-sandbox-" + kId,
-              "sandboxtemplates.extensions.agents.x-k8s.io/osf-sandbox-" + kId,
+              "delete", "sandboxwarmpools.v1beta1.extensions.agents.x-k8s.io/osf-sandbox-" + kId,
+              "sandboxtemplates.v1beta1.extensions.agents.x-k8s.io/osf-sandbox-" + kId,
               "pods/osf-sandbox-" + kId, "pods/osf-sandbox-" + kId + "-egress",
               "services/osf-sandbox-" + kId + "-egress",
-              "networkpolicies.networking.k8s.io/osf-sandbox-" + kId + "-egress",
+              "networkpolicies.v1.networking.k8s.io/osf-sandbox-" + kId + "-egress",
               "configmaps/osf-sandbox-" + kId + "-spec", "configmaps/osf-sandbox-" + kId + "-ca",
               "configmaps/osf-sandbox-" + kId + "-upstream-ca",
               "configmaps/osf-sandbox-" + kId + "-egress-pod", "--namespace", "default",
@@ -703,10 +755,21 @@ TEST_CASE("destroy: unknown ID exits 1; a known one deletes by name, or by label
 }
 
 TEST_CASE("list: IDs one per line; -o wide a table with a header; -o json and --json") {
-    // kubectl prints the claim's and the template's fields (manifests/object_columns.hpp).
+    // The claims and templates, as `kubectl get --raw` prints a collection.
     const std::string columns =
-        "SandboxClaim\tosf-sandbox-" + kId + "\t" + kId +
-        "\t\t2026-11-29T18:58:00Z\t2026-11-29T21:00:00Z\t\t\tTrue\t\t\t\t\t\n";
+        json{
+            {"kind", "SandboxClaimList"},
+            {"items",
+             json::array({json{
+                 {"kind", "SandboxClaim"},
+                 {"metadata",
+                  {{"name", "osf-sandbox-" + kId},
+                   {"labels", {{"osf.sandbox.id", kId}}},
+                   {"creationTimestamp", "2026-11-29T18:58:00Z"}}},
+                 {"spec", {{"lifecycle", {{"shutdownTime", "2026-11-29T21:00:00Z"}}}}},
+                 {"status",
+                  {{"conditions", json::array({json{{"type", "Ready"}, {"status", "True"}}})}}}}})}}
+            .dump();
     const json configs = {
         {"kind", "List"},
         {"items",
@@ -718,23 +781,22 @@ TEST_CASE("list: IDs one per line; -o wide a table with a header; -o json and --
                {"creationTimestamp", "2026-11-29T18:58:01Z"}}},
              {"data",
               {{"spec.json", R"({"template": "node:24", "egress": ["api.linear.app"]})"}}}}})}};
-    const std::vector<std::string> fields = {
-        "get",
-        "sandboxclaims.extensions.agents.x-k8s.io,sandboxtemplates.extensions.agents.x-k8s.io",
-        "--namespace",
-        "default",
-        "-l",
-        "app.kubernetes.io/managed-by=sandbox-kubernetes"};
+    const std::vector<std::string> fields = {"get", "--raw"};
     const std::vector<std::string> specs = {"get", "configmaps"};
     TestContext t;
     t.kubectl.on(fields, ok(columns));
     CHECK(run(t, {"list"}) == 0);
     CHECK(t.out.str() == kId + "\n");
     const auto gets = t.kubectl.find({"get"});
-    REQUIRE(gets.size() == 1); // not empty: the namespace is not looked up; no ConfigMap read
-    REQUIRE(gets[0].args.size() == 8);
-    CHECK(gets[0].args[6] == "-o");
-    CHECK(gets[0].args[7].rfind("jsonpath={range .items[*]}{.kind}", 0) == 0);
+    // The claims and the templates, streamed (not empty: the namespace is not looked up; no
+    // ConfigMap read).
+    REQUIRE(gets.size() == 2);
+    CHECK(gets[0].args[2].rfind(
+              "/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/default/sandboxclaims?", 0) ==
+          0);
+    CHECK(gets[1].args[2].rfind(
+              "/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/default/sandboxtemplates?", 0) ==
+          0);
     TestContext w;
     w.kubectl.on(fields, ok(columns));
     CHECK(run(w, {"list", "-o", "wide"}) == 0);
@@ -767,18 +829,18 @@ TEST_CASE("list: IDs one per line; -o wide a table with a header; -o json and --
 TEST_CASE("list: an empty list in a namespace that does not exist exits 1") {
     TestContext t;
     t.env["OSF_SANDBOX_NAMESPACE"] = "typo";
-    t.kubectl.on({"get"}, ok(""));
+    t.kubectl.on({"get"}, ok(R"({"kind":"List","items":[]})"));
     t.kubectl.on({"get", "namespace", "typo"}, ok(""));
     CHECK(run(t, {"list"}) == 1);
     CHECK(t.err.str() ==
           "sandbox-kubernetes: namespace typo does not exist (OSF_SANDBOX_NAMESPACE)\n");
     TestContext empty;
-    empty.kubectl.on({"get"}, ok(""));
+    empty.kubectl.on({"get"}, ok(R"({"kind":"List","items":[]})"));
     empty.kubectl.on({"get", "namespace", "default"}, ok("namespace/default\n"));
     CHECK(run(empty, {"list"}) == 0);
     CHECK(empty.out.str().empty());
     TestContext forbidden; // no permission to read namespaces: the empty list stands
-    forbidden.kubectl.on({"get"}, ok(""));
+    forbidden.kubectl.on({"get"}, ok(R"({"kind":"List","items":[]})"));
     forbidden.kubectl.on({"get", "namespace"}, fail("Error from server (Forbidden): ...\n"));
     CHECK(run(forbidden, {"list"}) == 0);
 }
@@ -1000,7 +1062,7 @@ TEST_CASE("create: an image outside OSF_SANDBOX_ALLOWED_IMAGES exits 2 before an
            {{"spec",
              {{"initContainers", json::array({json{{"name", "i"}, {"image", "ghcr.io/acme/i:1"}}})},
               {"containers", json::array({json{{"name", "py"}, {"image", "corp/py:3"}}})}}}}}}}};
-    named.kubectl.on({"get", "sandboxtemplates.extensions.agents.x-k8s.io", "python-dev"},
+    named.kubectl.on({"get", "sandboxtemplates.v1beta1.extensions.agents.x-k8s.io", "python-dev"},
                      ok(tmpl.dump()));
     CHECK(run(named, {"create", write_spec(R"({"template": "python-dev"})")}) == 2);
     CHECK(named.err.str().find("image 'corp/py:3' is not allowed") != std::string::npos);

@@ -44,6 +44,87 @@ TEST_CASE("doctor: each check's verdict and fix") {
                                                                          "gc"})}}})}}}}}}}}}}}}})}};
     CHECK(gc_check("a", cronjobs).detail == "CronJob x-gc runs sandbox-kubernetes gc");
     CHECK(gc_check("a", json{{"items", json::array()}}).verdict == Verdict::warn);
+    CHECK(gc_cronjob_name(cronjobs) == "x-gc");
+    CHECK(gc_cronjob_name(json{{"items", json::array()}}).empty());
+    CHECK(gc_cronjob_name(std::nullopt).empty());
+}
+
+TEST_CASE("doctor: the gc CronJob's last run") {
+    using Verdict = DoctorCheck::Verdict;
+    const DoctorCheck base{Verdict::ok, "gc", "CronJob x-gc runs sandbox-kubernetes gc", ""};
+    auto job = [](const std::string& name, const std::string& created, const std::string& owner,
+                  const json& status) {
+        return json{
+            {"metadata",
+             {{"name", name},
+              {"creationTimestamp", created},
+              {"ownerReferences", json::array({json{{"kind", "CronJob"}, {"name", owner}}})}}},
+            {"status", status}};
+    };
+    // A List of `items` (built one by one: brace lists of JSON objects are ambiguous).
+    auto list = [](const std::vector<json>& items) {
+        json out = {{"items", json::array()}};
+        for (const auto& item : items)
+            out["items"].push_back(item);
+        return out;
+    };
+    const json failed = {{"conditions", json::array({json{{"type", "Failed"},
+                                                          {"status", "True"},
+                                                          {"reason", "BackoffLimitExceeded"},
+                                                          {"message", "backoff limit"}}})}};
+    const json complete = {
+        {"conditions", json::array({json{{"type", "Complete"}, {"status", "True"}}})}};
+    const json pulling = {
+        {"items",
+         json::array({json{
+             {"metadata", {{"name", "x-gc-2-abc"}, {"labels", {{"job-name", "x-gc-2"}}}}},
+             {"status",
+              {{"phase", "Pending"},
+               {"containerStatuses", json::array({json{{"name", "gc"},
+                                                       {"state",
+                                                        {{"waiting",
+                                                          {{"reason", "ErrImagePull"},
+                                                           {"message", "not found"}}}}}}})}}}}})}};
+    struct Case {
+        json jobs;
+        std::optional<json> pods;
+        Verdict verdict;
+        std::string detail;
+    };
+    const std::vector<Case> cases = {
+        {json{{"items", json::array()}}, std::nullopt, Verdict::ok,
+         "CronJob x-gc runs sandbox-kubernetes gc; it has not run yet"},
+        // Another CronJob's Job is not this one's run.
+        {list({job("y-1", "2026-12-01T00:00:00Z", "y", failed)}), json::object(), Verdict::ok,
+         "CronJob x-gc runs sandbox-kubernetes gc; it has not run yet"},
+        // The newest decides: an old failure, then a success.
+        {list({job("x-gc-2", "2026-12-01T00:15:00Z", "x-gc", complete),
+               job("x-gc-1", "2026-12-01T00:00:00Z", "x-gc", failed)}),
+         json::object(), Verdict::ok,
+         "CronJob x-gc runs sandbox-kubernetes gc; its last run, Job x-gc-2, succeeded"},
+        {list({job("x-gc-1", "2026-12-01T00:00:00Z", "x-gc", failed)}), json::object(),
+         Verdict::fail,
+         "CronJob x-gc runs sandbox-kubernetes gc; its last run, Job x-gc-1, failed: "
+         "BackoffLimitExceeded: backoff limit"},
+        {list({job("x-gc-2", "2026-12-01T00:15:00Z", "x-gc", json::object())}), pulling,
+         Verdict::fail,
+         "CronJob x-gc runs sandbox-kubernetes gc; its last run, Job x-gc-2, cannot start: pod "
+         "x-gc-2-abc, container gc: ErrImagePull: not found"},
+        {list({job("x-gc-2", "2026-12-01T00:15:00Z", "x-gc", json::object())}), json::object(),
+         Verdict::ok,
+         "CronJob x-gc runs sandbox-kubernetes gc; its last run, Job x-gc-2, is running"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.detail);
+        const auto check = gc_last_run_check(base, "x-gc", c.jobs, c.pods);
+        CHECK(check.verdict == c.verdict);
+        CHECK(check.detail == c.detail);
+        CHECK(check.fix.empty() == (c.verdict == Verdict::ok));
+    }
+    const auto unreadable = gc_last_run_check(base, "x-gc", std::nullopt, std::nullopt);
+    CHECK(unreadable.verdict == Verdict::warn);
+    CHECK(unreadable.detail == "CronJob x-gc runs sandbox-kubernetes gc; cannot tell how its last "
+                               "run went (jobs cannot be listed)");
     CHECK(format_check({Verdict::fail, "rbac", "denied", "grant it"}) ==
           "FAIL  rbac: denied; fix: grant it");
     CHECK(format_check({Verdict::ok, "kubectl", "v1.32.3", ""}) == "ok    kubectl: v1.32.3");

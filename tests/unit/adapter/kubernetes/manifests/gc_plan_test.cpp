@@ -87,3 +87,29 @@ TEST_CASE("gc_plan: expired, failed or ended pods, unfinished creates after the 
     CHECK(gc_plan(json::array({claim("aaaaaaaaaaaa", "", "2026-11-29T19:00:01Z")}), kNow, 15min)
               .empty());
 }
+
+TEST_CASE("gc planner: one object at a time decides as the whole list does; odd objects skipped") {
+    using osf::kubernetes::manifests::GcPlanner;
+    const auto now = std::chrono::system_clock::time_point(std::chrono::seconds(1795978800));
+    const nlohmann::json claim = {
+        {"kind", "SandboxClaim"},
+        {"metadata",
+         {{"name", "osf-sandbox-aaaaaaaaaaaa"},
+          {"labels", {{"osf.sandbox.id", "aaaaaaaaaaaa"}}},
+          {"creationTimestamp", "2026-11-29T18:00:00Z"}}},
+        {"spec", {{"lifecycle", {{"shutdownTime", "2026-11-29T18:30:00Z"}}}}}};
+    GcPlanner planner;
+    for (const auto& odd :
+         {nlohmann::json::array(), nlohmann::json("text"), nlohmann::json{{"metadata", "text"}},
+          nlohmann::json{{"metadata", {{"labels", "text"}}}}})
+        planner.add(odd);
+    planner.add(claim);
+    const auto removals = planner.removals(now, std::chrono::minutes(15));
+    REQUIRE(removals.size() == 1);
+    CHECK(removals[0].id == "aaaaaaaaaaaa");
+    CHECK(removals[0].reason == "expired at 2026-11-29T18:30:00Z");
+    const auto whole = osf::kubernetes::manifests::gc_plan(nlohmann::json::array({claim}), now,
+                                                           std::chrono::minutes(15));
+    REQUIRE(whole.size() == 1);
+    CHECK(whole[0].reason == removals[0].reason);
+}

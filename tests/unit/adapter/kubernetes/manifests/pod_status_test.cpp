@@ -122,4 +122,39 @@ TEST_CASE("a claim that does not bind is named with the newest Warning about it"
           "PersistentVolumeClaim workspace-x is Pending (kubectl describe pvc workspace-x shows "
           "its events)");
     CHECK_FALSE(claim_binding_problem({{"status", {{"phase", "Bound"}}}}, events));
+    // No Warning, but the volume controller's Normal FailedBinding: quoted, the newest.
+    const json binding = {
+        {"items", json::array({event("Normal", "FailedBinding", "2026-12-04T10:00:01Z"),
+                               event("Normal", "FailedBinding", "2026-12-04T10:00:31Z"),
+                               event("Normal", "ExternalProvisioning", "2026-12-04T10:00:40Z")})}};
+    CHECK(claim_binding_problem(pvc, binding) ==
+          "PersistentVolumeClaim workspace-x is Pending: FailedBinding: FailedBinding at "
+          "2026-12-04T10:00:31Z");
+    // A Warning still comes first.
+    json both = binding;
+    both["items"].push_back(event("Warning", "ProvisioningFailed", "2026-12-04T10:00:00Z"));
+    CHECK(claim_binding_problem(pvc, both) ==
+          "PersistentVolumeClaim workspace-x is Pending: ProvisioningFailed: ProvisioningFailed at "
+          "2026-12-04T10:00:00Z");
+}
+
+TEST_CASE("pod status: unschedulable, and a scale-up the autoscaler triggered for it") {
+    auto scheduled = [](const std::string& status, const std::string& reason) {
+        return json{{"status",
+                     {{"conditions",
+                       json::array({json{
+                           {"type", "PodScheduled"}, {"status", status}, {"reason", reason}}})}}}};
+    };
+    CHECK(pod_unschedulable(scheduled("False", "Unschedulable")));
+    CHECK_FALSE(pod_unschedulable(scheduled("True", "")));
+    CHECK_FALSE(pod_unschedulable(scheduled("False", "SchedulingGated")));
+    CHECK_FALSE(pod_unschedulable(json::object()));
+    CHECK_FALSE(pod_unschedulable(json::value_t::discarded));
+    const json events = {{"items", json::array({json{{"reason", "FailedScheduling"}},
+                                                json{{"reason", "TriggeredScaleUp"}}})}};
+    CHECK(scale_up_triggered(events));
+    CHECK_FALSE(
+        scale_up_triggered({{"items", json::array({json{{"reason", "FailedScheduling"}}})}}));
+    CHECK_FALSE(scale_up_triggered(json::object()));
+    CHECK_FALSE(scale_up_triggered(json::value_t::discarded));
 }
