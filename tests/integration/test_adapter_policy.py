@@ -27,6 +27,7 @@ sys.path.insert(0, HERE)
 
 from osftest import TestCA as UpstreamCA  # noqa: E402  (aliased: pytest would collect a Test* class)
 from osftest import Followed, Upstream, proxy_bin  # noqa: E402
+from osftest.waiting import scaled, wait_until  # noqa: E402
 from test_adapter import ADAPTER, adapter, create, pytestmark  # noqa: E402,F401
 from kube_api_fixture import KubeApiServer  # noqa: E402
 from test_local_sandbox import answer_tools_list  # noqa: E402  (the same MCP server side)
@@ -196,13 +197,27 @@ def test_allow_returns_once_the_sandbox_trusts_the_new_ca(cluster, upstream, tmp
     "in force now" only once the sandbox's CA file holds it: HTTPS to the host works at once."""
     kube = cluster
     sandbox_id, _ = create(kube, tmp_path, spec_for(upstream))
+    waiting = "waiting for the sandbox to see its egress proxy's new CA certificate"
     try:
-        kube.configure(configMapRefreshSeconds=4)
+        # The kubelet's next sync is held back until allow says it waits for it (a sync
+        # timed in seconds may come before allow looks on a loaded machine).
+        kube.configure(configMapRefreshSeconds=3600)
         proxy = listening(kube, sandbox_id)["proxy"]
         url = f"https://refused.test:{upstream.port}/at-once"
-        res = adapter(kube, "allow", sandbox_id, "refused.test", check=0)
-        assert res.stdout == f"allowed in {sandbox_id}: refused.test (policy 1, in force now)\n"
-        assert "waiting for the sandbox to see its egress proxy's new CA certificate" in res.stderr
+        err_path = tmp_path / "allow.stderr"
+        with open(err_path, "w") as err:
+            allow = subprocess.Popen([ADAPTER, "allow", sandbox_id, "refused.test"], stdout=subprocess.PIPE,
+                                     stderr=err, text=True, env=kube.env())
+        try:
+            wait_until(lambda: waiting in err_path.read_text(), 120, "allow to say it waits for the sandbox")
+            kube.configure(configMapRefreshSeconds=0)  # the kubelet syncs
+            out, _ = allow.communicate(timeout=scaled(180))
+        finally:
+            if allow.poll() is None:
+                allow.kill()
+                allow.wait()
+        assert allow.returncode == 0, err_path.read_text()
+        assert out == f"allowed in {sandbox_id}: refused.test (policy 1, in force now)\n"
         ca = kube.kubectl_json("get", "configmap", f"osf-sandbox-{sandbox_id}-ca")["data"]["egress-ca.crt"]
         seen = adapter(kube, "exec", sandbox_id, "--", "cat", "/etc/osf/egress-ca.crt", check=0).stdout
         assert seen == ca

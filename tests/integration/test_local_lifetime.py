@@ -214,13 +214,13 @@ def test_a_sandbox_ends_at_its_expiry_and_extend_moves_the_expiry(local, upstrea
 
 
 def test_a_lifetime_over_the_maximum_starts_nothing(local, upstream):
-    before = set(os.listdir(os.path.join(local.state, "sandboxes")))
+    before = set(local.sandbox_dirs())
     path = os.path.join(local.state, "long.json")
     with open(path, "w") as f:
         json.dump({**spec_for(upstream), "lifetime": "8d"}, f)
     res = local.run("create", path)
     assert res.returncode == 2 and "$.lifetime" in res.stderr, res.stderr
-    assert set(os.listdir(os.path.join(local.state, "sandboxes"))) == before
+    assert set(local.sandbox_dirs()) == before
 
 
 # --- suspend and resume --------------------------------------------------------------------------
@@ -510,7 +510,7 @@ def test_cgroup_v2_without_the_controllers_refuses_the_limit(local, upstream):
     path = os.path.join(local.state, "limits-v2.json")
     with open(path, "w") as f:
         json.dump({**bound_spec_for(upstream), "memory": "256Mi"}, f)
-    before = sorted(os.listdir(os.path.join(local.state, "sandboxes")))
+    before = local.sandbox_dirs()
     res = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
                           'mount -t cgroup2 none /sys/fs/cgroup || exit 99; exec "$@"', "sh",
                           local_bin(), "create", path],
@@ -521,7 +521,7 @@ def test_cgroup_v2_without_the_controllers_refuses_the_limit(local, upstream):
     assert res.stderr.startswith("sandbox-local: memory: this machine gives sandbox-local no memory "
                                  "cgroup to enforce the limit (cgroup v2 at /sys/fs/cgroup does not "
                                  "give its children memory"), res.stderr
-    assert sorted(os.listdir(os.path.join(local.state, "sandboxes"))) == before
+    assert local.sandbox_dirs() == before
     # Without limits in the spec the same place runs it, processes bounded by RLIMIT_NPROC.
     with open(path, "w") as f:
         json.dump(spec_for(upstream), f)

@@ -62,6 +62,12 @@ class Local:
     def dir(self, sandbox_id):
         return os.path.join(self.state, "sandboxes", sandbox_id)
 
+    def sandbox_dirs(self):
+        """The sandboxes' directories in the state now (none before the first create made
+        the folder: a test run first in a shuffled order sees none)."""
+        sandboxes = os.path.join(self.state, "sandboxes")
+        return sorted(os.listdir(sandboxes)) if os.path.isdir(sandboxes) else []
+
 
 @pytest.fixture(scope="module")
 def ca():
@@ -556,7 +562,7 @@ def test_dry_run_shows_the_plan_and_starts_nothing(local, upstream):
     path = os.path.join(local.state, "dry.json")
     with open(path, "w") as f:
         json.dump(spec_for(upstream), f)
-    before = set(os.listdir(os.path.join(local.state, "sandboxes")))
+    before = set(local.sandbox_dirs())
     res = local.run("create", "--dry-run", path)
     assert res.returncode == 0, res.stderr
     plan = json.loads(res.stdout)
@@ -572,7 +578,7 @@ def test_dry_run_shows_the_plan_and_starts_nothing(local, upstream):
     assert SECRET not in res.stdout and PLACEHOLDER in res.stdout
     # The policy it would start with, shaped as list -o json shows it.
     assert plan["policy"] == {"egress": ["allowed.test"], "mcp": {"tools": ["search"]}}
-    assert set(os.listdir(os.path.join(local.state, "sandboxes"))) == before
+    assert set(local.sandbox_dirs()) == before
 
 
 def test_snapshot_and_a_sandbox_started_from_it(local, upstream):
