@@ -453,3 +453,43 @@ def test_an_idle_sandboxs_log_verifies_and_is_saved(cluster, upstream, tmp_path)
     finally:
         adapter(kube, "destroy", idle)
         adapter(kube, "destroy", gone)
+
+
+def test_socks5_from_the_sandbox_pod_reaches_a_tcp_destination_raw(cluster, upstream, tmp_path):
+    """The egress pod's proxy as the test API server runs it, on the container port the
+    Service's second port (1080) leads to: SOCKS5 to a `tcp` destination is a raw tunnel (the
+    origin's own certificate reaches the client, which the proxy's CA in the pod cannot verify),
+    a name in neither list is refused; both are in the log, which verifies."""
+    kube = cluster
+    port = upstream.port
+    sandbox_id, _ = create(kube, tmp_path, spec_for(upstream, tcp=[f"refused.test:{port}"]))
+    try:
+        proxy = listening(kube, sandbox_id)["proxy"]
+
+        def socks(url, *extra):
+            return adapter(kube, "exec", sandbox_id, "--", "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}",
+                           "--max-time", "60", "--socks5-hostname", proxy, *extra, url)
+
+        assert socks(f"https://refused.test:{port}/raw").returncode == 60  # not the proxy's certificate
+        res = socks(f"https://refused.test:{port}/raw", "-k")
+        assert (res.returncode, res.stdout) == (0, "200"), res.stderr
+        assert socks(f"https://nowhere.test:{port}/").returncode == 97  # the SOCKS server refused
+
+        def tunnels():
+            lines = adapter(kube, "egress-log", sandbox_id, "--raw", check=0).stdout.splitlines()
+            return [json.loads(l) for l in lines if '"scheme":"tcp"' in l]
+
+        seen = wait_until(lambda: (lambda t: t if len(t) >= 3 else None)(tunnels()), 60,
+                          "the three tunnels' lines in the egress log")
+        # The first ends as curl left it on its failed check (closed while the origin's bytes
+        # still came: client-closed, or not), tunnelled all the same; the second allowed whole;
+        # the third refused before any connection.
+        assert (seen[0]["host"], seen[0]["via"]) == ("refused.test", "socks5"), seen
+        assert (seen[0]["outcome"], seen[0].get("error")) in [("allowed", None), ("error", "client-closed")], seen
+        assert [(l["host"], l["via"], l["outcome"], l.get("error"), l.get("refusedBy")) for l in seen[1:]] == [
+            ("refused.test", "socks5", "allowed", None, None),
+            ("nowhere.test", "socks5", "refused", None, "tcp-destination-not-allowed")], seen
+        verify = adapter(kube, "egress-log", sandbox_id, "--verify", check=0)
+        assert verify.stdout.startswith(f"egress log of {sandbox_id}: verified:"), verify.stdout
+    finally:
+        adapter(kube, "destroy", sandbox_id)
