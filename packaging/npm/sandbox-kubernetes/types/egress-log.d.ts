@@ -27,9 +27,13 @@ host?: string
  */
 port?: number
 /**
- * https for requests inside an intercepted tunnel (and for a refused CONNECT), http for plain requests.
+ * https for requests inside an intercepted tunnel (and for a refused CONNECT), http for plain requests, tcp for a raw TCP tunnel (a tcp destination: one line per tunnel, when it ends) and for a refused SOCKS5 request.
  */
-scheme?: ("http" | "https")
+scheme?: ("http" | "https" | "tcp")
+/**
+ * How a tunnel came in: connect (an HTTP CONNECT) or socks5 (a SOCKS5 CONNECT). On a raw TCP tunnel's line, a refused SOCKS5 request's, and every line of a connection that came in by SOCKS5; absent otherwise.
+ */
+via?: ("connect" | "socks5")
 /**
  * 2 when the request came as an HTTP/2 stream inside an intercepted tunnel (one line per stream); absent for HTTP/1.x.
  */
@@ -53,9 +57,9 @@ status?: number
 /**
  * Why the proxy refused. Present exactly when outcome is refused.
  */
-refusedBy?: ("host-not-allowed" | "port-not-allowed" | "bad-host" | "destination-address" | "host-mismatch" | "bad-request" | "mcp-tool" | "mcp-unreadable" | "limit" | "mcp-upgrade" | "secret-cleartext" | "secret-echo" | "aws-signature-not-placeholder" | "aws-scope-not-allowed" | "aws-signature-unsupported" | "secret-not-bound-to-host" | "secret-place-not-allowed" | "secret-required" | "method-not-allowed" | "path-not-allowed")
+refusedBy?: ("host-not-allowed" | "port-not-allowed" | "bad-host" | "destination-address" | "host-mismatch" | "bad-request" | "mcp-tool" | "mcp-unreadable" | "limit" | "mcp-upgrade" | "secret-cleartext" | "secret-echo" | "aws-signature-not-placeholder" | "aws-scope-not-allowed" | "aws-signature-unsupported" | "secret-not-bound-to-host" | "secret-place-not-allowed" | "secret-required" | "method-not-allowed" | "path-not-allowed" | "tcp-destination-not-allowed" | "socks-command-not-supported" | "tool-argument-not-allowed")
 /**
- * A short machine-readable reason, such as upstream-connect, upstream-tls, upstream-reset, upstream-timeout, upstream-protocol, dns, client-closed (the client left mid-exchange), client-timeout (the client sent nothing more within the idle timeout), client-tls (an allowed CONNECT whose client refused the proxy's certificate), no-request (an allowed CONNECT that carried no request), aborted (cut short inside the proxy, e.g. at shutdown), upstream-limit (the answer's head, a chunk-size line or its trailer section over the proxy's ceiling). Present exactly when outcome is error.
+ * A short machine-readable reason, such as upstream-connect, upstream-tls, upstream-reset, upstream-timeout, upstream-protocol, dns, client-closed (the client left mid-exchange), client-timeout (the client sent nothing more within the idle timeout), client-tls (an allowed CONNECT whose client refused the proxy's certificate), no-request (an allowed CONNECT that carried no request), aborted (cut short inside the proxy, e.g. at shutdown), upstream-limit (the answer's head, a chunk-size line or its trailer section over the proxy's ceiling), policy-revoked (a raw TCP tunnel a revoke of its destination ended), idle-timeout (a raw TCP tunnel that carried nothing either way within the idle timeout). Present exactly when outcome is error.
  */
 error?: string
 /**
@@ -79,11 +83,11 @@ secrets?: string[]
  */
 upgrade?: string
 /**
- * Request body bytes sent upstream (for an upgrade: bytes from client to server).
+ * Request body bytes sent upstream (for an upgrade or a raw TCP tunnel: bytes from client to server).
  */
 bytesUp?: number
 /**
- * Response body bytes sent to the client (for an upgrade: bytes from server to client).
+ * Response body bytes sent to the client (for an upgrade or a raw TCP tunnel: bytes from server to client).
  */
 bytesDown?: number
 /**
@@ -99,13 +103,13 @@ mcpEventsDropped?: number
  */
 toolsRemoved?: number
 /**
- * On a host whose egress entry has rules: the rule that decided, by its short name (its name, or "<host[:port]>#<index>"); "<host[:port]>#none" when no rule matched (refused), "<host[:port]>#path" when the path could not be read one way (refused).
+ * On a host whose egress entry has rules: the rule that decided, by its short name (its name, or "<host[:port]>#<index>"); "<host[:port]>#none" when no rule matched (refused), "<host[:port]>#path" when the path could not be read one way (refused). With refusedBy tool-argument-not-allowed: the MCP tool-argument rule that refused the call, "<server>:<tool>#<argument>" ("<server>:<tool>#arguments" when the call's arguments were no object).
  */
 rule?: string
 /**
  * Audit mode (the spec's or the entry's mode): the refusal the host's rules would have made; the request went on (outcome allowed or error), rule names the rule.
  */
-wouldRefuse?: ("method-not-allowed" | "path-not-allowed")
+wouldRefuse?: ("method-not-allowed" | "path-not-allowed" | "tcp-destination-not-allowed" | "socks-command-not-supported")
 /**
  * With rule, when a rule matched: its index (from 0) in the entry's rules.
  */

@@ -88,6 +88,10 @@ export type RequestRule1 = ({
  */
 export type RuleMode = ("enforce" | "audit")
 /**
+ * [*.]name[.]:port or ipv4:port, host as in egressEntry, the port (1-65535, no leading zeros) required.
+ */
+export type TcpEntry = string
+/**
  * ref:file/<name> (a file name in OSF_SECRETS_DIR, not '.' or '..', at most 255 characters), ref:env/<NAME> (the proxy's variable OSF_SECRET_<NAME>) or ref:openbao/<path> (a KV v2 path of non-empty segments, none '.' or '..').
  */
 export type SecretRef = string
@@ -99,6 +103,8 @@ export type AwsWord = string
  * An egress entry without a port.
  */
 export type AwsHost = (EgressEntry & string)
+export type McpToolName = string
+export type McpArgumentValue = (string | number | boolean)
 
 /**
  * What a sandbox runs and what it may reach. Read by sandbox-kubernetes (create) and egress-proxy (--spec). Field by field in contracts/README.md.
@@ -140,6 +146,12 @@ env?: {
  * @maxItems 256
  */
 egress?: (EgressEntry | EgressEntryWithRules)[]
+/**
+ * Destinations the sandbox may reach with raw TCP (git over SSH, databases): "host:port", the host written as in egress (a name, "*.domain", or an IPv4 address), the port required. The proxy relays a CONNECT or SOCKS5 tunnel to one byte for byte: never intercepted, no secret substitution, no MCP filtering.
+ * 
+ * @maxItems 256
+ */
+tcp?: TcpEntry[]
 /**
  * enforce (the default): a request the rules refuse is refused; audit: it goes on, its log line says wouldRefuse and the rule. Hosts are always enforced.
  */
@@ -278,9 +290,34 @@ name: string
  */
 url: string
 /**
- * The only tools the sandbox may call on this server.
+ * The only tools the sandbox may call on this server: a name, or {name, arguments} whose argument rules every tools/call of it must satisfy. A name appears once, however written (the C++ validator checks it across both forms).
  * 
  * @maxItems 256
  */
-tools: string[]
+tools: (McpToolName | McpToolWithArguments)[]
+}
+/**
+ * A tool whose calls are judged by their arguments: every argument named here must be present and pass its one test; arguments not named are not looked at.
+ */
+export interface McpToolWithArguments {
+name: McpToolName
+arguments: {
+[k: string]: McpArgumentRule | undefined
+}
+}
+/**
+ * Exactly one test. equals/in: strings compared after JSON unescaping, numbers and booleans by their JSON value as written; prefix and matches apply to strings only (any other value is refused).
+ */
+export interface McpArgumentRule {
+equals?: McpArgumentValue
+/**
+ * @minItems 1
+ * @maxItems 256
+ */
+in?: [McpArgumentValue, ...(McpArgumentValue)[]]
+prefix?: string
+/**
+ * A regular expression that must match the whole value, as RE2 reads it (no backreferences, no lookaround). This schema checks JavaScript's syntax (format regex); the C++ validator RE2's, which is what the proxy runs.
+ */
+matches?: string
 }
