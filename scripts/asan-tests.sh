@@ -13,4 +13,4 @@ ctest --preset asan -j"$jobs" -L unit
 # (test_faults is left out: its memory-baseline check cannot hold under ASan's quarantine;
 # for the same reason OSF_SANITIZED tells the HTTP/2 flood tests to skip their RSS checks.)
 OSF_SANITIZED=1 ctest --preset asan -j"$jobs" \
-  -R 'integration\.(proxy|keepalive_clients|mcp|bypass_smuggling|secrets|secret_binding|aws_sigv4|egress_rules|policy_change|http2|http2_upstream)$'
+  -R 'integration\.(proxy|keepalive_clients|mcp|bypass_smuggling|secrets|secret_binding|aws_sigv4|egress_rules|mcp_arguments|tcp_egress|policy_change|http2|http2_upstream)$'
