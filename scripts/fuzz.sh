@@ -19,7 +19,7 @@ if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 1 ]; then
   echo "usage: $0 [SECONDS] [TARGET...]" >&2
   exit 2
 fi
-all_targets=(http_head spec mcp_json sse host request_rules mcp_body admission body_framing secret_head h2_server h2_client)
+all_targets=(http_head spec mcp_json sse host request_rules socks5 mcp_body admission body_framing secret_head h2_server h2_client)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do
