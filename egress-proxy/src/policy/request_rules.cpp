@@ -4,6 +4,7 @@
 #include "text/ascii.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace osf::policy {
 
@@ -112,6 +113,21 @@ RequestRules::RequestRules(const osf::EgressRule& entry, bool audit)
                        " on " + (written.paths.empty() ? "any path" : joined(written.paths, ", "));
         for (const auto& [name, value] : rule.query)
             rule.written += " with ?" + name + "=" + value;
+        // Deny rules match leniently (case, loosened segments): never indexed.
+        const bool indexed =
+            rule.allow && !rule.paths.empty() &&
+            std::all_of(rule.paths.begin(), rule.paths.end(), [](const PathPattern& p) {
+                return !p.segments.empty() && p.segments.front() != "*";
+            });
+        const std::size_t index = rules_.size();
+        if (indexed) {
+            for (const auto& pattern : rule.paths) {
+                auto& at = by_first_segment_[pattern.segments.front()];
+                if (at.empty() || at.back() != index) at.push_back(index);
+            }
+        } else {
+            any_first_segment_.push_back(index);
+        }
         rules_.push_back(std::move(rule));
     }
 }
@@ -195,7 +211,29 @@ RuleVerdict RequestRules::decide(std::string_view method, std::string_view targe
     // Allow rules whose path matched but not their methods: named in the refusal.
     const Rule* method_only = nullptr;
     std::string other_methods, other_rules;
-    for (std::size_t i = 0; i < rules_.size(); ++i) {
+    // The candidates in the rules' order: those indexed under the path's first
+    // segment merged with those any path may match (every rule for the root).
+    static const std::vector<std::size_t> none;
+    const std::vector<std::size_t>* named = &none;
+    if (!segments.empty()) {
+        if (const auto it = by_first_segment_.find(segments.front()); it != by_first_segment_.end())
+            named = &it->second;
+    }
+    std::size_t next_named = 0, next_any = 0, next_all = 0;
+    const auto next_candidate = [&]() -> std::optional<std::size_t> {
+        if (segments.empty()) {
+            if (next_all < rules_.size()) return next_all++;
+            return std::nullopt;
+        }
+        const bool has_named = next_named < named->size();
+        const bool has_any = next_any < any_first_segment_.size();
+        if (has_named && (!has_any || (*named)[next_named] < any_first_segment_[next_any]))
+            return (*named)[next_named++];
+        if (has_any) return any_first_segment_[next_any++];
+        return std::nullopt;
+    };
+    while (const auto candidate = next_candidate()) {
+        const std::size_t i = *candidate;
         const Rule& rule = rules_[i];
         const bool lenient = !rule.allow;
         if (!rule.paths.empty() &&

@@ -96,6 +96,34 @@ TEST_CASE("rules: first match wins, no match refuses, on the normalised path", "
           });
 }
 
+TEST_CASE("rules: looked up by the path's first segment, still first match wins", "[rules]") {
+    const auto m = RefusalReason::method_not_allowed;
+    const auto p = RefusalReason::path_not_allowed;
+    // Indexed rules (allow, literal first segment) between ones any path may match:
+    // a wildcard first segment, a deny rule, a rule without paths, the root.
+    check(rules_of(R"({"host": "h.test", "rules": [
+        {"name": "a-one", "methods": ["GET"], "paths": ["/a/one", "/b/one"], "allow": true},
+        {"name": "any-two", "methods": ["POST"], "paths": ["/*/two"], "allow": true},
+        {"name": "no-secret", "paths": ["/a/secret"], "deny": true},
+        {"name": "a-below", "methods": ["GET"], "paths": ["/a/*"], "allow": true},
+        {"name": "root", "methods": ["GET"], "paths": ["/"], "allow": true},
+        {"name": "queried", "methods": ["PUT"], "query": {"q": "1"}, "allow": true}]})"),
+          {
+              {"GET", "/a/one", true, {}, 0, "a-one"},
+              {"GET", "/b/one", true, {}, 0, "a-one"},
+              {"POST", "/a/two", true, {}, 1, "any-two"},
+              {"GET", "/a/two", true, {}, 3, "a-below"},
+              {"GET", "/A/secret", false, p, 2, "no-secret"},
+              {"GET", "/a/secret", false, p, 2, "no-secret"},
+              {"GET", "/", true, {}, 4, "root"},
+              {"PUT", "/c/d?q=1", true, {}, 5, "queried"},
+              {"PUT", "/?q=1", true, {}, 5, "queried"},
+              {"GET", "/b/two", false, m, -1, "h.test#none"},
+              {"GET", "/c/one", false, p, -1, "h.test#none"},
+              {"DELETE", "/b/one", false, m, -1, "h.test#none"},
+          });
+}
+
 TEST_CASE("rules: a query parameter named by a rule, once, with its value", "[rules]") {
     const auto m = RefusalReason::method_not_allowed;
     const auto p = RefusalReason::path_not_allowed;
