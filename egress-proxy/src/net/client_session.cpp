@@ -170,31 +170,18 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
         ex.rec.scheme = "tcp";
         ex.rec.via = "connect";
     }
-    TunnelTarget target;
-    target.host = std::move(admitted.host);
-    target.port = admitted.port;
-    auto resolved = co_await resolve_checked(ctx, target.host, target.port,
-                                             std::chrono::steady_clock::now() +
-                                                 ctx.config.limits().upstream_timeout);
-    if (resolved.error) {
-        co_await fail(stream, ex, *resolved.error, resolved.detail);
-        co_return;
-    }
-    if (!resolved.refusal.allowed) {
-        co_await refuse(stream, ex, http::status::forbidden, *resolved.refusal.refused_by,
-                        resolved.refusal.detail);
-        co_return;
-    }
-    target.endpoints = std::move(resolved.endpoints);
     // A raw tunnel's upstream is connected before the 200: a failure is a 502 the client reads.
-    RawUpstream raw;
-    if (admitted.raw) {
-        raw = co_await dial_raw(ctx, target.host, target.port, target.endpoints);
-        if (raw.error) {
-            co_await fail(stream, ex, *raw.error, raw.detail);
-            co_return;
-        }
+    auto reached =
+        co_await reach_tunnel(ctx, std::move(admitted.host), admitted.port, admitted.raw);
+    if (reached.error) {
+        co_await fail(stream, ex, *reached.error, reached.detail);
+        co_return;
     }
+    if (reached.refused_by) {
+        co_await refuse(stream, ex, http::status::forbidden, *reached.refused_by, reached.detail);
+        co_return;
+    }
+    auto& target = reached.target;
 
     static constexpr std::string_view established = "HTTP/1.1 200 Connection established\r\n\r\n";
     stream.expires_after(ctx.config.limits().idle_timeout);
@@ -208,7 +195,7 @@ asio::awaitable<void> handle_connect(ClientSession<beast::tcp_stream>& s, Reques
     if (admitted.raw) {
         stream.expires_never(); // the relay keeps its own idle time
         s.registration.set_destination(target.host, target.port, true);
-        co_await relay_raw(ctx, s.registration, stream.socket(), *raw.socket, buffer, ex, 200);
+        co_await relay_raw(ctx, s.registration, stream.socket(), *reached.raw, buffer, ex, 200);
         co_return;
     }
     co_await serve_intercepted_tunnel(s, ex, target);

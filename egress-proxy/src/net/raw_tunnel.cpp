@@ -2,6 +2,7 @@
 
 #include "net/body_relay.hpp"
 #include "net/relay_buffer.hpp"
+#include "net/upstream.hpp"
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -87,24 +88,40 @@ struct TunnelGauge {
 
 } // namespace
 
-asio::awaitable<RawUpstream> dial_raw(ProxyRuntime& ctx, const std::string& host,
-                                      std::uint16_t port,
-                                      const std::vector<tcp::endpoint>& endpoints) {
-    RawUpstream out;
+asio::awaitable<ReachedTunnel> reach_tunnel(ProxyRuntime& ctx, std::string host, std::uint16_t port,
+                                            bool raw) {
+    ReachedTunnel out;
+    out.target.host = std::move(host);
+    out.target.port = port;
+    auto resolved = co_await resolve_checked(ctx, out.target.host, port,
+                                             Clock::now() + ctx.config.limits().upstream_timeout);
+    if (resolved.error) {
+        out.error = resolved.error;
+        out.detail = std::move(resolved.detail);
+        co_return out;
+    }
+    if (!resolved.refusal.allowed) {
+        out.refused_by = resolved.refusal.refused_by;
+        out.detail = std::move(resolved.refusal.detail);
+        co_return out;
+    }
+    out.target.endpoints = std::move(resolved.endpoints);
+    if (!raw) co_return out;
     beast::tcp_stream stream(co_await asio::this_coro::executor);
     stream.expires_after(ctx.config.limits().upstream_timeout);
     auto [ec, connected] =
-        co_await stream.async_connect(endpoints, asio::as_tuple(asio::use_awaitable));
+        co_await stream.async_connect(out.target.endpoints, asio::as_tuple(asio::use_awaitable));
     if (ec) {
         out.error =
             ec == beast::error::timeout ? ErrorKind::upstream_timeout : ErrorKind::upstream_connect;
-        out.detail = "cannot connect to " + host + ":" + std::to_string(port) + ": " + ec.message();
+        out.detail = "cannot connect to " + out.target.host + ":" + std::to_string(port) + ": " +
+                     ec.message();
         co_return out;
     }
     boost::system::error_code ignored;
     stream.socket().set_option(tcp::no_delay(true), ignored);
     ctx.metrics.upstream_connects.fetch_add(1, std::memory_order_relaxed);
-    out.socket.emplace(stream.release_socket());
+    out.raw.emplace(stream.release_socket());
     co_return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "net/exchange.hpp"
 #include "net/proxy_runtime.hpp"
+#include "net/session_types.hpp"
 #include "net/worker.hpp"
 #include "osf/log_fields.hpp"
 
@@ -17,16 +18,23 @@
 
 namespace osf::net {
 
-struct RawUpstream {
-    std::optional<boost::asio::ip::tcp::socket> socket; // set when connected
-    std::optional<ErrorKind> error;                     // upstream_connect, upstream_timeout
-    std::string detail; // for diagnostics and the refusal's text, no secrets
+// A tunnel's destination reached, before the client is told: the name resolved
+// by the proxy and its addresses checked, and for a raw tunnel the upstream
+// connected (an intercepted tunnel connects per request inside it). On failure
+// exactly one of `error` and `refused_by` is set; each way in (HTTP CONNECT,
+// SOCKS5) answers it in its own terms.
+struct ReachedTunnel {
+    TunnelTarget target;
+    std::optional<boost::asio::ip::tcp::socket> raw; // a raw tunnel's upstream, connected
+    std::optional<ErrorKind> error;                  // dns, upstream_connect, upstream_timeout
+    std::optional<RefusalReason> refused_by;         // every address refused (destination-address)
+    std::string detail;                              // for diagnostics and the answer, no secrets
 };
 
-// Connects to the first of `endpoints` that answers, within --upstream-timeout.
-boost::asio::awaitable<RawUpstream>
-dial_raw(ProxyRuntime& ctx, const std::string& host, std::uint16_t port,
-         const std::vector<boost::asio::ip::tcp::endpoint>& endpoints);
+// `host` is admitted and canonical; `raw`: a `tcp` destination, dialled now.
+// The lookup and the connect each have --upstream-timeout.
+boost::asio::awaitable<ReachedTunnel> reach_tunnel(ProxyRuntime& ctx, std::string host,
+                                                   std::uint16_t port, bool raw);
 
 // Relays bytes between `client` and `upstream` until both directions have
 // ended (each side's end of stream is passed on to the other), a side fails,

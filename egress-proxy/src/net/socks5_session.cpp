@@ -143,31 +143,18 @@ asio::awaitable<void> serve_socks5(ClientSession<beast::tcp_stream>& s) {
                               admitted.detail);
         co_return;
     }
-    TunnelTarget target;
-    target.host = admitted.host;
-    target.port = admitted.port;
     // The name is resolved here, never by the sandbox; its addresses are checked as any.
-    auto resolved = co_await resolve_checked(ctx, target.host, target.port,
-                                             std::chrono::steady_clock::now() +
-                                                 ctx.config.limits().upstream_timeout);
-    if (resolved.error) {
-        co_await fail_socks(s, ex, *resolved.error, resolved.detail);
+    auto reached = co_await reach_tunnel(ctx, admitted.host, admitted.port, admitted.raw);
+    if (reached.error) {
+        co_await fail_socks(s, ex, *reached.error, reached.detail);
         co_return;
     }
-    if (!resolved.refusal.allowed) {
-        co_await refuse_socks(s, ex, socks5::Reply::not_allowed, *resolved.refusal.refused_by,
-                              resolved.refusal.detail);
+    if (reached.refused_by) {
+        co_await refuse_socks(s, ex, socks5::Reply::not_allowed, *reached.refused_by,
+                              reached.detail);
         co_return;
     }
-    target.endpoints = std::move(resolved.endpoints);
-    RawUpstream raw;
-    if (admitted.raw) {
-        raw = co_await dial_raw(ctx, target.host, target.port, target.endpoints);
-        if (raw.error) {
-            co_await fail_socks(s, ex, *raw.error, raw.detail);
-            co_return;
-        }
-    }
+    auto& target = reached.target;
     if (!co_await send_reply(s.stream, socks5::reply(socks5::Reply::succeeded))) {
         ex.finish_error(ErrorKind::client_closed, 0);
         co_return;
@@ -176,7 +163,7 @@ asio::awaitable<void> serve_socks5(ClientSession<beast::tcp_stream>& s) {
     if (admitted.raw) {
         s.stream.expires_never(); // the relay keeps its own idle time
         s.registration.set_destination(target.host, target.port, true);
-        co_await relay_raw(ctx, s.registration, s.stream.socket(), *raw.socket, s.buffer, ex, 0);
+        co_await relay_raw(ctx, s.registration, s.stream.socket(), *reached.raw, s.buffer, ex, 0);
         co_return;
     }
     co_await serve_intercepted_tunnel(s, ex, target);
