@@ -6,6 +6,7 @@ SSE, and the 2024-11-05 HTTP+SSE transport), and a real SDK client going
 through the proxy and trusting its CA. The spec declares only `search` and
 `fetch_page`. The server writes every JSON-RPC message it receives to its own
 log, so a test can show a refused call never arrived."""
+import contextlib
 import itertools
 import json
 import os
@@ -85,27 +86,38 @@ class McpServer:
         self._err.close()
 
 
-@pytest.fixture(scope="module")
-def env(tmp_path_factory):
+def spec_of(server, tools):
+    """A spec granting `tools` on the test server's every transport (one MCP server each)."""
+    return {"template": "node:24-alpine",
+            "mcp": [{"name": f"wiki-{name}", "url": f"https://{t['host']}:{server.port}{t['path']}",
+                     "tools": tools} for name, t in TRANSPORTS.items()]}
+
+
+@contextlib.contextmanager
+def mcp_environment(base, tools):
+    """The MCP test server behind our test CA's leaf, and a proxy whose spec grants `tools`
+    on each transport; both stopped afterwards."""
     _ensure_node_modules()
-    base = tmp_path_factory.mktemp("mcp")
     ca = UpstreamCA(str(base / "upstream-ca"))
     cert, key = ca.issue([t["host"] for t in TRANSPORTS.values()])
     server = McpServer(str(base), cert, key)
-    spec = {
-        "template": "node:24-alpine",
-        "mcp": [{"name": f"wiki-{name}", "url": f"https://{t['host']}:{server.port}{t['path']}",
-                 "tools": DECLARED} for name, t in TRANSPORTS.items()],
-    }
     try:
-        proxy = Proxy(spec, str(base / "proxy"), upstream_ca=ca.cert_path,
+        proxy = Proxy(spec_of(server, tools), str(base / "proxy"), upstream_ca=ca.cert_path,
                       aliases={t["host"]: "127.0.0.1" for t in TRANSPORTS.values()})
     except Exception:
         server.stop()
         raise
-    yield {"server": server, "proxy": proxy, "base": base}
-    proxy.stop()
-    server.stop()
+    try:
+        yield {"server": server, "proxy": proxy, "base": base}
+    finally:
+        proxy.stop()
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    with mcp_environment(tmp_path_factory.mktemp("mcp"), DECLARED) as environment:
+        yield environment
 
 
 def url_of(env, name):

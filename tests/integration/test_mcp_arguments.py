@@ -11,42 +11,21 @@ import os
 
 import pytest
 
-from osftest import Proxy
-from osftest import TestCA as UpstreamCA  # aliased: pytest would collect a Test* class
 from osftest.clients import body_of, curl, status_of
 from osftest.h2 import curl_h2
 from osftest.proxy import run_proxy
 from osftest.waiting import wait_until
-from test_mcp import NODE, TRANSPORTS, McpServer, _ensure_node_modules, run_client, url_of
+from test_mcp import TRANSPORTS, mcp_environment, run_client, spec_of, url_of
 from test_policy_change import post_policy
 
 SEARCH = {"name": "search", "arguments": {"text": {"prefix": "acme-"}}}
 ALLOWED_TEXT, REFUSED_TEXT = "acme-kittens", "payroll-2026"
 
 
-def spec_of(server, tools):
-    return {"template": "node:24-alpine",
-            "mcp": [{"name": f"wiki-{name}", "url": f"https://{t['host']}:{server.port}{t['path']}",
-                     "tools": tools} for name, t in TRANSPORTS.items()]}
-
-
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
-    _ensure_node_modules()
-    base = tmp_path_factory.mktemp("mcp-arguments")
-    ca = UpstreamCA(str(base / "upstream-ca"))
-    cert, key = ca.issue([t["host"] for t in TRANSPORTS.values()])
-    server = McpServer(str(base), cert, key)
-    try:
-        proxy = Proxy(spec_of(server, [SEARCH, "fetch_page"]), str(base / "proxy"),
-                      upstream_ca=ca.cert_path,
-                      aliases={t["host"]: "127.0.0.1" for t in TRANSPORTS.values()})
-    except Exception:
-        server.stop()
-        raise
-    yield {"server": server, "proxy": proxy, "base": base}
-    proxy.stop()
-    server.stop()
+    with mcp_environment(tmp_path_factory.mktemp("mcp-arguments"), [SEARCH, "fetch_page"]) as environment:
+        yield environment
 
 
 def refusal_lines(env, server):

@@ -15,6 +15,7 @@ import pytest
 
 from osftest import Proxy, TestCA, Upstream, proxy_bin
 from osftest.proxy import rss_bytes, rss_checks_apply, run_proxy
+from osftest.upstream import RawServer
 from osftest.tcp_clients import EchoServer, http_connect, recv_all, recv_exactly, socks5_request
 from osftest.waiting import scaled, wait_until
 
@@ -373,28 +374,16 @@ def _pg_bin(name):
     return None
 
 
-class SocksForwarder:
+class SocksForwarder(RawServer):
     """A loopback port that opens, per connection, a SOCKS5 tunnel through the
     proxy to `host:port` and relays it: how a client without SOCKS support
     (psql) is pointed at the proxy, as proxychains or tsocks would."""
 
     def __init__(self, listen, host, port):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.port = self.sock.getsockname()[1]
         self.target = (listen, host, port)
-        threading.Thread(target=self._accept, daemon=True).start()
+        super().__init__()
 
-    def _accept(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def _serve(self, conn):
+    def serve(self, conn):
         _, reply, up = socks5_request(*self.target)
         if reply != 0:
             conn.close()
@@ -415,9 +404,6 @@ class SocksForwarder:
         t.join(scaled(60))
         conn.close()
         up.close()
-
-    def stop(self):
-        self.sock.close()
 
 
 @pytest.mark.skipif(not _pg_bin("initdb") or not _pg_bin("pg_ctl"), reason="PostgreSQL not installed")

@@ -6,6 +6,7 @@ import socket
 import struct
 import threading
 
+from .upstream import RawServer
 from .waiting import scaled
 
 
@@ -70,31 +71,18 @@ def http_connect(listen, authority):
     return int(head.split(b" ", 2)[1]), sock
 
 
-class EchoServer:
+class EchoServer(RawServer):
     """A TCP server on 127.0.0.1 (kernel-chosen port) sending back what it reads,
     and passing on the client's end of stream. `connections` counts them."""
 
     def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(64)
-        self.port = self.sock.getsockname()[1]
         self.connections = 0
         self.lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
+        super().__init__()
 
-    def _accept(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with self.lock:
-                self.connections += 1
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    @staticmethod
-    def _serve(conn):
+    def serve(self, conn):
+        with self.lock:
+            self.connections += 1
         with conn:
             try:
                 while True:
@@ -105,9 +93,6 @@ class EchoServer:
                     conn.sendall(data)
             except OSError:
                 return
-
-    def stop(self):
-        self.sock.close()
 
     def __enter__(self):
         return self
