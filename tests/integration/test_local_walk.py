@@ -299,18 +299,24 @@ def test_a_command_that_stops_its_helper_is_still_stopped_at_the_timeout(runner,
     assert runner.sh(sandbox_id, "echo still-serving").stdout == "still-serving\n"
 
 
-# Left running after its exec: stops every exec helper it sees (the agent's children).
+# Left running after its exec: stops every exec helper it sees (the agent's children). It holds
+# a write lease on /workspace/f, so a helper opening f to copy it waits there (up to the
+# kernel's lease-break-time, 45 s by default) until the stopper, polling, has stopped it: the
+# stopper wins every time, whatever the machine's load, and not only when its poll is quick.
 HELPER_STOPPER = r"""
-import os, signal, time
+import fcntl, os, signal, time
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
+signal.signal(signal.SIGIO, signal.SIG_IGN)  # the lease break's notice; the lease is kept
 if os.fork():
     os._exit(0)
 os.setsid()
 me, deadline = os.getpid(), time.time() + 120
+lease = os.open("/workspace/f", os.O_RDONLY)
+fcntl.fcntl(lease, fcntl.F_SETLEASE, fcntl.F_WRLCK)
 # The helper of the exec that started it is left alone: stopped, that exec would never end.
 earlier = {int(n) for n in os.listdir("/proc") if n.isdigit()}
 open("/workspace/helper-stopper.ready", "w").close()
-while time.time() < deadline:
+while time.time() < deadline and not os.path.exists("/workspace/helper-stopper.end"):
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) in (1, me) or int(name) in earlier:
             continue
@@ -325,6 +331,7 @@ while time.time() < deadline:
         except (OSError, ValueError, IndexError):
             pass
     time.sleep(0.005)
+open("/workspace/helper-stopper.ended", "w").close()
 """
 
 
@@ -341,6 +348,14 @@ def test_a_process_that_stops_every_later_helper_does_not_hang_copy(runner):
     assert res.returncode == 1, res.stderr
     assert "did not finish within 3 s (OSF_SANDBOX_COPY_TIMEOUT)" in res.stderr, res.stderr
     assert not os.path.lexists(os.path.join(out, "f"))
+    # The agent still serves: a helper stopped between its fork and its set-up's end did not
+    # stop the agent with it (it once waited there for good, and every later exec hung).
+    workspace = os.path.join(runner.dir(sandbox_id), "workspace")
+    end = os.path.join(workspace, "helper-stopper.end")
+    open(end, "w").close()
+    os.chown(end, os.stat(workspace).st_uid, os.stat(workspace).st_gid)
+    assert wait_until(lambda: os.path.exists(os.path.join(workspace, "helper-stopper.ended")), 30)
+    assert runner.sh(sandbox_id, "echo still-serving", timeout=60).stdout == "still-serving\n"
     assert runner.run("destroy", sandbox_id, timeout=60).returncode == 0
 
 

@@ -68,15 +68,20 @@ struct Failure {
     int error;
 };
 
+// `report` is -1 for a child nobody waits on (start_function).
 [[noreturn]] void fail_in_child(int report, Step step, int error) {
     const Failure failure{step, error};
-    [[maybe_unused]] auto ignored = ::write(report, &failure, sizeof(failure));
+    if (report >= 0) {
+        [[maybe_unused]] auto ignored = ::write(report, &failure, sizeof(failure));
+    }
     ::_exit(127);
 }
 
+// Closes every descriptor from `first` on but `keep` (-1: none kept).
 void close_from(int first, int keep) {
     // close_range(2) needs Linux 5.9; older kernels get the loop.
-    if (::syscall(SYS_close_range, first, keep - 1, 0) == 0 &&
+    if (keep < 0 && ::syscall(SYS_close_range, first, ~0U, 0) == 0) return;
+    if (keep >= 0 && ::syscall(SYS_close_range, first, keep - 1, 0) == 0 &&
         ::syscall(SYS_close_range, keep + 1, ~0U, 0) == 0)
         return;
     rlimit limit{};
@@ -88,7 +93,7 @@ void close_from(int first, int keep) {
 }
 
 // Everything in the child before exec or `body`. `report` is the write end of
-// the parent's status pipe (close-on-exec); returns its new number.
+// the parent's status pipe (close-on-exec), or -1; returns its new number.
 int set_up_child(const SpawnSpec& spec, int report, pid_t parent) {
     sigset_t none;
     sigemptyset(&none);
@@ -111,9 +116,11 @@ int set_up_child(const SpawnSpec& spec, int report, pid_t parent) {
         if (copies[i] < 0) fail_in_child(report, Step::descriptors, errno);
         high = std::max(high, copies[i]);
     }
-    const int moved_report = ::fcntl(report, F_DUPFD_CLOEXEC, high + 1);
-    if (moved_report < 0) fail_in_child(report, Step::descriptors, errno);
-    report = moved_report;
+    if (report >= 0) {
+        const int moved_report = ::fcntl(report, F_DUPFD_CLOEXEC, high + 1);
+        if (moved_report < 0) fail_in_child(report, Step::descriptors, errno);
+        report = moved_report;
+    }
     bool given[3] = {false, false, false};
     for (std::size_t i = 0; i < spec.fds.size(); ++i) {
         if (::dup2(copies[i], spec.fds[i].child) < 0)
@@ -210,8 +217,12 @@ void await_start(pid_t pid, Fd report, const std::string& what) {
                      failure.error);
 }
 
-template <typename Run> pid_t fork_and(const SpawnSpec& spec, const std::string& what, Run run) {
-    Pipe report = make_pipe();
+enum class Await { report, nothing };
+
+template <typename Run>
+pid_t fork_and(const SpawnSpec& spec, const std::string& what, Await await, Run run) {
+    Pipe report;
+    if (await == Await::report) report = make_pipe();
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
@@ -220,9 +231,10 @@ template <typename Run> pid_t fork_and(const SpawnSpec& spec, const std::string&
     }
     if (pid == 0) {
         report.read = Fd(); // closed in the child only
-        const int fd = set_up_child(spec, report.write.release(), parent);
+        const int fd = set_up_child(spec, report.write ? report.write.release() : -1, parent);
         run(fd);
     }
+    if (await == Await::nothing) return pid;
     report.write = Fd();
     await_start(pid, std::move(report.read), what);
     return pid;
@@ -256,17 +268,21 @@ pid_t spawn(const SpawnSpec& spec) {
         for (char** variable = environ; *variable != nullptr; ++variable)
             own_env.emplace_back(*variable);
     const auto envp = c_strings(spec.env ? *spec.env : own_env);
-    return fork_and(spec, spec.argv[0], [&](int report) {
+    return fork_and(spec, spec.argv[0], Await::report, [&](int report) {
         ::execve(program.c_str(), argv.data(), envp.data());
         fail_in_child(report, Step::exec, errno);
     });
 }
 
 pid_t spawn_function(const SpawnSpec& spec, const std::function<int()>& body) {
-    return fork_and(spec, "a helper process", [&](int report) {
+    return fork_and(spec, "a helper process", Await::report, [&](int report) {
         ::close(report);
         ::_exit(body());
     });
+}
+
+pid_t start_function(const SpawnSpec& spec, const std::function<int()>& body) {
+    return fork_and(spec, "a helper process", Await::nothing, [&](int) { ::_exit(body()); });
 }
 
 } // namespace osf::process

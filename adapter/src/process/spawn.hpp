@@ -74,6 +74,14 @@ pid_t spawn(const SpawnSpec& spec);
 // other threads: the child goes on running this program's code.
 pid_t spawn_function(const SpawnSpec& spec, const std::function<int()>& body);
 
+// As spawn_function, but returns as soon as the child exists, without waiting
+// for its set-up: for a parent that must never block on a child someone else
+// can stop. The sandbox's agent is one: its helpers run as the sandbox's user,
+// so any process of the sandbox can SIGSTOP one between fork and `body`, and
+// the agent, PID 1, would wait on it for good. A step that fails in the child
+// ends it with status 127, unreported.
+pid_t start_function(const SpawnSpec& spec, const std::function<int()>& body);
+
 // The first executable `name` in `path_list` (colon-separated), `name` itself
 // when it holds a '/', or "".
 std::string find_in_path(const std::string& name, const std::string& path_list);

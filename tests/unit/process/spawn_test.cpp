@@ -6,8 +6,11 @@
 #include "process/wait.hpp"
 
 #include <catch2/catch.hpp>
+#include <cerrno>
+#include <csignal>
 #include <fcntl.h>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace osf::process;
@@ -110,4 +113,30 @@ TEST_CASE("spawn_function: runs the body with only the named descriptors") {
     CHECK(::read(out.read.get(), buffer, sizeof(buffer)) == 6);
     CHECK(std::string(buffer) == "closed");
     CHECK(wait_exit(pid) == 0);
+}
+
+TEST_CASE("start_function: returns while its child is stopped before the body") {
+    Pipe out = make_pipe();
+    SpawnSpec spec;
+    spec.fds = {{1, out.write.get()}};
+    // Stopped between fork and the body, as a sandbox's process can stop an
+    // agent's helper: spawn_function would wait here for good.
+    spec.before_exec = [] { return ::kill(::getpid(), SIGSTOP) == 0 ? 0 : errno; };
+    const pid_t pid = start_function(spec, [] { return ::write(1, "ran", 3) == 3 ? 0 : 1; });
+    out.write = Fd();
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, WUNTRACED) == pid);
+    CHECK(WIFSTOPPED(status));
+    ::kill(pid, SIGCONT);
+    char buffer[8] = {};
+    CHECK(::read(out.read.get(), buffer, sizeof(buffer)) == 3);
+    CHECK(std::string(buffer) == "ran");
+    CHECK(wait_exit(pid) == 0);
+}
+
+TEST_CASE("start_function: a step that fails ends the child with 127") {
+    SpawnSpec spec;
+    spec.cwd = "/nonexistent-directory-of-this-test";
+    const pid_t pid = start_function(spec, [] { return 0; });
+    CHECK(wait_exit(pid) == 127);
 }

@@ -147,7 +147,9 @@ private:
                         {2, fds[3].get()},
                         {3, fds[0].get()},
                         {4, answered.write.get()}};
-            const pid_t helper = process::spawn_function(
+            // Not waited on: a command of the sandbox can stop a helper
+            // before its set-up is done (see start_function).
+            const pid_t helper = process::start_function(
                 spec, [this, &message] { return run_exec_helper(*message, 3, 4, filter_); });
             helpers_.insert(helper);
             watch(helper, fds[0], std::move(answered.read));
