@@ -76,10 +76,13 @@ def start_proxy(directory, ca, *args):
                  env={"OSF_SECRET_API_TOKEN": API_TOKEN}, args=["--log-every-refusal", *args])
 
 
-def one_line(proxy, cursor, path, timeout=30):
-    """The one log line written since `cursor` for `path` (fails on none or on two)."""
+def one_line(proxy, cursor, path, fence, timeout=30):
+    """The one log line written since `cursor` for `path` (fails on none or on two).
+    `fence()` makes one more request on the same connection, for another path, and returns
+    that path: once its line is there, so is any second line the proxy wrote for `path`."""
     cursor.wait(lambda l: l.get("path") == path, timeout)
-    time.sleep(0.3)  # a second line for the same request would be there by now
+    fence_path = fence()
+    cursor.wait(lambda l: l.get("path") == fence_path, timeout)
     lines = [l for l in cursor.new() if l.get("path") == path]
     assert len(lines) == 1, lines
     return lines[0]
@@ -334,8 +337,15 @@ def channel(proxy, grpc_server):
     ch.close()
 
 
-def grpc_line(proxy, cursor, name):
-    line = one_line(proxy, cursor, grpc_echo.method(name))
+def grpc_line(proxy, cursor, channel, name):
+    def fence():  # a call of another method on the same channel (one HTTP/2 connection)
+        if name == "Many":
+            assert grpc_echo.unary(channel, "Say")(b"fence", timeout=15) == b"echo:fence"
+            return grpc_echo.method("Say")
+        assert list(grpc_echo.unary_stream(channel, "Many")(b"0", timeout=15)) == []
+        return grpc_echo.method("Many")
+
+    line = one_line(proxy, cursor, grpc_echo.method(name), fence)
     assert (line["http"], line["method"], line["status"], line["outcome"]) == ("2", "POST", 200, "allowed"), line
     assert line["host"] == GRPC, line
     return line
@@ -349,7 +359,7 @@ def test_grpc_unary_with_initial_and_trailing_metadata(proxy, channel):
     assert call.code() == grpc.StatusCode.OK
     assert ("x-initial", "first-words") in [(m.key, m.value) for m in call.initial_metadata()]
     assert ("x-trailer", "last-words") in [(m.key, m.value) for m in call.trailing_metadata()]
-    grpc_line(proxy, cursor, "Say")
+    grpc_line(proxy, cursor, channel, "Say")
 
 
 @pytest.mark.parametrize("initial", [False, True], ids=["trailers-only", "after-initial-metadata"])
@@ -366,19 +376,19 @@ def test_grpc_error_status_and_details_arrive(proxy, channel, initial):
     assert error.code() == grpc.StatusCode.PERMISSION_DENIED, error
     assert error.details() == "not for you, sandbox", error
     assert ("x-trailer", "after-the-error") in [(m.key, m.value) for m in error.trailing_metadata()]
-    grpc_line(proxy, cursor, "Say")  # gRPC's errors are HTTP 200 answers with grpc-status in the trailers
+    grpc_line(proxy, cursor, channel, "Say")  # gRPC's errors are HTTP 200 answers with grpc-status in the trailers
 
 
 def test_grpc_server_streaming(proxy, channel):
     cursor = LogCursor(proxy)
     assert list(grpc_echo.unary_stream(channel, "Many")(b"7", timeout=15)) == [b"part%d" % i for i in range(7)]
-    grpc_line(proxy, cursor, "Many")
+    grpc_line(proxy, cursor, channel, "Many")
 
 
 def test_grpc_client_streaming(proxy, channel):
     cursor = LogCursor(proxy)
     assert grpc_echo.stream_unary(channel, "Collect")(iter([b"a", b"b", b"c", b"d"]), timeout=15) == b"a|b|c|d"
-    grpc_line(proxy, cursor, "Collect")
+    grpc_line(proxy, cursor, channel, "Collect")
 
 
 def test_grpc_bidirectional_streaming_is_interactive(proxy, channel):
@@ -404,7 +414,7 @@ def test_grpc_bidirectional_streaming_is_interactive(proxy, channel):
             break
     assert answers == [m.upper() for m in sent] == [b"TURN-%d" % i for i in range(5)]
     assert call.code() == grpc.StatusCode.OK
-    grpc_line(proxy, cursor, "Chat")
+    grpc_line(proxy, cursor, channel, "Chat")
 
 
 def test_grpc_one_mib_message_both_ways(proxy, channel):
@@ -412,7 +422,7 @@ def test_grpc_one_mib_message_both_ways(proxy, channel):
     big = os.urandom(MIB)
     answer = grpc_echo.unary(channel, "Say")(big, timeout=30)
     assert hashlib.sha256(answer).hexdigest() == hashlib.sha256(b"echo:" + big).hexdigest()
-    line = grpc_line(proxy, cursor, "Say")
+    line = grpc_line(proxy, cursor, channel, "Say")
     assert line["bytesUp"] >= MIB and line["bytesDown"] >= MIB, line
 
 
@@ -517,7 +527,7 @@ def test_a_secret_echoed_in_grpc_metadata_reaches_the_client_as_its_placeholder(
     assert ("x-echo-authorization", PLACEHOLDER) in initial, initial
     assert ("x-trailer-authorization", PLACEHOLDER) in trailing, trailing
     assert_no_real_value(repr(initial), repr(trailing))
-    line = grpc_line(proxy, cursor, "Say")
+    line = grpc_line(proxy, cursor, channel, "Say")
     assert line["secrets"] == ["API_TOKEN"], line
 
 
