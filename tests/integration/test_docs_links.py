@@ -26,9 +26,16 @@ COMMENT_BREAK = re.compile(r"\s*\n\s*(?://|#)?\s*")
 
 
 def tracked_files(pattern_suffixes):
-    out = subprocess.run(["git", "-C", REPO, "ls-files"], capture_output=True, text=True,
-                         check=True).stdout.split("\n")
-    return [f for f in out if f and f.endswith(pattern_suffixes) and "node_modules" not in f]
+    """The repository's files (git's list; without git, the tree minus builds and packages)."""
+    listed = subprocess.run(["git", "-C", REPO, "ls-files"], capture_output=True, text=True)
+    if listed.returncode == 0:
+        files = listed.stdout.split("\n")
+    else:
+        files = []
+        for root, dirs, names in os.walk(REPO):
+            dirs[:] = [d for d in dirs if d not in (".git", "build", "node_modules", "bench-results")]
+            files += [os.path.relpath(os.path.join(root, n), REPO) for n in names]
+    return [f for f in files if f and f.endswith(pattern_suffixes) and "node_modules" not in f]
 
 
 def without_code(text):
