@@ -82,5 +82,5 @@ Try next (sandbox-local is $bin):
   $bin egress-log $id --summary                # hosts, refusals, secrets; does the log verify?
   $bin extend $id 2h; $bin suspend $id; $bin resume $id    # lifetime (8h), stop and start again
   $bin destroy $id --save-log $id.jsonl; kill $origin   # keep the verified log, remove the rest
-Your own spec: examples/local-sandbox-spec.json and adapter/README.md ("sandbox-local").
+Your own spec: examples/local-sandbox-spec.json and adapter/docs/sandbox-local.md.
 MSG

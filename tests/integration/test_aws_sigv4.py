@@ -56,7 +56,7 @@ def _base32(high, low, count):
     return out
 
 
-# The placeholders as egress-proxy/README.md says they are derived.
+# The placeholders as egress-proxy/docs/secrets.md says they are derived.
 PLACEHOLDER_KEY_ID = "AKIA" + _base32(_fnv(NAME, 1), _fnv(NAME, 2), 16)
 PLACEHOLDER_SECRET = "osfPlaceholderSecretKey0" + _base32(_fnv(NAME, 3), _fnv(NAME, 4), 16)
 

@@ -448,8 +448,8 @@ def test_a_grpc_call_to_a_host_outside_the_egress_list_fails_with_a_connect_refu
 # Two origins send trailers: nginx (`add_trailer`; its HTTP/2 answers carry a
 # content-length) and the python3-h2 origin of section 6 (no content-length).
 # An answer with a content-length reaches the client without its trailer fields
-# (the proxy's request path is HTTP/1.1's, which cannot carry both; README,
-# "HTTP/2"); gRPC answers have none, and keep theirs.
+# (the proxy's request path is HTTP/1.1's, which cannot carry both;
+# egress-proxy/docs/http2.md); gRPC answers have none, and keep theirs.
 TRAILER_ORIGINS = pytest.mark.parametrize("which", ["nginx", "h2-origin"])
 TRAILERS_KEPT = {"nginx": False, "h2-origin": True}
 
@@ -876,7 +876,7 @@ def test_an_origin_stream_reset_before_the_head_is_a_502_upstream_reset(origin_p
 def test_a_request_whose_stream_the_origin_reset_is_never_sent_again(origin_proxy, origin, method):
     # The origin may have acted on it (RFC 9113, 8.7): a POST must not run twice. python3-h2
     # sends the POST's head and body together: curl 7.88 may still be sending when the 502
-    # and the proxy's RST_STREAM NO_ERROR come, and reports error 92 instead (README).
+    # and the proxy's RST_STREAM NO_ERROR come, and reports error 92 instead (egress-proxy/docs/http2.md).
     path = f"/reset-before-head/{method}"
     with tls_tunnel(origin_proxy, ORIGIN, origin.port) as sock:
         client = H2Client(sock, f"{ORIGIN}:{origin.port}")

@@ -212,7 +212,7 @@ def test_the_sandbox_sees_no_host_secrets_home_or_state(local, sandbox):
                             "touch /usr/x 2>/dev/null || echo usr=read-only")
     assert res.returncode == 0, res.stderr
     seen = dict(item.split("=", 1) for item in res.stdout.split())
-    # Root in its own user namespace, whoever the caller is (adapter/README.md, "identity").
+    # Root in its own user namespace, whoever the caller is (adapter/docs/sandbox-local.md, "identity").
     assert seen["cwd"] == "/workspace" and seen["uid"] == "0"
     assert seen["host"] == f"osf-sandbox-{sandbox}"
     assert "present" not in seen, res.stdout

@@ -399,7 +399,7 @@ def test_create_dry_run_carries_the_object_form_and_advises_on_a_bare_reference(
     assert carried["secrets"] == spec_doc["secrets"]
 
 
-# -- git, as the GitHub example in egress-proxy/README.md sets it up ------------------------------
+# -- git, as the GitHub example in egress-proxy/docs/secrets.md sets it up ------------------------------
 
 def test_git_clones_with_the_required_token_sent_up_front(proxy, origins, tmp_path):
     # A bare repository served by git's own CGI behind the bound host (test_secrets.py's route,
