@@ -677,6 +677,39 @@ def test_a_namespace_that_refuses_every_write_prints_one_error_and_no_cleanup(cl
     assert "removing sandbox" not in result.stderr, result.stderr
 
 
+def test_a_role_that_cannot_write_prints_each_commands_refusal_alone(cluster, tmp_path):
+    # A Role that may read the namespace but not write to it (a "view" binding): each command
+    # that writes fails with the API server's refusal as its only line. Nothing was made, so
+    # no "removing ..." and no "cleanup failed" for deletes the same Role refuses.
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, {"template": "alpine:3"})
+    kube.configure(forbid=[{"verb": verb} for verb in ("create", "delete", "deletecollection", "patch",
+                                                         "update")])
+    try:
+        for args in (["create", write_spec(tmp_path, {"template": "alpine:3"})], ["snapshot", sandbox_id],
+                     ["destroy", sandbox_id]):
+            result = adapter(kube, *args, check=1)
+            lines = [line for line in result.stderr.splitlines() if not line.startswith("creating sandbox ")]
+            assert len(lines) == 1 and "is forbidden" in lines[0], (args[0], result.stderr)
+    finally:
+        kube.configure(forbid=[])
+    adapter(kube, "destroy", sandbox_id, check=0)
+
+
+def test_a_namespace_the_role_cannot_touch_prints_each_commands_refusal_alone(cluster, tmp_path):
+    # Every verb refused in the namespace (a Role bound in another one): one line each.
+    kube = cluster
+    kube.configure(forbid=[{"namespace": "default"}])
+    try:
+        for args in (["create", write_spec(tmp_path, {"template": "alpine:3"})], ["snapshot", "0123456789ab"],
+                     ["destroy", "0123456789ab"], ["gc"], ["list"]):
+            result = adapter(kube, *args, check=1)
+            lines = [line for line in result.stderr.splitlines() if not line.startswith("creating sandbox ")]
+            assert len(lines) == 1 and "is forbidden" in lines[0], (args[0], result.stderr)
+    finally:
+        kube.configure(forbid=[])
+
+
 def test_unreachable_cluster_is_a_kubectl_failure(cluster, tmp_path):
     kube = cluster
     config = tmp_path / "kubeconfig"
