@@ -710,6 +710,72 @@ def test_a_namespace_the_role_cannot_touch_prints_each_commands_refusal_alone(cl
         kube.configure(forbid=[])
 
 
+def recording_kubectl(kube, tmp_path):
+    """(env, calls): an environment whose kubectl records each call's arguments, and a function
+    that returns the calls so far (each a list of arguments)."""
+    import shlex
+    import shutil
+    real = shutil.which(os.environ.get("KUBECTL", "kubectl"), path=kube.env().get("PATH"))
+    bin_dir = tmp_path / "recording-bin"
+    bin_dir.mkdir()
+    log = tmp_path / "kubectl-calls.log"
+    log.write_text("")
+    wrapper = bin_dir / "kubectl"
+    wrapper.write_text(f'#!/bin/bash\nprintf \'%q \' "$@" >> {shlex.quote(str(log))}\n'
+                       f'echo >> {shlex.quote(str(log))}\nexec {shlex.quote(real)} "$@"\n')
+    wrapper.chmod(0o755)
+    env = {"PATH": f"{bin_dir}:{kube.env().get('PATH', '')}"}
+    return env, lambda: [shlex.split(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+def bulk_sandbox(sandbox_id, bulk, shutdown="2099-01-01T00:00:00Z", spec=None):
+    """The objects a sandbox leaves that list and gc read, as a real create stores them (a claim,
+    its template, a Secret, its spec ConfigMap), put straight into the test server's store."""
+    labels = {"osf.sandbox.id": sandbox_id, "app.kubernetes.io/managed-by": "sandbox-kubernetes", "bulk": bulk}
+    name = f"osf-sandbox-{sandbox_id}"
+    meta = lambda n: {"name": n, "namespace": "default", "labels": dict(labels)}  # noqa: E731
+    objects = [
+        {"apiVersion": "extensions.agents.x-k8s.io/v1beta1", "kind": "SandboxClaim", "metadata": meta(name),
+         "spec": {"sandboxTemplateRef": {"name": name}, "lifecycle": {"shutdownTime": shutdown}},
+         "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "SandboxReady"}]}},
+        {"apiVersion": "extensions.agents.x-k8s.io/v1beta1", "kind": "SandboxTemplate", "metadata": meta(name),
+         "spec": {"podTemplate": {"spec": {"containers": [{"name": "sandbox", "image": "alpine:3"}]}}}},
+        {"apiVersion": "v1", "kind": "Secret", "metadata": meta(f"{name}-secrets"), "data": {}},
+    ]
+    if spec is not None:
+        objects.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(f"{name}-spec"),
+                        "data": {"spec.json": json.dumps(spec)}})
+    return objects
+
+
+def remove_bulk(kube, bulk):
+    kube.kubectl("delete", ALL_KINDS + ",secrets", "-l", f"bulk={bulk}", "--wait=false", timeout=600)
+
+
+def test_gc_removes_in_batches_naming_each_batchs_sandboxes_in_one_call(cluster, tmp_path):
+    kube = cluster
+    bulk = "g" + os.urandom(4).hex()
+    ids = sorted(f"{bulk[1:]}{n:04x}" for n in range(5))
+    kube.configure(simulation=False)
+    try:
+        kube.hook("POST", "objects", {"items": [o for i in ids for o in bulk_sandbox(i, bulk, "2020-01-01T00:00:00Z")]})
+        env, calls = recording_kubectl(kube, tmp_path)
+        result = adapter(kube, "gc", "-l", f"bulk={bulk}", "--batch", "2", env=env, timeout=600, check=0)
+        assert result.stdout == "".join(f"{i} expired at 2020-01-01T00:00:00Z\n" for i in ids)
+        assert result.stderr == ("sandbox-kubernetes: gc: batch 1 of 3: 2 of 5 removed so far\n"
+                                 "sandbox-kubernetes: gc: batch 2 of 3: 4 of 5 removed so far\n"
+                                 "sandbox-kubernetes: gc: batch 3 of 3: 5 of 5 removed so far\n")
+        # One delete of claims per batch of two, naming both.
+        claim_deletes = [c for c in calls() if c[:2] == ["delete", "sandboxclaims.v1beta1.extensions.agents.x-k8s.io"]]
+        assert [c[2:4] for c in claim_deletes[:2]] == [[f"osf-sandbox-{i}" for i in ids[0:2]],
+                                                       [f"osf-sandbox-{i}" for i in ids[2:4]]]
+        left = kube.kubectl("get", ALL_KINDS + ",secrets", "-l", f"bulk={bulk}", "-o", "name", check=True).stdout
+        assert left.strip() == ""
+    finally:
+        kube.configure(simulation=True)
+        remove_bulk(kube, bulk)
+
+
 def test_unreachable_cluster_is_a_kubectl_failure(cluster, tmp_path):
     kube = cluster
     config = tmp_path / "kubeconfig"

@@ -811,7 +811,9 @@ def test_gc_cronjob_is_on_by_default_and_its_role_is_exactly_what_gc_calls(helm)
     assert cron["spec"]["concurrencyPolicy"] == "Forbid"
     pod = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]
     container = pod["containers"][0]
-    assert container["command"] == ["sandbox-kubernetes", "gc"]
+    assert container["command"] == ["sandbox-kubernetes", "gc", "--batch", "50", "--max-seconds", "480"]
+    # No batch starts after 480 s: the run ends before the Job's deadline would kill it.
+    assert cron["spec"]["jobTemplate"]["spec"]["activeDeadlineSeconds"] == 600
     assert {e["name"]: e["value"] for e in container["env"]} == {
         "OSF_SANDBOX_NAMESPACE": "sandboxes", "OSF_SANDBOX_GC_GRACE": "30m", "HOME": "/tmp"}
     gc_name = f"{RELEASE}-sandbox-kubernetes-gc"
