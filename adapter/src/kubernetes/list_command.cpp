@@ -33,7 +33,9 @@ std::vector<sandbox::SandboxRow> list_sandboxes(KubeContext& context, bool with_
     // A row needs the claim (status, expiry) and the template (image), and
     // only some of their fields: at thousands of sandboxes whole templates are
     // tens of MiB, so each object is cut down as it streams in. The policy
-    // (-o json, -o yaml) is in the spec ConfigMaps, read whole, and only then.
+    // (-o json, -o yaml) is in the spec ConfigMaps, and only then: of each
+    // ConfigMap only a spec ConfigMap's spec is kept (the others hold CA
+    // bundles and saved pods).
     const std::string kinds =
         std::string(manifests::kSandboxClaims) + "," + manifests::kSandboxTemplates;
     nlohmann::json items = nlohmann::json::array();
@@ -41,8 +43,11 @@ std::vector<sandbox::SandboxRow> list_sandboxes(KubeContext& context, bool with_
         items.push_back(manifests::decision_fields(item));
     });
     if (with_policy)
-        for (auto& config : kube.list(manifests::kConfigMaps, sandbox::managed_selector()))
-            items.push_back(std::move(config));
+        kube.list_items(manifests::kConfigMaps, sandbox::managed_selector(),
+                        [&](nlohmann::json config) {
+                            if (auto spec = manifests::spec_fields(config); !spec.empty())
+                                items.push_back(std::move(spec));
+                        });
     const auto rows = manifests::sandbox_rows(items, context.wall_clock());
     if (rows.empty()) check_namespace_exists(kube);
     return rows;
