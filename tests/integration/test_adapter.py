@@ -752,6 +752,42 @@ def remove_bulk(kube, bulk):
     kube.kubectl("delete", ALL_KINDS + ",secrets", "-l", f"bulk={bulk}", "--wait=false", timeout=600)
 
 
+def test_list_reads_in_pages_and_of_configmaps_only_the_spec(cluster, tmp_path):
+    """list -o json at more sandboxes than a page: every read a `get --raw` of one page of 1000
+    (`limit`), the next asked for with `continue`; the spec ConfigMaps streamed (a CA bundle's
+    megabyte is never held), never a whole `kubectl get configmaps -o json`."""
+    kube = cluster
+    bulk = "b" + os.urandom(4).hex()
+    ids = [f"{bulk[1:]}{n:04x}" for n in range(1001)]
+    kube.configure(simulation=False)  # 1,001 claims for no controller to start
+    try:
+        objects = [o for n, i in enumerate(ids)
+                   for o in bulk_sandbox(i, bulk, spec={"template": "alpine:3", "egress": [f"h{n}.example"]}
+                                         if n % 500 == 0 else None)]
+        bundle = {"apiVersion": "v1", "kind": "ConfigMap",
+                  "metadata": {"name": f"osf-sandbox-{ids[1]}-upstream-ca", "namespace": "default",
+                               "labels": {"osf.sandbox.id": ids[1], "bulk": bulk,
+                                          "app.kubernetes.io/managed-by": "sandbox-kubernetes"}},
+                  "data": {"ca.pem": "x" * (1 << 20)}}
+        for start in range(0, len(objects), 1000):
+            kube.hook("POST", "objects", {"items": objects[start:start + 1000]})
+        kube.hook("POST", "objects", {"items": [bundle]})
+        env, calls = recording_kubectl(kube, tmp_path)
+        result = adapter(kube, "list", "-o", "json", env=env, timeout=600, check=0)
+        rows = {row["id"]: row for row in json.loads(result.stdout)}
+        assert set(ids) <= set(rows)
+        assert rows[ids[0]]["policy"]["egress"] == ["h0.example"]
+        assert rows[ids[1000]]["policy"]["egress"] == ["h1000.example"]
+        reads = [c for c in calls() if c[0] == "get"]
+        assert all(c[1] == "--raw" and "&limit=1000" in c[2] for c in reads), reads
+        claims = [c[2] for c in reads if "/sandboxclaims?" in c[2]]
+        assert len(claims) >= 2 and "&continue=" not in claims[0] and "&continue=" in claims[1], claims
+        assert any("/configmaps?" in c[2] for c in reads), reads
+    finally:
+        kube.configure(simulation=True)
+        remove_bulk(kube, bulk)
+
+
 def test_gc_removes_in_batches_naming_each_batchs_sandboxes_in_one_call(cluster, tmp_path):
     kube = cluster
     bulk = "g" + os.urandom(4).hex()

@@ -42,6 +42,25 @@ nlohmann::json Kubectl::list(const std::string& resources, const std::string& se
     }
 }
 
+namespace {
+
+// Objects per page of a streamed read. A page is what the API server builds
+// and kubectl buffers whole (`get --raw` copies one response), so both hold
+// one page, never the namespace; each page is one more kubectl process,
+// hence pages larger than kubectl's own 500.
+constexpr int kListPageSize = 1000;
+
+// The `continue` token of a page's metadata, empty on the last page.
+std::string continue_token(const std::string& metadata) {
+    if (metadata.empty()) return "";
+    const auto parsed = nlohmann::json::parse(metadata, nullptr, false);
+    if (!parsed.is_object()) return "";
+    const auto token = parsed.find("continue");
+    return token != parsed.end() && token->is_string() ? token->get<std::string>() : "";
+}
+
+} // namespace
+
 void Kubectl::list_items(const std::string& resources, const std::string& selector,
                          const std::function<void(nlohmann::json item)>& on_item) {
     std::size_t start = 0;
@@ -52,23 +71,35 @@ void Kubectl::list_items(const std::string& resources, const std::string& select
         start = comma + 1;
         const auto where = collection(resource, ns_);
         if (!where) throw KubectlError("no API path known for " + resource);
-        bool bad_item = false;
-        ListItemSplitter splitter([&](std::string_view text) {
-            auto item = nlohmann::json::parse(text, nullptr, false);
-            if (!item.is_object()) {
-                bad_item = true;
-                return;
-            }
-            if (!item.contains("kind")) item["kind"] = where->kind;
-            on_item(std::move(item));
-        });
-        KubectlCall call;
-        call.args = {"get", "--raw", where->path + "?labelSelector=" + query_escape(selector)};
-        call.on_stdout = [&](std::string_view chunk) { splitter.feed(chunk); };
-        run_checked(call);
-        if (bad_item || !splitter.complete())
-            throw KubectlError("kubectl get --raw " + where->path +
-                               " failed: output is not a list");
+        std::string token;
+        do {
+            bool bad_item = false;
+            ListItemSplitter splitter([&](std::string_view text) {
+                auto item = nlohmann::json::parse(text, nullptr, false);
+                if (!item.is_object()) {
+                    bad_item = true;
+                    return;
+                }
+                if (!item.contains("kind")) item["kind"] = where->kind;
+                on_item(std::move(item));
+            });
+            std::string query = where->path + "?labelSelector=" + query_escape(selector) +
+                                "&limit=" + std::to_string(kListPageSize);
+            if (!token.empty()) query += "&continue=" + query_escape(token);
+            KubectlCall call;
+            call.args = {"get", "--raw", query};
+            call.on_stdout = [&](std::string_view chunk) { splitter.feed(chunk); };
+            run_checked(call);
+            if (bad_item || !splitter.complete())
+                throw KubectlError("kubectl get --raw " + where->path +
+                                   " failed: output is not a list");
+            std::string next = continue_token(splitter.metadata());
+            // A server answering the same token again would never end the read.
+            if (!next.empty() && next == token)
+                throw KubectlError("kubectl get --raw " + where->path +
+                                   " failed: the API server repeated its continue token");
+            token = std::move(next);
+        } while (!token.empty());
     }
 }
 

@@ -27,8 +27,9 @@ public:
     nlohmann::json list(const std::string& resources, const std::string& selector);
     // Each object of `resources` (comma-separated, as api_paths.hpp knows
     // them) matching `selector`, handed over one at a time as it streams in
-    // (`kubectl get --raw`): neither kubectl nor the adapter holds the list.
-    // Each has its "kind".
+    // (`kubectl get --raw`, a page of `limit` objects at a time, following
+    // `continue`): neither the API server, kubectl nor the adapter holds the
+    // list. Each has its "kind".
     void list_items(const std::string& resources, const std::string& selector,
                     const std::function<void(nlohmann::json item)>& on_item);
     // Creates an object or every item of a List, sent on stdin.

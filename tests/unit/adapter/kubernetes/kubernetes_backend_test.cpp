@@ -120,7 +120,7 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
     CHECK(dry.kubectl.find({"delete"}).empty());
     // One streamed read per kind, by its REST path: no discovery, nothing decoded by kubectl.
     const std::string selector =
-        "?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dsandbox-kubernetes";
+        "?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dsandbox-kubernetes&limit=1000";
     const auto reads = dry.kubectl.find({"get", "--raw"});
     REQUIRE(reads.size() == 9);
     CHECK(reads[0].args ==

@@ -785,7 +785,7 @@ TEST_CASE("list: IDs one per line; -o wide a table with a header; -o json and --
     const std::vector<std::string> specs = {
         "get", "--raw",
         "/api/v1/namespaces/default/configmaps?labelSelector=app.kubernetes.io%2Fmanaged-by%"
-        "3Dsandbox-kubernetes"};
+        "3Dsandbox-kubernetes&limit=1000"};
     TestContext t;
     t.kubectl.on(fields, ok(columns));
     CHECK(run(t, {"list"}) == 0);
