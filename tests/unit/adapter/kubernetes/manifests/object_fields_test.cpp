@@ -158,4 +158,15 @@ TEST_CASE("spec fields: of a sandbox's spec ConfigMap its spec only; other Confi
     REQUIRE(cut.size() == 1);
     CHECK(whole[0].policy == cut[0].policy);
     CHECK(!cut[0].policy.is_null());
+    // Folded one at a time as list does: the same row.
+    SandboxRowsBuilder builder;
+    builder.add(decision_fields(claim));
+    builder.add(spec_fields(bundle));
+    builder.add(spec_fields(spec));
+    const auto folded = builder.rows(now);
+    REQUIRE(folded.size() == 1);
+    CHECK(folded[0].id == whole[0].id);
+    CHECK(folded[0].status == whole[0].status);
+    CHECK(folded[0].created == whole[0].created);
+    CHECK(folded[0].policy == whole[0].policy);
 }
