@@ -50,46 +50,6 @@ void remove_sandbox(kubectl::Kubectl& kube, const std::string& id) {
     if (!had_claim) kube.delete_by_label(manifests::kSandboxResources, sandbox::id_selector(id));
 }
 
-namespace {
-
-// `kubectl delete <resource> <name>... [flags]`, not-found ignored.
-void delete_names(kubectl::Kubectl& kube, const std::string& resource,
-                  const std::vector<std::string>& names, std::vector<std::string> flags) {
-    kubectl::KubectlCall call;
-    call.args = {"delete", resource};
-    call.args.insert(call.args.end(), names.begin(), names.end());
-    call.args.insert(call.args.end(), {"--namespace", kube.ns(), "--ignore-not-found"});
-    call.args.insert(call.args.end(), flags.begin(), flags.end());
-    kube.run_checked(call);
-}
-
-// Which of the claims named exist (one get naming them all), by name.
-std::vector<std::string> existing_claims(kubectl::Kubectl& kube,
-                                         const std::vector<std::string>& names) {
-    kubectl::KubectlCall call;
-    call.args = {"get", manifests::kSandboxClaims};
-    call.args.insert(call.args.end(), names.begin(), names.end());
-    call.args.insert(call.args.end(),
-                     {"--namespace", kube.ns(), "--ignore-not-found", "-o", "name"});
-    const std::string out = kube.run_checked(call).out;
-    std::vector<std::string> found;
-    std::size_t start = 0;
-    while (start < out.size()) {
-        auto end = out.find('\n', start);
-        if (end == std::string::npos) end = out.size();
-        std::string line = out.substr(start, end - start);
-        while (!line.empty() && (line.back() == '\r' || line.back() == ' '))
-            line.pop_back();
-        // "<kind>.<group>/<name>"
-        if (const auto slash = line.rfind('/'); slash != std::string::npos)
-            found.push_back(line.substr(slash + 1));
-        start = end + 1;
-    }
-    return found;
-}
-
-} // namespace
-
 void remove_sandboxes(kubectl::Kubectl& kube, const std::vector<std::string>& ids) {
     if (ids.empty()) return;
     std::vector<std::string> secrets;
@@ -102,10 +62,10 @@ void remove_sandboxes(kubectl::Kubectl& kube, const std::vector<std::string>& id
             objects.push_back(std::move(object));
     }
     // The same order as remove_sandbox, step by step over the batch.
-    delete_names(kube, manifests::kSecrets, secrets, {"--wait=false"});
-    const auto claims = existing_claims(kube, names);
-    delete_names(kube, manifests::kSandboxClaims, names, {"--cascade=foreground"});
-    delete_names(kube, manifests::kSandboxes, names, {"--cascade=foreground"});
+    kube.delete_without_waiting(manifests::kSecrets, secrets);
+    const auto claims = kube.existing(manifests::kSandboxClaims, names);
+    kube.delete_with_dependents(manifests::kSandboxClaims, names);
+    kube.delete_with_dependents(manifests::kSandboxes, names);
     kube.delete_all_named(objects);
     std::string without_claim;
     for (const auto& id : ids)

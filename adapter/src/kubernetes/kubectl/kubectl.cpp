@@ -30,6 +30,29 @@ bool Kubectl::exists(const std::string& resource, const std::string& name) {
     return run_checked(call).out.find_first_not_of(" \t\r\n") != std::string::npos;
 }
 
+std::vector<std::string> Kubectl::existing(const std::string& resource,
+                                           const std::vector<std::string>& names) {
+    KubectlCall call;
+    call.args = {"get", resource};
+    call.args.insert(call.args.end(), names.begin(), names.end());
+    call.args.insert(call.args.end(), {"--namespace", ns_, "--ignore-not-found", "-o", "name"});
+    const std::string out = run_checked(call).out;
+    std::vector<std::string> found;
+    std::size_t start = 0;
+    while (start < out.size()) {
+        auto end = out.find('\n', start);
+        if (end == std::string::npos) end = out.size();
+        std::string line = out.substr(start, end - start);
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' '))
+            line.pop_back();
+        // "<kind>.<group>/<name>"
+        if (const auto slash = line.rfind('/'); slash != std::string::npos)
+            found.push_back(line.substr(slash + 1));
+        start = end + 1;
+    }
+    return found;
+}
+
 nlohmann::json Kubectl::list(const std::string& resources, const std::string& selector) {
     KubectlCall call;
     call.args = {"get", resources, "--namespace", ns_, "-l", selector, "-o", "json"};
@@ -134,6 +157,25 @@ void Kubectl::delete_with_dependents(const std::string& resource, const std::str
     KubectlCall call;
     call.args = {
         "delete", resource, name, "--namespace", ns_, "--ignore-not-found", "--cascade=foreground"};
+    run_checked(call);
+}
+
+void Kubectl::delete_with_dependents(const std::string& resource,
+                                     const std::vector<std::string>& names) {
+    KubectlCall call;
+    call.args = {"delete", resource};
+    call.args.insert(call.args.end(), names.begin(), names.end());
+    call.args.insert(call.args.end(),
+                     {"--namespace", ns_, "--ignore-not-found", "--cascade=foreground"});
+    run_checked(call);
+}
+
+void Kubectl::delete_without_waiting(const std::string& resource,
+                                     const std::vector<std::string>& names) {
+    KubectlCall call;
+    call.args = {"delete", resource};
+    call.args.insert(call.args.end(), names.begin(), names.end());
+    call.args.insert(call.args.end(), {"--namespace", ns_, "--ignore-not-found", "--wait=false"});
     run_checked(call);
 }
 
