@@ -146,10 +146,13 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="50,500,5000")
     parser.add_argument("--build", default=os.environ.get("OSF_BUILD") or os.path.join(REPO, "build", "default"))
+    parser.add_argument("--commands", default="list,list -o name,gc --dry-run,destroy (one),gc",
+                        help="which of the measurements to run (comma-separated, as the table names them)")
     args = parser.parse_args()
     adapter = os.path.join(args.build, "adapter", "sandbox-kubernetes")
     kubectl = shutil.which("kubectl", path=os.path.join(REPO, "tests", "tools", "helm", "bin")) or shutil.which("kubectl")
     sizes = [int(s) for s in args.sizes.split(",")]
+    wanted = set(args.commands.split(","))
     work = tempfile.mkdtemp(prefix="kube-scale-")
     wrapper_dir = os.path.join(work, "bin")
     os.makedirs(wrapper_dir)
@@ -194,12 +197,14 @@ def main() -> int:
                 victim = f"{size - 1:012x}" if size > 1 else first
                 for name, cmd in (("list", ["list"]), ("list -o name", ["list", "-o", "name"]),
                                   ("gc --dry-run", ["gc", "--dry-run"]), ("destroy (one)", ["destroy", victim])):
+                    if name not in wanted:
+                        continue
                     result = measure(kube, adapter, cmd, wrapper_dir, log)
                     rows.append((size, name, result))
                     print(f"{size} {name}: {result}", file=sys.stderr, flush=True)
                 # destroy removed one: put it back for the next size.
                 kube.hook("POST", "objects", {"items": [renamed(copy.deepcopy(o), first, victim) for o in objects]})
-                if size == sizes[-1]:
+                if size == sizes[-1] and "gc" in wanted:
                     result = measure(kube, adapter, ["gc"], wrapper_dir, log)
                     rows.append((size, f"gc ({EXPIRED} expired, removed)", result))
                     print(f"{size} gc: {result}", file=sys.stderr, flush=True)

@@ -677,6 +677,141 @@ def test_a_namespace_that_refuses_every_write_prints_one_error_and_no_cleanup(cl
     assert "removing sandbox" not in result.stderr, result.stderr
 
 
+def test_a_role_that_cannot_write_prints_each_commands_refusal_alone(cluster, tmp_path):
+    # A Role that may read the namespace but not write to it (a "view" binding): each command
+    # that writes fails with the API server's refusal as its only line. Nothing was made, so
+    # no "removing ..." and no "cleanup failed" for deletes the same Role refuses.
+    kube = cluster
+    sandbox_id, _ = create(kube, tmp_path, {"template": "alpine:3"})
+    kube.configure(forbid=[{"verb": verb} for verb in ("create", "delete", "deletecollection", "patch",
+                                                         "update")])
+    try:
+        for args in (["create", write_spec(tmp_path, {"template": "alpine:3"})], ["snapshot", sandbox_id],
+                     ["destroy", sandbox_id]):
+            result = adapter(kube, *args, check=1)
+            lines = [line for line in result.stderr.splitlines() if not line.startswith("creating sandbox ")]
+            assert len(lines) == 1 and "is forbidden" in lines[0], (args[0], result.stderr)
+    finally:
+        kube.configure(forbid=[])
+    adapter(kube, "destroy", sandbox_id, check=0)
+
+
+def test_a_namespace_the_role_cannot_touch_prints_each_commands_refusal_alone(cluster, tmp_path):
+    # Every verb refused in the namespace (a Role bound in another one): one line each.
+    kube = cluster
+    kube.configure(forbid=[{"namespace": "default"}])
+    try:
+        for args in (["create", write_spec(tmp_path, {"template": "alpine:3"})], ["snapshot", "0123456789ab"],
+                     ["destroy", "0123456789ab"], ["gc"], ["list"]):
+            result = adapter(kube, *args, check=1)
+            lines = [line for line in result.stderr.splitlines() if not line.startswith("creating sandbox ")]
+            assert len(lines) == 1 and "is forbidden" in lines[0], (args[0], result.stderr)
+    finally:
+        kube.configure(forbid=[])
+
+
+def recording_kubectl(kube, tmp_path):
+    """(env, calls): an environment whose kubectl records each call's arguments, and a function
+    that returns the calls so far (each a list of arguments)."""
+    import shlex
+    import shutil
+    real = shutil.which(os.environ.get("KUBECTL", "kubectl"), path=kube.env().get("PATH"))
+    bin_dir = tmp_path / "recording-bin"
+    bin_dir.mkdir()
+    log = tmp_path / "kubectl-calls.log"
+    log.write_text("")
+    wrapper = bin_dir / "kubectl"
+    wrapper.write_text(f'#!/bin/bash\nprintf \'%q \' "$@" >> {shlex.quote(str(log))}\n'
+                       f'echo >> {shlex.quote(str(log))}\nexec {shlex.quote(real)} "$@"\n')
+    wrapper.chmod(0o755)
+    env = {"PATH": f"{bin_dir}:{kube.env().get('PATH', '')}"}
+    return env, lambda: [shlex.split(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+def bulk_sandbox(sandbox_id, bulk, shutdown="2099-01-01T00:00:00Z", spec=None):
+    """The objects a sandbox leaves that list and gc read, as a real create stores them (a claim,
+    its template, a Secret, its spec ConfigMap), put straight into the test server's store."""
+    labels = {"osf.sandbox.id": sandbox_id, "app.kubernetes.io/managed-by": "sandbox-kubernetes", "bulk": bulk}
+    name = f"osf-sandbox-{sandbox_id}"
+    meta = lambda n: {"name": n, "namespace": "default", "labels": dict(labels)}  # noqa: E731
+    objects = [
+        {"apiVersion": "extensions.agents.x-k8s.io/v1beta1", "kind": "SandboxClaim", "metadata": meta(name),
+         "spec": {"sandboxTemplateRef": {"name": name}, "lifecycle": {"shutdownTime": shutdown}},
+         "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "SandboxReady"}]}},
+        {"apiVersion": "extensions.agents.x-k8s.io/v1beta1", "kind": "SandboxTemplate", "metadata": meta(name),
+         "spec": {"podTemplate": {"spec": {"containers": [{"name": "sandbox", "image": "alpine:3"}]}}}},
+        {"apiVersion": "v1", "kind": "Secret", "metadata": meta(f"{name}-secrets"), "data": {}},
+    ]
+    if spec is not None:
+        objects.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(f"{name}-spec"),
+                        "data": {"spec.json": json.dumps(spec)}})
+    return objects
+
+
+def remove_bulk(kube, bulk):
+    kube.kubectl("delete", ALL_KINDS + ",secrets", "-l", f"bulk={bulk}", "--wait=false", timeout=600)
+
+
+def test_list_reads_in_pages_and_of_configmaps_only_the_spec(cluster, tmp_path):
+    """list -o json at more sandboxes than a page: every read a `get --raw` of one page of 1000
+    (`limit`), the next asked for with `continue`; the spec ConfigMaps streamed (a CA bundle's
+    megabyte is never held), never a whole `kubectl get configmaps -o json`."""
+    kube = cluster
+    bulk = "b" + os.urandom(4).hex()
+    ids = [f"{bulk[1:]}{n:04x}" for n in range(1001)]
+    kube.configure(simulation=False)  # 1,001 claims for no controller to start
+    try:
+        objects = [o for n, i in enumerate(ids)
+                   for o in bulk_sandbox(i, bulk, spec={"template": "alpine:3", "egress": [f"h{n}.example"]}
+                                         if n % 500 == 0 else None)]
+        bundle = {"apiVersion": "v1", "kind": "ConfigMap",
+                  "metadata": {"name": f"osf-sandbox-{ids[1]}-upstream-ca", "namespace": "default",
+                               "labels": {"osf.sandbox.id": ids[1], "bulk": bulk,
+                                          "app.kubernetes.io/managed-by": "sandbox-kubernetes"}},
+                  "data": {"ca.pem": "x" * (1 << 20)}}
+        for start in range(0, len(objects), 1000):
+            kube.hook("POST", "objects", {"items": objects[start:start + 1000]})
+        kube.hook("POST", "objects", {"items": [bundle]})
+        env, calls = recording_kubectl(kube, tmp_path)
+        result = adapter(kube, "list", "-o", "json", env=env, timeout=600, check=0)
+        rows = {row["id"]: row for row in json.loads(result.stdout)}
+        assert set(ids) <= set(rows)
+        assert rows[ids[0]]["policy"]["egress"] == ["h0.example"]
+        assert rows[ids[1000]]["policy"]["egress"] == ["h1000.example"]
+        reads = [c for c in calls() if c[0] == "get"]
+        assert all(c[1] == "--raw" and "&limit=1000" in c[2] for c in reads), reads
+        claims = [c[2] for c in reads if "/sandboxclaims?" in c[2]]
+        assert len(claims) >= 2 and "&continue=" not in claims[0] and "&continue=" in claims[1], claims
+        assert any("/configmaps?" in c[2] for c in reads), reads
+    finally:
+        kube.configure(simulation=True)
+        remove_bulk(kube, bulk)
+
+
+def test_gc_removes_in_batches_naming_each_batchs_sandboxes_in_one_call(cluster, tmp_path):
+    kube = cluster
+    bulk = "g" + os.urandom(4).hex()
+    ids = sorted(f"{bulk[1:]}{n:04x}" for n in range(5))
+    kube.configure(simulation=False)
+    try:
+        kube.hook("POST", "objects", {"items": [o for i in ids for o in bulk_sandbox(i, bulk, "2020-01-01T00:00:00Z")]})
+        env, calls = recording_kubectl(kube, tmp_path)
+        result = adapter(kube, "gc", "-l", f"bulk={bulk}", "--batch", "2", env=env, timeout=600, check=0)
+        assert result.stdout == "".join(f"{i} expired at 2020-01-01T00:00:00Z\n" for i in ids)
+        assert result.stderr == ("sandbox-kubernetes: gc: batch 1 of 3: 2 of 5 removed so far\n"
+                                 "sandbox-kubernetes: gc: batch 2 of 3: 4 of 5 removed so far\n"
+                                 "sandbox-kubernetes: gc: batch 3 of 3: 5 of 5 removed so far\n")
+        # One delete of claims per batch of two, naming both.
+        claim_deletes = [c for c in calls() if c[:2] == ["delete", "sandboxclaims.v1beta1.extensions.agents.x-k8s.io"]]
+        assert [c[2:4] for c in claim_deletes[:2]] == [[f"osf-sandbox-{i}" for i in ids[0:2]],
+                                                       [f"osf-sandbox-{i}" for i in ids[2:4]]]
+        left = kube.kubectl("get", ALL_KINDS + ",secrets", "-l", f"bulk={bulk}", "-o", "name", check=True).stdout
+        assert left.strip() == ""
+    finally:
+        kube.configure(simulation=True)
+        remove_bulk(kube, bulk)
+
+
 def test_unreachable_cluster_is_a_kubectl_failure(cluster, tmp_path):
     kube = cluster
     config = tmp_path / "kubeconfig"

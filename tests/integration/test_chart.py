@@ -198,11 +198,13 @@ def needed_permissions():
     def add(key, verbs):
         need.setdefault(key, set()).update(verbs)
 
-    wrapper_verbs = {"get": {"get"}, "exists": {"get"}, "list": {"list"}, "list_items": {"list"}, "delete_by_label": DELETE_VERBS,
+    wrapper_verbs = {"get": {"get"}, "exists": {"get"}, "existing": {"get"}, "list": {"list"}, "list_items": {"list"},
+                     "delete_by_label": DELETE_VERBS,
                      "delete_named": DELETE_VERBS, "delete_with_dependents": DELETE_VERBS,
                      "delete_without_waiting": {"delete"}}
     # The wrapper's methods this reader knows; a new one must be taught here.
-    known = {"Kubectl", "ns", "runner", "get", "exists", "list", "list_items", "create", "delete_by_label", "delete_named",
+    known = {"Kubectl", "ns", "runner", "get", "exists", "existing", "list", "list_items", "create", "delete_by_label",
+             "delete_named",
              "delete_with_dependents", "delete_all_named",
              "delete_without_waiting", "exec_output", "run_checked"}
     wrapper = _read_sources("kubernetes/kubectl/kubectl.hpp")
@@ -223,7 +225,8 @@ def needed_permissions():
         where = os.path.relpath(path, ADAPTER_SRC)
         # The Kubectl wrapper's methods, called on any Kubectl object.
         for method, arg in re.findall(
-                r"\w\.(get|exists|list|list_items|delete_by_label|delete_named|delete_with_dependents|delete_without_waiting)\(\s*([^,()]+),", text):
+                r"\w\.(get|exists|existing|list|list_items|delete_by_label|delete_named|delete_with_dependents|"
+                r"delete_without_waiting)\(\s*([^,()]+),", text):
             for key in _resources(arg, consts, where, text, sources):
                 add(key, wrapper_verbs[method])
         if re.search(r"\w\.delete_all_named\(", text):
@@ -811,7 +814,9 @@ def test_gc_cronjob_is_on_by_default_and_its_role_is_exactly_what_gc_calls(helm)
     assert cron["spec"]["concurrencyPolicy"] == "Forbid"
     pod = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]
     container = pod["containers"][0]
-    assert container["command"] == ["sandbox-kubernetes", "gc"]
+    assert container["command"] == ["sandbox-kubernetes", "gc", "--batch", "50", "--max-seconds", "480"]
+    # No batch starts after 480 s: the run ends before the Job's deadline would kill it.
+    assert cron["spec"]["jobTemplate"]["spec"]["activeDeadlineSeconds"] == 600
     assert {e["name"]: e["value"] for e in container["env"]} == {
         "OSF_SANDBOX_NAMESPACE": "sandboxes", "OSF_SANDBOX_GC_GRACE": "30m", "HOME": "/tmp"}
     gc_name = f"{RELEASE}-sandbox-kubernetes-gc"

@@ -174,6 +174,45 @@ def test_create_get_list_by_label_and_delete_by_label(kube, name):
     assert names(f"set={name}") == [f"{name}-2"]
 
 
+def test_a_list_comes_in_pages_of_limit_with_continue_as_the_real_api_server_pages_it(kube, name):
+    for i in range(5):
+        cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"{name}-{i}", "labels": {"set": name}}}
+        ok(kube.kubectl("create", "-f", "-", input=json.dumps(cm)))
+    ok(kube.kubectl("create", "configmap", f"{name}-x"))  # not in the set, between them by name
+    path = f"/api/v1/namespaces/default/configmaps?labelSelector=set%3D{name}&limit=2"
+    first = json.loads(ok(kube.kubectl("get", "--raw", path)))
+    assert [o["metadata"]["name"] for o in first["items"]] == [f"{name}-0", f"{name}-1"]
+    token = first["metadata"]["continue"]
+    # The real server's token: base64url of {"v","rv","start"}; a selected list has no remainingItemCount.
+    decoded = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+    assert decoded == {"v": "meta.k8s.io/v1", "rv": int(first["metadata"]["resourceVersion"]),
+                       "start": f"{name}-1\u0000"}
+    assert "remainingItemCount" not in first["metadata"]
+    second = json.loads(ok(kube.kubectl("get", "--raw", f"{path}&continue={token}")))
+    assert [o["metadata"]["name"] for o in second["items"]] == [f"{name}-2", f"{name}-3"]
+    assert second["metadata"]["resourceVersion"] == first["metadata"]["resourceVersion"]
+    third = json.loads(ok(kube.kubectl("get", "--raw", f"{path}&continue={second['metadata']['continue']}")))
+    # The server reads on past {name}-x to fill the page, reaches the end: no token.
+    assert [o["metadata"]["name"] for o in third["items"]] == [f"{name}-4"]
+    assert "continue" not in third["metadata"]
+    # A page filled just before keys that do not match: etcd says more keys remain, so a token,
+    # and an empty last page.
+    five = json.loads(ok(kube.kubectl("get", "--raw", path.replace("limit=2", "limit=5"))))
+    assert len(five["items"]) == 5
+    last = json.loads(ok(kube.kubectl("get", "--raw", f"{path}&continue={five['metadata']['continue']}")))
+    assert last["items"] == [] and "continue" not in last["metadata"]
+    # Without a selector, remainingItemCount (objects after the page, whatever they are).
+    unselected = json.loads(ok(kube.kubectl("get", "--raw", "/api/v1/namespaces/default/configmaps?limit=1")))
+    assert len(unselected["items"]) == 1 and unselected["metadata"]["remainingItemCount"] >= 5
+    result = kube.kubectl("get", "--raw", f"{path}&continue=not-a-token")
+    assert result.returncode == 1 and "continue key is not valid" in result.stderr, result.stderr
+    # kubectl's own paging (--chunk-size) follows continue, tables and JSON alike.
+    assert ok(kube.kubectl("get", "configmaps", "-l", f"set={name}", "--chunk-size=2", "-o", "name")).split() == \
+        [f"configmap/{name}-{i}" for i in range(5)]
+    table = ok(kube.kubectl("get", "configmaps", "-l", f"set={name}", "--chunk-size=2", "--no-headers"))
+    assert [line.split()[0] for line in table.splitlines()] == [f"{name}-{i}" for i in range(5)]
+
+
 def test_errors_read_as_kubectl_prints_them(kube, name):
     result = kube.kubectl("get", "pod", name)
     assert result.returncode == 1

@@ -232,10 +232,13 @@ class Api:
                 return watch_response(request, rt, ns_or_all, name, self.objects.store)
             if name is None:
                 listed = self.objects.list(rt, ns_or_all, request.param("labelSelector"), request.param("fieldSelector"),
-                                           shared=True)
+                                           shared=True, limit=request.param("limit"),
+                                           continue_token=request.param("continue"))
                 if tables.wants_table(request.header("accept")):
-                    return json_response(tables.to_table(rt, listed["items"], listed["metadata"]["resourceVersion"],
-                                                         request.param("includeObject")))
+                    table = tables.to_table(rt, listed["items"], listed["metadata"]["resourceVersion"],
+                                            request.param("includeObject"))
+                    table["metadata"] = listed["metadata"]  # continue and remainingItemCount too
+                    return json_response(table)
                 return json_response(listed)
             obj = self.objects.get(rt, namespace, name)
             if tables.wants_table(request.header("accept")) and sub is None:

@@ -12,6 +12,7 @@ import random
 import uuid
 
 import api_errors
+import paging
 import pod_security
 from api_errors import ApiError, bad_request
 from label_selectors import FieldSelector, LabelSelector
@@ -120,17 +121,27 @@ class ObjectService:
         return self.store.get(rt.key, namespace if rt.namespaced else "", name)
 
     def list(self, rt: ResourceType, namespace: str | None, labels: str | None = None,
-             fields: str | None = None, shared: bool = False) -> dict:
+             fields: str | None = None, shared: bool = False, limit: str | None = None,
+             continue_token: str | None = None) -> dict:
         """The matching objects; with `shared` the stored objects themselves (the caller only
-        encodes them), else copies."""
+        encodes them), else copies. With `limit` (and `continue`), one page, as the real API
+        server pages a list read from etcd (paging.py)."""
         label_sel = LabelSelector.parse(labels)
         field_sel = FieldSelector.parse(fields)
-        items = [o for o in self.store.scan(rt.key, namespace if rt.namespaced else None)
-                 if label_sel.matches(o["metadata"].get("labels")) and field_sel.matches(o)]
+        page = paging.Page.of_request(limit, continue_token, self.store.resource_version)
+        within = namespace if rt.namespaced else None
+        scanned = self.store.scan(rt.key, within)
+        items, more, remaining = page.select(
+            scanned, lambda o: label_sel.matches(o["metadata"].get("labels")) and field_sel.matches(o),
+            counts_remaining=not labels and not fields, in_namespace=within is not None)
         if not shared:
             items = [clone(o) for o in items]
-        return {"kind": rt.list_kind, "apiVersion": rt.api_version,
-                "metadata": {"resourceVersion": str(self.store.resource_version)}, "items": items}
+        metadata = {"resourceVersion": str(page.resource_version)}
+        if more is not None:
+            metadata["continue"] = more
+            if remaining is not None:
+                metadata["remainingItemCount"] = remaining
+        return {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": metadata, "items": items}
 
     # -- writes ---------------------------------------------------------------------------
     def _check_identity(self, rt: ResourceType, obj: dict, namespace: str) -> None:

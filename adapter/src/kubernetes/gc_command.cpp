@@ -29,4 +29,10 @@ void gc_remove_sandbox(KubeContext& context, const std::string& id) {
     remove_sandbox(kube, id);
 }
 
+void gc_remove_sandboxes(KubeContext& context, const std::vector<std::string>& ids) {
+    const auto settings = sandbox::read_settings(context.getenv);
+    kubectl::Kubectl kube(context.runner, settings.ns);
+    remove_sandboxes(kube, ids);
+}
+
 } // namespace osf::kubernetes

@@ -12,5 +12,7 @@ namespace osf::kubernetes {
 
 std::vector<manifests::GcRemoval> plan_gc(KubeContext& context);
 void gc_remove_sandbox(KubeContext& context, const std::string& id);
+// Several at once (remove_sandboxes): a few kubectl calls per batch.
+void gc_remove_sandboxes(KubeContext& context, const std::vector<std::string>& ids);
 
 } // namespace osf::kubernetes

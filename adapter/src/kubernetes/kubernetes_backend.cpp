@@ -100,6 +100,11 @@ bool KubernetesBackend::gc_remove(const std::string& id) {
     return true;
 }
 
+bool KubernetesBackend::gc_remove_batch(const std::vector<std::string>& ids) {
+    gc_remove_sandboxes(context_, ids);
+    return true;
+}
+
 sandbox::WallTime KubernetesBackend::extend(const std::string& id, std::chrono::seconds by,
                                             std::chrono::seconds max) {
     return extend_sandbox(context_, id, by, max);

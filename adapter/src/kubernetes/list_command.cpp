@@ -32,18 +32,20 @@ std::vector<sandbox::SandboxRow> list_sandboxes(KubeContext& context, bool with_
     kubectl::Kubectl kube(context.runner, settings.ns);
     // A row needs the claim (status, expiry) and the template (image), and
     // only some of their fields: at thousands of sandboxes whole templates are
-    // tens of MiB, so each object is cut down as it streams in. The policy
-    // (-o json, -o yaml) is in the spec ConfigMaps, read whole, and only then.
+    // tens of MiB, so each object is cut down and folded into its row as it
+    // streams in. The policy (-o json, -o yaml) is in the spec ConfigMaps, and
+    // read only then: of each ConfigMap only a spec ConfigMap's spec is kept
+    // (the others hold CA bundles and saved pods).
     const std::string kinds =
         std::string(manifests::kSandboxClaims) + "," + manifests::kSandboxTemplates;
-    nlohmann::json items = nlohmann::json::array();
-    kube.list_items(kinds, sandbox::managed_selector(), [&](nlohmann::json item) {
-        items.push_back(manifests::decision_fields(item));
-    });
+    manifests::SandboxRowsBuilder rows_of;
+    kube.list_items(kinds, sandbox::managed_selector(),
+                    [&](nlohmann::json item) { rows_of.add(manifests::decision_fields(item)); });
     if (with_policy)
-        for (auto& config : kube.list(manifests::kConfigMaps, sandbox::managed_selector()))
-            items.push_back(std::move(config));
-    const auto rows = manifests::sandbox_rows(items, context.wall_clock());
+        kube.list_items(
+            manifests::kConfigMaps, sandbox::managed_selector(),
+            [&](nlohmann::json config) { rows_of.add(manifests::spec_fields(config)); });
+    const auto rows = rows_of.rows(context.wall_clock());
     if (rows.empty()) check_namespace_exists(kube);
     return rows;
 }

@@ -8,6 +8,8 @@
 #include "sandbox/labels.hpp"
 #include "sandbox/sandbox_id.hpp"
 
+#include <algorithm>
+
 namespace osf::kubernetes {
 
 nlohmann::json first_or_no_sandbox(const nlohmann::json& items, const std::string& id) {
@@ -46,6 +48,32 @@ void remove_sandbox(kubectl::Kubectl& kube, const std::string& id) {
     kube.delete_with_dependents(manifests::kSandboxes, manifests::sandbox_name(id));
     kube.delete_all_named(manifests::named_sandbox_objects(id));
     if (!had_claim) kube.delete_by_label(manifests::kSandboxResources, sandbox::id_selector(id));
+}
+
+void remove_sandboxes(kubectl::Kubectl& kube, const std::vector<std::string>& ids) {
+    if (ids.empty()) return;
+    std::vector<std::string> secrets;
+    std::vector<std::string> names;
+    std::vector<std::string> objects;
+    for (const auto& id : ids) {
+        secrets.push_back(manifests::secret_name(id));
+        names.push_back(manifests::sandbox_name(id));
+        for (auto& object : manifests::named_sandbox_objects(id))
+            objects.push_back(std::move(object));
+    }
+    // The same order as remove_sandbox, step by step over the batch.
+    kube.delete_without_waiting(manifests::kSecrets, secrets);
+    const auto claims = kube.existing(manifests::kSandboxClaims, names);
+    kube.delete_with_dependents(manifests::kSandboxClaims, names);
+    kube.delete_with_dependents(manifests::kSandboxes, names);
+    kube.delete_all_named(objects);
+    std::string without_claim;
+    for (const auto& id : ids)
+        if (std::find(claims.begin(), claims.end(), manifests::sandbox_name(id)) == claims.end())
+            without_claim += (without_claim.empty() ? "" : ",") + id;
+    if (!without_claim.empty())
+        kube.delete_by_label(manifests::kSandboxResources,
+                             std::string(sandbox::kSandboxIdLabel) + " in (" + without_claim + ")");
 }
 
 } // namespace osf::kubernetes

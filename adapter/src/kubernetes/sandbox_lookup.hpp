@@ -5,6 +5,7 @@
 #include "kubernetes/kubectl/kubectl.hpp"
 
 #include <string>
+#include <vector>
 
 namespace osf::kubernetes {
 
@@ -32,5 +33,9 @@ std::string find_sandbox_pod(kubectl::Kubectl& kube, const std::string& id);
 // its label, as nothing then owns what has no known name. Returns when nothing
 // of the sandbox is left that a controller could start again.
 void remove_sandbox(kubectl::Kubectl& kube, const std::string& id);
+// remove_sandbox for several sandboxes at once: the same steps, each one
+// kubectl call naming every sandbox's objects (a few calls per batch, not per
+// sandbox).
+void remove_sandboxes(kubectl::Kubectl& kube, const std::vector<std::string>& ids);
 
 } // namespace osf::kubernetes

@@ -54,9 +54,11 @@ std::string take_snapshot(KubeContext& context, const std::string& id, const std
         throw commands::CommandFailed("the sandbox's template names no image");
     const std::string name = manifests::snapshot_name(id, request.stamp);
     const std::string copy_pod = manifests::snapshot_copy_pod_name(id, request.stamp);
+    bool pvc_made = false;
     bool template_made = false;
     try {
         kube.create(manifests::snapshot_pvc(request));
+        pvc_made = true;
         // Owned by the claim: a copy pod an interrupted snapshot leaves goes
         // with the sandbox, though destroy does not know its name.
         const auto claim = named_or_no_sandbox(kube, manifests::kSandboxClaims, id);
@@ -71,6 +73,17 @@ std::string take_snapshot(KubeContext& context, const std::string& id, const std
         kube.create(manifests::snapshot_template(source, request));
         template_made = true;
     } catch (...) {
+        // Before the PVC exists (a Role that may not create it) nothing was
+        // made: there is nothing to report, and a delete the same Role refuses
+        // is not a second failure. What the PVC's create may have left is
+        // still removed, quietly.
+        if (!pvc_made) {
+            try {
+                kube.delete_named("persistentvolumeclaims", name);
+            } catch (const std::exception&) {
+            }
+            throw;
+        }
         // A half-made snapshot is removed whole; the sandbox is untouched.
         context.err << "removing snapshot " << name << "\n";
         try {

@@ -30,6 +30,29 @@ bool Kubectl::exists(const std::string& resource, const std::string& name) {
     return run_checked(call).out.find_first_not_of(" \t\r\n") != std::string::npos;
 }
 
+std::vector<std::string> Kubectl::existing(const std::string& resource,
+                                           const std::vector<std::string>& names) {
+    KubectlCall call;
+    call.args = {"get", resource};
+    call.args.insert(call.args.end(), names.begin(), names.end());
+    call.args.insert(call.args.end(), {"--namespace", ns_, "--ignore-not-found", "-o", "name"});
+    const std::string out = run_checked(call).out;
+    std::vector<std::string> found;
+    std::size_t start = 0;
+    while (start < out.size()) {
+        auto end = out.find('\n', start);
+        if (end == std::string::npos) end = out.size();
+        std::string line = out.substr(start, end - start);
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' '))
+            line.pop_back();
+        // "<kind>.<group>/<name>"
+        if (const auto slash = line.rfind('/'); slash != std::string::npos)
+            found.push_back(line.substr(slash + 1));
+        start = end + 1;
+    }
+    return found;
+}
+
 nlohmann::json Kubectl::list(const std::string& resources, const std::string& selector) {
     KubectlCall call;
     call.args = {"get", resources, "--namespace", ns_, "-l", selector, "-o", "json"};
@@ -42,6 +65,25 @@ nlohmann::json Kubectl::list(const std::string& resources, const std::string& se
     }
 }
 
+namespace {
+
+// Objects per page of a streamed read. A page is what the API server builds
+// and kubectl buffers whole (`get --raw` copies one response), so both hold
+// one page, never the namespace; each page is one more kubectl process,
+// hence pages larger than kubectl's own 500.
+constexpr int kListPageSize = 1000;
+
+// The `continue` token of a page's metadata, empty on the last page.
+std::string continue_token(const std::string& metadata) {
+    if (metadata.empty()) return "";
+    const auto parsed = nlohmann::json::parse(metadata, nullptr, false);
+    if (!parsed.is_object()) return "";
+    const auto token = parsed.find("continue");
+    return token != parsed.end() && token->is_string() ? token->get<std::string>() : "";
+}
+
+} // namespace
+
 void Kubectl::list_items(const std::string& resources, const std::string& selector,
                          const std::function<void(nlohmann::json item)>& on_item) {
     std::size_t start = 0;
@@ -52,23 +94,35 @@ void Kubectl::list_items(const std::string& resources, const std::string& select
         start = comma + 1;
         const auto where = collection(resource, ns_);
         if (!where) throw KubectlError("no API path known for " + resource);
-        bool bad_item = false;
-        ListItemSplitter splitter([&](std::string_view text) {
-            auto item = nlohmann::json::parse(text, nullptr, false);
-            if (!item.is_object()) {
-                bad_item = true;
-                return;
-            }
-            if (!item.contains("kind")) item["kind"] = where->kind;
-            on_item(std::move(item));
-        });
-        KubectlCall call;
-        call.args = {"get", "--raw", where->path + "?labelSelector=" + query_escape(selector)};
-        call.on_stdout = [&](std::string_view chunk) { splitter.feed(chunk); };
-        run_checked(call);
-        if (bad_item || !splitter.complete())
-            throw KubectlError("kubectl get --raw " + where->path +
-                               " failed: output is not a list");
+        std::string token;
+        do {
+            bool bad_item = false;
+            ListItemSplitter splitter([&](std::string_view text) {
+                auto item = nlohmann::json::parse(text, nullptr, false);
+                if (!item.is_object()) {
+                    bad_item = true;
+                    return;
+                }
+                if (!item.contains("kind")) item["kind"] = where->kind;
+                on_item(std::move(item));
+            });
+            std::string query = where->path + "?labelSelector=" + query_escape(selector) +
+                                "&limit=" + std::to_string(kListPageSize);
+            if (!token.empty()) query += "&continue=" + query_escape(token);
+            KubectlCall call;
+            call.args = {"get", "--raw", query};
+            call.on_stdout = [&](std::string_view chunk) { splitter.feed(chunk); };
+            run_checked(call);
+            if (bad_item || !splitter.complete())
+                throw KubectlError("kubectl get --raw " + where->path +
+                                   " failed: output is not a list");
+            std::string next = continue_token(splitter.metadata());
+            // A server answering the same token again would never end the read.
+            if (!next.empty() && next == token)
+                throw KubectlError("kubectl get --raw " + where->path +
+                                   " failed: the API server repeated its continue token");
+            token = std::move(next);
+        } while (!token.empty());
     }
 }
 
@@ -103,6 +157,25 @@ void Kubectl::delete_with_dependents(const std::string& resource, const std::str
     KubectlCall call;
     call.args = {
         "delete", resource, name, "--namespace", ns_, "--ignore-not-found", "--cascade=foreground"};
+    run_checked(call);
+}
+
+void Kubectl::delete_with_dependents(const std::string& resource,
+                                     const std::vector<std::string>& names) {
+    KubectlCall call;
+    call.args = {"delete", resource};
+    call.args.insert(call.args.end(), names.begin(), names.end());
+    call.args.insert(call.args.end(),
+                     {"--namespace", ns_, "--ignore-not-found", "--cascade=foreground"});
+    run_checked(call);
+}
+
+void Kubectl::delete_without_waiting(const std::string& resource,
+                                     const std::vector<std::string>& names) {
+    KubectlCall call;
+    call.args = {"delete", resource};
+    call.args.insert(call.args.end(), names.begin(), names.end());
+    call.args.insert(call.args.end(), {"--namespace", ns_, "--ignore-not-found", "--wait=false"});
     run_checked(call);
 }
 

@@ -23,12 +23,16 @@ public:
     std::optional<nlohmann::json> get(const std::string& resource, const std::string& name);
     // Whether the object exists (its name only is read).
     bool exists(const std::string& resource, const std::string& name);
+    // Which of the objects named exist (one call, their names only read).
+    std::vector<std::string> existing(const std::string& resource,
+                                      const std::vector<std::string>& names);
     // The items of every object of `resources` (comma-separated) matching `selector`.
     nlohmann::json list(const std::string& resources, const std::string& selector);
     // Each object of `resources` (comma-separated, as api_paths.hpp knows
     // them) matching `selector`, handed over one at a time as it streams in
-    // (`kubectl get --raw`): neither kubectl nor the adapter holds the list.
-    // Each has its "kind".
+    // (`kubectl get --raw`, a page of `limit` objects at a time, following
+    // `continue`): neither the API server, kubectl nor the adapter holds the
+    // list. Each has its "kind".
     void list_items(const std::string& resources, const std::string& selector,
                     const std::function<void(nlohmann::json item)>& on_item);
     // Creates an object or every item of a List, sent on stdin.
@@ -40,9 +44,12 @@ public:
     // Foreground cascading deletion, waited for: returns when the object and
     // every dependent that blocks its deletion (a controller's) are gone.
     void delete_with_dependents(const std::string& resource, const std::string& name);
+    // The same for several objects of one kind, in one call.
+    void delete_with_dependents(const std::string& resource, const std::vector<std::string>& names);
     // Deletes without kubectl's wait for the object to go, which reads it (get,
     // then list and watch on its name): for Secrets, which the adapter never reads.
     void delete_without_waiting(const std::string& resource, const std::string& name);
+    void delete_without_waiting(const std::string& resource, const std::vector<std::string>& names);
     // Runs a command in a container and returns its stdout.
     std::string exec_output(const std::string& pod, const std::string& container,
                             const std::vector<std::string>& command);

@@ -11,6 +11,7 @@ void ListItemSplitter::on_byte(char c) {
     // Depth 2 inside "items" is between items; deeper is inside one.
     const bool in_item = in_items_ && depth_ >= 3;
     if (in_item || (in_items_ && depth_ == 2 && c == '{')) item_ += c;
+    if (in_metadata_) metadata_ += c;
     if (in_string_) {
         if (escaped_) {
             escaped_ = false;
@@ -37,6 +38,10 @@ void ListItemSplitter::on_byte(char c) {
     case '[':
         ++depth_;
         if (depth_ == 2 && c == '[' && key_ == "items") in_items_ = true;
+        if (depth_ == 2 && c == '{' && key_ == "metadata" && metadata_.empty()) {
+            in_metadata_ = true;
+            metadata_ += c;
+        }
         break;
     case '}':
     case ']':
@@ -46,6 +51,8 @@ void ListItemSplitter::on_byte(char c) {
             item_.clear();
         } else if (in_items_ && depth_ == 1) {
             in_items_ = false;
+        } else if (in_metadata_ && depth_ == 1) {
+            in_metadata_ = false;
         } else if (depth_ == 0) {
             complete_ = true;
         }

@@ -23,6 +23,10 @@ public:
     // True once the top-level object has closed: the document was whole.
     bool complete() const { return complete_; }
 
+    // The JSON text of the top-level "metadata" object (where a page of a
+    // list says how to continue), empty when there was none.
+    const std::string& metadata() const { return metadata_; }
+
 private:
     void on_byte(char c);
 
@@ -32,8 +36,10 @@ private:
     bool escaped_ = false;
     std::string key_; // the last string read at depth 1 (a key there)
     bool reading_key_ = false;
-    bool in_items_ = false; // inside the top-level "items" array
-    std::string item_;      // the item being cut out
+    bool in_items_ = false;    // inside the top-level "items" array
+    bool in_metadata_ = false; // inside the top-level "metadata" object
+    std::string metadata_;
+    std::string item_; // the item being cut out
     bool complete_ = false;
 };
 

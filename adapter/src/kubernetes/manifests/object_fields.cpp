@@ -1,6 +1,9 @@
 #include "kubernetes/manifests/object_fields.hpp"
 
+#include "kubernetes/manifests/egress_objects.hpp"
+#include "kubernetes/manifests/names.hpp"
 #include "kubernetes/manifests/suspension.hpp"
+#include "sandbox/labels.hpp"
 
 namespace osf::kubernetes::manifests {
 
@@ -39,6 +42,23 @@ json decision_fields(const json& object) {
         !object.at(containers).empty() && object.at(containers)[0].is_object())
         keep(out, object, json::json_pointer("/spec/podTemplate/spec/containers/0/image"));
     return out;
+}
+
+json spec_fields(const json& config_map) {
+    if (!config_map.is_object()) return json::object();
+    const json::json_pointer id_label("/metadata/labels/" + std::string(sandbox::kSandboxIdLabel));
+    if (!config_map.contains(id_label) || !config_map.at(id_label).is_string())
+        return json::object();
+    const std::string id = config_map.at(id_label).get<std::string>();
+    const json::json_pointer name("/metadata/name");
+    if (!config_map.contains(name) || config_map.at(name) != spec_config_name(id))
+        return json::object();
+    const auto text = spec_text_of(config_map);
+    if (!text) return json::object();
+    return {{"kind", "ConfigMap"},
+            {"metadata",
+             {{"name", spec_config_name(id)}, {"labels", {{sandbox::kSandboxIdLabel, id}}}}},
+            {"data", {{kProxySpecFile, *text}}}};
 }
 
 } // namespace osf::kubernetes::manifests

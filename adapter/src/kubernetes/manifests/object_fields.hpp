@@ -15,4 +15,9 @@ namespace osf::kubernetes::manifests {
 // else (specs, data, other conditions) is left out.
 nlohmann::json decision_fields(const nlohmann::json& object);
 
+// Of a ConfigMap: its kind, name and labels and the spec it holds when it is a
+// sandbox's spec ConfigMap (what `list -o json` shows as the policy); an empty
+// object for any other ConfigMap.
+nlohmann::json spec_fields(const nlohmann::json& config_map);
+
 } // namespace osf::kubernetes::manifests

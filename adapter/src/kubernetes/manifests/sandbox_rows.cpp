@@ -40,59 +40,48 @@ std::string status_word(const std::string& reason) {
     return reason;
 }
 
-std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_clock::time_point now) {
-    struct Found {
-        std::string created;
-        bool has_claim = false;
-        ClaimStatus claim;
-        std::string image;
-        std::optional<WallTime> expires;
-        bool suspended = false;
-        std::map<std::string, std::string> labels;
-    };
-    std::map<std::string, Found> found;
-    std::map<std::string, json> policies; // by ID, from the spec ConfigMaps
-    for (const auto& item : items) {
-        const json metadata = item.value("metadata", json::object());
-        const json labels = metadata.value("labels", json::object());
-        const std::string id = labels.value(sandbox::kSandboxIdLabel, "");
-        if (id.empty()) continue;
-        const std::string kind = item.value("kind", "");
-        // A ConfigMap only says what policy a sandbox has: one left alone
-        // makes no row, and its age is not the sandbox's.
-        if (kind == "ConfigMap") {
-            if (metadata.value("name", "") == spec_config_name(id))
-                if (const auto text = spec_text_of(item))
-                    policies[id] = sandbox::spec_policy(*text);
-            continue;
-        }
-        Found& entry = found[id];
-        const std::string created = metadata.value("creationTimestamp", "");
-        if (!created.empty() && (entry.created.empty() || created < entry.created))
-            entry.created = created;
-        if (kind == "SandboxClaim") {
-            entry.has_claim = true;
-            entry.claim = claim_status(item);
-            entry.expires = claim_expiry(item);
-            entry.suspended = claim_suspended(item);
-            // The claim carries the user's labels with the adapter's own: only
-            // the user's are the row's.
-            for (const auto& [key, value] : labels.items())
-                if (value.is_string() && !osf::user_label_problem(key, value.get<std::string>()))
-                    entry.labels[key] = value.get<std::string>();
-        } else if (kind == "SandboxTemplate") {
-            const json containers = item.value("spec", json::object())
-                                        .value("podTemplate", json::object())
-                                        .value("spec", json::object())
-                                        .value("containers", json::array());
-            if (!containers.empty() && containers[0].is_object())
-                entry.image = containers[0].value("image", "");
-        }
+void SandboxRowsBuilder::add(const json& item) {
+    const json metadata = item.value("metadata", json::object());
+    const json labels = metadata.value("labels", json::object());
+    const std::string id = labels.value(sandbox::kSandboxIdLabel, "");
+    if (id.empty()) return;
+    const std::string kind = item.value("kind", "");
+    // A ConfigMap only says what policy a sandbox has: one left alone
+    // makes no row, and its age is not the sandbox's.
+    if (kind == "ConfigMap") {
+        if (metadata.value("name", "") == spec_config_name(id))
+            if (const auto text = spec_text_of(item)) policies_[id] = sandbox::spec_policy(*text);
+        return;
     }
+    Found& entry = found_[id];
+    const std::string created = metadata.value("creationTimestamp", "");
+    if (!created.empty() && (entry.created.empty() || created < entry.created))
+        entry.created = created;
+    if (kind == "SandboxClaim") {
+        entry.has_claim = true;
+        entry.claim = claim_status(item);
+        entry.expires = claim_expiry(item);
+        entry.suspended = claim_suspended(item);
+        // The claim carries the user's labels with the adapter's own: only
+        // the user's are the row's.
+        for (const auto& [key, value] : labels.items())
+            if (value.is_string() && !osf::user_label_problem(key, value.get<std::string>()))
+                entry.labels[key] = value.get<std::string>();
+    } else if (kind == "SandboxTemplate") {
+        const json containers = item.value("spec", json::object())
+                                    .value("podTemplate", json::object())
+                                    .value("spec", json::object())
+                                    .value("containers", json::array());
+        if (!containers.empty() && containers[0].is_object())
+            entry.image = containers[0].value("image", "");
+    }
+}
+
+std::vector<SandboxRow> SandboxRowsBuilder::rows(std::chrono::system_clock::time_point now) const {
     const long long now_seconds =
         std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
     std::vector<SandboxRow> rows;
-    for (const auto& [id, entry] : found) {
+    for (const auto& [id, entry] : found_) {
         SandboxRow row;
         row.id = id;
         if (!entry.has_claim)
@@ -112,7 +101,7 @@ std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_cloc
             row.expires_in_seconds =
                 std::chrono::duration_cast<std::chrono::seconds>(*entry.expires - now).count();
         }
-        if (const auto policy = policies.find(id); policy != policies.end())
+        if (const auto policy = policies_.find(id); policy != policies_.end())
             row.policy = policy->second;
         rows.push_back(row);
     }
@@ -120,6 +109,13 @@ std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_cloc
         return a.created < b.created;
     });
     return rows;
+}
+
+std::vector<SandboxRow> sandbox_rows(const json& items, std::chrono::system_clock::time_point now) {
+    SandboxRowsBuilder builder;
+    for (const auto& item : items)
+        builder.add(item);
+    return builder.rows(now);
 }
 
 } // namespace osf::kubernetes::manifests

@@ -120,7 +120,7 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
     CHECK(dry.kubectl.find({"delete"}).empty());
     // One streamed read per kind, by its REST path: no discovery, nothing decoded by kubectl.
     const std::string selector =
-        "?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dsandbox-kubernetes";
+        "?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dsandbox-kubernetes&limit=1000";
     const auto reads = dry.kubectl.find({"get", "--raw"});
     REQUIRE(reads.size() == 9);
     CHECK(reads[0].args ==
@@ -165,6 +165,89 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
     failing.kubectl.on({"delete"}, fail("Error from server (Forbidden): no\n"));
     CHECK(run(failing, {"gc"}) == 1);
     CHECK_THAT(failing.err.str(), Catch::Contains("cannot remove " + kId));
+}
+
+TEST_CASE("gc --batch: a few calls per batch naming each sandbox of it, progress per batch") {
+    const std::vector<std::string> ids = {"aaaaaaaaaaaa", "bbbbbbbbbbbb", "cccccccccccc"};
+    std::vector<json> claims;
+    for (const auto& id : ids) {
+        json expired = claim();
+        expired["metadata"]["name"] = "osf-sandbox-" + id;
+        expired["metadata"]["labels"]["osf.sandbox.id"] = id;
+        expired["spec"]["lifecycle"]["shutdownTime"] = "2026-11-29T18:30:00Z";
+        claims.push_back(expired);
+    }
+    const std::vector<std::string> claims_get = {
+        "get", "sandboxclaims.v1beta1.extensions.agents.x-k8s.io"};
+    TestContext t;
+    t.kubectl.on({"get", "--raw"}, ok(raw_list_of(claims)));
+    // Of the first batch only aaaaaaaaaaaa still has its claim.
+    t.kubectl.on(claims_get,
+                 {ok("sandboxclaim.extensions.agents.x-k8s.io/osf-sandbox-aaaaaaaaaaaa\n"),
+                  ok("sandboxclaim.extensions.agents.x-k8s.io/osf-sandbox-cccccccccccc\n")});
+    CHECK(run(t, {"gc", "--batch", "2"}) == 0);
+    CHECK(t.out.str() == "aaaaaaaaaaaa expired at 2026-11-29T18:30:00Z\n"
+                         "bbbbbbbbbbbb expired at 2026-11-29T18:30:00Z\n"
+                         "cccccccccccc expired at 2026-11-29T18:30:00Z\n");
+    CHECK(t.err.str() == "sandbox-kubernetes: gc: batch 1 of 2: 2 of 3 removed so far\n"
+                         "sandbox-kubernetes: gc: batch 2 of 2: 3 of 3 removed so far\n");
+    const auto existing = t.kubectl.find(claims_get);
+    // The second batch is one sandbox, removed alone (its claim looked up by itself).
+    REQUIRE(existing.size() == 2);
+    CHECK(existing[1].args[2] == "osf-sandbox-cccccccccccc");
+    CHECK(existing[0].args ==
+          std::vector<std::string>{"get", "sandboxclaims.v1beta1.extensions.agents.x-k8s.io",
+                                   "osf-sandbox-aaaaaaaaaaaa", "osf-sandbox-bbbbbbbbbbbb",
+                                   "--namespace", "default", "--ignore-not-found", "-o", "name"});
+    const auto deletes = t.kubectl.find({"delete"});
+    // First batch: Secrets, claims, Sandboxes, the named rest, the claimless one by label;
+    // second batch: remove_sandbox's four.
+    REQUIRE(deletes.size() == 9);
+    CHECK(deletes[0].args ==
+          std::vector<std::string>{"delete", "secrets", "osf-sandbox-aaaaaaaaaaaa-secrets",
+                                   "osf-sandbox-bbbbbbbbbbbb-secrets", "--namespace", "default",
+                                   "--ignore-not-found", "--wait=false"});
+    CHECK(deletes[1].args ==
+          std::vector<std::string>{"delete", "sandboxclaims.v1beta1.extensions.agents.x-k8s.io",
+                                   "osf-sandbox-aaaaaaaaaaaa", "osf-sandbox-bbbbbbbbbbbb",
+                                   "--namespace", "default", "--ignore-not-found",
+                                   "--cascade=foreground"});
+    CHECK(deletes[2].args[1] == "sandboxes.v1beta1.agents.x-k8s.io");
+    CHECK(deletes[2].args.back() == "--cascade=foreground");
+    const auto& named = deletes[3].args;
+    CHECK(std::count_if(named.begin(), named.end(), [](const std::string& arg) {
+              return arg.find("aaaaaaaaaaaa") != std::string::npos;
+          }) == std::count_if(named.begin(), named.end(), [](const std::string& arg) {
+              return arg.find("bbbbbbbbbbbb") != std::string::npos;
+          }));
+    CHECK(deletes[4].args[4] == "-l");
+    CHECK(deletes[4].args[5] == "osf.sandbox.id in (bbbbbbbbbbbb)");
+    CHECK(deletes[5].args[2] == "osf-sandbox-cccccccccccc-secrets");
+
+    // A batch that fails is tried again one sandbox at a time: each failure named.
+    TestContext failing;
+    failing.kubectl.on({"get", "--raw"}, ok(raw_list_of(claims)));
+    failing.kubectl.on({"delete"}, fail("Error from server (Forbidden): no\n"));
+    CHECK(run(failing, {"gc", "--batch", "3"}) == 1);
+    CHECK(failing.out.str().empty());
+    for (const auto& id : ids)
+        CHECK_THAT(failing.err.str(), Catch::Contains("cannot remove " + id + ": "));
+
+    // --max-seconds: no batch starts after it; what is left is named; exit 0.
+    TestContext bounded;
+    bounded.kubectl.on({"get", "--raw"}, ok(raw_list_of(claims)));
+    bounded.kubectl.while_running = [&](const auto& call) {
+        if (call.args[0] == "delete") bounded.now += 10s;
+    };
+    CHECK(run(bounded, {"gc", "--batch", "1", "--max-seconds", "60"}) == 0);
+    CHECK(bounded.out.str() == "aaaaaaaaaaaa expired at 2026-11-29T18:30:00Z\n"
+                               "bbbbbbbbbbbb expired at 2026-11-29T18:30:00Z\n");
+    CHECK_THAT(bounded.err.str(),
+               Catch::EndsWith("sandbox-kubernetes: gc: stopped after 100 s (--max-seconds 60): 1 "
+                               "sandboxes left for the next run\n"));
+    TestContext bad;
+    CHECK(run(bad, {"gc", "--batch", "0"}) == 2);
+    CHECK(bad.kubectl.calls.empty());
 }
 
 TEST_CASE("gc --save-logs: a sandbox stays unless its log was kept; existing files never "

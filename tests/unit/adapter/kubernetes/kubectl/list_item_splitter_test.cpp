@@ -59,3 +59,29 @@ TEST_CASE("list item splitter: each item of the top-level items array, however t
             CHECK(got.complete == c.complete);
         }
 }
+
+TEST_CASE("list item splitter: the top-level metadata, where a page says how to continue") {
+    struct Case {
+        std::string text;
+        std::string metadata;
+    };
+    const std::vector<Case> cases = {
+        {R"({"kind":"PodList","metadata":{"resourceVersion":"7","continue":"eyJ2Ijo"},"items":[]})",
+         R"({"resourceVersion":"7","continue":"eyJ2Ijo"})"},
+        // After the items, nested, and escaped braces inside its strings.
+        {R"({"items":[{"metadata":{"name":"a"}}],"metadata":{"continue":"x}\"{","o":{"p":1}}})",
+         R"({"continue":"x}\"{","o":{"p":1}})"},
+        // An item's metadata is not the list's; a value "metadata" is not the key.
+        {R"({"kind":"metadata","items":[{"metadata":{"continue":"no"}}]})", ""},
+        {R"({"items":[]})", ""},
+    };
+    for (const auto& c : cases)
+        for (const std::size_t piece : {std::size_t{1}, std::size_t{5}, std::size_t{4096}}) {
+            INFO(c.text << " in pieces of " << piece);
+            ListItemSplitter splitter([](std::string_view) {});
+            for (std::size_t at = 0; at < c.text.size(); at += piece)
+                splitter.feed(std::string_view(c.text).substr(at, piece));
+            CHECK(splitter.complete());
+            CHECK(splitter.metadata() == c.metadata);
+        }
+}

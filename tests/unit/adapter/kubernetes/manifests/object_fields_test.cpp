@@ -121,3 +121,52 @@ TEST_CASE("decision fields: what list and gc decide on, nothing else") {
     CHECK(removals[2].reason ==
           "egress pod osf-sandbox-cccccccccccc-egress Failed (DeadlineExceeded)");
 }
+
+TEST_CASE("spec fields: of a sandbox's spec ConfigMap its spec only; other ConfigMaps nothing") {
+    json spec = labelled("ConfigMap", "osf-sandbox-aaaaaaaaaaaa-spec", "aaaaaaaaaaaa",
+                         "2026-11-29T18:00:00Z");
+    spec["data"] = {{"spec.json", R"({"template":"node:24","egress":["x.example"]})"},
+                    {"other", "dropped"}};
+    CHECK(spec_fields(spec) ==
+          json{{"kind", "ConfigMap"},
+               {"metadata",
+                {{"name", "osf-sandbox-aaaaaaaaaaaa-spec"},
+                 {"labels", {{"osf.sandbox.id", "aaaaaaaaaaaa"}}}}},
+               {"data", {{"spec.json", R"({"template":"node:24","egress":["x.example"]})"}}}});
+    // A CA bundle, another sandbox's spec name, no ID label, no spec: nothing kept.
+    json bundle = labelled("ConfigMap", "osf-sandbox-aaaaaaaaaaaa-upstream-ca", "aaaaaaaaaaaa",
+                           "2026-11-29T18:00:00Z");
+    bundle["data"] = {{"ca.pem", std::string(100000, 'x')}};
+    CHECK(spec_fields(bundle) == json::object());
+    json other = spec;
+    other["metadata"]["name"] = "osf-sandbox-bbbbbbbbbbbb-spec";
+    CHECK(spec_fields(other) == json::object());
+    json unlabelled = spec;
+    unlabelled["metadata"].erase("labels");
+    CHECK(spec_fields(unlabelled) == json::object());
+    json empty = spec;
+    empty.erase("data");
+    CHECK(spec_fields(empty) == json::object());
+    CHECK(spec_fields(json::array()) == json::object());
+    // sandbox_rows reads the policy from the cut-down ConfigMap as from the whole one.
+    const json claim = labelled("SandboxClaim", "osf-sandbox-aaaaaaaaaaaa", "aaaaaaaaaaaa",
+                                "2026-11-29T18:00:00Z");
+    const auto now = std::chrono::system_clock::time_point(std::chrono::seconds(1795978800));
+    const auto whole = sandbox_rows(json::array({claim, spec, bundle}), now);
+    const auto cut = sandbox_rows(json::array({claim, spec_fields(spec)}), now);
+    REQUIRE(whole.size() == 1);
+    REQUIRE(cut.size() == 1);
+    CHECK(whole[0].policy == cut[0].policy);
+    CHECK(!cut[0].policy.is_null());
+    // Folded one at a time as list does: the same row.
+    SandboxRowsBuilder builder;
+    builder.add(decision_fields(claim));
+    builder.add(spec_fields(bundle));
+    builder.add(spec_fields(spec));
+    const auto folded = builder.rows(now);
+    REQUIRE(folded.size() == 1);
+    CHECK(folded[0].id == whole[0].id);
+    CHECK(folded[0].status == whole[0].status);
+    CHECK(folded[0].created == whole[0].created);
+    CHECK(folded[0].policy == whole[0].policy);
+}
