@@ -1,6 +1,6 @@
 #include "admission/request_admission.hpp"
 
-#include "policy/host.hpp"
+#include "hosts/host.hpp"
 #include "policy/url_path.hpp"
 
 #include <boost/url/parse.hpp>

@@ -1,6 +1,7 @@
 #include "net/client_session.hpp"
 
 #include "admission/connect_admission.hpp"
+#include "hosts/host.hpp"
 #include "net/exchange.hpp"
 #include "net/h2_session.hpp"
 #include "net/local_reply.hpp"
@@ -11,7 +12,6 @@
 #include "net/tls_stream.hpp"
 #include "net/worker.hpp"
 #include "osf/host_port.hpp"
-#include "policy/host.hpp"
 
 #include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/core/read_size.hpp>

@@ -1,7 +1,7 @@
 #include "net/upstream.hpp"
 
 #include "config/upstream_tls.hpp"
-#include "policy/host.hpp"
+#include "hosts/host.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/connect.hpp>
