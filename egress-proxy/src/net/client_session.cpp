@@ -95,12 +95,8 @@ asio::awaitable<void> answer_bad_request(ProxyRuntime& ctx, Stream& stream,
         const auto target = req.target();
         ex.rec.path = std::string(target.substr(0, target.find('?')));
     }
-    const bool too_big = is_over_ceiling(ec);
-    co_await refuse(stream, ex,
-                    too_big ? http::status::request_header_fields_too_large
-                            : http::status::bad_request,
-                    too_big ? RefusalReason::limit : RefusalReason::bad_request,
-                    "malformed request: " + ec.message());
+    const auto refusal = head_read_refusal(ec);
+    co_await refuse(stream, ex, refusal.status, refusal.reason, refusal.detail);
 }
 
 template <class Stream> asio::awaitable<std::size_t> serve_requests(ClientSession<Stream>& s) {

@@ -113,20 +113,12 @@ read_mcp_request(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
                                       RefusalReason::mcp_unreadable,
                                       "the MCP message is over the size limit");
         }
-        if (ec && is_over_ceiling(ec)) {
-            ex.client_keep = false;
-            co_return co_await refuse(
-                s.stream, ex, http::status::payload_too_large, RefusalReason::limit,
-                "a chunk-size line or trailer section over " +
-                    std::to_string(ctx.config.limits().read_buffer_bytes()) + " bytes");
-        }
-        if (ec && is_malformed_message(ec)) {
-            ex.client_keep = false;
-            co_return co_await refuse(s.stream, ex, http::status::bad_request,
-                                      RefusalReason::bad_request,
-                                      "malformed request body: " + ec.message());
-        }
         if (ec) {
+            if (auto refusal = body_read_refusal(ec, ctx.config.limits().read_buffer_bytes())) {
+                ex.client_keep = false;
+                co_return co_await refuse(s.stream, ex, refusal->status, refusal->reason,
+                                          refusal->detail);
+            }
             ex.finish_error(client_error(ec), 0);
             co_return false;
         }
@@ -227,13 +219,12 @@ read_aws_signed_body(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
                                   "an AWS request body signed by its hash over " +
                                       std::to_string(secrets::sigv4::max_hashed_body) + " bytes");
     }
-    if (ec && is_malformed_message(ec)) {
-        ex.client_keep = false;
-        co_return co_await refuse(s.stream, ex, http::status::bad_request,
-                                  RefusalReason::bad_request,
-                                  "malformed request body: " + ec.message());
-    }
     if (ec) {
+        if (auto refusal = body_read_refusal(ec, ctx.config.limits().read_buffer_bytes())) {
+            ex.client_keep = false;
+            co_return co_await refuse(s.stream, ex, refusal->status, refusal->reason,
+                                      refusal->detail);
+        }
         ex.finish_error(client_error(ec), 0);
         co_return false;
     }
