@@ -7,6 +7,7 @@
 #include "net/read_errors.hpp"
 #include "net/relay_buffer.hpp"
 #include "net/stream_kinds.hpp"
+#include "net/use_tuple.hpp"
 #include "osf/log_fields.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -22,8 +23,6 @@
 #include <utility>
 
 namespace osf::net {
-
-constexpr auto use_tuple = boost::asio::as_tuple(boost::asio::use_awaitable);
 
 // Relay buffer: large enough for throughput, only held while a body moves.
 constexpr std::size_t relay_chunk = RelayBuffer::size;
