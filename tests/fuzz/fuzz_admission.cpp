@@ -8,8 +8,8 @@
 // on an MCP endpoint, and with no secret placeholder towards plain HTTP.
 #include "admission/request_admission.hpp"
 #include "fuzz_check.hpp"
+#include "hosts/host.hpp"
 #include "osf/log_fields.hpp"
-#include "policy/host.hpp"
 #include "policy/url_path.hpp"
 
 #include <algorithm>

@@ -4,9 +4,9 @@
 // checked against a plain restatement of the fixed policy below, and the
 // address classes against the ranges address_class.hpp promises.
 #include "fuzz_check.hpp"
+#include "hosts/host.hpp"
 #include "osf/spec.hpp"
 #include "policy/address_class.hpp"
-#include "policy/host.hpp"
 #include "policy/policy.hpp"
 
 #include <boost/asio/ip/address.hpp>

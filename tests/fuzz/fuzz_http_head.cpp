@@ -11,9 +11,9 @@
 // single read of the same bytes.
 #include "config/proxy_config.hpp"
 #include "fuzz_check.hpp"
+#include "hosts/host.hpp"
 #include "net/http_framing.hpp"
 #include "net/http_messages.hpp"
-#include "policy/host.hpp"
 #include "secrets/basic_auth.hpp"
 #include "secrets/placeholder_substitution.hpp"
 #include "secrets/secret_store.hpp"

@@ -3,9 +3,9 @@
 // egress and MCP host canonicalises, the policy built from it lets those
 // destinations through, and every secret name can appear in a placeholder.
 #include "fuzz_check.hpp"
+#include "hosts/host.hpp"
 #include "osf/spec.hpp"
 #include "osf/spec_limits.hpp"
-#include "policy/host.hpp"
 #include "policy/policy.hpp"
 
 #include <algorithm>

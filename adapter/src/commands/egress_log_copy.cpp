@@ -3,7 +3,7 @@
 #include "commands/command_errors.hpp"
 #include "egress_log/log_summary.hpp"
 #include "egress_log/log_verifier.hpp"
-#include "log/report_page.hpp"
+#include "egress_log/report_page.hpp"
 
 #include <exception>
 #include <filesystem>
@@ -59,7 +59,7 @@ int write_log_report(const LogCopy& copy, const std::string& id, const std::stri
                      std::ostream& out, std::ostream& err) {
     const auto report = egress_log::verify_log(copy.text, copy.key.raw);
     const std::string name = "egress log of " + id;
-    const std::string page = log::render_report(copy.text, report, name);
+    const std::string page = egress_log::render_report(copy.text, report, name);
     if (path == "-") {
         out << page << std::flush;
     } else {

@@ -35,7 +35,7 @@ int report_log_copy(const LogCopy& copy, const std::string& id, bool summary, bo
 void check_report_file(const std::string& path);
 
 // egress-log --report FILE of sandbox `id`'s copy: the reviewer's HTML page
-// (egress-proxy/src/log/report_page.hpp) written to `path` (- for `out`);
+// (contracts/egress_log/report_page.hpp) written to `path` (- for `out`);
 // when the copy does not verify, verify's words on `err` as well. Returns the
 // exit code (0 verified, 1 not); UsageError (exit 2) when `path` cannot be
 // written.

@@ -1,7 +1,7 @@
 #include "sandbox/settings.hpp"
 
+#include "hosts/host_aliases.hpp"
 #include "osf/duration.hpp"
-#include "policy/policy.hpp"
 #include "sandbox/image_policy.hpp"
 #include "sandbox/labels.hpp"
 

@@ -1,6 +1,6 @@
 #include "admission/connect_admission.hpp"
 
-#include "policy/host.hpp"
+#include "hosts/host.hpp"
 
 namespace osf::admission {
 

@@ -1,6 +1,6 @@
 #include "admission/request_admission.hpp"
 
-#include "policy/host.hpp"
+#include "hosts/host.hpp"
 #include "policy/url_path.hpp"
 
 #include <boost/url/parse.hpp>
@@ -124,6 +124,47 @@ private:
         return true;
     }
 
+    // The Host header must name the same destination (no domain fronting), and
+    // a tunnel's SNI must have agreed with its CONNECT.
+    bool check_host_names(const std::string& host, std::uint16_t port) {
+        if (request_.host_fields == 0 || request_.host_field.empty()) {
+            if (request_.version == 11)
+                return refuse(http::status::bad_request, RefusalReason::bad_request,
+                              "no Host header");
+        } else {
+            const auto hp = policy::split_host_port(request_.host_field, port);
+            const auto named = hp ? policy::canonical_host(hp->host) : std::nullopt;
+            if (!named || *named != host || hp->port != port)
+                return refuse(http::status::forbidden, RefusalReason::host_mismatch,
+                              "the Host header names another destination");
+        }
+        if (request_.tunnel && !request_.tunnel->sni_problem.empty())
+            return refuse(http::status::forbidden, RefusalReason::host_mismatch,
+                          std::string(request_.tunnel->sni_problem));
+        if (request_.host_fields > 1)
+            return refuse(http::status::bad_request, RefusalReason::bad_request,
+                          "more than one Host header");
+        return true;
+    }
+
+    // MCP traffic is read message by message: an upgrade (WebSocket, h2c, any
+    // token) would carry tool calls in frames the proxy never reads. The
+    // message is read as the upstream will read it, or not at all: a coding on
+    // top of chunked, or a second Content-Encoding, would be.
+    bool check_mcp_framing() {
+        if (request_.other_transfer_coding)
+            return refuse(http::status::bad_request, RefusalReason::bad_request,
+                          "a transfer coding other than chunked on an MCP message");
+        if (request_.content_encoding_fields > 1)
+            return refuse(http::status::bad_request, RefusalReason::bad_request,
+                          "more than one Content-Encoding field on an MCP message");
+        if (request_.asks_for_upgrade)
+            return refuse(http::status::forbidden, RefusalReason::mcp_upgrade,
+                          "an MCP endpoint is not upgraded to another protocol "
+                          "(WebSocket, h2c)");
+        return true;
+    }
+
     bool check_request() {
         const auto& host = plan_.host;
         const auto port = plan_.port;
@@ -177,24 +218,7 @@ private:
             return refuse(http::status::bad_request, RefusalReason::bad_request,
                           "a TRACE request with a body");
 
-        // The Host header must name the same destination (no domain fronting).
-        if (request_.host_fields == 0 || request_.host_field.empty()) {
-            if (request_.version == 11)
-                return refuse(http::status::bad_request, RefusalReason::bad_request,
-                              "no Host header");
-        } else {
-            const auto hp = policy::split_host_port(request_.host_field, port);
-            const auto named = hp ? policy::canonical_host(hp->host) : std::nullopt;
-            if (!named || *named != host || hp->port != port)
-                return refuse(http::status::forbidden, RefusalReason::host_mismatch,
-                              "the Host header names another destination");
-        }
-        if (request_.tunnel && !request_.tunnel->sni_problem.empty())
-            return refuse(http::status::forbidden, RefusalReason::host_mismatch,
-                          std::string(request_.tunnel->sni_problem));
-        if (request_.host_fields > 1)
-            return refuse(http::status::bad_request, RefusalReason::bad_request,
-                          "more than one Host header");
+        if (!check_host_names(host, port)) return false;
 
         // A host with rules: the method, normalised path and query decide (MCP
         // traffic is judged by its server's tools instead). An upgrade is
@@ -210,22 +234,7 @@ private:
         }
 
         // What the proxy does there.
-        if (plan_.mcp) {
-            // MCP traffic is read message by message: an upgrade (WebSocket, h2c, any
-            // token) would carry tool calls in frames the proxy never reads.
-            // The message is read as the upstream will read it, or not at all: a
-            // coding on top of chunked, or a second Content-Encoding, would be.
-            if (request_.other_transfer_coding)
-                return refuse(http::status::bad_request, RefusalReason::bad_request,
-                              "a transfer coding other than chunked on an MCP message");
-            if (request_.content_encoding_fields > 1)
-                return refuse(http::status::bad_request, RefusalReason::bad_request,
-                              "more than one Content-Encoding field on an MCP message");
-            if (request_.asks_for_upgrade)
-                return refuse(http::status::forbidden, RefusalReason::mcp_upgrade,
-                              "an MCP endpoint is not upgraded to another protocol "
-                              "(WebSocket, h2c)");
-        }
+        if (plan_.mcp && !check_mcp_framing()) return false;
         plan_.substitute_secrets = reading.substitutes_secrets;
         // A real value goes only to an upstream whose TLS certificate was verified.
         if (plan_.substitute_secrets && !plan_.upstream_tls && request_.carries_placeholder &&

@@ -1,7 +1,7 @@
 #include "admission/tunnel_admission.hpp"
 
+#include "hosts/host.hpp"
 #include "osf/host_port.hpp"
-#include "policy/host.hpp"
 
 namespace osf::admission {
 

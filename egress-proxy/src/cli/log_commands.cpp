@@ -4,9 +4,9 @@
 #include "egress_log/log_chain.hpp"
 #include "egress_log/log_summary.hpp"
 #include "egress_log/log_verifier.hpp"
+#include "egress_log/report_page.hpp"
 #include "egress_log/request_lines.hpp"
 #include "egress_log/spec_suggestion.hpp"
-#include "log/report_page.hpp"
 #include "osf/proxy_state.hpp"
 
 #include <chrono>
@@ -302,7 +302,8 @@ std::optional<int> LogCommands::run() const {
     const auto report = egress_log::verify_log(*text, trusted.key);
     const std::string name = file == "-" ? "(stdin)" : file;
     if (report_->parsed()) {
-        if (!write_whole(output_, log::render_report(*text, report, name))) return exit_usage;
+        if (!write_whole(output_, egress_log::render_report(*text, report, name)))
+            return exit_usage;
         if (!report.ok) std::cerr << egress_log::describe(report, name);
         return report.ok ? exit_ok : exit_failure;
     }

@@ -3,10 +3,11 @@
 // stream kinds; what differs between them is in stream_kinds.hpp.
 #pragma once
 
-#include "h2/origin_error.hpp"
 #include "net/http_framing.hpp"
+#include "net/read_errors.hpp"
 #include "net/relay_buffer.hpp"
 #include "net/stream_kinds.hpp"
+#include "net/use_tuple.hpp"
 #include "osf/log_fields.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -23,8 +24,6 @@
 
 namespace osf::net {
 
-constexpr auto use_tuple = boost::asio::as_tuple(boost::asio::use_awaitable);
-
 // Relay buffer: large enough for throughput, only held while a body moves.
 constexpr std::size_t relay_chunk = RelayBuffer::size;
 // Free space kept in a read buffer while a body streams: one TLS record.
@@ -32,39 +31,6 @@ constexpr std::size_t read_reserve = 16 * 1024;
 
 template <class Stream> void expire_in(Stream& s, std::chrono::seconds d) {
     s.expires_after(d); // tcp_stream or TlsStream
-}
-
-// How a client ended an exchange early: it went away, or sent nothing in time.
-inline ErrorKind client_error(const boost::beast::error_code& ec) {
-    return ec == boost::beast::error::timeout ? ErrorKind::client_timeout
-                                              : ErrorKind::client_closed;
-}
-
-// A parse error of the message itself, as opposed to the peer going away (an
-// HTTP/2 origin's broken rules count as one).
-inline bool is_malformed_message(const boost::beast::error_code& ec) {
-    namespace http = boost::beast::http;
-    if (ec.category() == h2::origin_error_category())
-        return h2::is_origin_fault(static_cast<h2::OriginError>(ec.value()));
-    return ec.category() == http::make_error_code(http::error::bad_chunk).category() &&
-           ec != http::error::end_of_stream && ec != http::error::partial_message &&
-           ec != http::error::need_more && ec != http::error::need_buffer;
-}
-
-// A read that met a ceiling: the connection's read buffer (a chunk-size line or
-// trailer section that does not fit, Limits::read_buffer_bytes) or a head limit.
-inline bool is_over_ceiling(const boost::beast::error_code& ec) {
-    namespace http = boost::beast::http;
-    return ec == http::error::buffer_overflow || ec == http::error::header_limit;
-}
-
-// How a failed read of the upstream's answer (head or body) is logged, on every
-// path (plain, MCP JSON, MCP event stream): one mapping, so they cannot drift.
-inline ErrorKind answer_read_error(const boost::beast::error_code& ec) {
-    if (ec == boost::beast::error::timeout) return ErrorKind::upstream_timeout;
-    if (is_over_ceiling(ec)) return ErrorKind::upstream_limit;
-    if (is_malformed_message(ec)) return ErrorKind::upstream_protocol;
-    return ErrorKind::upstream_reset;
 }
 
 // Parses into `p` what has already arrived, without waiting: bytes in `buffer`

@@ -1,6 +1,7 @@
 #include "net/client_session.hpp"
 
 #include "admission/connect_admission.hpp"
+#include "hosts/host.hpp"
 #include "net/exchange.hpp"
 #include "net/h2_session.hpp"
 #include "net/local_reply.hpp"
@@ -11,7 +12,6 @@
 #include "net/tls_stream.hpp"
 #include "net/worker.hpp"
 #include "osf/host_port.hpp"
-#include "policy/host.hpp"
 
 #include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/core/read_size.hpp>
@@ -95,12 +95,8 @@ asio::awaitable<void> answer_bad_request(ProxyRuntime& ctx, Stream& stream,
         const auto target = req.target();
         ex.rec.path = std::string(target.substr(0, target.find('?')));
     }
-    const bool too_big = is_over_ceiling(ec);
-    co_await refuse(stream, ex,
-                    too_big ? http::status::request_header_fields_too_large
-                            : http::status::bad_request,
-                    too_big ? RefusalReason::limit : RefusalReason::bad_request,
-                    "malformed request: " + ec.message());
+    const auto refusal = head_read_refusal(ec);
+    co_await refuse(stream, ex, refusal.status, refusal.reason, refusal.detail);
 }
 
 template <class Stream> asio::awaitable<std::size_t> serve_requests(ClientSession<Stream>& s) {

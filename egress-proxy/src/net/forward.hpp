@@ -71,23 +71,14 @@ boost::asio::awaitable<bool> send_request(ExchangeLeg<Client, Up>& leg, ForwardR
                             RefusalReason::aws_signature_not_placeholder, out.body_refusal);
             co_return false;
         }
-        if (ec && client_side && is_over_ceiling(ec)) {
-            ex.client_keep = false;
-            co_await refuse(leg.client, ex, http::status::payload_too_large, RefusalReason::limit,
-                            "a chunk-size line or trailer section over " +
-                                std::to_string(ex.ctx.config.limits().read_buffer_bytes()) +
-                                " bytes");
-            co_return false;
-        }
-        if (ec && client_side && is_malformed_message(ec)) {
-            // A body that is not valid HTTP framing (bad chunk size...): the
-            // upstream connection is dropped unfinished, the sandbox gets a 400.
-            ex.client_keep = false;
-            co_await refuse(leg.client, ex, http::status::bad_request, RefusalReason::bad_request,
-                            "malformed request body: " + ec.message());
-            co_return false;
-        }
         if (ec && client_side) {
+            if (auto refusal = body_read_refusal(ec, ex.ctx.config.limits().read_buffer_bytes())) {
+                // A body over a ceiling or not valid HTTP framing (bad chunk
+                // size...): the upstream connection is dropped unfinished.
+                ex.client_keep = false;
+                co_await refuse(leg.client, ex, refusal->status, refusal->reason, refusal->detail);
+                co_return false;
+            }
             ex.finish_error(client_error(ec), 0);
             co_return false;
         }

@@ -3,8 +3,8 @@
 // connection is over; reads of 16 KiB at a time.
 #pragma once
 
-#include "net/body_relay.hpp"
 #include "net/tls_stream.hpp"
+#include "net/use_tuple.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>

@@ -198,12 +198,13 @@ asio::awaitable<void> Connection::run_stream(std::shared_ptr<Stream> st, h2::Htt
     } else {
         beast::error_code ec;
         head.put(asio::buffer(request.head), ec);
-        if (ec || !head.is_header_done()) {
-            const bool big = ec == http::error::header_limit;
-            refusal = {big ? http::status::request_header_fields_too_large
-                           : http::status::bad_request,
-                       big ? RefusalReason::limit : RefusalReason::bad_request};
-            detail = "malformed request: " + (ec ? ec.message() : std::string("incomplete head"));
+        if (ec) {
+            auto read = head_read_refusal(ec);
+            refusal = {read.status, read.reason};
+            detail = std::move(read.detail);
+        } else if (!head.is_header_done()) {
+            refusal = {http::status::bad_request, RefusalReason::bad_request};
+            detail = "malformed request: incomplete head";
         }
     }
     if (refusal) {

@@ -1,9 +1,8 @@
 #include "net/h2_upstream.hpp"
 
 #include "h2/origin_error.hpp"
-#include "net/body_relay.hpp"
 #include "net/h2_connection_io.hpp"
-#include "net/upstream.hpp"
+#include "net/use_tuple.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -23,25 +22,21 @@ namespace {
 constexpr std::size_t request_queue_bytes = 64 * 1024;
 } // namespace
 
-H2UpstreamConnection::H2UpstreamConnection(std::unique_ptr<UpstreamConnection> tls,
-                                           UpstreamPool& pool, const config::Limits& limits)
-    : tls_(std::move(tls)), pool_(pool), limits_(limits), codec_(*this, limits.max_header_bytes),
-      wake_(tls_->socket().get_executor()) {}
+H2UpstreamConnection::H2UpstreamConnection(std::string key, TlsStream& tls,
+                                           std::shared_ptr<const void> holder,
+                                           std::function<void(const H2UpstreamConnection*)> on_over,
+                                           std::chrono::seconds idle_age,
+                                           const config::Limits& limits)
+    : key_(std::move(key)), tls_(tls), holder_(std::move(holder)), on_over_(std::move(on_over)),
+      idle_age_(idle_age), limits_(limits), codec_(*this, limits.max_header_bytes),
+      wake_(tls_.socket().get_executor()) {}
 
 H2UpstreamConnection::~H2UpstreamConnection() = default;
-
-const std::string& H2UpstreamConnection::key() const {
-    return tls_->key;
-}
-
-TlsStream& H2UpstreamConnection::tls() {
-    return std::get<TlsStream>(tls_->stream);
-}
 
 bool H2UpstreamConnection::launch() {
     if (!codec_.start()) return false;
     auto self = shared_from_this();
-    asio::co_spawn(tls_->socket().get_executor(), run(self), asio::detached);
+    asio::co_spawn(tls_.socket().get_executor(), run(self), asio::detached);
     return true;
 }
 
@@ -56,7 +51,7 @@ asio::awaitable<void> H2UpstreamConnection::run(std::shared_ptr<H2UpstreamConnec
     auto streams = streams_;
     for (auto& [id, stream] : streams)
         stream->on_closed(end);
-    pool_.forget_h2(self.get());
+    on_over_(self.get());
 }
 
 asio::awaitable<void> H2UpstreamConnection::read_loop() {
@@ -65,8 +60,7 @@ asio::awaitable<void> H2UpstreamConnection::read_loop() {
     while (!writing_done_ && codec_.want_read()) {
         // Idle, the connection waits as a pooled one does; busy, answers may
         // be slow (each exchange has its own timeouts).
-        stream.expires_after(streams_.empty() ? std::chrono::seconds(UpstreamPool::max_idle_age)
-                                              : limits_.idle_timeout);
+        stream.expires_after(streams_.empty() ? idle_age_ : limits_.idle_timeout);
         auto [ec, n] =
             co_await stream.async_read_some(asio::buffer(buf.get(), h2_read_bytes), use_tuple);
         if (ec == beast::error::timeout && !streams_.empty()) continue;

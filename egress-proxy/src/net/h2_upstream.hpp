@@ -15,23 +15,27 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 
 namespace osf::net {
 
-struct UpstreamConnection;
-class UpstreamPool;
 class H2UpstreamStream;
 
 class H2UpstreamConnection final : public std::enable_shared_from_this<H2UpstreamConnection>,
                                    public h2::ClientCodec::Events {
 public:
-    // Takes a TLS connection whose origin chose h2.
-    H2UpstreamConnection(std::unique_ptr<UpstreamConnection> tls, UpstreamPool& pool,
-                         const config::Limits& limits);
+    // Runs on `tls`, a TLS connection to `key` whose origin chose h2, kept
+    // alive by `holder` (the pool's connection it is part of); `on_over` is
+    // called once its loops have ended (the pool forgets it). Idle, it waits
+    // `idle_age` for an answer or a request, as a pooled connection does.
+    H2UpstreamConnection(std::string key, TlsStream& tls, std::shared_ptr<const void> holder,
+                         std::function<void(const H2UpstreamConnection*)> on_over,
+                         std::chrono::seconds idle_age, const config::Limits& limits);
     ~H2UpstreamConnection();
     H2UpstreamConnection(const H2UpstreamConnection&) = delete;
     H2UpstreamConnection& operator=(const H2UpstreamConnection&) = delete;
@@ -40,10 +44,10 @@ public:
     bool launch();
     // Whether a new request may go on it now.
     bool can_open() const { return !over_ && codec_.can_open(); }
-    const std::string& key() const;
+    const std::string& key() const { return key_; }
 
     h2::ClientCodec& codec() { return codec_; }
-    TlsStream& tls();
+    TlsStream& tls() { return tls_; }
     void want_send() { wake_.cancel(); }
     void attach(std::int32_t id, H2UpstreamStream* stream) { streams_[id] = stream; }
     void detach(std::int32_t id) { streams_.erase(id); }
@@ -64,8 +68,11 @@ private:
         return it == streams_.end() ? nullptr : it->second;
     }
 
-    std::unique_ptr<UpstreamConnection> tls_;
-    UpstreamPool& pool_;
+    std::string key_;
+    TlsStream& tls_;
+    std::shared_ptr<const void> holder_;
+    std::function<void(const H2UpstreamConnection*)> on_over_;
+    std::chrono::seconds idle_age_;
     const config::Limits& limits_;
     h2::ClientCodec codec_;
     boost::asio::steady_timer wake_;

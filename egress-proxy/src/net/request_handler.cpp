@@ -87,6 +87,54 @@ mcp::RoutingHeaders routing_headers(const http::request<http::string_body>& mess
     return headers;
 }
 
+// A secret the request carries, named once in the log line (names sorted).
+void log_secret_used(log::LogRecord& rec, const std::string& name) {
+    auto& names = rec.secrets;
+    if (std::find(names.begin(), names.end(), name) != names.end()) return;
+    names.push_back(name);
+    std::sort(names.begin(), names.end());
+}
+
+// The body goes upstream as it arrives; an AWS chunk-signed body has each
+// chunk signed again on its way (a body that breaks the chunk signing is
+// refused, out.body_refusal saying why).
+void stream_body(OutgoingRequest& out, RequestHead&& head,
+                 std::optional<secrets::sigv4::ChunkSigning> aws_chunks) {
+    out.streamed.emplace(std::move(head));
+    out.streamed->body_limit(boost::none);
+    if (!aws_chunks) return;
+    auto resigner = std::make_shared<secrets::sigv4::ChunkResigner>(std::move(*aws_chunks));
+    out.body_transform = [resigner, &out](std::string_view in, bool last, std::string& sent) {
+        const bool fine = resigner->feed(in, sent) && (!last || resigner->done());
+        if (!fine)
+            out.body_refusal = resigner->problem().empty() ? "the body ended before its last chunk"
+                                                           : resigner->problem();
+        return fine;
+    };
+}
+
+// The tools and methods an MCP message calls, as the log line names them.
+void log_mcp_calls(log::LogRecord& rec, const mcp::RequestVerdict& verdict) {
+    for (const auto& tool : verdict.tools_called) {
+        if (!rec.tool.empty()) rec.tool += ",";
+        rec.tool += tool;
+    }
+    for (const auto& method : verdict.methods) {
+        if (!rec.mcp_method.empty()) rec.mcp_method += ",";
+        rec.mcp_method += method;
+    }
+}
+
+// The legacy transport's registry holds ids of a bounded size; a request
+// whose ids it could not hold is refused rather than forwarded unrecorded.
+bool session_recordable(const std::string& session, const mcp::RequestVerdict& verdict) {
+    if (!mcp::SessionRegistry::recordable(session, {})) return false;
+    if (verdict.action != mcp::RequestVerdict::Action::Forward) return true;
+    return std::all_of(
+        verdict.tools_list_ids.begin(), verdict.tools_list_ids.end(),
+        [&](const std::string& id) { return mcp::SessionRegistry::recordable(session, id); });
+}
+
 // MCP: the whole message is read and judged before anything is forwarded.
 // Returns nullopt when it goes on upstream (in `out`), otherwise whether the
 // client connection may go on after the proxy's own answer.
@@ -113,20 +161,12 @@ read_mcp_request(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
                                       RefusalReason::mcp_unreadable,
                                       "the MCP message is over the size limit");
         }
-        if (ec && is_over_ceiling(ec)) {
-            ex.client_keep = false;
-            co_return co_await refuse(
-                s.stream, ex, http::status::payload_too_large, RefusalReason::limit,
-                "a chunk-size line or trailer section over " +
-                    std::to_string(ctx.config.limits().read_buffer_bytes()) + " bytes");
-        }
-        if (ec && is_malformed_message(ec)) {
-            ex.client_keep = false;
-            co_return co_await refuse(s.stream, ex, http::status::bad_request,
-                                      RefusalReason::bad_request,
-                                      "malformed request body: " + ec.message());
-        }
         if (ec) {
+            if (auto refusal = body_read_refusal(ec, ctx.config.limits().read_buffer_bytes())) {
+                ex.client_keep = false;
+                co_return co_await refuse(s.stream, ex, refusal->status, refusal->reason,
+                                          refusal->detail);
+            }
             ex.finish_error(client_error(ec), 0);
             co_return false;
         }
@@ -149,24 +189,9 @@ read_mcp_request(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
         auto verdict =
             mcp::inspect_request(server, message[http::field::content_type],
                                  message[http::field::content_encoding], message.body(), routing);
-        for (const auto& tool : verdict.tools_called) {
-            if (!ex.rec.tool.empty()) ex.rec.tool += ",";
-            ex.rec.tool += tool;
-        }
-        for (const auto& method : verdict.methods) {
-            if (!ex.rec.mcp_method.empty()) ex.rec.mcp_method += ",";
-            ex.rec.mcp_method += method;
-        }
+        log_mcp_calls(ex.rec, verdict);
         const auto session = mcp::session_id_from_url(target);
-        // The legacy transport's registry holds ids of a bounded size; a request
-        // whose ids it could not hold is refused rather than forwarded unrecorded.
-        const bool unrecordable =
-            session && verdict.action == mcp::RequestVerdict::Action::Forward &&
-            std::any_of(verdict.tools_list_ids.begin(), verdict.tools_list_ids.end(),
-                        [&](const std::string& id) {
-                            return !mcp::SessionRegistry::recordable(*session, id);
-                        });
-        if (unrecordable || (session && !mcp::SessionRegistry::recordable(*session, {}))) {
+        if (session && !session_recordable(*session, verdict)) {
             ex.client_keep = false;
             co_return co_await refuse(
                 s.stream, ex, http::status::payload_too_large, RefusalReason::limit,
@@ -227,13 +252,12 @@ read_aws_signed_body(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
                                   "an AWS request body signed by its hash over " +
                                       std::to_string(secrets::sigv4::max_hashed_body) + " bytes");
     }
-    if (ec && is_malformed_message(ec)) {
-        ex.client_keep = false;
-        co_return co_await refuse(s.stream, ex, http::status::bad_request,
-                                  RefusalReason::bad_request,
-                                  "malformed request body: " + ec.message());
-    }
     if (ec) {
+        if (auto refusal = body_read_refusal(ec, ctx.config.limits().read_buffer_bytes())) {
+            ex.client_keep = false;
+            co_return co_await refuse(s.stream, ex, refusal->status, refusal->reason,
+                                      refusal->detail);
+        }
         ex.finish_error(client_error(ec), 0);
         co_return false;
     }
@@ -351,13 +375,7 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
     if (plan.substitute_secrets && !ctx.config.aws.empty()) {
         auto resigned = resign_aws_request(ctx.config.aws, req.base(), plan.host, has_body);
         aws_hash_body = resigned.needs_body_hash;
-        if (resigned.keys) {
-            auto& names = ex.rec.secrets;
-            if (std::find(names.begin(), names.end(), resigned.keys->name) == names.end()) {
-                names.push_back(resigned.keys->name);
-                std::sort(names.begin(), names.end());
-            }
-        }
+        if (resigned.keys) log_secret_used(ex.rec, resigned.keys->name);
         if (resigned.refused) {
             ex.client_keep = ex.client_keep && !has_body;
             co_return co_await refuse(s.stream, ex, http::status::forbidden, *resigned.refused,
@@ -388,20 +406,7 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
     } else if (placed.needs_body) {
         if (auto done = co_await place_in_body(s, ex, head, plan, placed, out)) co_return *done;
     } else if (has_body) {
-        out.streamed.emplace(std::move(head));
-        out.streamed->body_limit(boost::none);
-        if (aws_chunks) {
-            auto resigner = std::make_shared<secrets::sigv4::ChunkResigner>(std::move(*aws_chunks));
-            out.body_transform = [resigner, &out](std::string_view in, bool last,
-                                                  std::string& sent) {
-                const bool fine = resigner->feed(in, sent) && (!last || resigner->done());
-                if (!fine)
-                    out.body_refusal = resigner->problem().empty()
-                                           ? "the body ended before its last chunk"
-                                           : resigner->problem();
-                return fine;
-            };
-        }
+        stream_body(out, std::move(head), std::move(aws_chunks));
     } else {
         out.buffered.emplace(std::move(head.release().base()));
     }

@@ -172,20 +172,12 @@ place_in_body(ClientSession<Stream>& s, Exchange& ex,
         co_return co_await refuse(s.stream, ex, http::status::payload_too_large,
                                   RefusalReason::limit, too_large);
     }
-    if (ec && is_over_ceiling(ec)) {
-        ex.client_keep = false;
-        co_return co_await refuse(
-            s.stream, ex, http::status::payload_too_large, RefusalReason::limit,
-            "a chunk-size line or trailer section over " +
-                std::to_string(ctx.config.limits().read_buffer_bytes()) + " bytes");
-    }
-    if (ec && is_malformed_message(ec)) {
-        ex.client_keep = false;
-        co_return co_await refuse(s.stream, ex, http::status::bad_request,
-                                  RefusalReason::bad_request,
-                                  "malformed request body: " + ec.message());
-    }
     if (ec) {
+        if (auto refusal = body_read_refusal(ec, ctx.config.limits().read_buffer_bytes())) {
+            ex.client_keep = false;
+            co_return co_await refuse(s.stream, ex, refusal->status, refusal->reason,
+                                      refusal->detail);
+        }
         ex.finish_error(client_error(ec), 0);
         co_return false;
     }

@@ -135,6 +135,52 @@ struct ProxyServer::Impl {
         ctx->write_log(rec); // counts the refusal too
     }
 
+    // The listeners' own addresses (never a destination), and listen.json:
+    // where the proxy really listens (ports may be kernel-chosen).
+    void announce_listeners() {
+        const auto& options = config.options;
+        for (const admin::StreamListener* listener :
+             {static_cast<const admin::StreamListener*>(acceptor.get()), &admin->listener()})
+            if (const auto at = listener->tcp_endpoint()) ctx->own_endpoints.push_back(*at);
+        const auto proxy_at = acceptor->address_text();
+        const auto admin_at = admin->listener().address_text();
+        osf::write_file_atomically(proxy_state::path_in(options.state_dir, proxy_state::listen),
+                                   proxy_state::listen_json({proxy_at, admin_at, ::getpid()}));
+        spdlog::info(
+            "egress-proxy listening on {} (admin {}), CA certificate {}/ca.crt, egress log {}",
+            proxy_at, admin_at, options.state_dir, ctx->log->path());
+    }
+
+    // SIGTERM or SIGINT: no new connections, idle ones closed, then requests in
+    // flight get up to the grace period before main_io stops.
+    void start_draining(int signo) {
+        const auto grace = config.options.grace;
+        spdlog::info("signal {}: draining (grace {} s)", signo, grace.count());
+        ctx->draining.store(true);
+        acceptor->close();
+        close_idle_clients();
+        asio::co_spawn(
+            main_io,
+            [this, grace]() -> asio::awaitable<void> {
+                const auto deadline = std::chrono::steady_clock::now() + grace;
+                asio::steady_timer timer(main_io);
+                while (ctx->metrics.open_connections.load() > 0 &&
+                       std::chrono::steady_clock::now() < deadline) {
+                    close_idle_clients();
+                    timer.expires_after(std::chrono::milliseconds(50));
+                    co_await timer.async_wait(asio::use_awaitable);
+                }
+                admin->stop();
+                main_io.stop();
+            },
+            asio::detached);
+    }
+
+    void close_idle_clients() {
+        for (auto& w : workers)
+            asio::post(w->io, [&w = *w] { w.close_idle_clients(); });
+    }
+
     asio::awaitable<void> accept_loop() {
         for (;;) {
             auto& worker = *workers[next_worker++ % workers.size()];
@@ -281,45 +327,14 @@ int ProxyServer::run() {
     };
     schedule_fold();
 
-    for (const admin::StreamListener* listener :
-         {static_cast<const admin::StreamListener*>(im.acceptor.get()), &im.admin->listener()})
-        if (const auto at = listener->tcp_endpoint()) im.ctx->own_endpoints.push_back(*at);
-    const auto proxy_at = im.acceptor->address_text();
-    const auto admin_at = im.admin->listener().address_text();
-    // listen.json: where the proxy really listens (ports may be kernel-chosen).
-    osf::write_file_atomically(proxy_state::path_in(options.state_dir, proxy_state::listen),
-                               proxy_state::listen_json({proxy_at, admin_at, ::getpid()}));
-    spdlog::info("egress-proxy listening on {} (admin {}), CA certificate {}/ca.crt, egress log {}",
-                 proxy_at, admin_at, options.state_dir, im.ctx->log->path());
+    im.announce_listeners();
 
     // A write to a peer that has gone must be an error on that connection, never
     // the end of the process (sockets use MSG_NOSIGNAL too; this covers any other write).
     std::signal(SIGPIPE, SIG_IGN);
     asio::signal_set signals(im.main_io, SIGTERM, SIGINT);
     signals.async_wait([&](const boost::system::error_code& ec, int signo) {
-        if (ec) return;
-        spdlog::info("signal {}: draining (grace {} s)", signo, options.grace.count());
-        im.ctx->draining.store(true);
-        im.acceptor->close();
-        for (auto& w : im.workers)
-            asio::post(w->io, [&w = *w] { w.close_idle_clients(); });
-        // Wait for requests in flight, up to the grace period.
-        asio::co_spawn(
-            im.main_io,
-            [&]() -> asio::awaitable<void> {
-                const auto deadline = std::chrono::steady_clock::now() + options.grace;
-                asio::steady_timer timer(im.main_io);
-                while (im.ctx->metrics.open_connections.load() > 0 &&
-                       std::chrono::steady_clock::now() < deadline) {
-                    for (auto& w : im.workers)
-                        asio::post(w->io, [&w = *w] { w.close_idle_clients(); });
-                    timer.expires_after(std::chrono::milliseconds(50));
-                    co_await timer.async_wait(asio::use_awaitable);
-                }
-                im.admin->stop();
-                im.main_io.stop();
-            },
-            asio::detached);
+        if (!ec) im.start_draining(signo);
     });
     im.main_io.run();
 

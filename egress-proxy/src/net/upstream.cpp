@@ -1,7 +1,7 @@
 #include "net/upstream.hpp"
 
 #include "config/upstream_tls.hpp"
-#include "policy/host.hpp"
+#include "hosts/host.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/connect.hpp>
@@ -334,8 +334,11 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyRuntime& ctx, UpstreamPool
     unsigned int alpn_size = 0;
     SSL_get0_alpn_selected(secure.native_handle(), &alpn, &alpn_size);
     if (std::string_view(reinterpret_cast<const char*>(alpn), alpn_size) == "h2") {
-        auto shared = std::make_shared<H2UpstreamConnection>(std::move(connection), pool,
-                                                             ctx.config.limits());
+        std::shared_ptr<const UpstreamConnection> holder = std::move(connection);
+        auto shared = std::make_shared<H2UpstreamConnection>(
+            holder->key, secure, holder,
+            [&pool](const H2UpstreamConnection* over) { pool.forget_h2(over); },
+            UpstreamPool::max_idle_age, ctx.config.limits());
         if (!shared->launch()) {
             out.error = ErrorKind::upstream_protocol;
             out.detail = "cannot start HTTP/2 with " + host + ":" + std::to_string(port);

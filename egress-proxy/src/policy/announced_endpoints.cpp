@@ -1,7 +1,7 @@
 #include "policy/announced_endpoints.hpp"
 
+#include "hosts/host.hpp"
 #include "osf/host_port.hpp"
-#include "policy/host.hpp"
 #include "policy/url_path.hpp"
 
 #include <algorithm>

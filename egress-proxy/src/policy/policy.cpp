@@ -3,8 +3,8 @@
 // rather than matching or missing by accident.
 #include "policy/policy.hpp"
 
+#include "hosts/host.hpp"
 #include "osf/host_port.hpp"
-#include "policy/host.hpp"
 #include "policy/url_path.hpp"
 
 #include <algorithm>

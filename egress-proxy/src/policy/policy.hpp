@@ -3,6 +3,7 @@
 // validated spec, then shared read-only. Pure: no sockets, no DNS.
 #pragma once
 
+#include "hosts/host_aliases.hpp"
 #include "osf/log_fields.hpp"
 #include "osf/spec.hpp"
 #include "policy/address_class.hpp"
@@ -30,14 +31,6 @@ struct Decision {
         return Decision{false, why, std::move(detail)};
     }
 };
-
-// OSF_SANDBOX_HOST_ALIASES: "host=ip,host=ip". Hosts are canonicalised.
-using HostAliases = std::map<std::string, boost::asio::ip::address>;
-struct AliasParse {
-    HostAliases aliases;
-    std::string error; // empty on success; names the bad entry
-};
-AliasParse parse_host_aliases(std::string_view text);
 
 class Policy {
 public:

@@ -1,6 +1,6 @@
 // relay_body, prefill_body and pump on in-memory streams: the upstream's bytes
 // are scripted piece by piece, and what reaches the sandbox is read after each
-// step. Also the error classes every relay path logs by.
+// step.
 #include "net/body_relay.hpp"
 #include "pipeline_fixture.hpp"
 
@@ -235,17 +235,4 @@ TEST_CASE("pump moves raw bytes one way until the sender closes, and counts them
     CHECK(*done);
     CHECK(r.sandbox.str() == "\x81\x05hellomore");
     CHECK(bytes == 11);
-}
-
-TEST_CASE("how a failed read is logged: client and upstream sides") {
-    CHECK(osf::net::client_error(beast::error::timeout) == ErrorKind::client_timeout);
-    CHECK(osf::net::client_error(http::error::end_of_stream) == ErrorKind::client_closed);
-    CHECK(osf::net::answer_read_error(beast::error::timeout) == ErrorKind::upstream_timeout);
-    CHECK(osf::net::answer_read_error(http::error::header_limit) == ErrorKind::upstream_limit);
-    CHECK(osf::net::answer_read_error(http::error::bad_version) == ErrorKind::upstream_protocol);
-    CHECK(osf::net::answer_read_error(http::error::end_of_stream) == ErrorKind::upstream_reset);
-    CHECK(osf::net::answer_read_error(asio::error::connection_reset) == ErrorKind::upstream_reset);
-    // The peer going away mid-message is not a malformed message.
-    CHECK_FALSE(osf::net::is_malformed_message(http::error::partial_message));
-    CHECK(osf::net::is_malformed_message(http::error::bad_chunk));
 }

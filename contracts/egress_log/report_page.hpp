@@ -7,12 +7,12 @@
 // run or load anything. Pure.
 #pragma once
 
-#include "log/report_model.hpp"
+#include "egress_log/report_model.hpp"
 
 #include <string>
 #include <string_view>
 
-namespace osf::log {
+namespace osf::egress_log {
 
 std::string render_report_page(const ReportModel& model);
 
@@ -23,4 +23,4 @@ std::string render_report(std::string_view text, const egress_log::VerifyReport&
 // The page's Content-Security-Policy (the hash is its style sheet's).
 std::string report_content_security_policy();
 
-} // namespace osf::log
+} // namespace osf::egress_log

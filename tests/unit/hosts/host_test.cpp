@@ -1,4 +1,4 @@
-#include "policy/host.hpp"
+#include "hosts/host.hpp"
 
 #include <algorithm>
 #include <arpa/inet.h>

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace osf::log {
+namespace osf::egress_log {
 
 // For HTML text and SVG <text>/<title> content: `&`, `<` and `>` as
 // character references, so no text can open or close an element.
@@ -39,4 +39,4 @@ std::string visible_line(std::string_view line, std::size_t max_bytes);
 // `verify` prints it), else through display_label().
 std::string shown_source(std::string_view name);
 
-} // namespace osf::log
+} // namespace osf::egress_log

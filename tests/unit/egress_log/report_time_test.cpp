@@ -1,12 +1,12 @@
 // The timeline's clock: the log's times read exactly, and round bucket widths.
-#include "log/report_time.hpp"
+#include "egress_log/report_time.hpp"
 
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 
-namespace l = osf::log;
+namespace l = osf::egress_log;
 
 TEST_CASE("log times are read as milliseconds since 1970, anything else is no time") {
     struct Row {

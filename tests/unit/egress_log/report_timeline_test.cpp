@@ -1,6 +1,6 @@
 // The timeline's SVG: a lane per host, refusals marked, policy changes drawn,
 // and names of hosts that cannot close the <svg> or add an element to it.
-#include "log/report_timeline.hpp"
+#include "egress_log/report_timeline.hpp"
 #include "report_test_lines.hpp"
 
 #include <catch2/catch.hpp>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace l = osf::log;
+namespace l = osf::egress_log;
 using nlohmann::json;
 using report_test::occurrences;
 

@@ -1,10 +1,10 @@
-#include "log/report_escaping.hpp"
+#include "egress_log/report_escaping.hpp"
 
 #include "egress_log/log_summary.hpp"
 
 #include <algorithm>
 
-namespace osf::log {
+namespace osf::egress_log {
 
 namespace {
 
@@ -109,4 +109,4 @@ std::string shown_source(std::string_view name) {
     return printable ? std::string(name) : egress_log::display_label(name);
 }
 
-} // namespace osf::log
+} // namespace osf::egress_log

@@ -9,7 +9,7 @@
 
 #include "egress_log/log_summary.hpp"
 #include "egress_log/log_verifier.hpp"
-#include "log/report_time.hpp"
+#include "egress_log/report_time.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-namespace osf::log {
+namespace osf::egress_log {
 
 // What keeps the page small (docs/egress-log-for-reviewers.md states the
 // bound these give). Rows beyond a table's limit are counted in one line.
@@ -163,4 +163,4 @@ std::string signing_key(const ReportModel& model);
 // True when line `number` is among model.shown_lines.
 bool is_shown(const ReportModel& model, std::size_t number);
 
-} // namespace osf::log
+} // namespace osf::egress_log

@@ -1,9 +1,9 @@
-#include "log/report_time.hpp"
+#include "egress_log/report_time.hpp"
 
 #include <array>
 #include <cstdio>
 
-namespace osf::log {
+namespace osf::egress_log {
 
 namespace {
 
@@ -146,4 +146,4 @@ std::string describe_width(std::int64_t w) {
     return std::to_string(w) + " ms";
 }
 
-} // namespace osf::log
+} // namespace osf::egress_log

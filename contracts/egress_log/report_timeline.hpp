@@ -8,13 +8,13 @@
 // Content-Security-Policy holds.
 #pragma once
 
-#include "log/report_model.hpp"
+#include "egress_log/report_model.hpp"
 
 #include <string>
 
-namespace osf::log {
+namespace osf::egress_log {
 
 // Empty when no request has a readable time.
 std::string render_timeline_svg(const ReportModel& model);
 
-} // namespace osf::log
+} // namespace osf::egress_log

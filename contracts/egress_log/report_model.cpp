@@ -1,4 +1,4 @@
-#include "log/report_model.hpp"
+#include "egress_log/report_model.hpp"
 
 #include "osf/log_fields.hpp"
 
@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <utility>
 
-namespace osf::log {
+namespace osf::egress_log {
 
 using nlohmann::json;
 namespace f = osf::log_field;
@@ -465,4 +465,4 @@ bool is_shown(const ReportModel& model, std::size_t number) {
     return it != model.shown_lines.end() && it->number == number;
 }
 
-} // namespace osf::log
+} // namespace osf::egress_log

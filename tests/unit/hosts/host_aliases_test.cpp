@@ -1,4 +1,4 @@
-#include "policy/policy.hpp"
+#include "hosts/host_aliases.hpp"
 
 #include <catch2/catch.hpp>
 

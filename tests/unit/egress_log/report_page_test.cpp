@@ -3,8 +3,8 @@
 // linking to their lines, and a size bound whatever the log holds.
 #include "egress_log/log_chain.hpp"
 #include "egress_log/log_verifier.hpp"
-#include "log/report_escaping.hpp"
-#include "log/report_page.hpp"
+#include "egress_log/report_escaping.hpp"
+#include "egress_log/report_page.hpp"
 #include "report_test_lines.hpp"
 
 #include <catch2/catch.hpp>
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace l = osf::log;
+namespace l = osf::egress_log;
 namespace el = osf::egress_log;
 using nlohmann::json;
 using report_test::log_of;

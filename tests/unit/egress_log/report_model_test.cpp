@@ -1,7 +1,7 @@
 // The report's model: the summary's counts, with the lines each row counts,
 // time buckets per host, and kinds of line it does not know skipped safely.
 #include "egress_log/log_summary.hpp"
-#include "log/report_model.hpp"
+#include "egress_log/report_model.hpp"
 #include "report_test_lines.hpp"
 
 #include <catch2/catch.hpp>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace l = osf::log;
+namespace l = osf::egress_log;
 namespace el = osf::egress_log;
 using nlohmann::json;
 using report_test::log_of;

@@ -1,9 +1,7 @@
 // Host canonicalisation. Every decision the proxy makes about a destination
 // compares canonical strings, so two spellings of one host must end up equal
 // here, and anything ambiguous is refused rather than guessed.
-#include "policy/host.hpp"
-
-#include "text/ascii.hpp"
+#include "hosts/host.hpp"
 
 #include <array>
 #include <boost/asio/ip/address_v6.hpp>
@@ -135,7 +133,7 @@ std::optional<std::string> canonical_host(std::string_view raw) {
     std::string name;
     name.reserve(raw.size());
     for (char c : raw)
-        name.push_back(text::lower(c));
+        name.push_back((c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c);
     if (name.back() == '.') name.pop_back();
     if (name.empty()) return std::nullopt;
 

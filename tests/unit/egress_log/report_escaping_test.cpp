@@ -1,11 +1,11 @@
 // Names the sandbox chose, as the HTML report shows them: the text summary's
 // display rule, then the escaping of the place they land in.
-#include "log/report_escaping.hpp"
+#include "egress_log/report_escaping.hpp"
 
 #include <catch2/catch.hpp>
 #include <string>
 
-namespace l = osf::log;
+namespace l = osf::egress_log;
 
 TEST_CASE("text and attribute escaping leave no markup, quote or entity of the input") {
     struct Row {

@@ -1,8 +1,8 @@
 // OSF_SANDBOX_HOST_ALIASES parsing: "host=ip,host=ip". Aliases map names only;
 // an address cannot be aliased to another address.
-#include "policy/host.hpp"
-#include "policy/policy.hpp"
-#include "text/ascii.hpp"
+#include "hosts/host_aliases.hpp"
+
+#include "hosts/host.hpp"
 
 #include <boost/asio/ip/address.hpp>
 
@@ -11,7 +11,9 @@ namespace {
 
 // An environment value may carry a newline (a file read into it, a YAML block).
 std::string_view trim(std::string_view s) {
-    return text::trim(s, " \t\n\r");
+    const auto first = s.find_first_not_of(" \t\n\r");
+    if (first == std::string_view::npos) return {};
+    return s.substr(first, s.find_last_not_of(" \t\n\r") - first + 1);
 }
 
 std::optional<boost::asio::ip::address> parse_alias_address(std::string_view text) {

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace osf::log {
+namespace osf::egress_log {
 
 // "2026-11-29T18:46:12.123Z" (the schema's form, milliseconds optional) ->
 // milliseconds since 1970-01-01 UTC; nullopt for anything else or an
@@ -39,4 +39,4 @@ std::string format_axis_time(std::int64_t ms, std::int64_t width_ms);
 // "10 s", "5 min", "1 h", "2 days", "1 week".
 std::string describe_width(std::int64_t width_ms);
 
-} // namespace osf::log
+} // namespace osf::egress_log

@@ -1,12 +1,12 @@
-#include "log/report_timeline.hpp"
+#include "egress_log/report_timeline.hpp"
 
-#include "log/report_escaping.hpp"
-#include "log/report_time.hpp"
+#include "egress_log/report_escaping.hpp"
+#include "egress_log/report_time.hpp"
 
 #include <algorithm>
 #include <cstdio>
 
-namespace osf::log {
+namespace osf::egress_log {
 
 namespace {
 
@@ -148,4 +148,4 @@ std::string render_timeline_svg(const ReportModel& model) {
     return svg;
 }
 
-} // namespace osf::log
+} // namespace osf::egress_log
