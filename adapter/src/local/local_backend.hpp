@@ -3,11 +3,11 @@
 // process with the sandbox's egress proxy outside the namespace.
 #pragma once
 
-#include "local/copy_out_policy.hpp"
-#include "local/exec_client.hpp"
-#include "local/local_layout.hpp"
-#include "local/sandbox_store.hpp"
-#include "local/template_choice.hpp"
+#include "local/copy/copy_out_policy.hpp"
+#include "local/launch/template_choice.hpp"
+#include "local/protocol/exec_client.hpp"
+#include "local/state/local_layout.hpp"
+#include "local/state/sandbox_store.hpp"
 #include "sandbox/backend.hpp"
 #include "sandbox/policy_changer.hpp"
 

@@ -1,0 +1,353 @@
+#include "commands/command_errors.hpp"
+#include "local/copy/copy_out.hpp"
+#include "local/host/cgroup_placement.hpp"
+#include "local/host/host_mounts.hpp"
+#include "local/host/host_program.hpp"
+#include "local/host/package_cache_dir.hpp"
+#include "local/host/proxy_binary.hpp"
+#include "local/host/user_namespaces.hpp"
+#include "local/host/workspace_volume.hpp"
+#include "local/launch/cgroup_limits.hpp"
+#include "local/launch/host_ids.hpp"
+#include "local/launch/launch_plan.hpp"
+#include "local/launch/sandbox_environment.hpp"
+#include "local/launch/seccomp_policy.hpp"
+#include "local/launch/spec_support.hpp"
+#include "local/launch/template_choice.hpp"
+#include "local/local_backend.hpp"
+#include "local/operations/backend_support.hpp"
+#include "local/protocol/exec_client.hpp"
+#include "local/protocol/unix_socket.hpp"
+#include "local/state/local_log_access.hpp"
+#include "local/state/sandbox_store.hpp"
+#include "osf/whole_file.hpp"
+#include "process/spawn.hpp"
+#include "sandbox/spec_policy.hpp"
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <grp.h>
+#include <ostream>
+#include <poll.h>
+#include <pwd.h>
+#include <set>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace osf::local {
+
+namespace fs = std::filesystem;
+using commands::CommandFailed;
+
+namespace {
+
+void run_host(const std::vector<std::string>& argv, bool quiet = false) {
+    Fd null(::open("/dev/null", O_WRONLY | O_CLOEXEC));
+    if (wait_exit(spawn_host(argv, 0, quiet ? null.get() : 1)) != 0)
+        throw CommandFailed(argv[0] + " " + argv[1] + " failed (" + argv.back() + ")");
+}
+
+std::optional<std::string> read_sysctl(const std::string& name) {
+    std::ifstream file("/proc/sys/" + name);
+    std::string value;
+    if (!(file >> value)) return std::nullopt;
+    return value;
+}
+
+} // namespace
+
+LocalBackend::ResolvedTemplate
+LocalBackend::resolve_template(const sandbox::SandboxRequest& request) {
+    const TemplateLookup lookup{
+        [](const std::string& dir) { return fs::is_directory(dir); },
+        [this](const std::string& name) {
+            return fs::exists(snapshot_dir(root(), name) + "/snapshot.json");
+        },
+        [](const std::string& image) {
+            return process::find_in_path("buildah", "/usr/local/bin:/usr/bin:/bin") != "" &&
+                   run_host_quietly({"buildah", "inspect", "--type", "image", image}) == 0;
+        }};
+    ResolvedTemplate resolved;
+    // No template in the spec: the host's root file system.
+    const std::string name = request.spec.template_name.empty() ? std::string(kHostTemplate)
+                                                                : request.spec.template_name;
+    resolved.choice = choose_template(name, lookup);
+    SandboxMeta& meta = resolved.meta;
+    meta.id = request.id;
+    meta.template_name = name;
+    meta.base = name;
+    meta.root = "/";
+    meta.created = epoch_seconds(request.lifetime.created);
+    meta.expires = epoch_seconds(request.lifetime.expires);
+    if (resolved.choice.kind == TemplateChoice::Kind::Snapshot) {
+        const std::string dir = snapshot_dir(root(), resolved.choice.snapshot);
+        const auto snapshot = read_snapshot_meta(dir + "/snapshot.json");
+        if (!snapshot || snapshot->base.empty())
+            throw CommandFailed("snapshot " + resolved.choice.snapshot + " is unreadable");
+        meta.base = snapshot->base;
+        resolved.snapshot_workspace = dir + "/workspace";
+        resolved.choice = choose_template(meta.base, lookup);
+    }
+    if (resolved.choice.kind == TemplateChoice::Kind::RootDirectory)
+        meta.root = resolved.choice.root_directory;
+    return resolved;
+}
+
+nlohmann::json LocalBackend::describe(const sandbox::SandboxRequest& request) {
+    const ResolvedTemplate resolved = resolve_template(request);
+    const SandboxPaths paths = sandbox_paths(root(), request.id);
+    std::string sandbox_root = resolved.meta.root;
+    if (resolved.choice.kind == TemplateChoice::Kind::Image)
+        sandbox_root = "(buildah mount of " + resolved.choice.image + ")";
+    std::string proxy = "egress-proxy";
+    try {
+        proxy = find_proxy_binary(options_.getenv);
+    } catch (const std::exception&) {
+    }
+    const bool root_caller = ::geteuid() == 0;
+    const LaunchPlan plan =
+        launch_plan({request, paths, root(), proxy, options_.getenv,
+                     read_host_mounts(paths, request, sandbox_root,
+                                      package_cache_path(root(), paths, request.spec)),
+                     root_caller, host_size()});
+    nlohmann::json staged = nlohmann::json::array();
+    for (const auto& bind : plan.staged)
+        staged.push_back({{"source", bind.source}, {"target", bind.target}});
+    nlohmann::json proxy_variables = nlohmann::json::array();
+    for (const auto& [name, value] : plan.proxy_environment)
+        proxy_variables.push_back(name); // names only: values may be secrets
+    nlohmann::json limits = nlohmann::json::object();
+    for (const auto& [file, value] : plan.cgroup_limits)
+        limits[file] = value;
+    nlohmann::json refused = nlohmann::json::array();
+    for (const auto& rule : sandbox_syscall_rules())
+        if (rule.when.empty()) refused.push_back(rule.name);
+    return {{"id", request.id},
+            {"stateDirectory", paths.dir},
+            {"template", resolved.meta.template_name},
+            {"base", resolved.meta.base},
+            {"root", sandbox_root},
+            {"snapshotWorkspace", resolved.snapshot_workspace},
+            {"hostId", root_caller ? "a free id from " + std::to_string(kHostIdFirst) + " to " +
+                                         std::to_string(kHostIdFirst + kHostIdCount - 1) +
+                                         ", chosen at create"
+                                   : "the caller's own (" + std::to_string(::geteuid()) + ")"},
+            {"workspaceBytes", workspace_bound(request.spec)},
+            // The spec as the proxy reads it (written as given: a bound secret's
+            // hosts, in and require whole; references, never values).
+            {"proxy",
+             {{"argv", plan.proxy_argv},
+              {"variables", proxy_variables},
+              {"spec", nlohmann::json::parse(request.spec_text, nullptr, false)}}},
+            {"sandbox",
+             {{"argv", plan.sandbox_argv}, {"staged", staged}, {"sshConfig", plan.ssh_config}}},
+            {"cgroup", limits},
+            {"refusedSyscalls", refused},
+            // What the proxy will admit, as list -o json shows it once running.
+            {"policy", sandbox::spec_policy(request.spec_text)}};
+}
+
+void LocalBackend::create(const sandbox::SandboxRequest& request, std::ostream& progress) {
+    const auto path = options_.getenv("PATH");
+    if (process::find_in_path("bwrap", path ? *path : "/usr/bin:/bin").empty())
+        throw CommandFailed("bwrap not found in PATH: install bubblewrap (apt-get install "
+                            "bubblewrap)");
+    const bool root_caller = ::geteuid() == 0;
+    if (auto problem =
+            user_namespace_problem(root_caller, {read_sysctl("kernel/unprivileged_userns_clone"),
+                                                 read_sysctl("user/max_user_namespaces")}))
+        throw CommandFailed(*problem);
+    if (root_caller && !bwrap_gets_user_namespace())
+        throw CommandFailed("the kernel refuses user namespaces here (a chroot?): sandbox-local "
+                            "runs each sandbox under a host id of its own in one; run it where "
+                            "/ is the mount namespace's root (pivot_root, not chroot)");
+    const CgroupPlacement cgroups = place_sandbox_cgroups(request.id, request.spec, false);
+    if (auto refusal =
+            refused_spec_fields(request.spec, {root_caller, cgroups.controllers, cgroups.reason}))
+        throw commands::UsageError(*refusal);
+    auto [choice, meta, snapshot_workspace] = resolve_template(request);
+    meta.workspace_bytes = workspace_bound(request.spec);
+    meta.labels = request.spec.labels;
+
+    const SandboxPaths paths = sandbox_paths(root(), request.id);
+    if (fs::exists(paths.dir)) throw CommandFailed("sandbox " + request.id + " already exists");
+    make_private_dirs(root());
+    make_private_dirs(sandboxes_dir(root()));
+    progress << "creating sandbox " << request.id << " in " << paths.dir << "\n";
+    // By reference (set below); clang 14 cannot capture a structured binding itself.
+    auto clean_up = [&, &buildah_container = meta.buildah_container] {
+        progress << "removing sandbox " << request.id << "\n";
+        try {
+            stop_supervisor(paths);
+            remove_buildah_container(buildah_container);
+            unmount_workspace_volume(paths);
+            remove_tree(paths.dir);
+        } catch (const std::exception& e) {
+            progress << options_.program << ": cleanup failed: " << e.what() << "\n";
+        }
+    };
+    {
+        // The host id is chosen and written down under one lock, so that two
+        // creates never pick the same.
+        Fd lock(::open(host_ids_lock(root()).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+        if (!lock || ::flock(lock.get(), LOCK_EX) != 0)
+            throw CommandFailed("cannot lock " + host_ids_lock(root()) + ": " +
+                                std::strerror(errno));
+        if (root_caller) meta.host_id = allocate_host_id();
+        make_private_dirs(paths.dir);
+        try {
+            write_meta(paths.meta, meta);
+        } catch (...) {
+            clean_up();
+            throw;
+        }
+    }
+    try {
+        for (const auto& dir : {paths.workspace, paths.proxy_state, paths.run, paths.cache})
+            make_private_dirs(dir);
+        {
+            std::ofstream spec(paths.spec, std::ios::binary);
+            spec << request.spec_text;
+        }
+        if (meta.host_id != 0) {
+            for (const auto& dir : {paths.workspace, paths.cache})
+                if (::chown(dir.c_str(), meta.host_id, meta.host_id) != 0)
+                    throw CommandFailed("cannot give " + dir +
+                                        " to the sandbox's host id: " + std::strerror(errno));
+        }
+        if (meta.workspace_bytes > 0)
+            create_workspace_volume(paths, meta.workspace_bytes,
+                                    meta.host_id != 0 ? meta.host_id : ::geteuid());
+        if (choice.kind == TemplateChoice::Kind::Image) {
+            // A working container of the image; its mount is the sandbox's root.
+            meta.buildah_container = "osf-sandbox-" + request.id;
+            run_host({"buildah", "from", "--quiet", "--pull=never", "--name",
+                      meta.buildah_container, choice.image},
+                     true);
+            meta.root = run_host_output({"buildah", "mount", meta.buildah_container});
+        }
+        write_meta(paths.meta, meta);
+        if (!snapshot_workspace.empty()) {
+            run_host({"cp", "-a", snapshot_workspace + "/.", paths.workspace});
+            strip_privilege_bits(paths.workspace); // snapshots made before this kept them
+            // The snapshot's files belong to the host id of the sandbox it was made of.
+            if (meta.host_id != 0)
+                run_host({"chown", "-R", "-P", "-h",
+                          std::to_string(meta.host_id) + ":" + std::to_string(meta.host_id),
+                          paths.workspace});
+        }
+
+        start_supervisor(paths, progress);
+    } catch (...) {
+        clean_up();
+        throw;
+    }
+}
+
+unsigned LocalBackend::allocate_host_id() {
+    std::set<unsigned> used;
+    for (const auto& id : stored_sandbox_ids(root()))
+        if (const auto meta = read_meta(sandbox_paths(root(), id).meta))
+            if (meta->host_id != 0) used.insert(meta->host_id);
+    std::vector<std::pair<unsigned long long, unsigned long long>> ranges;
+    for (const char* file : {"/etc/subuid", "/etc/subgid"}) {
+        const auto more = subordinate_ranges(osf::read_whole_file(file).value_or(""));
+        ranges.insert(ranges.end(), more.begin(), more.end());
+    }
+    const auto id = choose_host_id(used, [&ranges](unsigned candidate) {
+        if (::getpwuid(candidate) != nullptr || ::getgrgid(candidate) != nullptr) return true;
+        return std::any_of(ranges.begin(), ranges.end(), [candidate](const auto& range) {
+            return candidate >= range.first && candidate < range.second;
+        });
+    });
+    if (!id)
+        throw CommandFailed("no free host id for a new sandbox (" + std::to_string(kHostIdCount) +
+                            " in use from " + std::to_string(kHostIdFirst) + ")");
+    return *id;
+}
+
+void LocalBackend::start_supervisor(const SandboxPaths& paths, std::ostream& progress) {
+    std::array<int, 2> status{};
+    if (::pipe2(status.data(), O_CLOEXEC) != 0)
+        throw CommandFailed(std::string("pipe: ") + std::strerror(errno));
+    Fd status_read(status[0]);
+    Fd status_write(status[1]);
+    // Taken here and inherited, so that the sandbox is never without a
+    // holder (gc removes sandboxes whose lock is free).
+    Fd lock(::open(paths.lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+    if (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0)
+        throw CommandFailed("cannot lock " + paths.lock + ": " + std::strerror(errno));
+    constexpr int kStatusFd = 3, kLockFd = 4;
+    Fd null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    Fd log(::open(paths.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
+    if (!null || !log)
+        throw CommandFailed("cannot open " + paths.log + ": " + std::strerror(errno));
+    process::SpawnSpec spec;
+    spec.argv = {options_.self_executable, "__supervise", paths.dir, std::to_string(kStatusFd),
+                 std::to_string(kLockFd)};
+    // Exactly these: whatever else the caller holds (a connection, a file)
+    // stays out of the supervisor and of everything it starts.
+    spec.fds = {{0, null.get()},
+                {1, log.get()},
+                {2, log.get()},
+                {kStatusFd, status_write.get()},
+                {kLockFd, lock.get()}};
+    spec.new_session = true; // no terminal: Ctrl-C after create does not reach it
+    pid_t supervisor = -1;
+    try {
+        supervisor = process::spawn(spec);
+    } catch (const std::exception& e) {
+        throw CommandFailed(std::string("the supervisor: ") + e.what());
+    }
+    status_write = Fd();
+    lock = Fd(); // the supervisor holds it now
+
+    try {
+        std::string pending;
+        while (true) {
+            if (const int signal = options_.pending_signal ? options_.pending_signal() : 0)
+                throw commands::Interrupted(signal);
+            pollfd poll_status{status_read.get(), POLLIN, 0};
+            if (::poll(&poll_status, 1, 200) <= 0) continue;
+            std::array<char, 4096> buffer{};
+            const ssize_t got = ::read(status_read.get(), buffer.data(), buffer.size());
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) {
+                std::ifstream file(paths.log);
+                std::string line, last;
+                while (std::getline(file, line))
+                    if (!line.empty()) last = line;
+                throw CommandFailed("the sandbox's supervisor exited: " + last);
+            }
+            pending.append(buffer.data(), static_cast<std::size_t>(got));
+            std::size_t newline;
+            while ((newline = pending.find('\n')) != std::string::npos) {
+                const std::string line = pending.substr(0, newline);
+                pending.erase(0, newline + 1);
+                if (line == "ready") return;
+                if (line.starts_with("warning: "))
+                    progress << options_.program << ": " << line << "\n";
+                else if (line.starts_with("error: "))
+                    throw CommandFailed(line.substr(7));
+            }
+        }
+    } catch (...) {
+        try {
+            stop_supervisor(paths);
+        } catch (const std::exception& e) {
+            progress << options_.program << ": stopping the supervisor failed: " << e.what()
+                     << "\n";
+        }
+        ::waitpid(supervisor, nullptr, 0);
+        throw;
+    }
+}
+
+} // namespace osf::local
