@@ -1,3 +1,5 @@
+#include "local/operations/copy.hpp"
+
 #include "commands/command_errors.hpp"
 #include "local/copy/copy_out.hpp"
 #include "local/copy/copy_out_policy.hpp"
@@ -6,7 +8,7 @@
 #include "local/host/host_program.hpp"
 #include "local/launch/host_ids.hpp"
 #include "local/launch/template_choice.hpp"
-#include "local/local_backend.hpp"
+#include "local/operations/in_sandbox.hpp"
 #include "local/protocol/exec_client.hpp"
 #include "local/state/sandbox_store.hpp"
 #include "process/spawn.hpp"
@@ -21,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace osf::local {
+namespace osf::local::operations {
 
 namespace fs = std::filesystem;
 using commands::CommandFailed;
@@ -66,13 +68,13 @@ Fd open_copy_target(const std::string& local, const std::string& name) {
 
 } // namespace
 
-void LocalBackend::copy(const sandbox::CopyRequest& request) {
+void copy(OperationContext& context, const sandbox::CopyRequest& request) {
     Fd null_in = open_or_fail("/dev/null", O_RDONLY);
     // What the sandbox's side of a step writes on stdout is not the CLI's to print.
     Fd null_out = open_or_fail("/dev/null", O_WRONLY);
     const std::string& inside = request.sandbox_path;
     const std::string& local = request.local_path;
-    const CopyBounds bounds = copy_bounds_of(request.id);
+    const CopyBounds bounds = copy_bounds_of(context, request.id);
     if (request.into_sandbox) {
         struct stat info {};
         if (::stat(local.c_str(), &info) != 0)
@@ -87,7 +89,7 @@ void LocalBackend::copy(const sandbox::CopyRequest& request) {
             write_end = Fd();
             // --no-same-owner: copied files belong to the sandbox's user; the host's
             // owners mean nothing inside (and an unmapped one fails in a user namespace).
-            code = run_to_end(request.id,
+            code = run_to_end(context, request.id,
                               {"sh", "-c",
                                "{ [ -d \"$1\" ] || mkdir -- \"$1\"; } && "
                                "tar xf - --no-same-owner -C \"$1\"",
@@ -97,7 +99,7 @@ void LocalBackend::copy(const sandbox::CopyRequest& request) {
             if (wait_exit(tar) != 0) throw CommandFailed("copy: tar failed reading " + local);
         } else {
             Fd file = open_or_fail(local, O_RDONLY);
-            code = run_to_end(request.id,
+            code = run_to_end(context, request.id,
                               {"sh", "-c",
                                "if [ -d \"$1\" ]; then cat > \"$1/$2\"; else cat > \"$1\"; fi",
                                "sh", inside, base_name(local)},
@@ -109,8 +111,8 @@ void LocalBackend::copy(const sandbox::CopyRequest& request) {
         return;
     }
     const auto test = [&](const char* flag) {
-        return run_to_end(request.id, {"test", flag, inside}, null_in.get(), null_out.get(),
-                          bounds) == 0;
+        return run_to_end(context, request.id, {"test", flag, inside}, null_in.get(),
+                          null_out.get(), bounds) == 0;
     };
     if (!test("-e")) throw CommandFailed("copy: no " + inside + " in sandbox " + request.id);
     const bool directory = test("-d");
@@ -133,15 +135,15 @@ void LocalBackend::copy(const sandbox::CopyRequest& request) {
         } unmake{local, made};
         // The sandbox writes the stream (its tar may be anything): see copy_out.hpp.
         CopyOutTree tree;
-        tree.staging_parent = existing(request.id).dir;
+        tree.staging_parent = context.existing(request.id).dir;
         tree.shown = base_name(inside);
         tree.destination = local;
         tree.user_namespace = bwrap_gets_user_namespace();
         tree.produce = [&](int out) {
-            return run_to_end(request.id, {"tar", "cf", "-", "-C", inside, "."}, null_in.get(), out,
-                              bounds);
+            return run_to_end(context, request.id, {"tar", "cf", "-", "-C", inside, "."},
+                              null_in.get(), out, bounds);
         };
-        tree.pending_signal = options_.pending_signal;
+        tree.pending_signal = context.options.pending_signal;
         const CopyOutOutcome outcome = copy_out_tree(tree, std::cerr);
         unmake.armed = false;
         if (outcome.producer_exit != 0)
@@ -157,10 +159,11 @@ void LocalBackend::copy(const sandbox::CopyRequest& request) {
     // The sandbox's bytes go to a file of the state directory first: the
     // destination is written by the CLI alone, once the sandbox's side is
     // done, and a failed copy leaves it as it was.
-    Fd staged(::open(existing(request.id).dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+    Fd staged(
+        ::open(context.existing(request.id).dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
     if (!staged)
         throw CommandFailed(std::string("copy: cannot stage the file: ") + std::strerror(errno));
-    if (run_to_end(request.id, {"cat", inside}, null_in.get(), staged.get(), bounds) != 0)
+    if (run_to_end(context, request.id, {"cat", inside}, null_in.get(), staged.get(), bounds) != 0)
         throw CommandFailed("copy: reading " + inside + " in sandbox " + request.id + " failed");
     Fd file = open_copy_target(local, base_name(inside));
     if (::ftruncate(file.get(), 0) != 0 || ::lseek(staged.get(), 0, SEEK_SET) != 0)
@@ -172,22 +175,4 @@ void LocalBackend::copy(const sandbox::CopyRequest& request) {
             throw CommandFailed("copy: cannot write " + local + ": " + std::strerror(errno));
 }
 
-std::string LocalBackend::snapshot(const std::string& id, const std::string& stamp) {
-    const SandboxPaths paths = existing(id);
-    const auto meta = read_meta(paths.meta);
-    if (!meta) throw CommandFailed("sandbox " + id + " has no " + paths.meta);
-    const std::string name = sandbox::snapshot_name(id, stamp);
-    const std::string dir = snapshot_dir(root(), name);
-    if (fs::exists(dir)) throw CommandFailed("snapshot " + name + " already exists");
-    make_private_dirs(dir);
-    try {
-        copy_workspace(paths.workspace, dir + "/workspace", copy_bounds_of(id).bytes, std::cerr);
-        write_snapshot_meta(dir + "/snapshot.json", {id, meta->base});
-    } catch (...) {
-        remove_tree(dir);
-        throw;
-    }
-    return name;
-}
-
-} // namespace osf::local
+} // namespace osf::local::operations

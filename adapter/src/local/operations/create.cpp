@@ -1,3 +1,5 @@
+#include "local/operations/create.hpp"
+
 #include "commands/command_errors.hpp"
 #include "local/copy/copy_out.hpp"
 #include "local/host/cgroup_placement.hpp"
@@ -14,8 +16,8 @@
 #include "local/launch/seccomp_policy.hpp"
 #include "local/launch/spec_support.hpp"
 #include "local/launch/template_choice.hpp"
-#include "local/local_backend.hpp"
 #include "local/operations/backend_support.hpp"
+#include "local/operations/start_supervisor.hpp"
 #include "local/protocol/exec_client.hpp"
 #include "local/protocol/unix_socket.hpp"
 #include "local/state/local_log_access.hpp"
@@ -41,7 +43,7 @@
 
 extern char** environ;
 
-namespace osf::local {
+namespace osf::local::operations {
 
 namespace fs = std::filesystem;
 using commands::CommandFailed;
@@ -61,14 +63,19 @@ std::optional<std::string> read_sysctl(const std::string& name) {
     return value;
 }
 
-} // namespace
+struct ResolvedTemplate {
+    TemplateChoice choice;
+    SandboxMeta meta;
+    std::string snapshot_workspace; // set when starting from a snapshot
+};
 
-LocalBackend::ResolvedTemplate
-LocalBackend::resolve_template(const sandbox::SandboxRequest& request) {
+// The spec's template down to what the sandbox runs on; nothing is made.
+ResolvedTemplate resolve_template(OperationContext& context,
+                                  const sandbox::SandboxRequest& request) {
     const TemplateLookup lookup{
         [](const std::string& dir) { return fs::is_directory(dir); },
-        [this](const std::string& name) {
-            return fs::exists(snapshot_dir(root(), name) + "/snapshot.json");
+        [&context](const std::string& name) {
+            return fs::exists(snapshot_dir(context.root(), name) + "/snapshot.json");
         },
         [](const std::string& image) {
             return process::find_in_path("buildah", "/usr/local/bin:/usr/bin:/bin") != "" &&
@@ -87,7 +94,7 @@ LocalBackend::resolve_template(const sandbox::SandboxRequest& request) {
     meta.created = epoch_seconds(request.lifetime.created);
     meta.expires = epoch_seconds(request.lifetime.expires);
     if (resolved.choice.kind == TemplateChoice::Kind::Snapshot) {
-        const std::string dir = snapshot_dir(root(), resolved.choice.snapshot);
+        const std::string dir = snapshot_dir(context.root(), resolved.choice.snapshot);
         const auto snapshot = read_snapshot_meta(dir + "/snapshot.json");
         if (!snapshot || snapshot->base.empty())
             throw CommandFailed("snapshot " + resolved.choice.snapshot + " is unreadable");
@@ -100,22 +107,47 @@ LocalBackend::resolve_template(const sandbox::SandboxRequest& request) {
     return resolved;
 }
 
-nlohmann::json LocalBackend::describe(const sandbox::SandboxRequest& request) {
-    const ResolvedTemplate resolved = resolve_template(request);
-    const SandboxPaths paths = sandbox_paths(root(), request.id);
+// A host id no other sandbox of the state root holds (called under its lock).
+unsigned allocate_host_id(OperationContext& context) {
+    std::set<unsigned> used;
+    for (const auto& id : stored_sandbox_ids(context.root()))
+        if (const auto meta = read_meta(sandbox_paths(context.root(), id).meta))
+            if (meta->host_id != 0) used.insert(meta->host_id);
+    std::vector<std::pair<unsigned long long, unsigned long long>> ranges;
+    for (const char* file : {"/etc/subuid", "/etc/subgid"}) {
+        const auto more = subordinate_ranges(osf::read_whole_file(file).value_or(""));
+        ranges.insert(ranges.end(), more.begin(), more.end());
+    }
+    const auto id = choose_host_id(used, [&ranges](unsigned candidate) {
+        if (::getpwuid(candidate) != nullptr || ::getgrgid(candidate) != nullptr) return true;
+        return std::any_of(ranges.begin(), ranges.end(), [candidate](const auto& range) {
+            return candidate >= range.first && candidate < range.second;
+        });
+    });
+    if (!id)
+        throw CommandFailed("no free host id for a new sandbox (" + std::to_string(kHostIdCount) +
+                            " in use from " + std::to_string(kHostIdFirst) + ")");
+    return *id;
+}
+
+} // namespace
+
+nlohmann::json describe(OperationContext& context, const sandbox::SandboxRequest& request) {
+    const ResolvedTemplate resolved = resolve_template(context, request);
+    const SandboxPaths paths = sandbox_paths(context.root(), request.id);
     std::string sandbox_root = resolved.meta.root;
     if (resolved.choice.kind == TemplateChoice::Kind::Image)
         sandbox_root = "(buildah mount of " + resolved.choice.image + ")";
     std::string proxy = "egress-proxy";
     try {
-        proxy = find_proxy_binary(options_.getenv);
+        proxy = find_proxy_binary(context.options.getenv);
     } catch (const std::exception&) {
     }
     const bool root_caller = ::geteuid() == 0;
     const LaunchPlan plan =
-        launch_plan({request, paths, root(), proxy, options_.getenv,
+        launch_plan({request, paths, context.root(), proxy, context.options.getenv,
                      read_host_mounts(paths, request, sandbox_root,
-                                      package_cache_path(root(), paths, request.spec)),
+                                      package_cache_path(context.root(), paths, request.spec)),
                      root_caller, host_size()});
     nlohmann::json staged = nlohmann::json::array();
     for (const auto& bind : plan.staged)
@@ -154,8 +186,9 @@ nlohmann::json LocalBackend::describe(const sandbox::SandboxRequest& request) {
             {"policy", sandbox::spec_policy(request.spec_text)}};
 }
 
-void LocalBackend::create(const sandbox::SandboxRequest& request, std::ostream& progress) {
-    const auto path = options_.getenv("PATH");
+void create(OperationContext& context, const sandbox::SandboxRequest& request,
+            std::ostream& progress) {
+    const auto path = context.options.getenv("PATH");
     if (process::find_in_path("bwrap", path ? *path : "/usr/bin:/bin").empty())
         throw CommandFailed("bwrap not found in PATH: install bubblewrap (apt-get install "
                             "bubblewrap)");
@@ -172,14 +205,14 @@ void LocalBackend::create(const sandbox::SandboxRequest& request, std::ostream& 
     if (auto refusal =
             refused_spec_fields(request.spec, {root_caller, cgroups.controllers, cgroups.reason}))
         throw commands::UsageError(*refusal);
-    auto [choice, meta, snapshot_workspace] = resolve_template(request);
+    auto [choice, meta, snapshot_workspace] = resolve_template(context, request);
     meta.workspace_bytes = workspace_bound(request.spec);
     meta.labels = request.spec.labels;
 
-    const SandboxPaths paths = sandbox_paths(root(), request.id);
+    const SandboxPaths paths = sandbox_paths(context.root(), request.id);
     if (fs::exists(paths.dir)) throw CommandFailed("sandbox " + request.id + " already exists");
-    make_private_dirs(root());
-    make_private_dirs(sandboxes_dir(root()));
+    make_private_dirs(context.root());
+    make_private_dirs(sandboxes_dir(context.root()));
     progress << "creating sandbox " << request.id << " in " << paths.dir << "\n";
     // By reference (set below); clang 14 cannot capture a structured binding itself.
     auto clean_up = [&, &buildah_container = meta.buildah_container] {
@@ -190,17 +223,17 @@ void LocalBackend::create(const sandbox::SandboxRequest& request, std::ostream& 
             unmount_workspace_volume(paths);
             remove_tree(paths.dir);
         } catch (const std::exception& e) {
-            progress << options_.program << ": cleanup failed: " << e.what() << "\n";
+            progress << context.options.program << ": cleanup failed: " << e.what() << "\n";
         }
     };
     {
         // The host id is chosen and written down under one lock, so that two
         // creates never pick the same.
-        Fd lock(::open(host_ids_lock(root()).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+        Fd lock(::open(host_ids_lock(context.root()).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
         if (!lock || ::flock(lock.get(), LOCK_EX) != 0)
-            throw CommandFailed("cannot lock " + host_ids_lock(root()) + ": " +
+            throw CommandFailed("cannot lock " + host_ids_lock(context.root()) + ": " +
                                 std::strerror(errno));
-        if (root_caller) meta.host_id = allocate_host_id();
+        if (root_caller) meta.host_id = allocate_host_id(context);
         make_private_dirs(paths.dir);
         try {
             write_meta(paths.meta, meta);
@@ -244,110 +277,11 @@ void LocalBackend::create(const sandbox::SandboxRequest& request, std::ostream& 
                           paths.workspace});
         }
 
-        start_supervisor(paths, progress);
+        start_supervisor(context, paths, progress);
     } catch (...) {
         clean_up();
         throw;
     }
 }
 
-unsigned LocalBackend::allocate_host_id() {
-    std::set<unsigned> used;
-    for (const auto& id : stored_sandbox_ids(root()))
-        if (const auto meta = read_meta(sandbox_paths(root(), id).meta))
-            if (meta->host_id != 0) used.insert(meta->host_id);
-    std::vector<std::pair<unsigned long long, unsigned long long>> ranges;
-    for (const char* file : {"/etc/subuid", "/etc/subgid"}) {
-        const auto more = subordinate_ranges(osf::read_whole_file(file).value_or(""));
-        ranges.insert(ranges.end(), more.begin(), more.end());
-    }
-    const auto id = choose_host_id(used, [&ranges](unsigned candidate) {
-        if (::getpwuid(candidate) != nullptr || ::getgrgid(candidate) != nullptr) return true;
-        return std::any_of(ranges.begin(), ranges.end(), [candidate](const auto& range) {
-            return candidate >= range.first && candidate < range.second;
-        });
-    });
-    if (!id)
-        throw CommandFailed("no free host id for a new sandbox (" + std::to_string(kHostIdCount) +
-                            " in use from " + std::to_string(kHostIdFirst) + ")");
-    return *id;
-}
-
-void LocalBackend::start_supervisor(const SandboxPaths& paths, std::ostream& progress) {
-    std::array<int, 2> status{};
-    if (::pipe2(status.data(), O_CLOEXEC) != 0)
-        throw CommandFailed(std::string("pipe: ") + std::strerror(errno));
-    Fd status_read(status[0]);
-    Fd status_write(status[1]);
-    // Taken here and inherited, so that the sandbox is never without a
-    // holder (gc removes sandboxes whose lock is free).
-    Fd lock(::open(paths.lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-    if (!lock || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0)
-        throw CommandFailed("cannot lock " + paths.lock + ": " + std::strerror(errno));
-    constexpr int kStatusFd = 3, kLockFd = 4;
-    Fd null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    Fd log(::open(paths.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
-    if (!null || !log)
-        throw CommandFailed("cannot open " + paths.log + ": " + std::strerror(errno));
-    process::SpawnSpec spec;
-    spec.argv = {options_.self_executable, "__supervise", paths.dir, std::to_string(kStatusFd),
-                 std::to_string(kLockFd)};
-    // Exactly these: whatever else the caller holds (a connection, a file)
-    // stays out of the supervisor and of everything it starts.
-    spec.fds = {{0, null.get()},
-                {1, log.get()},
-                {2, log.get()},
-                {kStatusFd, status_write.get()},
-                {kLockFd, lock.get()}};
-    spec.new_session = true; // no terminal: Ctrl-C after create does not reach it
-    pid_t supervisor = -1;
-    try {
-        supervisor = process::spawn(spec);
-    } catch (const std::exception& e) {
-        throw CommandFailed(std::string("the supervisor: ") + e.what());
-    }
-    status_write = Fd();
-    lock = Fd(); // the supervisor holds it now
-
-    try {
-        std::string pending;
-        while (true) {
-            if (const int signal = options_.pending_signal ? options_.pending_signal() : 0)
-                throw commands::Interrupted(signal);
-            pollfd poll_status{status_read.get(), POLLIN, 0};
-            if (::poll(&poll_status, 1, 200) <= 0) continue;
-            std::array<char, 4096> buffer{};
-            const ssize_t got = ::read(status_read.get(), buffer.data(), buffer.size());
-            if (got < 0 && errno == EINTR) continue;
-            if (got <= 0) {
-                std::ifstream file(paths.log);
-                std::string line, last;
-                while (std::getline(file, line))
-                    if (!line.empty()) last = line;
-                throw CommandFailed("the sandbox's supervisor exited: " + last);
-            }
-            pending.append(buffer.data(), static_cast<std::size_t>(got));
-            std::size_t newline;
-            while ((newline = pending.find('\n')) != std::string::npos) {
-                const std::string line = pending.substr(0, newline);
-                pending.erase(0, newline + 1);
-                if (line == "ready") return;
-                if (line.starts_with("warning: "))
-                    progress << options_.program << ": " << line << "\n";
-                else if (line.starts_with("error: "))
-                    throw CommandFailed(line.substr(7));
-            }
-        }
-    } catch (...) {
-        try {
-            stop_supervisor(paths);
-        } catch (const std::exception& e) {
-            progress << options_.program << ": stopping the supervisor failed: " << e.what()
-                     << "\n";
-        }
-        ::waitpid(supervisor, nullptr, 0);
-        throw;
-    }
-}
-
-} // namespace osf::local
+} // namespace osf::local::operations

@@ -1,9 +1,10 @@
+#include "local/operations/egress_log.hpp"
+
 #include "commands/command_errors.hpp"
 #include "egress_log/request_lines.hpp"
 #include "local/copy/copy_out.hpp"
 #include "local/launch/host_ids.hpp"
 #include "local/launch/template_choice.hpp"
-#include "local/local_backend.hpp"
 #include "local/protocol/exec_client.hpp"
 #include "local/state/local_log_access.hpp"
 #include "local/state/sandbox_store.hpp"
@@ -15,10 +16,11 @@
 #include <ostream>
 #include <thread>
 
-namespace osf::local {
+namespace osf::local::operations {
 
-void LocalBackend::egress_log(const std::string& id, std::ostream& out, bool follow, bool raw) {
-    const SandboxPaths paths = existing(id);
+void egress_log(OperationContext& context, const std::string& id, std::ostream& out, bool follow,
+                bool raw) {
+    const SandboxPaths paths = context.existing(id);
     std::ifstream log(paths.egress_log(), std::ios::binary);
     egress_log::RequestLineFilter filter; // unless raw: the request lines only
     auto print = [&](std::string_view text) {
@@ -53,15 +55,17 @@ void LocalBackend::egress_log(const std::string& id, std::ostream& out, bool fol
         }
         if (!running || !out) return;
         for (int slice = 0; slice < 4; ++slice) {
-            if (const int signal = options_.pending_signal ? options_.pending_signal() : 0)
+            if (const int signal =
+                    context.options.pending_signal ? context.options.pending_signal() : 0)
                 throw commands::Interrupted(signal);
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
     }
 }
 
-std::unique_ptr<sandbox::EgressLogAccess> LocalBackend::egress_log_access(const std::string& id) {
-    return std::make_unique<LocalLogAccess>(existing(id), id, options_.getenv);
+std::unique_ptr<sandbox::EgressLogAccess> egress_log_access(OperationContext& context,
+                                                            const std::string& id) {
+    return std::make_unique<LocalLogAccess>(context.existing(id), id, context.options.getenv);
 }
 
-} // namespace osf::local
+} // namespace osf::local::operations

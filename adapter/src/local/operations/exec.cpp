@@ -1,9 +1,11 @@
+#include "local/operations/exec.hpp"
+
 #include "commands/command_errors.hpp"
 #include "commands/exec_timeout.hpp"
 #include "local/copy/copy_out.hpp"
 #include "local/launch/host_ids.hpp"
 #include "local/launch/template_choice.hpp"
-#include "local/local_backend.hpp"
+#include "local/operations/in_sandbox.hpp"
 #include "local/protocol/exec_client.hpp"
 #include "local/protocol/exec_protocol.hpp"
 #include "local/protocol/unix_socket.hpp"
@@ -13,69 +15,16 @@
 #include <filesystem>
 #include <variant>
 
-namespace osf::local {
+namespace osf::local::operations {
 
 using commands::CommandFailed;
 
-ExecOutcome LocalBackend::run_in_sandbox(const std::string& id,
-                                         const std::vector<std::string>& command,
-                                         const ExecStreams& streams, bool terminal,
-                                         std::optional<std::chrono::seconds> timeout) {
-    const SandboxPaths paths = existing(id);
-    if (!supervisor_running(paths)) {
-        const auto meta = read_meta(paths.meta);
-        if (meta && meta->suspended_at != 0)
-            throw CommandFailed("sandbox " + id + " is suspended (resume starts it again)");
-        throw CommandFailed("sandbox " + id +
-                            " is not running (its supervisor is gone; gc "
-                            "removes it)");
-    }
-    Fd connection;
-    try {
-        connection = connect_unix(paths.control);
-    } catch (const std::exception& e) {
-        throw CommandFailed("sandbox " + id + " does not answer: " + e.what());
-    }
-    ExecMessage message;
-    message.command = command;
-    message.terminal = terminal;
-    if (auto term = options_.getenv("TERM")) message.term = *term;
+sandbox::ExecResult exec(OperationContext& context, const sandbox::ExecRequest& request) {
     const ExecOutcome outcome =
-        run_exec(connection.get(), message, streams, timeout, options_.pending_signal);
-    if (outcome.signal != 0) throw commands::Interrupted(outcome.signal);
-    return outcome;
-}
-
-sandbox::ExecResult LocalBackend::exec(const sandbox::ExecRequest& request) {
-    const ExecOutcome outcome =
-        run_in_sandbox(request.id, request.command, {}, request.terminal, request.timeout);
+        run_in_sandbox(context, request.id, request.command, {}, request.terminal, request.timeout);
     if (outcome.timed_out) return {commands::kExitExecTimeout, true};
     if (outcome.exit_code) return {*outcome.exit_code, false};
     throw CommandFailed("sandbox " + request.id + " went away during exec");
 }
 
-CopyBounds LocalBackend::copy_bounds_of(const std::string& id) {
-    const auto meta = read_meta(existing(id).meta);
-    const auto bounds =
-        copy_bounds(meta ? meta->workspace_bytes : 0, options_.getenv("OSF_SANDBOX_COPY_LIMIT"),
-                    options_.getenv("OSF_SANDBOX_COPY_TIMEOUT"));
-    if (const auto* error = std::get_if<std::string>(&bounds)) throw commands::UsageError(*error);
-    return std::get<CopyBounds>(bounds);
-}
-
-int LocalBackend::run_to_end(const std::string& id, const std::vector<std::string>& command, int in,
-                             int out, const CopyBounds& bounds) {
-    ExecStreams streams{in, out, 2, bounds.bytes, true};
-    const ExecOutcome outcome = run_in_sandbox(id, command, streams, false, bounds.timeout);
-    if (outcome.over_limit)
-        throw CommandFailed("copy: sandbox " + id + " sent more than " + shown_bytes(bounds.bytes) +
-                            " (its storage, or OSF_SANDBOX_COPY_LIMIT); nothing was written");
-    if (outcome.timed_out)
-        throw CommandFailed("copy: sandbox " + id + " did not finish within " +
-                            std::to_string(bounds.timeout.count()) +
-                            " s (OSF_SANDBOX_COPY_TIMEOUT); nothing was written");
-    if (outcome.exit_code) return *outcome.exit_code;
-    throw CommandFailed("sandbox " + id + " went away during copy");
-}
-
-} // namespace osf::local
+} // namespace osf::local::operations

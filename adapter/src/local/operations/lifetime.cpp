@@ -4,8 +4,10 @@
 #include "local/copy/copy_out.hpp"
 #include "local/launch/host_ids.hpp"
 #include "local/launch/template_choice.hpp"
-#include "local/local_backend.hpp"
 #include "local/operations/backend_support.hpp"
+#include "local/operations/lifetime.hpp"
+#include "local/operations/sandbox_removal.hpp"
+#include "local/operations/start_supervisor.hpp"
 #include "local/protocol/exec_client.hpp"
 #include "local/state/sandbox_store.hpp"
 #include "process/spawn.hpp"
@@ -15,7 +17,7 @@
 #include <fstream>
 #include <ostream>
 
-namespace osf::local {
+namespace osf::local::operations {
 
 using commands::CommandFailed;
 
@@ -30,15 +32,15 @@ std::optional<int> read_pid_file(const std::string& path) {
 
 } // namespace
 
-sandbox::WallTime LocalBackend::extend(const std::string& id, std::chrono::seconds by,
-                                       std::chrono::seconds max) {
-    const SandboxPaths paths = existing(id);
+sandbox::WallTime extend(OperationContext& context, const std::string& id, std::chrono::seconds by,
+                         std::chrono::seconds max) {
+    const SandboxPaths paths = context.existing(id);
     auto meta = read_meta(paths.meta);
     if (!meta) throw CommandFailed("sandbox " + id + " has no " + paths.meta);
     const auto expires = sandbox::extended_expiry(
         meta->expires != 0 ? std::optional(wall_time(meta->expires)) : std::nullopt,
         meta->created != 0 ? std::optional(wall_time(meta->created)) : std::nullopt, by, max,
-        options_.wall_clock());
+        context.options.wall_clock());
     meta->expires = epoch_seconds(expires);
     write_meta(paths.meta, *meta);
     // The supervisor reads the new expiry on SIGHUP.
@@ -47,8 +49,8 @@ sandbox::WallTime LocalBackend::extend(const std::string& id, std::chrono::secon
     return expires;
 }
 
-sandbox::StateChange LocalBackend::suspend(const std::string& id) {
-    const SandboxPaths paths = existing(id);
+sandbox::StateChange suspend(OperationContext& context, const std::string& id) {
+    const SandboxPaths paths = context.existing(id);
     auto meta = read_meta(paths.meta);
     if (!meta) throw CommandFailed("sandbox " + id + " has no " + paths.meta);
     const bool running = supervisor_running(paths);
@@ -57,14 +59,15 @@ sandbox::StateChange LocalBackend::suspend(const std::string& id) {
         throw CommandFailed("sandbox " + id +
                             " is not running (its supervisor is gone; gc removes it)");
     // Marked first, so that gc never takes the stopped sandbox for a dead one.
-    meta->suspended_at = epoch_seconds(options_.wall_clock());
+    meta->suspended_at = epoch_seconds(context.options.wall_clock());
     write_meta(paths.meta, *meta);
     stop_supervisor(paths);
     return sandbox::StateChange::Done;
 }
 
-sandbox::StateChange LocalBackend::resume(const std::string& id, std::ostream& progress) {
-    const SandboxPaths paths = existing(id);
+sandbox::StateChange resume(OperationContext& context, const std::string& id,
+                            std::ostream& progress) {
+    const SandboxPaths paths = context.existing(id);
     auto meta = read_meta(paths.meta);
     if (!meta) throw CommandFailed("sandbox " + id + " has no " + paths.meta);
     if (meta->suspended_at == 0) {
@@ -78,11 +81,11 @@ sandbox::StateChange LocalBackend::resume(const std::string& id, std::ostream& p
         write_meta(paths.meta, *meta);
         return sandbox::StateChange::AlreadyThere;
     }
-    const auto now = options_.wall_clock();
+    const auto now = context.options.wall_clock();
     if (meta->expires != 0 && epoch_seconds(now) >= meta->expires) {
         // As on Kubernetes, where the claim is deleted at its expiry.
         remove_buildah_container(meta->buildah_container);
-        remove_sandbox(paths);
+        remove_sandbox(context, paths);
         throw CommandFailed("sandbox " + id + " expired at " +
                             sandbox::rfc3339(wall_time(meta->expires)) +
                             " while suspended; removed");
@@ -93,10 +96,10 @@ sandbox::StateChange LocalBackend::resume(const std::string& id, std::ostream& p
         write_meta(paths.meta, *meta);
     }
     progress << "resuming sandbox " << id << "\n";
-    start_supervisor(paths, progress);
+    start_supervisor(context, paths, progress);
     meta->suspended_at = 0;
     write_meta(paths.meta, *meta);
     return sandbox::StateChange::Done;
 }
 
-} // namespace osf::local
+} // namespace osf::local::operations

@@ -1,5 +1,6 @@
+#include "local/operations/policy.hpp"
+
 #include "commands/command_errors.hpp"
-#include "local/local_backend.hpp"
 #include "local/protocol/admin_client.hpp"
 #include "local/state/sandbox_store.hpp"
 #include "osf/atomic_file.hpp"
@@ -14,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace osf::local {
+namespace osf::local::operations {
 
 using commands::CommandFailed;
 using commands::UsageError;
@@ -48,10 +49,10 @@ void rewrite_in_place(const std::string& path, const std::string& content) {
 
 } // namespace
 
-sandbox::PolicyChangeResult LocalBackend::change_policy(const std::string& id,
-                                                        const osf::policy_edit::Edit& edit,
-                                                        const std::string& by) {
-    const SandboxPaths paths = existing(id);
+sandbox::PolicyChangeResult change_policy(OperationContext& context, const std::string& id,
+                                          const osf::policy_edit::Edit& edit,
+                                          const std::string& by) {
+    const SandboxPaths paths = context.existing(id);
     const std::string before = read_required(paths.spec);
     struct stat info {};
     const mode_t mode = ::stat(paths.spec.c_str(), &info) == 0 ? (info.st_mode & 07777) : 0644;
@@ -93,4 +94,4 @@ sandbox::PolicyChangeResult LocalBackend::change_policy(const std::string& id,
     return result;
 }
 
-} // namespace osf::local
+} // namespace osf::local::operations
