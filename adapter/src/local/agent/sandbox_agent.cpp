@@ -8,6 +8,7 @@
 #include "local/launch/sandbox_environment.hpp"
 #include "local/protocol/byte_relay.hpp"
 #include "local/protocol/exec_protocol.hpp"
+#include "local/protocol/start_status.hpp"
 #include "local/protocol/unix_socket.hpp"
 #include "process/fd.hpp"
 #include "process/spawn.hpp"
@@ -92,7 +93,7 @@ public:
         for (auto& listener : listeners_)
             accept_connection(listener);
         wait_for_children();
-        send_with_fds(control_.native_handle(), "ready", {});
+        send_with_fds(control_.native_handle(), kAgentReady, {});
         wait_for_request();
         io_.run();
         return status_;

@@ -1,6 +1,7 @@
 #include "local/operations/start_supervisor.hpp"
 
 #include "commands/command_errors.hpp"
+#include "local/protocol/start_status.hpp"
 #include "local/state/sandbox_store.hpp"
 #include "process/fd.hpp"
 #include "process/spawn.hpp"
@@ -80,11 +81,12 @@ void start_supervisor(OperationContext& context, const SandboxPaths& paths,
             while ((newline = pending.find('\n')) != std::string::npos) {
                 const std::string line = pending.substr(0, newline);
                 pending.erase(0, newline + 1);
-                if (line == "ready") return;
-                if (line.starts_with("warning: "))
+                const StatusLine status = parse_status_line(line);
+                if (status.kind == StartStatus::Ready) return;
+                if (status.kind == StartStatus::Warning)
                     progress << context.options.program << ": " << line << "\n";
-                else if (line.starts_with("error: "))
-                    throw CommandFailed(line.substr(7));
+                else if (status.kind == StartStatus::Error)
+                    throw CommandFailed(status.message);
             }
         }
     } catch (...) {
