@@ -3,10 +3,6 @@
 #include "commands/command_errors.hpp"
 #include "local/copy/copy_out.hpp"
 #include "local/host/host_program.hpp"
-#include "local/protocol/exec_client.hpp"
-#include "local/state/local_lifecycle.hpp"
-#include "local/state/local_log_access.hpp"
-#include "local/state/sandbox_store.hpp"
 #include "process/spawn.hpp"
 #include "sandbox/lifetime.hpp"
 

@@ -1,6 +1,6 @@
-// What the LocalBackend's operations (local_backend.cpp and the *_command.cpp
-// beside it) share: running host programs, times as the store keeps them
-// (seconds since the epoch), a sandbox's liveness.
+// What the LocalBackend's operations (this folder's files) share: running host
+// programs, times as the store keeps them (seconds since the epoch), a
+// sandbox's liveness.
 #pragma once
 
 #include "local/state/local_layout.hpp"

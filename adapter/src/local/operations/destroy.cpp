@@ -2,7 +2,6 @@
 
 #include "local/operations/backend_support.hpp"
 #include "local/operations/sandbox_removal.hpp"
-#include "local/state/local_lifecycle.hpp"
 #include "local/state/sandbox_store.hpp"
 
 namespace osf::local::operations {

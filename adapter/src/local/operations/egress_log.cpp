@@ -2,10 +2,6 @@
 
 #include "commands/command_errors.hpp"
 #include "egress_log/request_lines.hpp"
-#include "local/copy/copy_out.hpp"
-#include "local/launch/host_ids.hpp"
-#include "local/launch/template_choice.hpp"
-#include "local/protocol/exec_client.hpp"
 #include "local/state/local_log_access.hpp"
 #include "local/state/sandbox_store.hpp"
 #include "process/spawn.hpp"

@@ -2,14 +2,7 @@
 
 #include "commands/command_errors.hpp"
 #include "commands/exec_timeout.hpp"
-#include "local/copy/copy_out.hpp"
-#include "local/launch/host_ids.hpp"
-#include "local/launch/template_choice.hpp"
 #include "local/operations/in_sandbox.hpp"
-#include "local/protocol/exec_client.hpp"
-#include "local/protocol/exec_protocol.hpp"
-#include "local/protocol/unix_socket.hpp"
-#include "local/state/sandbox_store.hpp"
 #include "process/spawn.hpp"
 
 #include <filesystem>

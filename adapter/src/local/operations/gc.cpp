@@ -1,7 +1,5 @@
 #include "local/operations/gc.hpp"
 
-#include "local/launch/host_ids.hpp"
-#include "local/launch/template_choice.hpp"
 #include "local/operations/backend_support.hpp"
 #include "local/operations/sandbox_removal.hpp"
 #include "local/state/local_lifecycle.hpp"

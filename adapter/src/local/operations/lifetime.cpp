@@ -1,14 +1,9 @@
-#include "sandbox/lifetime.hpp"
+#include "local/operations/lifetime.hpp"
 
 #include "commands/command_errors.hpp"
-#include "local/copy/copy_out.hpp"
-#include "local/launch/host_ids.hpp"
-#include "local/launch/template_choice.hpp"
 #include "local/operations/backend_support.hpp"
-#include "local/operations/lifetime.hpp"
 #include "local/operations/sandbox_removal.hpp"
 #include "local/operations/start_supervisor.hpp"
-#include "local/protocol/exec_client.hpp"
 #include "local/state/sandbox_store.hpp"
 #include "process/spawn.hpp"
 

@@ -158,6 +158,45 @@ bool drain(const Fd& from, bool to_out, Output& output) {
     }
 }
 
+// A resized caller's terminal resizes the command's.
+void forward_terminal_size(int caller_in, const Fd& to_command, winsize& last_size) {
+    winsize size{};
+    if (::ioctl(caller_in, TIOCGWINSZ, &size) == 0 &&
+        (size.ws_row != last_size.ws_row || size.ws_col != last_size.ws_col)) {
+        ::ioctl(to_command.get(), TIOCSWINSZ, &size);
+        last_size = size;
+    }
+}
+
+// What the caller typed (`readable`: its stdin polled readable) into `pending`,
+// and as much of `pending` as the command takes; its end closes the
+// command's stdin (a pipe's; a terminal's stays).
+void pass_caller_input(bool readable, int caller_in, CommandStreams& streams, std::string& pending,
+                       bool& caller_in_open) {
+    if (readable) {
+        std::array<char, 65536> buffer{};
+        const ssize_t got = ::read(caller_in, buffer.data(), buffer.size());
+        if (got > 0) {
+            pending.assign(buffer.data(), static_cast<std::size_t>(got));
+        } else if (!(got < 0 && (errno == EINTR || errno == EAGAIN))) {
+            caller_in_open = false;
+            if (!streams.terminal) streams.to_command = Fd(); // the command sees EOF
+        }
+    }
+    if (!pending.empty() && streams.to_command) {
+        const ssize_t put = ::write(streams.to_command.get(), pending.data(), pending.size());
+        if (put > 0) {
+            pending.erase(0, static_cast<std::size_t>(put));
+        } else if (put < 0 && errno != EAGAIN && errno != EINTR) {
+            pending.clear(); // the command closed its stdin
+            caller_in_open = false;
+            streams.to_command = Fd();
+        }
+    } else if (!streams.to_command) {
+        pending.clear();
+    }
+}
+
 } // namespace
 
 ExecOutcome run_exec(int connection, const ExecMessage& message, const ExecStreams& caller,
@@ -196,14 +235,7 @@ ExecOutcome run_exec(int connection, const ExecMessage& message, const ExecStrea
                    *stop_sent + sandbox::kExecTerminateGrace + std::chrono::seconds(30)) {
             return outcome;
         }
-        if (streams.terminal) {
-            winsize size{};
-            if (::ioctl(caller.in, TIOCGWINSZ, &size) == 0 &&
-                (size.ws_row != last_size.ws_row || size.ws_col != last_size.ws_col)) {
-                ::ioctl(streams.to_command.get(), TIOCSWINSZ, &size);
-                last_size = size;
-            }
-        }
+        if (streams.terminal) forward_terminal_size(caller.in, streams.to_command, last_size);
         enum { kConnection, kCallerIn, kToCommand, kOut, kErr };
         std::array<pollfd, 5> polls{
             {{connection, POLLIN, 0},
@@ -241,27 +273,8 @@ ExecOutcome run_exec(int connection, const ExecMessage& message, const ExecStrea
                 return outcome;
             }
         }
-        if (polls[kCallerIn].revents != 0) {
-            const ssize_t got = ::read(caller.in, buffer.data(), buffer.size());
-            if (got > 0) {
-                pending.assign(buffer.data(), static_cast<std::size_t>(got));
-            } else if (!(got < 0 && (errno == EINTR || errno == EAGAIN))) {
-                caller_in_open = false;
-                if (!streams.terminal) streams.to_command = Fd(); // the command sees EOF
-            }
-        }
-        if (!pending.empty() && streams.to_command) {
-            const ssize_t put = ::write(streams.to_command.get(), pending.data(), pending.size());
-            if (put > 0) {
-                pending.erase(0, static_cast<std::size_t>(put));
-            } else if (put < 0 && errno != EAGAIN && errno != EINTR) {
-                pending.clear(); // the command closed its stdin
-                caller_in_open = false;
-                streams.to_command = Fd();
-            }
-        } else if (!streams.to_command) {
-            pending.clear();
-        }
+        pass_caller_input(polls[kCallerIn].revents != 0, caller.in, streams, pending,
+                          caller_in_open);
         if (polls[kConnection].revents != 0) {
             const ssize_t got = ::read(connection, buffer.data(), 64);
             if (got < 0 && errno == EINTR) continue;
