@@ -1,87 +1,81 @@
 #include "local/local_backend.hpp"
 
-#include "commands/command_errors.hpp"
-#include "local/backend_support.hpp"
-#include "local/cgroup_placement.hpp"
-#include "local/local_lifecycle.hpp"
-#include "local/sandbox_store.hpp"
-#include "local/workspace_volume.hpp"
-#include "osf/whole_file.hpp"
-#include "sandbox/lifetime.hpp"
-#include "sandbox/spec_policy.hpp"
-
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <unistd.h>
+#include "local/operations/copy.hpp"
+#include "local/operations/create.hpp"
+#include "local/operations/destroy.hpp"
+#include "local/operations/egress_log.hpp"
+#include "local/operations/exec.hpp"
+#include "local/operations/gc.hpp"
+#include "local/operations/lifetime.hpp"
+#include "local/operations/list.hpp"
+#include "local/operations/policy.hpp"
+#include "local/operations/snapshot.hpp"
 
 namespace osf::local {
 
-namespace fs = std::filesystem;
-using commands::CommandFailed;
+LocalBackend::LocalBackend(LocalBackendOptions options) : context_(std::move(options)) {}
 
-LocalBackend::LocalBackend(LocalBackendOptions options) : options_(std::move(options)) {}
-
-const std::string& LocalBackend::root() {
-    if (root_.empty()) root_ = state_root(options_.getenv, ::geteuid() == 0);
-    return root_;
+nlohmann::json LocalBackend::describe(const sandbox::SandboxRequest& request) {
+    return operations::describe(context_, request);
 }
 
-SandboxPaths LocalBackend::existing(const std::string& id) {
-    SandboxPaths paths = sandbox_paths(root(), id);
-    if (!fs::is_directory(paths.dir)) throw CommandFailed("no sandbox " + id);
-    return paths;
+void LocalBackend::create(const sandbox::SandboxRequest& request, std::ostream& progress) {
+    operations::create(context_, request, progress);
+}
+
+sandbox::ExecResult LocalBackend::exec(const sandbox::ExecRequest& request) {
+    return operations::exec(context_, request);
+}
+
+void LocalBackend::copy(const sandbox::CopyRequest& request) {
+    operations::copy(context_, request);
+}
+
+std::string LocalBackend::snapshot(const std::string& id, const std::string& stamp) {
+    return operations::snapshot(context_, id, stamp);
 }
 
 void LocalBackend::destroy(const std::string& id) {
-    const SandboxPaths paths = existing(id);
-    stop_supervisor(paths);
-    if (const auto meta = read_meta(paths.meta)) remove_buildah_container(meta->buildah_container);
-    remove_sandbox(paths);
-}
-
-void LocalBackend::remove_sandbox(const SandboxPaths& paths) {
-    const std::string id = fs::path(paths.dir).filename().string();
-    std::error_code ignored;
-    fs::remove(listeners_dir(root()) + "/" + id, ignored);
-    // What a killed supervisor could not remove (empty by now: nothing of it runs).
-    std::ifstream cgroups(paths.cgroups);
-    std::vector<std::string> directories;
-    for (std::string line; std::getline(cgroups, line);)
-        if (line.starts_with("/sys/fs/cgroup/") &&
-            line.find("/osf-sandbox-" + id) != std::string::npos)
-            directories.push_back(line);
-    remove_sandbox_cgroups(directories);
-    unmount_workspace_volume(paths);
-    remove_tree(paths.dir);
+    operations::destroy(context_, id);
 }
 
 std::vector<sandbox::SandboxRow> LocalBackend::list(bool /*with_policy*/) {
-    std::vector<sandbox::SandboxRow> rows;
-    const long long now = epoch_seconds(options_.wall_clock());
-    for (const auto& id : stored_sandbox_ids(root())) {
-        const SandboxPaths paths = sandbox_paths(root(), id);
-        const SandboxMeta meta = read_meta(paths.meta).value_or(SandboxMeta{});
-        sandbox::SandboxRow row;
-        row.id = id;
-        row.status = sandbox_status(meta, liveness_of(paths));
-        row.created = meta.created != 0 ? sandbox::rfc3339(wall_time(meta.created)) : "";
-        row.age_seconds = meta.created != 0 ? std::max(0LL, now - meta.created) : 0;
-        row.image = !meta.template_name.empty() ? meta.template_name : "-";
-        row.labels = meta.labels;
-        if (meta.expires != 0) {
-            row.expires = sandbox::rfc3339(wall_time(meta.expires));
-            row.expires_in_seconds = meta.expires - now;
-        }
-        // The stored spec, which allow and revoke rewrite: the policy in force.
-        if (const auto spec = osf::read_whole_file(paths.spec))
-            row.policy = sandbox::spec_policy(*spec);
-        rows.push_back(row);
-    }
-    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-        return a.age_seconds != b.age_seconds ? a.age_seconds > b.age_seconds : a.id < b.id;
-    });
-    return rows;
+    return operations::list(context_);
+}
+
+void LocalBackend::egress_log(const std::string& id, std::ostream& out, bool follow, bool raw) {
+    operations::egress_log(context_, id, out, follow, raw);
+}
+
+std::unique_ptr<sandbox::EgressLogAccess> LocalBackend::egress_log_access(const std::string& id) {
+    return operations::egress_log_access(context_, id);
+}
+
+std::vector<sandbox::Backend::Removal> LocalBackend::gc_plan() {
+    return operations::gc_plan(context_);
+}
+
+bool LocalBackend::gc_remove(const std::string& id) {
+    return operations::gc_remove(context_, id);
+}
+
+sandbox::WallTime LocalBackend::extend(const std::string& id, std::chrono::seconds by,
+                                       std::chrono::seconds max) {
+    return operations::extend(context_, id, by, max);
+}
+
+sandbox::StateChange LocalBackend::suspend(const std::string& id) {
+    return operations::suspend(context_, id);
+}
+
+sandbox::StateChange LocalBackend::resume(const std::string& id, std::ostream& progress) {
+    return operations::resume(context_, id, progress);
+}
+
+sandbox::PolicyChangeResult LocalBackend::change_policy(const std::string& id,
+                                                        const osf::policy_edit::Edit& edit,
+                                                        const std::string& by) {
+    return operations::change_policy(context_, id, edit, by);
 }
 
 } // namespace osf::local

@@ -9,7 +9,7 @@
 #pragma once
 
 #include "local/agent/seccomp_filter.hpp"
-#include "local/exec_protocol.hpp"
+#include "local/protocol/exec_protocol.hpp"
 
 namespace osf::local::agent {
 

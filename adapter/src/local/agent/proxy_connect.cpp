@@ -1,7 +1,7 @@
 #include "local/agent/proxy_connect.hpp"
 
-#include "local/connect_request.hpp"
-#include "local/sandbox_environment.hpp"
+#include "local/launch/sandbox_environment.hpp"
+#include "local/protocol/connect_request.hpp"
 #include "process/fd.hpp"
 
 #include <arpa/inet.h>

@@ -3,12 +3,13 @@
 #include "local/agent/exec_helper.hpp"
 #include "local/agent/process_tree.hpp"
 #include "local/agent/seccomp_filter.hpp"
-#include "local/bwrap_command.hpp"
-#include "local/byte_relay.hpp"
-#include "local/cgroup_limits.hpp"
-#include "local/exec_protocol.hpp"
-#include "local/sandbox_environment.hpp"
-#include "local/unix_socket.hpp"
+#include "local/launch/bwrap_command.hpp"
+#include "local/launch/cgroup_limits.hpp"
+#include "local/launch/sandbox_environment.hpp"
+#include "local/protocol/byte_relay.hpp"
+#include "local/protocol/exec_protocol.hpp"
+#include "local/protocol/start_status.hpp"
+#include "local/protocol/unix_socket.hpp"
 #include "process/fd.hpp"
 #include "process/spawn.hpp"
 #include "sandbox/exec_stop.hpp"
@@ -92,7 +93,7 @@ public:
         for (auto& listener : listeners_)
             accept_connection(listener);
         wait_for_children();
-        send_with_fds(control_.native_handle(), "ready", {});
+        send_with_fds(control_.native_handle(), kAgentReady, {});
         wait_for_request();
         io_.run();
         return status_;

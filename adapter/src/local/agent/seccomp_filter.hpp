@@ -4,7 +4,7 @@
 // before it runs the command.
 #pragma once
 
-#include "local/seccomp_policy.hpp"
+#include "local/launch/seccomp_policy.hpp"
 
 #include <linux/filter.h>
 #include <string>

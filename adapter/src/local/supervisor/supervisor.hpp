@@ -12,7 +12,7 @@
 namespace osf::local::supervisor {
 
 // `sandbox_dir`: <root>/sandboxes/<ID>, prepared by create. `status_fd`: a
-// pipe to create: "warning: ..." lines, then "ready" or "error: <message>".
+// pipe to create: warning lines, then ready or an error (protocol/start_status).
 // `lock_fd`: the sandbox's lock, taken by create, held until the supervisor ends.
 int run_supervisor(const std::string& sandbox_dir, int status_fd, int lock_fd);
 

@@ -1,0 +1,51 @@
+// What a local sandbox is started with, decided in one place: the egress
+// proxy's command line and environment, the bubblewrap command line (with the
+// binds a root-run supervisor stages first) and the cgroup limits. Pure: the
+// host's facts come in as SandboxMounts (host_mounts.hpp reads them).
+// `create --dry-run` prints the plan and the supervisor runs it, so what is
+// shown is what runs.
+#pragma once
+
+#include "local/host/mount_staging.hpp"
+#include "local/launch/bwrap_command.hpp"
+#include "local/launch/cgroup_limits.hpp"
+#include "local/launch/sandbox_environment.hpp"
+#include "local/state/local_layout.hpp"
+#include "sandbox/sandbox_request.hpp"
+#include "sandbox/settings.hpp"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace osf::local {
+
+struct LaunchInputs {
+    const sandbox::SandboxRequest& request;
+    const SandboxPaths& paths;
+    std::string state_root;           // the machine's sandbox-local state directory
+    std::string proxy_binary;         // find_proxy_binary's answer
+    const sandbox::EnvLookup& caller; // the environment create ran with
+    SandboxMounts mounts;             // read_host_mounts' answer
+    bool own_host_id = false;         // runs as a host id of its own: its sources are staged
+    HostSize host{};                  // for the limits the spec leaves out
+};
+
+struct LaunchPlan {
+    std::vector<std::string> proxy_argv;
+    Environment proxy_environment; // values may be secrets: never printed
+    std::vector<StagedBind> staged;
+    std::vector<std::string> sandbox_argv; // bwrap's, from the staged sources
+    std::string ssh_config;                // the sandbox's /etc/ssh/ssh_config
+    std::vector<std::pair<std::string, std::string>> cgroup_limits; // file -> value
+};
+
+LaunchPlan launch_plan(LaunchInputs inputs);
+
+// The proxy and its admin port on Unix sockets in the sandbox's 0700 state
+// directory, never on a host port: only this sandbox's supervisor (and the CLI
+// of the user who owns it) can connect, whatever other users, sandboxes or
+// state directories the machine has. The sandbox's own spec and state directory.
+std::vector<std::string> proxy_argv(const std::string& binary, const SandboxPaths& paths);
+
+} // namespace osf::local

@@ -1,0 +1,19 @@
+// The supervisor's proxy part: the sandbox's egress proxy started outside its
+// network namespace, as the launch plan says, and waited for until it listens
+// where it was told; then the egress log's key and the CA copied out of its
+// state directory for the sandbox and for verification.
+#pragma once
+
+#include "local/supervisor/supervised_sandbox.hpp"
+
+namespace osf::local::supervisor {
+
+// Starts the proxy (sandbox.proxy_pid); the watch wait_for_proxy wakes on, or
+// none (it then polls).
+Fd start_proxy(SupervisedSandbox& sandbox);
+
+// Until the proxy listens; StartFailed when it exits, listens elsewhere, or
+// the start's deadline passes.
+void wait_for_proxy(SupervisedSandbox& sandbox, Fd listened);
+
+} // namespace osf::local::supervisor
