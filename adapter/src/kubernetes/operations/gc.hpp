@@ -2,15 +2,15 @@
 // without a claim left behind (kubernetes/manifests/gc_plan), and removing it.
 #pragma once
 
-#include "kubernetes/command_context.hpp"
 #include "kubernetes/manifests/gc_plan.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 
 #include <string>
 #include <vector>
 
 namespace osf::kubernetes {
 
-std::vector<manifests::GcRemoval> plan_gc(KubeContext& context);
-void gc_remove_sandbox(KubeContext& context, const std::string& id);
+std::vector<manifests::GcRemoval> plan_gc(OperationContext& context);
+void gc_remove_sandbox(OperationContext& context, const std::string& id);
 
 } // namespace osf::kubernetes
