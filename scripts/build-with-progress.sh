@@ -23,6 +23,7 @@ grep -A8 -E '^CMake (Warning|Deprecation Warning)' "$log" >&2 || true
 printf 'building %s (preset %s, %s cores; whole output: %s)\n' "${*:-everything}" "$preset" \
   "$(nproc)" "$log"
 start=$SECONDS
+configure_lines=$(wc -l <"$log")
 # Ninja prints "[done/total] step" per step; one line per 10 % of them is shown.
 # A new total is a new phase (CMake re-run first, then the build): counted anew.
 progress() {
@@ -44,7 +45,7 @@ cmake --build --preset "$preset" "${targets[@]}" -j"$(nproc)" 2>&1 | tee -a "$lo
 status=${PIPESTATUS[0]}
 set -e
 if [ "$status" != 0 ]; then
-  grep -v -E '^\[[0-9]+/[0-9]+\]' "$log" | tail -n 40 >&2
+  tail -n +"$((configure_lines + 1))" "$log" | grep -v -E '^\[[0-9]+/[0-9]+\]' | tail -n 40 >&2
   echo "the build failed (whole output: $log)" >&2
   exit "$status"
 fi
