@@ -11,10 +11,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-if [ "$(id -u)" = 0 ]; then ./scripts/install-deps.sh >/dev/null; fi
+if [ "$(id -u)" = 0 ]; then
+  echo "installing the Debian packages the build needs (scripts/install-deps.sh)"
+  ./scripts/install-deps.sh >/dev/null
+fi
 preset=${PRESET:-release}
-cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset" --target egress-proxy sandbox-local -j"$(nproc)" >/dev/null
+./scripts/build-with-progress.sh "$preset" egress-proxy sandbox-local
 bin=$repo/build/$preset/adapter/sandbox-local
 spec=$repo/examples/local-sandbox-spec.json
 demo=${DEMO_DIR:-$repo/local-sandbox-demo}

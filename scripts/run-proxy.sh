@@ -14,10 +14,12 @@ case "${1:-}" in
   *) echo "usage: $0 [--check]" >&2; exit 2 ;;
 esac
 repo=$PWD
-if [ "$(id -u)" = 0 ]; then ./scripts/install-deps.sh >/dev/null; fi
+if [ "$(id -u)" = 0 ]; then
+  echo "installing the Debian packages the build needs (scripts/install-deps.sh)"
+  ./scripts/install-deps.sh >/dev/null
+fi
 preset=${PRESET:-release}
-cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset" --target egress-proxy -j"$(nproc)" >/dev/null
+./scripts/build-with-progress.sh "$preset" egress-proxy
 spec=${SPEC:-$repo/examples/standalone-spec.json}
 listen=${LISTEN:-127.0.0.1:8080}
 admin=${ADMIN:-127.0.0.1:9090}

@@ -4,10 +4,10 @@
 #include "cli/bash_completion.hpp"
 #include "commands/interrupt.hpp"
 #include "commands/process_environment.hpp"
-#include "kubernetes/command_context.hpp"
 #include "kubernetes/kubectl/cluster_flags.hpp"
 #include "kubernetes/kubectl/process_kubectl_runner.hpp"
 #include "kubernetes/kubectl/version_checking_runner.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 #include "kubernetes/register_commands.hpp"
 #include "osf/process_env.hpp"
 
@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
     osf::kubernetes::kubectl::ClusterFlagsRunner flagged_runner{process_runner, flags};
     osf::kubernetes::kubectl::VersionCheckingRunner runner{
         flagged_runner}; // kubectl >= 1.30, asked once
-    osf::kubernetes::KubeContext context{
+    osf::kubernetes::OperationContext context{
         {
             .program = "sandbox-kubernetes",
             .getenv = osf::kubernetes::kubectl::namespaced_getenv(

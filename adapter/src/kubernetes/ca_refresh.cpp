@@ -34,8 +34,9 @@ bool adds_certificate(const std::string& before, const std::string& after) {
     return false;
 }
 
-void wait_until_sandbox_trusts(KubeContext& context, kubectl::Kubectl& kube, const std::string& id,
-                               const std::string& certificate, std::chrono::seconds timeout) {
+void wait_until_sandbox_trusts(OperationContext& context, kubectl::Kubectl& kube,
+                               const std::string& id, const std::string& certificate,
+                               std::chrono::seconds timeout) {
     const std::string pod = find_sandbox_pod(kube, id);
     kubectl::KubectlCall read;
     read.args = {"exec", pod, "--namespace", kube.ns(), "--", "cat", sandbox::kCaPath};

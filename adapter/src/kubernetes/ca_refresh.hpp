@@ -5,8 +5,8 @@
 // sandbox, so allow waits here until the sandbox reads the new certificate.
 #pragma once
 
-#include "kubernetes/command_context.hpp"
 #include "kubernetes/kubectl/kubectl.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 
 #include <chrono>
 #include <string>
@@ -25,8 +25,8 @@ bool adds_certificate(const std::string& before, const std::string& after);
 // Returns once `certificate` is what the sandbox pod's CA file holds; says
 // on context.err, once, what it waits for. CommandFailed naming what is in
 // force and what is not when `timeout` passes first.
-void wait_until_sandbox_trusts(KubeContext& context, kubectl::Kubectl& kube, const std::string& id,
-                               const std::string& certificate,
+void wait_until_sandbox_trusts(OperationContext& context, kubectl::Kubectl& kube,
+                               const std::string& id, const std::string& certificate,
                                std::chrono::seconds timeout = kCaRefreshTimeout);
 
 } // namespace osf::kubernetes

@@ -3,7 +3,7 @@
 // command holds its work (create_command, exec_command, ...).
 #pragma once
 
-#include "kubernetes/command_context.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 #include "sandbox/backend.hpp"
 #include "sandbox/policy_changer.hpp"
 
@@ -16,7 +16,7 @@ class KubernetesBackend final : public sandbox::Backend, public sandbox::PolicyC
 public:
     // The runner, variables, clocks and signals of `context` (which must
     // outlive the backend).
-    explicit KubernetesBackend(kubernetes::KubeContext& context) : context_(context) {}
+    explicit KubernetesBackend(kubernetes::OperationContext& context) : context_(context) {}
 
     nlohmann::json describe(const sandbox::SandboxRequest& request) override;
     void create(const sandbox::SandboxRequest& request, std::ostream& progress) override;
@@ -43,7 +43,7 @@ public:
                                               const std::string& by) override;
 
 private:
-    kubernetes::KubeContext& context_;
+    kubernetes::OperationContext& context_;
 };
 
 } // namespace osf::kubernetes

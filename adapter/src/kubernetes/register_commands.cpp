@@ -2,8 +2,8 @@
 
 #include "commands/backend_commands.hpp"
 #include "commands/command_errors.hpp"
-#include "kubernetes/doctor_command.hpp"
 #include "kubernetes/kubernetes_backend.hpp"
+#include "kubernetes/operations/doctor.hpp"
 
 #include <memory>
 
@@ -52,7 +52,7 @@ const commands::CommandTexts kTexts{
 
 } // namespace
 
-void register_commands(CLI::App& app, KubeContext& context, kubectl::ClusterFlags* flags) {
+void register_commands(CLI::App& app, OperationContext& context, kubectl::ClusterFlags* flags) {
     // The backend lives as long as the app: the doctor's callback holds it.
     auto backend = std::make_shared<KubernetesBackend>(context);
     context.backend = backend.get();
@@ -86,7 +86,7 @@ void register_commands(CLI::App& app, KubeContext& context, kubectl::ClusterFlag
     });
 }
 
-int run_cli(CLI::App& app, KubeContext& context, int argc, const char* const* argv) {
+int run_cli(CLI::App& app, OperationContext& context, int argc, const char* const* argv) {
     if (const auto code =
             commands::parse_cli(app, context.out, context.err, commands::kErrorPrefix, argc, argv))
         return *code;

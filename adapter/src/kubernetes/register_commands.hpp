@@ -4,8 +4,8 @@
 #pragma once
 
 #include "commands/cli_parsing.hpp"
-#include "kubernetes/command_context.hpp"
 #include "kubernetes/kubectl/cluster_flags.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 
 #include <CLI/CLI.hpp>
 #include <iosfwd>
@@ -17,9 +17,10 @@ namespace osf::kubernetes {
 // With `flags`, every command also takes kubectl's -n/--namespace, --context
 // and --kubeconfig (before or after the subcommand's name) into them; main()
 // makes the runner and the variables read them (kubernetes/kubectl/cluster_flags.hpp).
-void register_commands(CLI::App& app, KubeContext& context, kubectl::ClusterFlags* flags = nullptr);
+void register_commands(CLI::App& app, OperationContext& context,
+                       kubectl::ClusterFlags* flags = nullptr);
 
 // Parses and runs: returns the exit code (2 for a usage error, 0 for --help).
-int run_cli(CLI::App& app, KubeContext& context, int argc, const char* const* argv);
+int run_cli(CLI::App& app, OperationContext& context, int argc, const char* const* argv);
 
 } // namespace osf::kubernetes

@@ -10,7 +10,8 @@
 
 namespace osf::kubernetes {
 
-StartWaiter::StartWaiter(KubeContext& context, kubectl::Kubectl& kube, std::chrono::seconds timeout)
+StartWaiter::StartWaiter(OperationContext& context, kubectl::Kubectl& kube,
+                         std::chrono::seconds timeout)
     : context_(context), kube_(kube), timeout_(timeout), deadline_(context.now() + timeout) {}
 
 void StartWaiter::progress(const std::string& line) {

@@ -4,8 +4,8 @@
 // instead of waiting for the timeout.
 #pragma once
 
-#include "kubernetes/command_context.hpp"
 #include "kubernetes/kubectl/kubectl.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 
 #include <chrono>
 #include <set>
@@ -15,7 +15,7 @@ namespace osf::kubernetes {
 
 class StartWaiter {
 public:
-    StartWaiter(KubeContext& context, kubectl::Kubectl& kube, std::chrono::seconds timeout);
+    StartWaiter(OperationContext& context, kubectl::Kubectl& kube, std::chrono::seconds timeout);
 
     // Returns when the pod is ready. Throws CommandFailed naming the pod, the
     // container, the reason and Kubernetes' message; Interrupted on a signal.
@@ -51,7 +51,7 @@ private:
     void progress(const std::string& line);
     void pause(const std::string& waiting_for);
 
-    KubeContext& context_;
+    OperationContext& context_;
     kubectl::Kubectl& kube_;
     std::chrono::seconds timeout_;
     std::chrono::steady_clock::time_point deadline_;

@@ -57,7 +57,7 @@ std::optional<std::string> tool_problem(const kubectl::KubectlResult& result) {
     return "the image has no " + missing;
 }
 
-void check_sandbox_tools(KubeContext&, kubectl::Kubectl& kube, const std::string& pod,
+void check_sandbox_tools(OperationContext&, kubectl::Kubectl& kube, const std::string& pod,
                          const std::vector<std::string>& extra_tools) {
     kubectl::KubectlCall call;
     call.args = {"exec", pod, "--namespace", kube.ns(), "--"};

@@ -6,8 +6,8 @@
 // instead of a late kubectl error in another command.
 #pragma once
 
-#include "kubernetes/command_context.hpp"
 #include "kubernetes/kubectl/kubectl.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 
 #include <optional>
 #include <string>
@@ -24,7 +24,7 @@ std::vector<std::string> tool_check_command(const std::vector<std::string>& extr
 std::optional<std::string> tool_problem(const kubectl::KubectlResult& result);
 
 // Runs the check in `pod`; CommandFailed with tool_problem's words.
-void check_sandbox_tools(KubeContext& context, kubectl::Kubectl& kube, const std::string& pod,
+void check_sandbox_tools(OperationContext& context, kubectl::Kubectl& kube, const std::string& pod,
                          const std::vector<std::string>& extra_tools);
 
 } // namespace osf::kubernetes

@@ -3,8 +3,8 @@
 // clock and signals.
 #pragma once
 
-#include "kubernetes/command_context.hpp"
 #include "kubernetes/kubectl/kubectl_runner.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 
 #include <chrono>
 #include <functional>
@@ -110,7 +110,7 @@ struct TestContext {
     int signal_after_sleeps = 0;
     int raised = 2;
 
-    osf::kubernetes::KubeContext context{
+    osf::kubernetes::OperationContext context{
         {
             .program = "sandbox-kubernetes",
             .getenv = [this](const std::string& name) -> std::optional<std::string> {

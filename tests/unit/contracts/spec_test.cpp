@@ -5,6 +5,7 @@
 // errors that name a JSONPath (the same files go through ajv in
 // tests/integration/test_spec_contract.py, which requires the same verdicts).
 #include "osf/spec.hpp"
+#include "schema_files.hpp"
 #include "spec_test_support.hpp"
 
 #include <algorithm>
@@ -585,4 +586,21 @@ TEST_CASE("the examples cover every section", "[spec][examples]") {
     CHECK(ipv4);
     CHECK(kinds.size() == 3);
     CHECK(most_mcp >= 3);
+}
+
+TEST_CASE("the spec's field table and the JSON Schema name the same top-level fields",
+          "[spec][schema]") {
+    const auto schema = schema_files::schema("sandbox-spec.schema.json");
+    REQUIRE(schema.at("additionalProperties") == false);
+    // Every schema property is known (null is never valid, but never "unknown").
+    for (const auto& [name, property] : schema.at("properties").items()) {
+        const std::string member = nlohmann::json(name).dump() + ": null";
+        for (const auto& error : errors_of(spec_with(name == "template" ? "" : member)))
+            CHECK_THAT(error, !Catch::Contains("unknown field"));
+    }
+    // The unknown-field message lists every property but $schema.
+    const auto errors = errors_of(spec_with(R"("nosuchfield": 1)"));
+    REQUIRE(errors.size() == 1);
+    for (const auto& [name, property] : schema.at("properties").items())
+        if (name != "$schema") CHECK_THAT(errors[0], Catch::Contains(" " + name));
 }

@@ -2,13 +2,14 @@
 // SandboxTemplate whose pods start from that copy.
 #pragma once
 
-#include "kubernetes/command_context.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 
 #include <string>
 
 namespace osf::kubernetes {
 
 // Returns the SandboxTemplate's name; a half-made snapshot is removed whole.
-std::string take_snapshot(KubeContext& context, const std::string& id, const std::string& stamp);
+std::string take_snapshot(OperationContext& context, const std::string& id,
+                          const std::string& stamp);
 
 } // namespace osf::kubernetes

@@ -2,7 +2,7 @@
 // lifecycle.shutdownTime), within `max` of its creation.
 #pragma once
 
-#include "kubernetes/command_context.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 #include "sandbox/lifetime.hpp"
 
 #include <chrono>
@@ -11,7 +11,7 @@
 namespace osf::kubernetes {
 
 // The new expiry; sandbox::LifetimeError past created + `max`.
-sandbox::WallTime extend_sandbox(KubeContext& context, const std::string& id,
+sandbox::WallTime extend_sandbox(OperationContext& context, const std::string& id,
                                  std::chrono::seconds by, std::chrono::seconds max);
 
 } // namespace osf::kubernetes

@@ -4,11 +4,11 @@
 // one line per check with the fix (kubernetes/manifests/doctor_checks).
 #pragma once
 
-#include "kubernetes/command_context.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 
 namespace osf::kubernetes {
 
 // Prints the checks to context.out; returns 1 when a required one failed.
-int run_doctor(KubeContext& context);
+int run_doctor(OperationContext& context);
 
 } // namespace osf::kubernetes

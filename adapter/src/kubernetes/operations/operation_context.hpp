@@ -11,8 +11,8 @@
 
 namespace osf::kubernetes {
 
-struct KubeContext : commands::CommandContext {
-    KubeContext(commands::CommandContext command, kubectl::KubectlRunner& kubectl_runner)
+struct OperationContext : commands::CommandContext {
+    OperationContext(commands::CommandContext command, kubectl::KubectlRunner& kubectl_runner)
         : commands::CommandContext(std::move(command)), runner(kubectl_runner) {}
 
     kubectl::KubectlRunner& runner;

@@ -1,4 +1,4 @@
-#include "kubernetes/list_command.hpp"
+#include "kubernetes/operations/list.hpp"
 
 #include "commands/command_errors.hpp"
 #include "kubernetes/kubectl/kubectl.hpp"
@@ -27,7 +27,7 @@ void check_namespace_exists(kubectl::Kubectl& kube) {
 
 } // namespace
 
-std::vector<sandbox::SandboxRow> list_sandboxes(KubeContext& context, bool with_policy) {
+std::vector<sandbox::SandboxRow> list_sandboxes(OperationContext& context, bool with_policy) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     // A row needs the claim (status, expiry) and the template (image), and

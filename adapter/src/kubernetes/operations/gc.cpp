@@ -1,4 +1,4 @@
-#include "kubernetes/gc_command.hpp"
+#include "kubernetes/operations/gc.hpp"
 
 #include "kubernetes/manifests/gc_plan.hpp"
 #include "kubernetes/manifests/object_fields.hpp"
@@ -9,7 +9,7 @@
 
 namespace osf::kubernetes {
 
-std::vector<manifests::GcRemoval> plan_gc(KubeContext& context) {
+std::vector<manifests::GcRemoval> plan_gc(OperationContext& context) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     // Each object folded into the plan as it streams in, cut down first: at
@@ -21,7 +21,7 @@ std::vector<manifests::GcRemoval> plan_gc(KubeContext& context) {
     return planner.removals(context.wall_clock(), settings.gc_grace);
 }
 
-void gc_remove_sandbox(KubeContext& context, const std::string& id) {
+void gc_remove_sandbox(OperationContext& context, const std::string& id) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     // Deleting what is already gone (a destroy or expiry racing this gc) is
@@ -29,7 +29,7 @@ void gc_remove_sandbox(KubeContext& context, const std::string& id) {
     remove_sandbox(kube, id);
 }
 
-void gc_remove_sandboxes(KubeContext& context, const std::vector<std::string>& ids) {
+void gc_remove_sandboxes(OperationContext& context, const std::vector<std::string>& ids) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     remove_sandboxes(kube, ids);

@@ -1,4 +1,4 @@
-#include "kubernetes/resume_command.hpp"
+#include "kubernetes/operations/resume.hpp"
 
 #include "commands/command_errors.hpp"
 #include "kubernetes/manifests/claim_lifetime.hpp"
@@ -20,7 +20,7 @@ namespace {
 
 // The egress pod from its saved manifest, ready; removed again when it does
 // not start, so that resume can simply be run again.
-void start_egress_pod(KubeContext& context, kubectl::Kubectl& kube, const std::string& id,
+void start_egress_pod(OperationContext& context, kubectl::Kubectl& kube, const std::string& id,
                       const std::optional<sandbox::WallTime>& pods_end, StartWaiter& waiter) {
     const std::string egress = manifests::egress_name(id);
     if (!kube.get(manifests::kPods, egress)) {
@@ -51,7 +51,7 @@ void start_egress_pod(KubeContext& context, kubectl::Kubectl& kube, const std::s
 
 } // namespace
 
-bool resume_sandbox(KubeContext& context, const std::string& id) {
+bool resume_sandbox(OperationContext& context, const std::string& id) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const SandboxState state = find_sandbox_state(kube, id);

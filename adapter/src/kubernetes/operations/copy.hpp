@@ -3,12 +3,12 @@
 #pragma once
 
 #include "commands/copy_endpoint.hpp"
-#include "kubernetes/command_context.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 
 namespace osf::kubernetes {
 
 // Exactly one of `from` and `to` has an ID (the command layer checked it).
-void copy_files(KubeContext& context, const commands::CopyEndpoint& from,
+void copy_files(OperationContext& context, const commands::CopyEndpoint& from,
                 const commands::CopyEndpoint& to);
 
 } // namespace osf::kubernetes

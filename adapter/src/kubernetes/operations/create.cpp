@@ -1,4 +1,4 @@
-#include "kubernetes/create_command.hpp"
+#include "kubernetes/operations/create.hpp"
 
 #include "commands/command_errors.hpp"
 #include "kubernetes/claim_creation.hpp"
@@ -40,8 +40,8 @@ std::string read_service_ip(kubectl::Kubectl& kube, const std::string& name) {
 // exception leaves cleanup to the caller.
 // `made` turns true once the claim, the sandbox's first object, exists: before
 // that a failure leaves nothing to remove.
-void start(KubeContext& context, kubectl::Kubectl& kube, const sandbox::SandboxRequest& request,
-           const json& base_pod_template, bool& made) {
+void start(OperationContext& context, kubectl::Kubectl& kube,
+           const sandbox::SandboxRequest& request, const json& base_pod_template, bool& made) {
     const std::string& id = request.id;
     StartWaiter waiter(context, kube, std::chrono::seconds(request.settings.start_timeout_seconds));
     waiter.set_spec_has_user(request.spec.user.has_value());
@@ -120,7 +120,7 @@ std::string with_doctor_hint(const std::string& message) {
 
 } // namespace
 
-json dry_run_objects(KubeContext& context, const sandbox::SandboxRequest& request) {
+json dry_run_objects(OperationContext& context, const sandbox::SandboxRequest& request) {
     const std::string& template_name = request.spec.template_name;
     json base = manifests::image_pod_template(template_name);
     if (!request.spec.template_is_image()) {
@@ -138,7 +138,7 @@ json dry_run_objects(KubeContext& context, const sandbox::SandboxRequest& reques
     return manifests::dry_run_list(request, base);
 }
 
-void create_sandbox(KubeContext& context, const sandbox::SandboxRequest& request,
+void create_sandbox(OperationContext& context, const sandbox::SandboxRequest& request,
                     std::ostream& progress) {
     const std::string& template_name = request.spec.template_name;
     kubectl::Kubectl kube(context.runner, request.settings.ns);

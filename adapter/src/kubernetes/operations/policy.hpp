@@ -6,14 +6,14 @@
 // A suspended sandbox gets the spec ConfigMap only.
 #pragma once
 
-#include "kubernetes/command_context.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 #include "sandbox/policy_changer.hpp"
 
 #include <string>
 
 namespace osf::kubernetes {
 
-sandbox::PolicyChangeResult change_sandbox_policy(KubeContext& context, const std::string& id,
+sandbox::PolicyChangeResult change_sandbox_policy(OperationContext& context, const std::string& id,
                                                   const osf::policy_edit::Edit& edit,
                                                   const std::string& by);
 

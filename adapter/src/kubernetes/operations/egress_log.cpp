@@ -1,4 +1,4 @@
-#include "kubernetes/egress_log_command.hpp"
+#include "kubernetes/operations/egress_log.hpp"
 
 #include "commands/command_errors.hpp"
 #include "kubernetes/egress_log_source.hpp"
@@ -12,8 +12,8 @@
 
 namespace osf::kubernetes {
 
-void print_egress_log(KubeContext& context, const std::string& id, std::ostream& out, bool follow,
-                      bool raw) {
+void print_egress_log(OperationContext& context, const std::string& id, std::ostream& out,
+                      bool follow, bool raw) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const std::string pod = find_egress_pod(kube, id);

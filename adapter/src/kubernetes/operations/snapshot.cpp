@@ -1,4 +1,4 @@
-#include "kubernetes/snapshot_command.hpp"
+#include "kubernetes/operations/snapshot.hpp"
 
 #include "commands/command_errors.hpp"
 #include "kubernetes/kubectl/kubectl_error.hpp"
@@ -39,7 +39,8 @@ void copy_workspace(kubectl::Kubectl& kube, const std::string& sandbox_pod,
 
 } // namespace
 
-std::string take_snapshot(KubeContext& context, const std::string& id, const std::string& stamp) {
+std::string take_snapshot(OperationContext& context, const std::string& id,
+                          const std::string& stamp) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const std::string pod = find_sandbox_pod(kube, id);

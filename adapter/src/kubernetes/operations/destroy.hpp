@@ -2,15 +2,15 @@
 // Snapshots (labelled osf.snapshot.of) stay.
 #pragma once
 
-#include "kubernetes/command_context.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 
 #include <string>
 
 namespace osf::kubernetes {
 
 // CommandFailed "no sandbox <ID>" when no object has the ID's label.
-void check_sandbox_exists(KubeContext& context, const std::string& id);
+void check_sandbox_exists(OperationContext& context, const std::string& id);
 // Deletes them (what is already gone is not an error).
-void destroy_sandbox(KubeContext& context, const std::string& id);
+void destroy_sandbox(OperationContext& context, const std::string& id);
 
 } // namespace osf::kubernetes

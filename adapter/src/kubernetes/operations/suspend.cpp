@@ -1,4 +1,4 @@
-#include "kubernetes/suspend_command.hpp"
+#include "kubernetes/operations/suspend.hpp"
 
 #include "commands/command_errors.hpp"
 #include "kubernetes/manifests/names.hpp"
@@ -12,7 +12,7 @@
 
 namespace osf::kubernetes {
 
-bool suspend_sandbox(KubeContext& context, const std::string& id) {
+bool suspend_sandbox(OperationContext& context, const std::string& id) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     const SandboxState state = find_sandbox_state(kube, id);

@@ -1,4 +1,4 @@
-#include "kubernetes/policy_command.hpp"
+#include "kubernetes/operations/policy.hpp"
 
 #include "commands/command_errors.hpp"
 #include "kubernetes/ca_refresh.hpp"
@@ -59,7 +59,7 @@ std::string pod_phase(const nlohmann::json& pod) {
 
 } // namespace
 
-sandbox::PolicyChangeResult change_sandbox_policy(KubeContext& context, const std::string& id,
+sandbox::PolicyChangeResult change_sandbox_policy(OperationContext& context, const std::string& id,
                                                   const osf::policy_edit::Edit& edit,
                                                   const std::string& by) {
     const auto settings = sandbox::read_settings(context.getenv);

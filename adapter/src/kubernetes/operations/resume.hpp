@@ -2,13 +2,13 @@
 // then the sandbox pod again on the same workspace claim.
 #pragma once
 
-#include "kubernetes/command_context.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 
 #include <string>
 
 namespace osf::kubernetes {
 
 // False (nothing done) when it is not suspended.
-bool resume_sandbox(KubeContext& context, const std::string& id);
+bool resume_sandbox(OperationContext& context, const std::string& id);
 
 } // namespace osf::kubernetes

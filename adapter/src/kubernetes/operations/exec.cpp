@@ -1,4 +1,4 @@
-#include "kubernetes/exec_command.hpp"
+#include "kubernetes/operations/exec.hpp"
 
 #include "commands/command_errors.hpp"
 #include "kubernetes/exec_stderr_filter.hpp"
@@ -17,7 +17,7 @@ namespace {
 
 // Stops every process the command started in the sandbox. Best effort: a
 // failure is reported, not thrown, since the caller is already failing.
-void stop_remote_command(KubeContext& context, kubectl::Kubectl& kube, const std::string& pod,
+void stop_remote_command(OperationContext& context, kubectl::Kubectl& kube, const std::string& pod,
                          const std::string& marker) {
     kubectl::KubectlCall call;
     // No -c: the pod's default-container annotation names the sandbox container
@@ -36,7 +36,7 @@ void stop_remote_command(KubeContext& context, kubectl::Kubectl& kube, const std
 
 } // namespace
 
-ExecOutcome exec_in_sandbox(KubeContext& context, const std::string& id,
+ExecOutcome exec_in_sandbox(OperationContext& context, const std::string& id,
                             const std::vector<std::string>& command, bool terminal,
                             std::chrono::seconds timeout) {
     const auto settings = sandbox::read_settings(context.getenv);

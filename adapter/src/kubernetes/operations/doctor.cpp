@@ -1,4 +1,4 @@
-#include "kubernetes/doctor_command.hpp"
+#include "kubernetes/operations/doctor.hpp"
 
 #include "commands/command_errors.hpp"
 #include "kubernetes/kubectl/kubectl.hpp"
@@ -18,7 +18,7 @@ using Verdict = DoctorCheck::Verdict;
 
 namespace {
 
-kubectl::KubectlResult run(KubeContext& context, const std::vector<std::string>& args) {
+kubectl::KubectlResult run(OperationContext& context, const std::vector<std::string>& args) {
     kubectl::KubectlCall call;
     call.args = args;
     return context.runner.run(call);
@@ -31,7 +31,7 @@ std::optional<nlohmann::json> parsed(const kubectl::KubectlResult& result) {
     return value;
 }
 
-DoctorCheck kubectl_check(KubeContext& context) {
+DoctorCheck kubectl_check(OperationContext& context) {
     try {
         const std::vector<std::string> args = {"version", "--client", "-o", "json"};
         const auto result = run(context, args);
@@ -51,7 +51,7 @@ DoctorCheck kubectl_check(KubeContext& context) {
 
 } // namespace
 
-int run_doctor(KubeContext& context) {
+int run_doctor(OperationContext& context) {
     const auto settings = sandbox::read_settings(context.getenv);
     const std::string& ns = settings.ns;
     std::vector<DoctorCheck> checks;

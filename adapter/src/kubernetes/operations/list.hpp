@@ -1,7 +1,7 @@
 // sandbox-kubernetes list: the sandboxes in the namespace.
 #pragma once
 
-#include "kubernetes/command_context.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 #include "sandbox/sandbox_list.hpp"
 
 #include <vector>
@@ -10,6 +10,6 @@ namespace osf::kubernetes {
 
 // CommandFailed when there are none because the namespace does not exist.
 // Without `with_policy` the rows' policy is left empty (not read).
-std::vector<sandbox::SandboxRow> list_sandboxes(KubeContext& context, bool with_policy);
+std::vector<sandbox::SandboxRow> list_sandboxes(OperationContext& context, bool with_policy);
 
 } // namespace osf::kubernetes

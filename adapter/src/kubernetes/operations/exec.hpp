@@ -2,7 +2,7 @@
 #pragma once
 
 #include "commands/exec_timeout.hpp"
-#include "kubernetes/command_context.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 
 #include <chrono>
 #include <string>
@@ -17,7 +17,7 @@ struct ExecOutcome {
 
 // The command's own exit code. At the timeout, or on SIGINT/SIGTERM
 // (Interrupted), every process it started in the sandbox is stopped first.
-ExecOutcome exec_in_sandbox(KubeContext& context, const std::string& id,
+ExecOutcome exec_in_sandbox(OperationContext& context, const std::string& id,
                             const std::vector<std::string>& command, bool terminal,
                             std::chrono::seconds timeout);
 

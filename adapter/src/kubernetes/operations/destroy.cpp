@@ -1,4 +1,4 @@
-#include "kubernetes/destroy_command.hpp"
+#include "kubernetes/operations/destroy.hpp"
 
 #include "commands/command_errors.hpp"
 #include "kubernetes/manifests/names.hpp"
@@ -9,7 +9,7 @@
 
 namespace osf::kubernetes {
 
-void check_sandbox_exists(KubeContext& context, const std::string& id) {
+void check_sandbox_exists(OperationContext& context, const std::string& id) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     // By the claim's name: the same cost whatever the namespace holds. Only a
@@ -19,7 +19,7 @@ void check_sandbox_exists(KubeContext& context, const std::string& id) {
     if (objects.empty()) throw commands::CommandFailed("no sandbox " + id);
 }
 
-void destroy_sandbox(KubeContext& context, const std::string& id) {
+void destroy_sandbox(OperationContext& context, const std::string& id) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
     remove_sandbox(kube, id);

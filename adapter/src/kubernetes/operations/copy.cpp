@@ -1,4 +1,4 @@
-#include "kubernetes/copy_command.hpp"
+#include "kubernetes/operations/copy.hpp"
 
 #include "commands/command_errors.hpp"
 #include "kubernetes/kubectl/kubectl_error.hpp"
@@ -8,7 +8,7 @@
 
 namespace osf::kubernetes {
 
-void copy_files(KubeContext& context, const commands::CopyEndpoint& from,
+void copy_files(OperationContext& context, const commands::CopyEndpoint& from,
                 const commands::CopyEndpoint& to) {
     const std::string id = from.id ? *from.id : *to.id;
     const auto settings = sandbox::read_settings(context.getenv);

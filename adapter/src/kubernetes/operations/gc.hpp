@@ -2,17 +2,17 @@
 // without a claim left behind (kubernetes/manifests/gc_plan), and removing it.
 #pragma once
 
-#include "kubernetes/command_context.hpp"
 #include "kubernetes/manifests/gc_plan.hpp"
+#include "kubernetes/operations/operation_context.hpp"
 
 #include <string>
 #include <vector>
 
 namespace osf::kubernetes {
 
-std::vector<manifests::GcRemoval> plan_gc(KubeContext& context);
-void gc_remove_sandbox(KubeContext& context, const std::string& id);
+std::vector<manifests::GcRemoval> plan_gc(OperationContext& context);
+void gc_remove_sandbox(OperationContext& context, const std::string& id);
 // Several at once (remove_sandboxes): a few kubectl calls per batch.
-void gc_remove_sandboxes(KubeContext& context, const std::vector<std::string>& ids);
+void gc_remove_sandboxes(OperationContext& context, const std::vector<std::string>& ids);
 
 } // namespace osf::kubernetes

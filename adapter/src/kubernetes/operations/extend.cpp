@@ -1,4 +1,4 @@
-#include "kubernetes/extend_command.hpp"
+#include "kubernetes/operations/extend.hpp"
 
 #include "commands/command_errors.hpp"
 #include "kubernetes/manifests/claim_lifetime.hpp"
@@ -10,7 +10,7 @@
 
 namespace osf::kubernetes {
 
-sandbox::WallTime extend_sandbox(KubeContext& context, const std::string& id,
+sandbox::WallTime extend_sandbox(OperationContext& context, const std::string& id,
                                  std::chrono::seconds by, std::chrono::seconds max) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
