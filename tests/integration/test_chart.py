@@ -216,6 +216,8 @@ def needed_permissions():
         assert methods <= known, f"Kubectl has methods test_chart.py does not know: {sorted(methods - known)}"
     sources = _read_sources("commands/*.cpp")
     sources.update(_read_sources("kubernetes/*.cpp"))
+    sources.update(_read_sources("kubernetes/operations/*.cpp"))
+    assert any("/operations/" in path for path in sources), "adapter/src/kubernetes/operations/ is missing"
     sources.update(_read_sources("main.cpp"))
     for path, text in sources.items():
         used = set(re.findall(r"\bkube_?\.(\w+)\(", text))
@@ -799,7 +801,7 @@ def test_hardened_specs_meet_restricted(tmp_path):
 def test_gc_cronjob_is_on_by_default_and_its_role_is_exactly_what_gc_calls(helm):
     """gc.enabled (the default) renders a CronJob running `sandbox-kubernetes gc` under its own ServiceAccount,
     bound to a Role of list/get/watch/delete on the kinds gc lists and deletes (read from
-    gc_command.cpp and sandbox_lookup.cpp's remove_sandbox), and no more."""
+    operations/gc.cpp and sandbox_lookup.cpp's remove_sandbox), and no more."""
     # On by default, with the release's adapter image; off on request.
     _, by_kind = render(helm, gc=True)
     default_cron = one(by_kind, "CronJob")
@@ -826,7 +828,8 @@ def test_gc_cronjob_is_on_by_default_and_its_role_is_exactly_what_gc_calls(helm)
     assert bindings[gc_name]["roleRef"]["name"] == gc_name
     assert bindings[gc_name]["subjects"] == [{"kind": "ServiceAccount", "name": gc_name, "namespace": "sandboxes"}]
     consts = _string_constants()
-    gc_sources = _read_sources("kubernetes/gc_command.cpp")
+    gc_sources = _read_sources("kubernetes/operations/gc.cpp")
+    assert gc_sources, "adapter/src/kubernetes/operations/gc.cpp is missing"
     gc_text = next(iter(gc_sources.values()))
     assert re.search(r"kube\.list_items\(\s*manifests::kSandboxResources", gc_text)
     assert "remove_sandbox(kube" in gc_text
