@@ -29,6 +29,10 @@ template <bool isRequest> void read_message(std::string_view text) {
     boost::system::error_code ec;
     std::size_t used = head.put(boost::asio::buffer(text.data(), text.size()), ec);
     if (ec || !head.is_header_done()) return;
+    // Refused before any body is read whole (a request: admission and the
+    // secret and AWS paths; an answer: admission::frame_answer): only chunked,
+    // once, is framed again.
+    if (osf::net::other_transfer_coding(head.get())) return;
     // What the proxy does to a head before it reads the body.
     osf::net::strip_hop_by_hop(head.get().base(), false);
     std::string checked_text;

@@ -17,6 +17,7 @@ import requests
 
 from osftest import Proxy, TestCA, Upstream, adapter_bin, repo, spec_check_bin
 from osftest.clients import body_of, curl, status_of
+from osftest.h2 import tls_tunnel
 from osftest.waiting import wait_until
 
 PREFIX = "osf-secret-placeholder-"
@@ -439,3 +440,27 @@ def test_git_clones_with_the_required_token_sent_up_front(proxy, origins, tmp_pa
                              env=env, capture_output=True, text=True, timeout=120)
     assert refused.returncode != 0 and "403" in refused.stderr, refused.stderr
     assert_no_real_value(cloned.stderr, refused.stderr)
+
+
+@pytest.mark.parametrize("coding", ["chunked, chunked", "gzip, chunked"])
+def test_a_body_read_whole_is_refused_when_its_transfer_coding_is_not_one_chunked(proxy, origins, coding):
+    """A body a secret may go into is read whole and framed again: by Content-Length, so
+    chunked must have been its one coding. Once said twice ("chunked, chunked"), Beast
+    removed one and the origin got Content-Length and Transfer-Encoding both, the framing a
+    smuggling attack needs; a coding on top ("gzip, chunked") went out unframed."""
+    origin = origins[SEARCH]
+    body = json.dumps({"key": f"{PREFIX}SEARCH_KEY"}).encode()
+    with tls_tunnel(proxy, SEARCH, origin.port, alpn=("http/1.1",)) as tls:
+        tls.sendall(f"POST /twice HTTP/1.1\r\nHost: {SEARCH}\r\nContent-Type: application/json\r\n"
+                    f"Transfer-Encoding: {coding}\r\n\r\n".encode()
+                    + b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n")
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            got = tls.recv(65536)
+            if not got:
+                break
+            answer += got
+    assert answer.startswith(b"HTTP/1.1 400 "), answer[:300]
+    assert b"X-Osf-Refused-By: bad-request" in answer, answer[:300]
+    assert_no_real_value(answer)
+    assert [r["path"] for r in origin.requests] == []

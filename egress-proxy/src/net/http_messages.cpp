@@ -141,6 +141,12 @@ bool beast_iequals(std::string_view a, std::string_view b) {
     return boost::beast::iequals(a, b);
 }
 
+bool other_transfer_coding(const http::fields& fields) {
+    const auto count = fields.count(http::field::transfer_encoding);
+    return count > 1 ||
+           (count == 1 && !text::iequals(trim(fields[http::field::transfer_encoding]), "chunked"));
+}
+
 bool asks_for_upgrade(const http::fields& fields) {
     for (const auto& f : fields) {
         if (f.name() == http::field::upgrade || f.name() == http::field::http2_settings)

@@ -44,6 +44,14 @@ bool asks_for_upgrade(const boost::beast::http::fields& fields);
 bool is_websocket_request(const boost::beast::http::fields& fields);
 bool is_websocket_switch(const boost::beast::http::fields& fields);
 
+// True when a Transfer-Encoding is present and is anything but one field
+// "chunked". A body the proxy reads whole and frames again by Content-Length
+// must have had chunked as its only coding: with a coding on top ("gzip,
+// chunked") or chunked said twice, Beast's prepare_payload leaves a
+// Transfer-Encoding beside the Content-Length it sets, and the other side gets
+// two framings, the disagreement request smuggling needs.
+bool other_transfer_coding(const boost::beast::http::fields& fields);
+
 // Beast adds the trailer fields of a chunked body to the message it parses the
 // body into (after the head was checked). Once a whole body has been read that
 // way: puts back `checked`, the head as it was before the read, and says

@@ -50,10 +50,7 @@ admission::RequestFacts request_facts(const RequestHead& head, const TunnelTarge
     if (head.content_length()) facts.content_length = *head.content_length();
     facts.asks_for_upgrade = asks_for_upgrade(req);
     facts.trace = req.method() == http::verb::trace;
-    facts.other_transfer_coding =
-        facts.transfer_encoding &&
-        (req.count(http::field::transfer_encoding) != 1 ||
-         !beast::iequals(text::trim(req[http::field::transfer_encoding]), "chunked"));
+    facts.other_transfer_coding = other_transfer_coding(req);
     facts.content_encoding_fields = req.count(http::field::content_encoding);
     if (tunnel)
         facts.tunnel =
@@ -240,6 +237,13 @@ asio::awaitable<std::optional<bool>>
 read_aws_signed_body(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
                      const std::string& host, OutgoingRequest& out) {
     auto& ctx = s.ctx;
+    if (other_transfer_coding(head.get())) {
+        ex.client_keep = false;
+        co_return co_await refuse(s.stream, ex, http::status::bad_request,
+                                  RefusalReason::bad_request,
+                                  "a transfer coding other than chunked on an AWS request "
+                                  "signed by its body's hash (read whole, framed again)");
+    }
     http::request_parser<http::string_body> sp{std::move(head)};
     sp.body_limit(secrets::sigv4::max_hashed_body);
     auto checked_head = sp.get().base();

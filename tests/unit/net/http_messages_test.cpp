@@ -15,6 +15,7 @@ using osf::net::apply_answer_framing;
 using osf::net::asks_for_upgrade;
 using osf::net::is_websocket_request;
 using osf::net::is_websocket_switch;
+using osf::net::other_transfer_coding;
 using osf::net::refusal_body;
 using osf::net::restore_checked_head;
 using osf::net::strip_hop_by_hop;
@@ -204,4 +205,22 @@ TEST_CASE("trailer fields read with a chunked body are dropped, and reported") {
     plain.set(http::field::host, "a");
     auto same = plain.base();
     CHECK_FALSE(restore_checked_head(plain, std::move(same)));
+}
+
+TEST_CASE("only one Transfer-Encoding field saying chunked is framed again") {
+    const auto coded = [](std::initializer_list<const char*> values) {
+        http::fields fields;
+        for (const char* value : values)
+            fields.insert(http::field::transfer_encoding, value);
+        return other_transfer_coding(fields);
+    };
+    CHECK_FALSE(coded({}));
+    CHECK_FALSE(coded({"chunked"}));
+    CHECK_FALSE(coded({" ChunKed "}));
+    CHECK(coded({"chunked, chunked"}));
+    CHECK(coded({",,, chunKed,,, chunKed"}));
+    CHECK(coded({"gzip, chunked"}));
+    CHECK(coded({"chunked", "chunked"}));
+    CHECK(coded({"identity"}));
+    CHECK(coded({""}));
 }
