@@ -928,12 +928,20 @@ def test_an_origin_head_that_breaks_http2s_rules_is_a_502_upstream_protocol(orig
 
 
 def test_an_origin_goaway_mid_body_cuts_the_clients_stream(origin_proxy, origin, tmp_path):
+    # The origin writes its head, 1,000 of 100,000 bytes and GOAWAY at once. When the head
+    # has gone out to the client, the client's stream is cut; when the proxy read it all
+    # before the head went out (a loaded machine), its answer is its own 502 (local_reply's
+    # fail): never the origin's answer as if whole.
+    def proxys_502(status, body):
+        return status == 502 and body.startswith(b"egress-proxy: ")
+
     # curl: the transfer fails and it holds less than the promised body.
     path = "/goaway-mid-body/curl"
     out = tmp_path / "out.bin"
     status, version, _, res = curl_h2(origin_proxy, origin_url(origin, path), "-o", str(out))
     got = out.read_bytes() if out.exists() else b""
-    assert res.returncode != 0, f"curl succeeded with {len(got)} bytes: {res.stderr}"
+    assert res.returncode != 0 or proxys_502(status, got), \
+        f"curl succeeded with {len(got)} bytes: {res.stderr}"
     assert len(got) < 100000, len(got)
     print("curl:", res.returncode, res.stderr.strip(), "status", status, "bytes", len(got))
     line = the_line(origin_proxy, path)
@@ -949,7 +957,8 @@ def test_an_origin_goaway_mid_body_cuts_the_clients_stream(origin_proxy, origin,
                   f"protocol_error={client.protocol_error}")
         print("h2:", report)
         assert len(answer["body"]) < 100000, report
-        assert answer["reset"] is not None or client.protocol_error is not None or client.closed, report
+        assert (answer["reset"] is not None or client.protocol_error is not None or client.closed
+                or proxys_502(answer["status"], bytes(answer["body"]))), report
     line = the_line(origin_proxy, path)
     assert line["http"] == "2" and line["outcome"] == "error" and line.get("error"), line
     origin_still_serves(origin_proxy, origin, "/ok/after-goaway")
