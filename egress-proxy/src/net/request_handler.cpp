@@ -237,13 +237,6 @@ asio::awaitable<std::optional<bool>>
 read_aws_signed_body(ClientSession<Stream>& s, Exchange& ex, RequestHead& head,
                      const std::string& host, OutgoingRequest& out) {
     auto& ctx = s.ctx;
-    if (other_transfer_coding(head.get())) {
-        ex.client_keep = false;
-        co_return co_await refuse(s.stream, ex, http::status::bad_request,
-                                  RefusalReason::bad_request,
-                                  "a transfer coding other than chunked on an AWS request "
-                                  "signed by its body's hash (read whole, framed again)");
-    }
     http::request_parser<http::string_body> sp{std::move(head)};
     sp.body_limit(secrets::sigv4::max_hashed_body);
     auto checked_head = sp.get().base();
@@ -393,6 +386,16 @@ asio::awaitable<bool> handle_request(ClientSession<Stream>& s, RequestHead& head
                                       "an AWS request is signed again only on https:// requests");
         }
         aws_chunks = std::move(resigned.chunks);
+    }
+    // A body read whole is framed again by Content-Length: chunked must have been
+    // its one coding (MCP's is checked at admission).
+    if ((aws_hash_body || placed.needs_body) && other_transfer_coding(head.get())) {
+        ex.client_keep = false;
+        co_return co_await refuse(s.stream, ex, http::status::bad_request,
+                                  RefusalReason::bad_request,
+                                  "a transfer coding other than chunked on a body the proxy "
+                                  "reads whole (a secret may go into it, or it is signed by its "
+                                  "hash)");
     }
     if (expect_continue && has_body) {
         http::response<http::empty_body> cont{http::status::continue_, 11};

@@ -161,13 +161,6 @@ place_in_body(ClientSession<Stream>& s, Exchange& ex,
         co_return co_await refuse(s.stream, ex, http::status::payload_too_large,
                                   RefusalReason::limit, too_large);
     }
-    if (other_transfer_coding(head.get())) {
-        ex.client_keep = false;
-        co_return co_await refuse(s.stream, ex, http::status::bad_request,
-                                  RefusalReason::bad_request,
-                                  "a transfer coding other than chunked on a body a secret may "
-                                  "go into (read whole, framed again)");
-    }
     http::request_parser<http::string_body> parser{std::move(head)};
     parser.body_limit(limit);
     auto checked_head = parser.get().base();
