@@ -644,6 +644,9 @@ def test_mcp_call_of_an_undeclared_tool_behind_an_h2_origin_is_refused(mcp, mode
 
 # 6. An origin that misbehaves on the HTTP/2 leg (python3-h2).
 
+CONNECTION_WINDOW = 65535  # RFC 9113's initial window, which H2Origin never opens again
+
+
 class H2Origin:
     """An HTTPS origin on python3-h2 offering only ALPN h2, a TestCA leaf, on 127.0.0.1.
     What it does is chosen by the request's path:
@@ -661,6 +664,9 @@ class H2Origin:
       /goaway-mid-body...    a head promising 100,000 bytes, 1,000 of them, GOAWAY, close
       /push...               a PUSH_PROMISE (written raw: h2 refuses to push once the
                              peer disabled push) for /pushed, then a 200
+      /early-answer...       reads the request body until the connection's window is spent
+                             (no WINDOW_UPDATE is ever sent), then 200 "early" and
+                             RST_STREAM NO_ERROR, as nginx ends a body it does not read
     It keeps the requests (`requests`: path, headers, connection, stream), the streams the
     proxy reset (`resets`: connection, stream, error code), the proxy's GOAWAY frames
     (`goaways`) and SETTINGS (`settings`). Each connection is served at most 120 s, every
@@ -679,6 +685,8 @@ class H2Origin:
         self.lock = threading.Lock()
         self.requests, self.resets, self.goaways, self.settings, self.connections = [], [], [], [], 0
         self.refused = set()
+        self.early = set()  # (connection, stream) of /early-answer requests not answered yet
+        self.received = {}  # connection: DATA bytes received (a window never opened again)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._accept, daemon=True)
         self._thread.start()
@@ -743,12 +751,21 @@ class H2Origin:
         elif isinstance(event, h2.events.ConnectionTerminated):
             with self.lock:
                 self.goaways.append({"connection": number, "code": event.error_code})
+        elif isinstance(event, h2.events.DataReceived):
+            with self.lock:
+                self.received[number] = self.received.get(number, 0) + event.flow_controlled_length
+            if (number, event.stream_id) in self.early:
+                self._answer_early_once_window_spent(conn, number, event.stream_id)
         elif isinstance(event, h2.events.RequestReceived):
             headers = list(event.headers)
             path = dict(headers)[":path"]
             with self.lock:
                 self.requests.append({"path": path, "headers": headers, "connection": number,
                                       "stream": event.stream_id})
+            if path.startswith("/early-answer"):
+                self.early.add((number, event.stream_id))
+                self._answer_early_once_window_spent(conn, number, event.stream_id)
+                return True
             return self._answer(conn, sock, event.stream_id, path, dict(headers))
         return True
 
@@ -799,6 +816,16 @@ class H2Origin:
         else:
             self._reply(conn, sid, b"fine\n")
         return True
+
+    def _answer_early_once_window_spent(self, conn, number, sid):
+        # The proxy has sent all the connection's window lets it (this origin never
+        # opens it again): what more of the body it reads waits in its queue.
+        if self.received.get(number, 0) < CONNECTION_WINDOW:
+            return
+        self.early.discard((number, sid))
+        conn.send_headers(sid, [(":status", "200"), ("content-type", "text/plain"), ("content-length", "6")])
+        conn.send_data(sid, b"early\n", end_stream=True)
+        conn.reset_stream(sid, error_code=h2.errors.ErrorCodes.NO_ERROR)
 
     def resets_of(self, path, timeout=5.0):
         """The RST_STREAM frames the proxy sent on the stream that asked for `path` (waits for
@@ -899,6 +926,25 @@ def test_a_request_whose_stream_the_origin_refused_is_sent_again_and_answered(or
     assert seen[0]["connection"] != seen[1]["connection"], seen
     line = the_line(origin_proxy, path)
     assert (line["outcome"], line["status"], line["method"]) == ("allowed", 200, "GET"), line
+
+
+def test_an_answer_that_ends_the_stream_before_the_body_is_sent_reaches_the_client(
+        proxies, origin, tmp_path):
+    # The origin answers and resets the stream (NO_ERROR, as nginx ends a body it does not
+    # read) while the proxy holds body it read from the client, waiting for a window the
+    # origin never opens: the client gets the answer, not a timeout. An HTTP/1.1 client
+    # (so --upstream-http2 always): curl 7.88 over HTTP/2 reports the proxy's own
+    # RST_STREAM NO_ERROR after a whole answer as error 92 (egress-proxy/docs/http2.md).
+    proxy = proxies["always"]
+    path = "/early-answer/1"
+    upload = tmp_path / "upload"
+    upload.write_bytes(os.urandom(1 << 20))
+    status, version, body, res = curl_h2(proxy, origin_url(origin, path), "--data-binary", f"@{upload}",
+                                         version="--http1.1", timeout=60)
+    assert (status, version, body) == (200, "1.1", "early\n"), res.stderr + proxy.stderr()[-3000:]
+    line = the_line(proxy, path)
+    assert (line["outcome"], line["status"], line["method"]) == ("allowed", 200, "POST"), line
+    assert [r["path"] for r in origin.requests].count(path) == 1, origin.requests  # over HTTP/2
 
 
 def test_a_refused_request_whose_body_streamed_is_a_502(origin_proxy, origin):

@@ -195,7 +195,13 @@ void H2UpstreamStream::on_answer_end(const h2::HeaderList& trailers) {
 void H2UpstreamStream::on_closed(h2::StreamEnd end) {
     if (attached_) connection_->detach(id_);
     attached_ = false;
-    if (answer_whole_) return;
+    if (answer_whole_) {
+        // The origin answered and closed the stream before the whole request
+        // body went (nginx's RST_STREAM NO_ERROR): a write waiting for its
+        // window is woken, and take() drops the rest of the body from now on.
+        channel_.room();
+        return;
+    }
     switch (end) {
     case h2::StreamEnd::head_too_large:
         return channel_.reset(beast::http::error::header_limit);
