@@ -15,6 +15,9 @@ would.
 
     OSF_REPO=$PWD /usr/bin/python3 bench/kube-scale.py [--sizes 50,500,5000] [--build build/default]
 
+KUBE_SCALE_CALLS=1 also prints each kubectl call to stderr: its arguments, bytes written, peak
+KiB, seconds, user and system CPU seconds (where a command's time goes).
+
 Prints one Markdown table (docs/benchmark.md keeps the figures)."""
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ KINDS = ("sandboxclaims.extensions.agents.x-k8s.io,sandboxwarmpools.extensions.a
 # kubectl behind a recorder: one line per call (arguments, bytes to stdout, peak KiB).
 WRAPPER = """#!/bin/bash
 out=$(mktemp)
-/usr/bin/time -f %M -o "$out.rss" "{kubectl}" "$@" >"$out"
+/usr/bin/time -f '%M %e %U %S' -o "$out.rss" "{kubectl}" "$@" >"$out"
 rc=$?
 printf '%s\\t%s\\t%s\\n' "$*" "$(stat -c %s "$out")" "$(tail -1 "$out.rss")" >>"{log}"
 cat "$out"
@@ -134,9 +137,12 @@ def measure(kube, adapter, args, wrapper_dir, log):
     for reader in readers:
         reader.join()
     calls = [line.rstrip("\n").split("\t") for line in open(log) if line.strip()]
+    if os.environ.get("KUBE_SCALE_CALLS"):
+        for c in calls:
+            print("   call", c[0][:90], c[1], c[2], file=sys.stderr)
     return {
         "rc": process.returncode, "seconds": seconds, "calls": len(calls),
-        "bytes": sum(int(c[1]) for c in calls), "kubectl_kib": max((int(c[2]) for c in calls), default=0),
+        "bytes": sum(int(c[1]) for c in calls), "kubectl_kib": max((int(c[2].split()[0]) for c in calls), default=0),
         "adapter_kib": adapter_kib, "together_kib": together_kib,
         "stdout_lines": len(out.get("stdout", "").splitlines()), "stderr": out.get("stderr", "")[-400:],
     }

@@ -728,9 +728,11 @@ def recording_kubectl(kube, tmp_path):
     return env, lambda: [shlex.split(line) for line in log.read_text().splitlines() if line.strip()]
 
 
-def bulk_sandbox(sandbox_id, bulk, shutdown="2099-01-01T00:00:00Z", spec=None):
+def bulk_sandbox(sandbox_id, bulk, shutdown="2099-01-01T00:00:00Z", spec=None, image=None):
     """The objects a sandbox leaves that list and gc read, as a real create stores them (a claim,
-    its template, a Secret, its spec ConfigMap), put straight into the test server's store."""
+    its template, a Secret, its spec ConfigMap), put straight into the test server's store.
+    `image`: the claim names it (osf.sandbox.image), as create's claims do; without, a claim as
+    older versions made it (its image only in the template)."""
     labels = {"osf.sandbox.id": sandbox_id, "app.kubernetes.io/managed-by": "sandbox-kubernetes", "bulk": bulk}
     name = f"osf-sandbox-{sandbox_id}"
     meta = lambda n: {"name": n, "namespace": "default", "labels": dict(labels)}  # noqa: E731
@@ -742,6 +744,9 @@ def bulk_sandbox(sandbox_id, bulk, shutdown="2099-01-01T00:00:00Z", spec=None):
          "spec": {"podTemplate": {"spec": {"containers": [{"name": "sandbox", "image": "alpine:3"}]}}}},
         {"apiVersion": "v1", "kind": "Secret", "metadata": meta(f"{name}-secrets"), "data": {}},
     ]
+    if image is not None:
+        objects[0]["metadata"]["annotations"] = {"osf.sandbox.image": image}
+        objects[1]["spec"]["podTemplate"]["spec"]["containers"][0]["image"] = image
     if spec is not None:
         objects.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(f"{name}-spec"),
                         "data": {"spec.json": json.dumps(spec)}})
@@ -783,6 +788,37 @@ def test_list_reads_in_pages_and_of_configmaps_only_the_spec(cluster, tmp_path):
         claims = [c[2] for c in reads if "/sandboxclaims?" in c[2]]
         assert len(claims) >= 2 and "&continue=" not in claims[0] and "&continue=" in claims[1], claims
         assert any("/configmaps?" in c[2] for c in reads), reads
+    finally:
+        kube.configure(simulation=True)
+        remove_bulk(kube, bulk)
+
+
+def test_list_reads_claims_only_and_templates_only_for_claims_that_name_no_image(cluster, sandbox, tmp_path):
+    """A row is its claim: create's claims name their image, so list reads no template (four
+    times a claim's size); a claim an older version made sends list to the templates for it."""
+    kube = cluster
+    claim = get(kube, "sandboxclaims.extensions.agents.x-k8s.io", f"osf-sandbox-{sandbox}")
+    template = get(kube, "sandboxtemplates.extensions.agents.x-k8s.io", f"osf-sandbox-{sandbox}")
+    image = template["spec"]["podTemplate"]["spec"]["containers"][0]["image"]
+    assert claim["metadata"]["annotations"]["osf.sandbox.image"] == image
+    bulk = "i" + os.urandom(4).hex()
+    named, older = f"{bulk[1:]}0001", f"{bulk[1:]}0002"
+    kube.configure(simulation=False)
+    try:
+        kube.hook("POST", "objects", {"items": bulk_sandbox(named, bulk, image="python:3.12")})
+        env, calls = recording_kubectl(kube, tmp_path)
+        rows = {r["id"]: r for r in json.loads(adapter(kube, "list", "-o", "json", env=env, check=0).stdout)}
+        assert (rows[named]["image"], rows[sandbox]["image"]) == ("python:3.12", image), rows
+        reads = [c[2] for c in calls() if c[:2] == ["get", "--raw"]]
+        assert any("/sandboxclaims?" in r for r in reads), reads
+        assert not any("/sandboxtemplates?" in r for r in reads), reads
+
+        kube.hook("POST", "objects", {"items": bulk_sandbox(older, bulk)})
+        (tmp_path / "older").mkdir()
+        env, calls = recording_kubectl(kube, tmp_path / "older")
+        rows = {r["id"]: r for r in json.loads(adapter(kube, "list", "-o", "json", env=env, check=0).stdout)}
+        assert (rows[named]["image"], rows[older]["image"]) == ("python:3.12", "alpine:3"), rows
+        assert any("/sandboxtemplates?" in c[2] for c in calls() if c[:2] == ["get", "--raw"]), calls()
     finally:
         kube.configure(simulation=True)
         remove_bulk(kube, bulk)

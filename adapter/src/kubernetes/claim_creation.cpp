@@ -7,10 +7,11 @@
 
 namespace osf::kubernetes {
 
-nlohmann::json create_claim(kubectl::Kubectl& kube, const sandbox::SandboxRequest& request) {
+nlohmann::json create_claim(kubectl::Kubectl& kube, const sandbox::SandboxRequest& request,
+                            const nlohmann::json& base_pod_template) {
     kubectl::KubectlCall call;
     call.args = {"create", "--namespace", kube.ns(), "-o", "json", "-f", "-"};
-    call.input = manifests::sandbox_claim_object(request).dump();
+    call.input = manifests::sandbox_claim_object(request, base_pod_template).dump();
     const auto result = kube.run_checked(call);
     nlohmann::json made;
     try {

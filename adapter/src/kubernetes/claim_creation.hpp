@@ -12,6 +12,8 @@ namespace osf::kubernetes {
 
 // Makes the claim and returns the owner reference to it, with the uid the API
 // server gave it. KubectlError when kubectl fails or returns no uid.
-nlohmann::json create_claim(kubectl::Kubectl& kube, const sandbox::SandboxRequest& request);
+// `base_pod_template` gives the claim its image annotation (create_objects.hpp).
+nlohmann::json create_claim(kubectl::Kubectl& kube, const sandbox::SandboxRequest& request,
+                            const nlohmann::json& base_pod_template);
 
 } // namespace osf::kubernetes

@@ -18,9 +18,11 @@ json kube_list(const json& items) {
     return {{"apiVersion", "v1"}, {"kind", "List"}, {"metadata", json::object()}, {"items", items}};
 }
 
-json sandbox_claim_object(const sandbox::SandboxRequest& request) {
-    return with_user_labels(with_lifetime(sandbox_claim(request), request.lifetime),
-                            request.spec.labels);
+json sandbox_claim_object(const sandbox::SandboxRequest& request, const json& base_pod_template) {
+    return with_user_labels(
+        with_lifetime(sandbox_claim(request, first_container_image(base_pod_template)),
+                      request.lifetime),
+        request.spec.labels);
 }
 
 json egress_side_objects(const sandbox::SandboxRequest& request, sandbox::WallTime now) {
@@ -60,7 +62,7 @@ json sandbox_pod_probe(const sandbox::SandboxRequest& request, const json& base_
 json dry_run_list(const sandbox::SandboxRequest& request, const json& base_pod_template) {
     json items = json::array();
     const sandbox::WallTime now = request.lifetime.created;
-    items.push_back(sandbox_claim_object(request));
+    items.push_back(sandbox_claim_object(request, base_pod_template));
     if (!request.secrets.empty())
         items.push_back(with_user_labels(egress_secret_preview(request), request.spec.labels));
     for (auto& item : egress_side_objects(request, now))

@@ -16,7 +16,9 @@ nlohmann::json kube_list(const nlohmann::json& items);
 // Made first, alone: the SandboxClaim with its lifecycle. Everything after is
 // made with the claim's reference in place (owner_references.hpp); agent-sandbox
 // waits for its SandboxWarmPool, made last.
-nlohmann::json sandbox_claim_object(const sandbox::SandboxRequest& request);
+// `base_pod_template`: as sandbox_side_objects takes it (its image is the claim's).
+nlohmann::json sandbox_claim_object(const sandbox::SandboxRequest& request,
+                                    const nlohmann::json& base_pod_template);
 
 // Then the Secret (made by kubectl from the variables and files), then these:
 // the spec ConfigMap, the upstream CA ConfigMap (with OSF_UPSTREAM_CA_BUNDLE), the egress pod (its

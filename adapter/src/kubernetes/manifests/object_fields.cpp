@@ -2,6 +2,7 @@
 
 #include "kubernetes/manifests/egress_objects.hpp"
 #include "kubernetes/manifests/names.hpp"
+#include "kubernetes/manifests/sandbox_objects.hpp"
 #include "kubernetes/manifests/suspension.hpp"
 #include "sandbox/labels.hpp"
 
@@ -28,6 +29,7 @@ json decision_fields(const json& object) {
     const json::json_pointer suspended("/metadata/annotations/" +
                                        std::string(kSuspendedAtAnnotation));
     keep(out, object, suspended);
+    keep(out, object, json::json_pointer("/metadata/annotations/" + std::string(kImageAnnotation)));
     keep(out, object, json::json_pointer("/spec/lifecycle/shutdownTime"));
     keep(out, object, json::json_pointer("/status/sandbox/name"));
     keep(out, object, json::json_pointer("/status/phase"));

@@ -315,11 +315,20 @@ json sandbox_warm_pool(const sandbox::SandboxRequest& request) {
         {"spec", {{"replicas", 0}, {"sandboxTemplateRef", {{"name", sandbox_name(request.id)}}}}}};
 }
 
-json sandbox_claim(const sandbox::SandboxRequest& request) {
+json sandbox_claim(const sandbox::SandboxRequest& request, const std::string& image) {
+    json meta = metadata(request, sandbox_name(request.id));
+    if (!image.empty()) meta["annotations"] = {{kImageAnnotation, image}};
     return {{"apiVersion", kApiVersionExtensions},
             {"kind", "SandboxClaim"},
-            {"metadata", metadata(request, sandbox_name(request.id))},
+            {"metadata", meta},
             {"spec", {{"warmPoolRef", {{"name", sandbox_name(request.id)}}}}}};
+}
+
+std::string first_container_image(const json& pod_template) {
+    const json::json_pointer image("/spec/containers/0/image");
+    if (!pod_template.is_object() || !pod_template.contains(image)) return "";
+    const json& value = pod_template.at(image);
+    return value.is_string() ? value.get<std::string>() : "";
 }
 
 } // namespace osf::kubernetes::manifests

@@ -22,6 +22,9 @@ inline constexpr const char* kLogKeyFile = "egress-log-key.pub";
 // secret placeholders), comma-separated: a later overlay, or a snapshot of
 // this sandbox, removes them so that they never follow a copy.
 inline constexpr const char* kEnvNamesAnnotation = "osf.sandbox.env-names";
+// On the claim: the sandbox's image (its pod template's first container's), so
+// that `list` reads claims only, not templates four times their size.
+inline constexpr const char* kImageAnnotation = "osf.sandbox.image";
 // Seconds between SIGTERM and SIGKILL on destroy: a sandbox holds no state
 // worth a longer wait.
 inline constexpr int kTerminationGraceSeconds = 5;
@@ -79,6 +82,9 @@ nlohmann::json sandbox_network_policy(const std::string& id);
 nlohmann::json sandbox_template(const sandbox::SandboxRequest& request,
                                 const nlohmann::json& pod_template);
 nlohmann::json sandbox_warm_pool(const sandbox::SandboxRequest& request);
-nlohmann::json sandbox_claim(const sandbox::SandboxRequest& request);
+// `image`: kImageAnnotation's value (left out when empty).
+nlohmann::json sandbox_claim(const sandbox::SandboxRequest& request, const std::string& image);
+// The image of a pod template's first container ("" when it names none).
+std::string first_container_image(const nlohmann::json& pod_template);
 
 } // namespace osf::kubernetes::manifests

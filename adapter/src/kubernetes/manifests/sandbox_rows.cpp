@@ -4,6 +4,7 @@
 #include "kubernetes/manifests/egress_objects.hpp"
 #include "kubernetes/manifests/names.hpp"
 #include "kubernetes/manifests/pod_status.hpp"
+#include "kubernetes/manifests/sandbox_objects.hpp"
 #include "kubernetes/manifests/suspension.hpp"
 #include "osf/label_syntax.hpp"
 #include "sandbox/labels.hpp"
@@ -62,6 +63,10 @@ void SandboxRowsBuilder::add(const json& item) {
         entry.claim = claim_status(item);
         entry.expires = claim_expiry(item);
         entry.suspended = claim_suspended(item);
+        // The template's image, when it was read, is the same.
+        const std::string image =
+            metadata.value("annotations", json::object()).value(kImageAnnotation, "");
+        if (entry.image.empty()) entry.image = image;
         // The claim carries the user's labels with the adapter's own: only
         // the user's are the row's.
         for (const auto& [key, value] : labels.items())
@@ -75,6 +80,12 @@ void SandboxRowsBuilder::add(const json& item) {
         if (!containers.empty() && containers[0].is_object())
             entry.image = containers[0].value("image", "");
     }
+}
+
+bool SandboxRowsBuilder::needs_templates() const {
+    return std::any_of(found_.begin(), found_.end(), [](const auto& found) {
+        return found.second.has_claim && found.second.image.empty();
+    });
 }
 
 std::vector<SandboxRow> SandboxRowsBuilder::rows(std::chrono::system_clock::time_point now) const {

@@ -27,6 +27,9 @@ std::vector<sandbox::SandboxRow> sandbox_rows(const nlohmann::json& items,
 class SandboxRowsBuilder {
 public:
     void add(const nlohmann::json& item);
+    // A claim added names no image (made before claims carried
+    // kImageAnnotation): its row's image is in its template.
+    bool needs_templates() const;
     std::vector<sandbox::SandboxRow> rows(std::chrono::system_clock::time_point now) const;
 
 private:

@@ -45,7 +45,7 @@ void start(OperationContext& context, kubectl::Kubectl& kube,
     const std::string& id = request.id;
     StartWaiter waiter(context, kube, std::chrono::seconds(request.settings.start_timeout_seconds));
     waiter.set_spec_has_user(request.spec.user.has_value());
-    const json claim = create_claim(kube, request);
+    const json claim = create_claim(kube, request, base_pod_template);
     made = true;
     if (!request.secrets.empty()) create_egress_secret(kube, request, context.getenv, claim);
     check_interrupted(context);

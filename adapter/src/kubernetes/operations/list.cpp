@@ -30,17 +30,17 @@ void check_namespace_exists(kubectl::Kubectl& kube) {
 std::vector<sandbox::SandboxRow> list_sandboxes(OperationContext& context, bool with_policy) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
-    // A row needs the claim (status, expiry) and the template (image), and
-    // only some of their fields: at thousands of sandboxes whole templates are
-    // tens of MiB, so each object is cut down and folded into its row as it
-    // streams in. The policy (-o json, -o yaml) is in the spec ConfigMaps, and
-    // read only then: of each ConfigMap only a spec ConfigMap's spec is kept
-    // (the others hold CA bundles and saved pods).
-    const std::string kinds =
-        std::string(manifests::kSandboxClaims) + "," + manifests::kSandboxTemplates;
+    // A row is its claim (status, expiry, image), cut down to the fields it
+    // needs and folded into the row as it streams in. Templates (four times a
+    // claim's size) are read only for claims made before claims named their
+    // image. The policy (-o json, -o yaml) is in the spec ConfigMaps, and read
+    // only then: of each ConfigMap only a spec ConfigMap's spec is kept (the
+    // others hold CA bundles and saved pods).
     manifests::SandboxRowsBuilder rows_of;
-    kube.list_items(kinds, sandbox::managed_selector(),
-                    [&](nlohmann::json item) { rows_of.add(manifests::decision_fields(item)); });
+    const auto add = [&](nlohmann::json item) { rows_of.add(manifests::decision_fields(item)); };
+    kube.list_items(manifests::kSandboxClaims, sandbox::managed_selector(), add);
+    if (rows_of.needs_templates())
+        kube.list_items(manifests::kSandboxTemplates, sandbox::managed_selector(), add);
     if (with_policy)
         kube.list_items(
             manifests::kConfigMaps, sandbox::managed_selector(),

@@ -28,6 +28,7 @@ TEST_CASE("decision fields: what list and gc decide on, nothing else") {
                           "2026-11-29T18:00:00Z");
     claim["metadata"]["labels"]["run"] = "r1";
     claim["metadata"]["annotations"] = {{"osf.sandbox.suspended-at", "2026-11-29T18:20:00Z"},
+                                        {"osf.sandbox.image", "node:24-alpine"},
                                         {"kubectl.kubernetes.io/last-applied", "{...}"}};
     claim["spec"] = {{"lifecycle", {{"shutdownTime", "2026-11-29T20:00:00Z"}}},
                      {"sandboxTemplateRef", {{"name", "osf-sandbox-aaaaaaaaaaaa"}}}};
@@ -42,7 +43,9 @@ TEST_CASE("decision fields: what list and gc decide on, nothing else") {
                        {{"name", "osf-sandbox-aaaaaaaaaaaa"},
                         {"labels", {{"osf.sandbox.id", "aaaaaaaaaaaa"}, {"run", "r1"}}},
                         {"creationTimestamp", "2026-11-29T18:00:00Z"},
-                        {"annotations", {{"osf.sandbox.suspended-at", "2026-11-29T18:20:00Z"}}}}},
+                        {"annotations",
+                         {{"osf.sandbox.suspended-at", "2026-11-29T18:20:00Z"},
+                          {"osf.sandbox.image", "node:24-alpine"}}}}},
                       {"spec", {{"lifecycle", {{"shutdownTime", "2026-11-29T20:00:00Z"}}}}},
                       {"status",
                        {{"sandbox", {{"name", "osf-sandbox-aaaaaaaaaaaa"}}},

@@ -39,7 +39,7 @@ TEST_CASE("ownership: the claim's reference, and everything after it born owned 
     CHECK(kinds == std::vector<std::string>{"ConfigMap", "Pod", "Service", "NetworkPolicy",
                                             "ConfigMap", "SandboxTemplate", "SandboxWarmPool"});
     // The claim itself has no owner; it carries the lifecycle.
-    const json claim_object = sandbox_claim_object(request);
+    const json claim_object = sandbox_claim_object(request, image_pod_template("node:24-alpine"));
     CHECK_FALSE(claim_object["metadata"].contains("ownerReferences"));
     CHECK(claim_object["spec"]["lifecycle"]["shutdownTime"] == "2026-11-30T03:00:00Z");
 }

@@ -263,7 +263,7 @@ TEST_CASE("SandboxTemplate, SandboxWarmPool (0 replicas) and SandboxClaim, v1bet
     const auto request = osf::testing::sample_request();
     const json base = image_pod_template("node:24-alpine");
     json objects = sandbox_side_objects(request, base, "PEM", request.lifetime.created);
-    objects.push_back(sandbox_claim_object(request));
+    objects.push_back(sandbox_claim_object(request, base));
     REQUIRE(objects.size() == 4);
     CHECK(objects[0]["kind"] == "ConfigMap");
     CHECK(objects[0]["metadata"]["name"] == "osf-sandbox-0123456789ab-ca");
@@ -293,9 +293,15 @@ TEST_CASE("SandboxTemplate, SandboxWarmPool (0 replicas) and SandboxClaim, v1bet
                {"lifecycle",
                 {{"shutdownTime", "2026-11-30T03:00:00Z"}, {"shutdownPolicy", "Delete"}}}});
     CHECK(objects[3]["metadata"]["annotations"] ==
-          json{{"osf.sandbox.created-at", "2026-11-29T19:00:00Z"},
+          json{{"osf.sandbox.image", "node:24-alpine"}, // list reads it, not the template
+               {"osf.sandbox.created-at", "2026-11-29T19:00:00Z"},
                {"osf.sandbox.expires-at", "2026-11-30T03:00:00Z"},
                {"osf.sandbox.pods-end-at", "2026-11-30T04:00:00Z"}});
+    // A SandboxTemplate's pod template that names no image: no annotation.
+    const json named =
+        sandbox_claim_object(request, json{{"spec", {{"containers", json::array()}}}});
+    CHECK_FALSE(named["metadata"]["annotations"].contains("osf.sandbox.image"));
+    CHECK(first_container_image(json::array()) == "");
 }
 
 TEST_CASE("a named template's pod template is copied and overlaid") {

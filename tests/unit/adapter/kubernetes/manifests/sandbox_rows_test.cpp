@@ -97,3 +97,34 @@ TEST_CASE("list rows: one per ID with status, age and image") {
     }
     CHECK_FALSE(parse_timestamp("yesterday"));
 }
+
+TEST_CASE("list rows: a claim names its image; templates are needed only for claims that do not") {
+    auto claim = [](const std::string& id, const std::string& image) {
+        json meta = {{"labels", {{"osf.sandbox.id", id}}},
+                     {"creationTimestamp", "2026-11-29T18:00:00Z"}};
+        if (!image.empty()) meta["annotations"] = {{"osf.sandbox.image", image}};
+        return json{{"kind", "SandboxClaim"}, {"metadata", meta}};
+    };
+    SandboxRowsBuilder with_images;
+    with_images.add(claim("aaaaaaaaaaaa", "python:3.12"));
+    with_images.add(claim("bbbbbbbbbbbb", "node:24"));
+    CHECK_FALSE(with_images.needs_templates());
+    const auto now = std::chrono::system_clock::time_point(std::chrono::seconds(1795978800));
+    const auto rows = with_images.rows(now);
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].image == "python:3.12");
+    CHECK(rows[1].image == "node:24");
+
+    // A claim made before claims carried the annotation: its template is read.
+    SandboxRowsBuilder older;
+    older.add(claim("aaaaaaaaaaaa", "python:3.12"));
+    older.add(claim("cccccccccccc", ""));
+    CHECK(older.needs_templates());
+    older.add(json{{"kind", "SandboxTemplate"},
+                   {"metadata", {{"labels", {{"osf.sandbox.id", "cccccccccccc"}}}}},
+                   {"spec",
+                    {{"podTemplate",
+                      {{"spec", {{"containers", json::array({json{{"image", "ruby:3"}}})}}}}}}}});
+    CHECK_FALSE(older.needs_templates());
+    CHECK(older.rows(now)[1].image == "ruby:3");
+}
