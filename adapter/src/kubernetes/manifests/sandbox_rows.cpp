@@ -73,12 +73,8 @@ void SandboxRowsBuilder::add(const json& item) {
             if (value.is_string() && !osf::user_label_problem(key, value.get<std::string>()))
                 entry.labels[key] = value.get<std::string>();
     } else if (kind == "SandboxTemplate") {
-        const json containers = item.value("spec", json::object())
-                                    .value("podTemplate", json::object())
-                                    .value("spec", json::object())
-                                    .value("containers", json::array());
-        if (!containers.empty() && containers[0].is_object())
-            entry.image = containers[0].value("image", "");
+        entry.image = first_container_image(
+            item.value("spec", json::object()).value("podTemplate", json::object()));
     }
 }
 
