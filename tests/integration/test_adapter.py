@@ -758,9 +758,10 @@ def remove_bulk(kube, bulk):
 
 
 def test_list_reads_in_pages_and_of_configmaps_only_the_spec(cluster, tmp_path):
-    """list -o json at more sandboxes than a page: every read a `get --raw` of one page of 1000
-    (`limit`), the next asked for with `continue`; the spec ConfigMaps streamed (a CA bundle's
-    megabyte is never held), never a whole `kubectl get configmaps -o json`."""
+    """list -o json at more sandboxes than a page: every read a `get --raw` of one page (`limit`:
+    5,000 claims, which are small, or 1,000 templates or ConfigMaps), the next asked for with
+    `continue`; the spec ConfigMaps streamed (a CA bundle's megabyte is never held), never a
+    whole `kubectl get configmaps -o json`."""
     kube = cluster
     bulk = "b" + os.urandom(4).hex()
     ids = [f"{bulk[1:]}{n:04x}" for n in range(1001)]
@@ -784,10 +785,15 @@ def test_list_reads_in_pages_and_of_configmaps_only_the_spec(cluster, tmp_path):
         assert rows[ids[0]]["policy"]["egress"] == ["h0.example"]
         assert rows[ids[1000]]["policy"]["egress"] == ["h1000.example"]
         reads = [c for c in calls() if c[0] == "get"]
-        assert all(c[1] == "--raw" and "&limit=1000" in c[2] for c in reads), reads
+        assert all(c[1] == "--raw" for c in reads), reads
         claims = [c[2] for c in reads if "/sandboxclaims?" in c[2]]
-        assert len(claims) >= 2 and "&continue=" not in claims[0] and "&continue=" in claims[1], claims
-        assert any("/configmaps?" in c[2] for c in reads), reads
+        assert len(claims) == 1 and "&limit=5000" in claims[0], claims
+        # These claims name no image (an older version's), so their templates are read too.
+        templates = [c[2] for c in reads if "/sandboxtemplates?" in c[2]]
+        assert all("&limit=1000" in t for t in templates), templates
+        assert len(templates) >= 2 and "&continue=" not in templates[0] and "&continue=" in templates[1], \
+            templates
+        assert any("/configmaps?" in c[2] and "&limit=1000" in c[2] for c in reads), reads
     finally:
         kube.configure(simulation=True)
         remove_bulk(kube, bulk)
@@ -822,6 +828,43 @@ def test_list_reads_claims_only_and_templates_only_for_claims_that_name_no_image
     finally:
         kube.configure(simulation=True)
         remove_bulk(kube, bulk)
+
+
+def test_gc_reads_claims_pools_ended_pods_and_only_the_parts_no_claim_owns(cluster, sandbox, tmp_path):
+    """gc reads what its rules decide on: claims and warm pools whole, of the pods only those that
+    ended (the API server picks them), and of every other kind, in one kubectl call, only parts
+    no claim owns (an earlier version's leftovers). A running sandbox's pods, ConfigMaps,
+    Service and template are never sent: Kubernetes removes them with its claim."""
+    kube = cluster
+    leftover = "0000" + os.urandom(4).hex()
+    kube.kubectl("create", "configmap", f"osf-sandbox-{leftover}-spec", check=True)
+    kube.kubectl("label", "configmap", f"osf-sandbox-{leftover}-spec", f"osf.sandbox.id={leftover}",
+                 "app.kubernetes.io/managed-by=sandbox-kubernetes", check=True)
+    try:
+        assert {o["metadata"]["labels"].get("osf.sandbox.owned-by-claim") for o in labelled(kube, sandbox)
+                if o["kind"] != "SandboxClaim" and "osf.sandbox.id" in o["metadata"].get("labels", {})} \
+            == {"true"}
+        env, calls = recording_kubectl(kube, tmp_path)
+        env["OSF_SANDBOX_GC_GRACE"] = "1s"
+        kube.wait_for(lambda: any(line.startswith(f"{leftover} no SandboxClaim, parts left for ")
+                                  for line in adapter(kube, "gc", "--dry-run", env=env, check=0).stdout.splitlines()),
+                      what="gc --dry-run to name the leftover once its grace is over")
+        last = [c for c in calls() if c[0] == "get"][-4:]
+        raw = [c[2] for c in last if c[1] == "--raw"]
+        assert [r.split("?")[0].rsplit("/", 1)[1] for r in raw] == ["sandboxclaims", "sandboxwarmpools", "pods"], last
+        assert "&fieldSelector=status.phase%21%3DRunning" in raw[2], raw
+        parts = [c for c in last if c[1] != "--raw"]
+        assert len(parts) == 1 and "!osf.sandbox.owned-by-claim" in parts[0][parts[0].index("-l") + 1], last
+
+        def ids(read):
+            items = json.loads(kube.kubectl(*read, check=True).stdout)["items"]
+            return {o["metadata"].get("labels", {}).get("osf.sandbox.id") for o in items}
+        # The same reads again, as gc made them: the running sandbox is in neither.
+        assert sandbox not in ids(["get", "--raw", raw[2]])
+        part_ids = ids(parts[0])
+        assert leftover in part_ids and sandbox not in part_ids, part_ids
+    finally:
+        kube.kubectl("delete", "configmap", f"osf-sandbox-{leftover}-spec", "--ignore-not-found")
 
 
 def test_gc_removes_in_batches_naming_each_batchs_sandboxes_in_one_call(cluster, tmp_path):

@@ -169,6 +169,10 @@ def test_create_get_list_by_label_and_delete_by_label(kube, name):
     assert names(f"set={name},!tier") == []
     out = ok(kube.kubectl("get", "configmaps", f"--field-selector=metadata.name={name}-1", "-o", "name"))
     assert out.strip() == f"configmap/{name}-1"
+    # A field the kind cannot be selected on is refused, as the real server refuses it.
+    refused = kube.kubectl("get", "configmaps", "--field-selector=status.phase=Running", "-o", "name")
+    assert refused.returncode != 0 and "field label not supported: status.phase" in refused.stderr
+    ok(kube.kubectl("get", "pods", "--field-selector=status.phase!=Running", "-o", "name"))
     out = ok(kube.kubectl("delete", "configmaps", "-l", f"set={name},tier!=db"))
     assert f'configmap "{name}-0" deleted' in out and f'configmap "{name}-1" deleted' in out
     assert names(f"set={name}") == [f"{name}-2"]

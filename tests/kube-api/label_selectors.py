@@ -9,6 +9,23 @@ from api_errors import bad_request
 _KEY = r"[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?"
 _VALUE = r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?"
 
+# Fields beyond metadata.name and metadata.namespace a real API server selects on, by (group,
+# plural); a key ending in "." admits every field under it.
+_SELECTABLE_FIELDS = {
+    ("", "pods"): ("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+                   "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs",
+                   "status.nominatedNodeName"),
+    ("", "events"): ("involvedObject.", "reason", "reportingComponent", "source", "type"),
+    ("", "secrets"): ("type",),
+    ("", "nodes"): ("spec.unschedulable",),
+    ("", "namespaces"): ("status.phase",),
+    ("", "replicationcontrollers"): ("status.replicas",),
+    ("", "persistentvolumes"): ("name",),
+    ("apps", "replicasets"): ("status.replicas",),
+    ("batch", "jobs"): ("status.successful",),
+    ("certificates.k8s.io", "certificatesigningrequests"): ("spec.signerName",),
+}
+
 
 def _split_top_level(text: str) -> list[str]:
     """Splits on commas outside parentheses."""
@@ -102,6 +119,19 @@ class FieldSelector:
             if (actual == expected) != (op == "="):
                 return False
         return True
+
+    def check_supported(self, group: str, plural: str) -> None:
+        """Refuses a field the real API server cannot select on for this resource, as it does
+        (400 `field label not supported: ...`): every resource selects on metadata.name and
+        metadata.namespace, a few built-in ones on more (their field label conversion
+        functions), custom resources on nothing else (no selectableFields here)."""
+        extra = _SELECTABLE_FIELDS.get((group, plural), ())
+        for path, _, _ in self.requirements:
+            if path in ("metadata.name", "metadata.namespace") or path in extra:
+                continue
+            if any(path.startswith(prefix) for prefix in extra if prefix.endswith(".")):
+                continue
+            raise bad_request(f"field label not supported: {path}")
 
     def name(self) -> str | None:
         for path, op, value in self.requirements:

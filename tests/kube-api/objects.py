@@ -128,6 +128,7 @@ class ObjectService:
         server pages a list read from etcd (paging.py)."""
         label_sel = LabelSelector.parse(labels)
         field_sel = FieldSelector.parse(fields)
+        field_sel.check_supported(rt.group, rt.plural)
         page = paging.Page.of_request(limit, continue_token, self.store.resource_version)
         within = namespace if rt.namespaced else None
         scanned = self.store.scan(rt.key, within)

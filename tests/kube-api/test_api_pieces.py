@@ -51,6 +51,17 @@ def test_field_selectors():
     assert FieldSelector.parse("metadata.name=x").name() == "x"
 
 
+def test_a_field_the_resource_cannot_select_on_is_a_bad_request():
+    FieldSelector.parse("status.phase!=Running,metadata.name=x").check_supported("", "pods")
+    FieldSelector.parse("involvedObject.kind=Pod,involvedObject.name=x").check_supported("", "events")
+    for group, plural, fields in (("", "configmaps", "status.phase=Running"),
+                                  ("extensions.agents.x-k8s.io", "sandboxclaims", "status.phase=Ready"),
+                                  ("", "pods", "spec.containers=x")):
+        with pytest.raises(ApiError) as err:
+            FieldSelector.parse(fields).check_supported(group, plural)
+        assert err.value.code == 400 and "field label not supported" in str(err.value.message)
+
+
 def test_merge_patch_follows_rfc_7386():
     current = {"a": {"b": 1, "c": 2}, "l": [1, 2]}
     assert patching.merge_patch(current, {"a": {"b": None, "d": 3}, "l": [3]}) == {"a": {"c": 2, "d": 3}, "l": [3]}

@@ -44,8 +44,9 @@ def watch_response(request: Request, rt: ResourceType, namespace: str | None, na
     fields = request.param("fieldSelector") or ""
     if name is not None:
         fields = f"metadata.name={name}" + (f",{fields}" if fields else "")
-    watcher = Watcher(rt.key, namespace, LabelSelector.parse(request.param("labelSelector")),
-                      FieldSelector.parse(fields))
+    field_sel = FieldSelector.parse(fields)
+    field_sel.check_supported(rt.group, rt.plural)
+    watcher = Watcher(rt.key, namespace, LabelSelector.parse(request.param("labelSelector")), field_sel)
     rv = request.param("resourceVersion")
     send_initial = request.param("sendInitialEvents", "false") == "true"
     since = None if (not rv or rv == "0" or send_initial) else _parse_rv(rv)

@@ -47,4 +47,8 @@ std::string managed_selector() {
     return std::string(kManagedByLabel) + "=" + kManagedByValue;
 }
 
+std::string unowned_parts_selector() {
+    return managed_selector() + "," + kSandboxIdLabel + ",!" + kOwnedByClaimLabel;
+}
+
 } // namespace osf::sandbox

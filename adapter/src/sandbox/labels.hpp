@@ -18,6 +18,14 @@ inline constexpr const char* kManagedByValue = "sandbox-kubernetes";
 // On pods: which part of a sandbox each is (sandbox, egress-proxy, snapshot-copy).
 inline constexpr const char* kComponentLabel = "app.kubernetes.io/component";
 
+// On every object Kubernetes' garbage collector removes with the sandbox's
+// claim: those create makes owned by the claim, and the pods and volume claims
+// made from its template (owned by the claim's Sandbox). gc reads only objects
+// without it when it looks for parts whose claim is gone (an earlier
+// version's), so the API server, not the adapter, skips the rest.
+inline constexpr const char* kOwnedByClaimLabel = "osf.sandbox.owned-by-claim";
+inline constexpr const char* kOwnedByClaimValue = "true";
+
 // Values of kRoleLabel: which pod is which, for Services and NetworkPolicies.
 inline constexpr const char* kRoleSandbox = "sandbox";
 inline constexpr const char* kRoleEgress = "egress";
@@ -46,5 +54,8 @@ std::string id_selector(const std::string& id);
 std::string role_selector_text(const std::string& id, const std::string& role);
 // "app.kubernetes.io/managed-by=sandbox-kubernetes"
 std::string managed_selector();
+// A sandbox's parts that no claim owns: managed, with an ID, without
+// kOwnedByClaimLabel.
+std::string unowned_parts_selector();
 
 } // namespace osf::sandbox

@@ -67,12 +67,6 @@ nlohmann::json Kubectl::list(const std::string& resources, const std::string& se
 
 namespace {
 
-// Objects per page of a streamed read. A page is what the API server builds
-// and kubectl buffers whole (`get --raw` copies one response), so both hold
-// one page, never the namespace; each page is one more kubectl process,
-// hence pages larger than kubectl's own 500.
-constexpr int kListPageSize = 1000;
-
 // The `continue` token of a page's metadata, empty on the last page.
 std::string continue_token(const std::string& metadata) {
     if (metadata.empty()) return "";
@@ -85,6 +79,12 @@ std::string continue_token(const std::string& metadata) {
 } // namespace
 
 void Kubectl::list_items(const std::string& resources, const std::string& selector,
+                         const std::function<void(nlohmann::json item)>& on_item) {
+    list_items(resources, selector, ListOptions{}, on_item);
+}
+
+void Kubectl::list_items(const std::string& resources, const std::string& selector,
+                         const ListOptions& options,
                          const std::function<void(nlohmann::json item)>& on_item) {
     std::size_t start = 0;
     while (start <= resources.size()) {
@@ -106,8 +106,10 @@ void Kubectl::list_items(const std::string& resources, const std::string& select
                 if (!item.contains("kind")) item["kind"] = where->kind;
                 on_item(std::move(item));
             });
-            std::string query = where->path + "?labelSelector=" + query_escape(selector) +
-                                "&limit=" + std::to_string(kListPageSize);
+            std::string query = where->path + "?labelSelector=" + query_escape(selector);
+            if (!options.field_selector.empty())
+                query += "&fieldSelector=" + query_escape(options.field_selector);
+            query += "&limit=" + std::to_string(options.page_size);
             if (!token.empty()) query += "&continue=" + query_escape(token);
             KubectlCall call;
             call.args = {"get", "--raw", query};

@@ -28,12 +28,30 @@ public:
                                       const std::vector<std::string>& names);
     // The items of every object of `resources` (comma-separated) matching `selector`.
     nlohmann::json list(const std::string& resources, const std::string& selector);
+    // How list_items reads: a field selector the API server applies (empty:
+    // none), and objects per page. A page is what the API server builds and
+    // kubectl buffers whole (`get --raw` copies one response), so both hold
+    // one page, never the namespace; each page is one more kubectl process.
+    // Pages are sized by the kind's weight: 1,000 (twice kubectl's own 500)
+    // for kinds whose objects are kilobytes (pods, templates, ConfigMaps that
+    // may hold CA bundles), more for small ones.
+    static constexpr int kPageOfLargeObjects = 1000;
+    // Claims and warm pools, each under a kilobyte: a page is about 4.5 MiB,
+    // and a namespace of 5,000 sandboxes is read in one call a kind.
+    static constexpr int kPageOfSmallObjects = 5000;
+    struct ListOptions {
+        std::string field_selector;
+        int page_size = kPageOfLargeObjects;
+    };
     // Each object of `resources` (comma-separated, as api_paths.hpp knows
     // them) matching `selector`, handed over one at a time as it streams in
     // (`kubectl get --raw`, a page of `limit` objects at a time, following
     // `continue`): neither the API server, kubectl nor the adapter holds the
     // list. Each has its "kind".
     void list_items(const std::string& resources, const std::string& selector,
+                    const std::function<void(nlohmann::json item)>& on_item);
+    void list_items(const std::string& resources, const std::string& selector,
+                    const ListOptions& options,
                     const std::function<void(nlohmann::json item)>& on_item);
     // Creates an object or every item of a List, sent on stdin.
     void create(const nlohmann::json& objects);

@@ -18,14 +18,16 @@ struct GcRemoval {
     std::string reason; // one line: "expired at ...", "egress pod ... Failed (...)", ...
 };
 
-// `items`: every object labelled managed-by sandbox-kubernetes (any kinds).
+// `items`: objects labelled managed-by sandbox-kubernetes (any kinds); gc
+// reads only those the rules need: every claim and warm pool, the pods that
+// ended, and parts no claim owns (any other part goes with its claim).
 // A sandbox is removed when its claim's expiry has passed; when its egress or
 // sandbox pod has failed or ended (phase Failed or Succeeded); when its claim
-// has no SandboxWarmPool and its newest part is older than `grace` (a create
-// killed midway: create makes the claim first and the warm pool last, so such
-// a claim would otherwise hold its Secret until the expiry); or when it has no
-// claim and its newest part is older than `grace` (left by a version that made
-// the claim last). Sorted by ID.
+// has no SandboxWarmPool and the newest of its objects read is older than
+// `grace` (a create killed midway: create makes the claim first and the warm
+// pool last, so such a claim would otherwise hold its Secret until the
+// expiry); or when it has no claim and its newest part is older than `grace`
+// (left by a version that made the claim last). Sorted by ID.
 std::vector<GcRemoval> gc_plan(const nlohmann::json& items, sandbox::WallTime now,
                                std::chrono::seconds grace);
 

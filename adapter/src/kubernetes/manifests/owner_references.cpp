@@ -22,12 +22,15 @@ json owner_patch(const json& reference) {
 json secret_metadata_patch(const std::string& id, const json& owner) {
     json patch = owner_patch(owner);
     patch["metadata"]["labels"] = sandbox::sandbox_labels(id);
+    patch["metadata"]["labels"][sandbox::kOwnedByClaimLabel] = sandbox::kOwnedByClaimValue;
     return patch;
 }
 
 json owned_by(json objects, const json& reference) {
-    for (auto& object : objects)
+    for (auto& object : objects) {
         object["metadata"]["ownerReferences"] = json::array({reference});
+        object["metadata"]["labels"][sandbox::kOwnedByClaimLabel] = sandbox::kOwnedByClaimValue;
+    }
     return objects;
 }
 

@@ -24,10 +24,11 @@ nlohmann::json claim_owner_reference(const nlohmann::json& claim);
 nlohmann::json owner_patch(const nlohmann::json& reference);
 
 // The merge patch kubectl applies locally to the Secret before creating it:
-// the sandbox's labels and `owner` as its only owner.
+// the sandbox's labels, kOwnedByClaimLabel and `owner` as its only owner.
 nlohmann::json secret_metadata_patch(const std::string& id, const nlohmann::json& owner);
 
-// `objects` (a JSON array) with `reference` as each one's only owner.
+// `objects` (a JSON array) with `reference` as each one's only owner, and
+// labelled so (sandbox::kOwnedByClaimLabel).
 nlohmann::json owned_by(nlohmann::json objects, const nlohmann::json& reference);
 
 } // namespace osf::kubernetes::manifests

@@ -25,9 +25,11 @@ json with_persistence(json sandbox_template, const sandbox::SandboxRequest& requ
                        {"resources", {{"requests", {{"storage", persistence.size}}}}}};
     if (persistence.storage_class) claim_spec["storageClassName"] = *persistence.storage_class;
     json& spec = sandbox_template["spec"];
+    // The volume claim made from it is owned by the claim's Sandbox.
+    json labels = sandbox::sandbox_labels(request.id);
+    labels[sandbox::kOwnedByClaimLabel] = sandbox::kOwnedByClaimValue;
     spec["volumeClaimTemplates"] = json::array({json{
-        {"metadata", {{"name", kWorkspaceVolume}, {"labels", sandbox::sandbox_labels(request.id)}}},
-        {"spec", claim_spec}}});
+        {"metadata", {{"name", kWorkspaceVolume}, {"labels", labels}}}, {"spec", claim_spec}}});
 
     json& pod_spec = spec["podTemplate"]["spec"];
     // agent-sandbox adds a volume of the template's name on the claim.

@@ -34,6 +34,12 @@ inline constexpr const char* kSandboxResources =
     "networkpolicies.v1.networking.k8s.io,configmaps,persistentvolumeclaims";
 inline constexpr const char* kSecrets = "secrets";
 
+// The kinds of kSandboxResources but the claim and the warm pool, which gc
+// reads whole: where it looks for parts no claim owns.
+inline constexpr const char* kSandboxPartResources =
+    "sandboxes.v1beta1.agents.x-k8s.io,sandboxtemplates.v1beta1.extensions.agents.x-k8s.io,pods,"
+    "services,networkpolicies.v1.networking.k8s.io,configmaps,persistentvolumeclaims";
+
 // Every object create, suspend and snapshot make for sandbox `id` under a
 // name known from the ID, as kubectl's "resource/name" arguments, apart from
 // the Secret, the claim and the Sandbox (destroy deletes those first, one by

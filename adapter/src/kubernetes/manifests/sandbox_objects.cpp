@@ -128,6 +128,8 @@ json sandbox_pod_template(const json& base, const sandbox::SandboxRequest& reque
             ++it;
     }
     labels.update(sandbox::role_labels(request.id, sandbox::kRoleSandbox));
+    // The pods made from it are owned by the claim's Sandbox.
+    labels[sandbox::kOwnedByClaimLabel] = sandbox::kOwnedByClaimValue;
     meta["labels"] = sandbox::with_pod_labels(labels, request.settings.pod_labels);
 
     json& spec = pod["spec"];

@@ -121,6 +121,7 @@ json snapshot_template(const json& source, const SnapshotRequest& request) {
     json labels = pod["metadata"].value("labels", json::object());
     labels.erase(sandbox::kSandboxIdLabel);
     labels.erase(sandbox::kRoleLabel);
+    labels.erase(sandbox::kOwnedByClaimLabel); // a snapshot has no owner
     labels[sandbox::kSnapshotOfLabel] = request.id;
     pod["metadata"]["labels"] = labels;
 

@@ -9,15 +9,36 @@
 
 namespace osf::kubernetes {
 
+namespace {
+
+// The API server picks the pods that ended: those Running, Pending or in an
+// unknown phase are neither sent nor read.
+constexpr const char* kEndedPods =
+    "status.phase!=Running,status.phase!=Pending,status.phase!=Unknown";
+
+} // namespace
+
 std::vector<manifests::GcRemoval> plan_gc(OperationContext& context) {
     const auto settings = sandbox::read_settings(context.getenv);
     kubectl::Kubectl kube(context.runner, settings.ns);
-    // Each object folded into the plan as it streams in, cut down first: at
-    // thousands of sandboxes neither whole pods and ConfigMaps nor a list of
-    // every object would fit the CronJob's memory.
+    // Only what the rules read: every claim (its expiry) and warm pool (a
+    // create that finished), the pods that ended, and parts that no claim
+    // owns. Everything else create makes goes with its claim (Kubernetes'
+    // garbage collector) and carries a label saying so, so the API server
+    // leaves it out. Each object is cut down as it streams in: at thousands
+    // of sandboxes neither the objects nor a list of them would fit the
+    // CronJob's memory.
     manifests::GcPlanner planner;
-    kube.list_items(manifests::kSandboxResources, sandbox::managed_selector(),
-                    [&](nlohmann::json item) { planner.add(manifests::decision_fields(item)); });
+    const auto add = [&](nlohmann::json item) { planner.add(manifests::decision_fields(item)); };
+    const kubectl::Kubectl::ListOptions small{"", kubectl::Kubectl::kPageOfSmallObjects};
+    kube.list_items(manifests::kSandboxClaims, sandbox::managed_selector(), small, add);
+    kube.list_items(manifests::kSandboxWarmPools, sandbox::managed_selector(), small, add);
+    kube.list_items(manifests::kPods, sandbox::managed_selector(), {kEndedPods}, add);
+    // One kubectl process for every other kind: these are an earlier
+    // version's leftovers, normally none, so one call beats a page per kind.
+    for (auto& part :
+         kube.list(manifests::kSandboxPartResources, sandbox::unowned_parts_selector()))
+        add(std::move(part));
     return planner.removals(context.wall_clock(), settings.gc_grace);
 }
 

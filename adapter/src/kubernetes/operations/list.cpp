@@ -38,7 +38,8 @@ std::vector<sandbox::SandboxRow> list_sandboxes(OperationContext& context, bool 
     // others hold CA bundles and saved pods).
     manifests::SandboxRowsBuilder rows_of;
     const auto add = [&](nlohmann::json item) { rows_of.add(manifests::decision_fields(item)); };
-    kube.list_items(manifests::kSandboxClaims, sandbox::managed_selector(), add);
+    kube.list_items(manifests::kSandboxClaims, sandbox::managed_selector(),
+                    {"", kubectl::Kubectl::kPageOfSmallObjects}, add);
     if (rows_of.needs_templates())
         kube.list_items(manifests::kSandboxTemplates, sandbox::managed_selector(), add);
     if (with_policy)

@@ -1,5 +1,6 @@
 // extend, gc and exec's timeout and interruption through the CLI with a fake
 // kubectl: the exact calls, outputs and exit codes.
+#include "kubernetes/manifests/resources.hpp"
 #include "kubernetes/register_commands.hpp"
 #include "test_support.hpp"
 
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 using nlohmann::json;
+using osf::kubernetes::manifests::kSandboxPartResources;
 using osf::testing::fail;
 using osf::testing::ok;
 using osf::testing::TestContext;
@@ -113,28 +115,45 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
          {{"name", "osf-sandbox-bbbbbbbbbbbb"}, {"labels", {{"osf.sandbox.id", "bbbbbbbbbbbb"}}}}}};
     const std::string both = raw_list_of({expired, healthy, healthy_pool});
 
+    const std::vector<std::string> parts_get = {"get", kSandboxPartResources};
     TestContext dry;
-    dry.kubectl.on({"get"}, ok(both));
+    dry.kubectl.on({"get", "--raw"}, ok(both));
+    dry.kubectl.on(parts_get, ok(R"({"apiVersion":"v1","items":[],"kind":"List"})"));
     CHECK(run(dry, {"gc", "--dry-run"}) == 0);
     CHECK(dry.out.str() == kId + " expired at 2026-11-29T18:30:00Z\n");
     CHECK(dry.kubectl.find({"delete"}).empty());
-    // One streamed read per kind, by its REST path: no discovery, nothing decoded by kubectl.
+    // Streamed reads by REST path (no discovery, nothing decoded by kubectl) of what the rules
+    // need: the claims and warm pools whole, 5,000 a page; of the pods only those that ended,
+    // picked by the API server.
     const std::string selector =
-        "?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dsandbox-kubernetes&limit=1000";
+        "?labelSelector=app.kubernetes.io%2Fmanaged-by%3Dsandbox-kubernetes";
     const auto reads = dry.kubectl.find({"get", "--raw"});
-    REQUIRE(reads.size() == 9);
+    REQUIRE(reads.size() == 3);
     CHECK(reads[0].args ==
           std::vector<std::string>{"get", "--raw",
                                    "/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/default/"
                                    "sandboxclaims" +
-                                       selector});
-    CHECK(reads[4].args[2] == "/api/v1/namespaces/default/pods" + selector);
-    CHECK(reads[6].args[2] ==
-          "/apis/networking.k8s.io/v1/namespaces/default/networkpolicies" + selector);
-    CHECK(dry.kubectl.calls.size() == 9);
+                                       selector + "&limit=5000"});
+    CHECK(reads[1].args[2] ==
+          "/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/default/sandboxwarmpools" +
+              selector + "&limit=5000");
+    CHECK(reads[2].args[2] == "/api/v1/namespaces/default/pods" + selector +
+                                  "&fieldSelector=status.phase%21%3DRunning%2Cstatus.phase%21%3D"
+                                  "Pending%2Cstatus.phase%21%3DUnknown&limit=1000");
+    // Every other kind in one kubectl call, of the parts no claim owns only (an earlier
+    // version's; the rest goes with its claim).
+    const auto parts = dry.kubectl.find(parts_get);
+    REQUIRE(parts.size() == 1);
+    CHECK(parts[0].args ==
+          std::vector<std::string>{"get", kSandboxPartResources, "--namespace", "default", "-l",
+                                   "app.kubernetes.io/managed-by=sandbox-kubernetes,osf.sandbox.id,"
+                                   "!osf.sandbox.owned-by-claim",
+                                   "-o", "json"});
+    CHECK(dry.kubectl.calls.size() == 4);
 
     TestContext t;
     t.kubectl.on({"get"}, ok(both));
+    t.kubectl.on(parts_get, ok(R"({"items":[]})"));
     CHECK(run(t, {"gc"}) == 0);
     CHECK(t.out.str() == kId + " expired at 2026-11-29T18:30:00Z\n");
     const auto deletes = t.kubectl.find({"delete"});
@@ -162,6 +181,7 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
 
     TestContext failing; // one removal failing: reported, the others go on, exit 1
     failing.kubectl.on({"get"}, ok(both));
+    failing.kubectl.on(parts_get, ok(R"({"items":[]})"));
     failing.kubectl.on({"delete"}, fail("Error from server (Forbidden): no\n"));
     CHECK(run(failing, {"gc"}) == 1);
     CHECK_THAT(failing.err.str(), Catch::Contains("cannot remove " + kId));
@@ -181,6 +201,7 @@ TEST_CASE("gc --batch: a few calls per batch naming each sandbox of it, progress
         "get", "sandboxclaims.v1beta1.extensions.agents.x-k8s.io"};
     TestContext t;
     t.kubectl.on({"get", "--raw"}, ok(raw_list_of(claims)));
+    t.kubectl.on({"get", kSandboxPartResources}, ok(R"({"items":[]})"));
     // Of the first batch only aaaaaaaaaaaa still has its claim.
     t.kubectl.on(claims_get,
                  {ok("sandboxclaim.extensions.agents.x-k8s.io/osf-sandbox-aaaaaaaaaaaa\n"),
@@ -227,6 +248,7 @@ TEST_CASE("gc --batch: a few calls per batch naming each sandbox of it, progress
     // A batch that fails is tried again one sandbox at a time: each failure named.
     TestContext failing;
     failing.kubectl.on({"get", "--raw"}, ok(raw_list_of(claims)));
+    failing.kubectl.on({"get", kSandboxPartResources}, ok(R"({"items":[]})"));
     failing.kubectl.on({"delete"}, fail("Error from server (Forbidden): no\n"));
     CHECK(run(failing, {"gc", "--batch", "3"}) == 1);
     CHECK(failing.out.str().empty());
@@ -236,6 +258,7 @@ TEST_CASE("gc --batch: a few calls per batch naming each sandbox of it, progress
     // --max-seconds: no batch starts after it; what is left is named; exit 0.
     TestContext bounded;
     bounded.kubectl.on({"get", "--raw"}, ok(raw_list_of(claims)));
+    bounded.kubectl.on({"get", kSandboxPartResources}, ok(R"({"items":[]})"));
     bounded.kubectl.while_running = [&](const auto& call) {
         if (call.args[0] == "delete") bounded.now += 10s;
     };

@@ -238,7 +238,8 @@ TEST_CASE("create: the exact kubectl calls, in order, and the ID on stdout") {
           std::vector<std::string>{
               "patch", "--local", "-f", "-", "--type", "merge", "-p",
               R"({"metadata":{"labels":{"app.kubernetes.io/managed-by":"sandbox-kubernetes",)"
-              R"("osf.sandbox.id":"0123456789ab"},"ownerReferences":)" +
+              R"("osf.sandbox.id":"0123456789ab","osf.sandbox.owned-by-claim":"true"},)"
+              R"("ownerReferences":)" +
                   owner + "}}",
               "-o", "json"});
     CHECK(secret[2].args ==

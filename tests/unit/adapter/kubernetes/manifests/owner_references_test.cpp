@@ -33,6 +33,9 @@ TEST_CASE("ownership: the claim's reference, and everything after it born owned 
     for (const json* group : {&egress, &sandbox})
         for (const auto& object : *group) {
             CHECK(object["metadata"]["ownerReferences"] == json::array({reference}));
+            // So gc's read of parts left without a claim leaves it out.
+            CHECK(object["metadata"]["labels"]["osf.sandbox.owned-by-claim"] == "true");
+            CHECK(object["metadata"]["labels"]["osf.sandbox.id"] == request.id);
             kinds.push_back(object["kind"].get<std::string>());
         }
     // The SandboxWarmPool last: its appearance sets the claim's controller to work.
@@ -41,6 +44,7 @@ TEST_CASE("ownership: the claim's reference, and everything after it born owned 
     // The claim itself has no owner; it carries the lifecycle.
     const json claim_object = sandbox_claim_object(request, image_pod_template("node:24-alpine"));
     CHECK_FALSE(claim_object["metadata"].contains("ownerReferences"));
+    CHECK_FALSE(claim_object["metadata"]["labels"].contains("osf.sandbox.owned-by-claim"));
     CHECK(claim_object["spec"]["lifecycle"]["shutdownTime"] == "2026-11-30T03:00:00Z");
 }
 
@@ -50,6 +54,7 @@ TEST_CASE("ownership: the Secret is made labelled and owned by the claim") {
           json{{"metadata",
                 {{"labels",
                   {{"osf.sandbox.id", "0123456789ab"},
-                   {"app.kubernetes.io/managed-by", "sandbox-kubernetes"}}},
+                   {"app.kubernetes.io/managed-by", "sandbox-kubernetes"},
+                   {"osf.sandbox.owned-by-claim", "true"}}},
                  {"ownerReferences", json::array({owner})}}}});
 }

@@ -156,7 +156,8 @@ TEST_CASE("sandbox pod: labels select it for the egress policy; hardening") {
           json{{"osf.sandbox.id", "0123456789ab"},
                {"osf.sandbox.role", "sandbox"},
                {"app.kubernetes.io/component", "sandbox"},
-               {"app.kubernetes.io/managed-by", "sandbox-kubernetes"}});
+               {"app.kubernetes.io/managed-by", "sandbox-kubernetes"},
+               {"osf.sandbox.owned-by-claim", "true"}}); // the pod is the Sandbox's
     CHECK(pod["metadata"]["annotations"]["kubectl.kubernetes.io/default-container"] == "sandbox");
     const json& spec = pod["spec"];
     CHECK(spec["automountServiceAccountToken"] == false);
