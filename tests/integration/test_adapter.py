@@ -753,6 +753,11 @@ def bulk_sandbox(sandbox_id, bulk, shutdown="2099-01-01T00:00:00Z", spec=None, i
     return objects
 
 
+def labelled_by_bulk(kube, bulk):
+    out = kube.kubectl("get", ALL_KINDS + ",secrets", "-l", f"bulk={bulk}", "-o", "name", check=True).stdout
+    return out.split()
+
+
 def remove_bulk(kube, bulk):
     kube.kubectl("delete", ALL_KINDS + ",secrets", "-l", f"bulk={bulk}", "--wait=false", timeout=600)
 
@@ -865,6 +870,28 @@ def test_gc_reads_claims_pools_ended_pods_and_only_the_parts_no_claim_owns(clust
         assert leftover in part_ids and sandbox not in part_ids, part_ids
     finally:
         kube.kubectl("delete", "configmap", f"osf-sandbox-{leftover}-spec", "--ignore-not-found")
+
+
+def test_destroy_of_many_removes_in_batches_of_50_a_few_calls_each(cluster, tmp_path):
+    """destroy -l (and --all, and several IDs) removes 50 sandboxes per batch, each step one
+    kubectl call naming the batch's objects: the calls grow with the batches, not the sandboxes."""
+    kube = cluster
+    bulk = "d" + os.urandom(4).hex()
+    ids = sorted(f"{bulk[1:]}{n:04x}" for n in range(120))
+    kube.configure(simulation=False)
+    try:
+        kube.hook("POST", "objects", {"items": [o for i in ids for o in bulk_sandbox(i, bulk)]})
+        env, calls = recording_kubectl(kube, tmp_path)
+        result = adapter(kube, "destroy", "-l", f"bulk={bulk}", env=env, timeout=600, check=0)
+        assert sorted(result.stderr.splitlines()) == [f"removed sandbox {i}" for i in ids]
+        assert labelled_by_bulk(kube, bulk) == []
+        deletes = [c for c in calls() if c[0] == "delete"]
+        assert len(deletes) <= 3 * 5, deletes  # 3 batches (50, 50, 20), at most 5 steps each
+        secrets = [c for c in deletes if c[1] == "secrets"]
+        assert [sum(a.endswith("-secrets") for a in c) for c in secrets] == [50, 50, 20], secrets
+    finally:
+        kube.configure(simulation=True)
+        remove_bulk(kube, bulk)
 
 
 def test_gc_removes_in_batches_naming_each_batchs_sandboxes_in_one_call(cluster, tmp_path):

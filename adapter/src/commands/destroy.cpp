@@ -4,10 +4,18 @@
 #include "commands/sandbox_id_argument.hpp"
 #include "commands/subcommands.hpp"
 
+#include <algorithm>
+#include <cstddef>
 #include <memory>
 #include <ostream>
+#include <vector>
 
 namespace osf::commands {
+
+namespace {
+
+// Sandboxes per batch when several are destroyed (as gc's default batch).
+constexpr std::size_t kDestroyBatch = 50;
 
 // One sandbox: its log saved first when asked (nothing removed if that fails).
 void destroy_one(CommandContext& context, const std::string& id, const std::string& save_log) {
@@ -23,6 +31,67 @@ void destroy_one(CommandContext& context, const std::string& id, const std::stri
     context.backend->destroy(id);
     context.err << "removed sandbox " << id << "\n";
 }
+
+// Whether `what` went wrong for one of several: named, and the others go on.
+void report_failure(CommandContext& context, const std::string& id, const std::string& what) {
+    context.err << context.program << ": " << (what.find(id) == std::string::npos ? id + ": " : "")
+                << what << "\n";
+}
+
+// Several sandboxes, none of whose logs is kept: checked (`listed`: they
+// come from list, so they exist), then removed in batches, a few backend
+// calls each where the backend removes in batches. A batch that fails is
+// removed again one at a time, so that one sandbox that cannot be removed
+// does not keep the others. Returns how many failed.
+int destroy_several(CommandContext& context, const std::vector<std::string>& ids, bool listed) {
+    int failed = 0;
+    std::vector<std::string> found;
+    for (const auto& id : ids) {
+        check_interrupted(context);
+        try {
+            if (!listed) context.backend->check_exists(id);
+            found.push_back(id);
+        } catch (const UsageError&) {
+            throw;
+        } catch (const std::exception& e) {
+            report_failure(context, id, e.what());
+            ++failed;
+        }
+    }
+    for (std::size_t first = 0; first < found.size(); first += kDestroyBatch) {
+        check_interrupted(context);
+        const std::vector<std::string> batch(
+            found.begin() + static_cast<std::ptrdiff_t>(first),
+            found.begin() +
+                static_cast<std::ptrdiff_t>(std::min(found.size(), first + kDestroyBatch)));
+        bool removed = false;
+        try {
+            removed = batch.size() > 1 && context.backend->remove_batch(batch);
+        } catch (const Interrupted&) {
+            throw;
+        } catch (const std::exception&) {
+            removed = false; // each one again, alone, to name what fails
+        }
+        for (const auto& id : batch) {
+            if (!removed) {
+                try {
+                    check_interrupted(context);
+                    context.backend->destroy(id);
+                } catch (const Interrupted&) {
+                    throw;
+                } catch (const std::exception& e) {
+                    report_failure(context, id, e.what());
+                    ++failed;
+                    continue;
+                }
+            }
+            context.err << "removed sandbox " << id << "\n";
+        }
+    }
+    return failed;
+}
+
+} // namespace
 
 void setup_destroy(CLI::App& app, CommandContext& context) {
     struct Options {
@@ -67,23 +136,11 @@ void setup_destroy(CLI::App& app, CommandContext& context) {
             if (by_selector)
                 for (const auto& id : selected_ids(*context.backend, selector))
                     ids.push_back(id);
-            int failed = 0;
-            for (const auto& id : ids) {
-                try {
-                    destroy_one(context, id, options->save_log);
-                } catch (const UsageError&) {
-                    throw;
-                } catch (const std::exception& e) {
-                    // One that cannot be removed does not keep the others.
-                    if (ids.size() == 1) throw;
-                    const std::string what = e.what();
-                    context.err << context.program << ": "
-                                << (what.find(id) == std::string::npos ? id + ": " : "") << what
-                                << "\n";
-                    ++failed;
-                }
+            if (ids.size() == 1) {
+                destroy_one(context, ids.front(), options->save_log);
+                return 0;
             }
-            return failed == 0 ? 0 : 1;
+            return destroy_several(context, ids, options->ids.empty()) == 0 ? 0 : 1;
         });
     });
 }

@@ -133,7 +133,7 @@ private:
             ids.push_back(removal->id);
         bool all_removed = false;
         try {
-            all_removed = chunk.size() > 1 && context_.backend->gc_remove_batch(ids);
+            all_removed = chunk.size() > 1 && context_.backend->remove_batch(ids);
         } catch (const Interrupted&) {
             throw;
         } catch (const std::exception&) {

@@ -100,8 +100,8 @@ bool KubernetesBackend::gc_remove(const std::string& id) {
     return true;
 }
 
-bool KubernetesBackend::gc_remove_batch(const std::vector<std::string>& ids) {
-    gc_remove_sandboxes(context_, ids);
+bool KubernetesBackend::remove_batch(const std::vector<std::string>& ids) {
+    destroy_sandboxes(context_, ids);
     return true;
 }
 

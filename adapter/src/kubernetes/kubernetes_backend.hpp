@@ -33,7 +33,7 @@ public:
     std::unique_ptr<sandbox::EgressLogAccess> egress_log_access(const std::string& id) override;
     std::vector<Removal> gc_plan() override;
     bool gc_remove(const std::string& id) override;
-    bool gc_remove_batch(const std::vector<std::string>& ids) override;
+    bool remove_batch(const std::vector<std::string>& ids) override;
     sandbox::WallTime extend(const std::string& id, std::chrono::seconds by,
                              std::chrono::seconds max) override;
     sandbox::StateChange suspend(const std::string& id) override;

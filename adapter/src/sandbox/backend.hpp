@@ -95,9 +95,10 @@ public:
     virtual std::vector<Removal> gc_plan() = 0;
     // Removes one of them; false (nothing done) when it no longer qualifies.
     virtual bool gc_remove(const std::string& id) = 0;
-    // Removes all of them at once, in a few calls whatever their number;
-    // false (nothing done) from a backend that removes one at a time.
-    virtual bool gc_remove_batch(const std::vector<std::string>& ids) {
+    // Removes several sandboxes at once (gc's and destroy's batches), in a
+    // few calls whatever their number; false (nothing done) from a backend
+    // that removes one at a time.
+    virtual bool remove_batch(const std::vector<std::string>& ids) {
         (void)ids;
         return false;
     }

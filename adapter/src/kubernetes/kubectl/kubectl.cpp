@@ -4,7 +4,37 @@
 #include "kubernetes/kubectl/kubectl_error.hpp"
 #include "kubernetes/kubectl/list_item_splitter.hpp"
 
+#include <algorithm>
+#include <cstddef>
+
 namespace osf::kubernetes::kubectl {
+
+namespace {
+
+// kubectl throttles itself: after a burst of 10 requests one process sends at
+// most 5 a second (client-go's defaults, which kubectl has no flag for), so a
+// call naming 50 objects spends seconds waiting on itself. A call naming many
+// objects is split into calls that each fit the burst, by what kubectl sends
+// per object: one request (a get, a delete not waited for), two (a delete and
+// the get that sees it gone), four (a foreground delete: the object stays
+// while its dependents go, so the wait lists and watches it too). Two of the
+// ten are left for discovery, which kubectl fetches when it has no cache.
+constexpr std::size_t kOneRequestEach = 8;
+constexpr std::size_t kTwoRequestsEach = 4;
+constexpr std::size_t kFourRequestsEach = 2;
+
+// Runs `run` on consecutive slices of `names`, `per_call` at most each.
+template <typename Run>
+void in_calls_of(std::size_t per_call, const std::vector<std::string>& names, Run&& run) {
+    for (std::size_t first = 0; first < names.size(); first += per_call) {
+        const auto begin = names.begin() + static_cast<std::ptrdiff_t>(first);
+        const auto end =
+            names.begin() + static_cast<std::ptrdiff_t>(std::min(names.size(), first + per_call));
+        run(std::vector<std::string>(begin, end));
+    }
+}
+
+} // namespace
 
 KubectlResult Kubectl::run_checked(const KubectlCall& call) {
     KubectlResult result = runner_.run(call);
@@ -32,24 +62,26 @@ bool Kubectl::exists(const std::string& resource, const std::string& name) {
 
 std::vector<std::string> Kubectl::existing(const std::string& resource,
                                            const std::vector<std::string>& names) {
-    KubectlCall call;
-    call.args = {"get", resource};
-    call.args.insert(call.args.end(), names.begin(), names.end());
-    call.args.insert(call.args.end(), {"--namespace", ns_, "--ignore-not-found", "-o", "name"});
-    const std::string out = run_checked(call).out;
     std::vector<std::string> found;
-    std::size_t start = 0;
-    while (start < out.size()) {
-        auto end = out.find('\n', start);
-        if (end == std::string::npos) end = out.size();
-        std::string line = out.substr(start, end - start);
-        while (!line.empty() && (line.back() == '\r' || line.back() == ' '))
-            line.pop_back();
-        // "<kind>.<group>/<name>"
-        if (const auto slash = line.rfind('/'); slash != std::string::npos)
-            found.push_back(line.substr(slash + 1));
-        start = end + 1;
-    }
+    in_calls_of(kOneRequestEach, names, [&](const std::vector<std::string>& part) {
+        KubectlCall call;
+        call.args = {"get", resource};
+        call.args.insert(call.args.end(), part.begin(), part.end());
+        call.args.insert(call.args.end(), {"--namespace", ns_, "--ignore-not-found", "-o", "name"});
+        const std::string out = run_checked(call).out;
+        std::size_t start = 0;
+        while (start < out.size()) {
+            auto end = out.find('\n', start);
+            if (end == std::string::npos) end = out.size();
+            std::string line = out.substr(start, end - start);
+            while (!line.empty() && (line.back() == '\r' || line.back() == ' '))
+                line.pop_back();
+            // "<kind>.<group>/<name>"
+            if (const auto slash = line.rfind('/'); slash != std::string::npos)
+                found.push_back(line.substr(slash + 1));
+            start = end + 1;
+        }
+    });
     return found;
 }
 
@@ -148,11 +180,13 @@ void Kubectl::delete_named(const std::string& resource, const std::string& name)
 }
 
 void Kubectl::delete_all_named(const std::vector<std::string>& objects) {
-    KubectlCall call;
-    call.args = {"delete"};
-    call.args.insert(call.args.end(), objects.begin(), objects.end());
-    call.args.insert(call.args.end(), {"--namespace", ns_, "--ignore-not-found"});
-    run_checked(call);
+    in_calls_of(kTwoRequestsEach, objects, [&](const std::vector<std::string>& part) {
+        KubectlCall call;
+        call.args = {"delete"};
+        call.args.insert(call.args.end(), part.begin(), part.end());
+        call.args.insert(call.args.end(), {"--namespace", ns_, "--ignore-not-found"});
+        run_checked(call);
+    });
 }
 
 void Kubectl::delete_with_dependents(const std::string& resource, const std::string& name) {
@@ -164,21 +198,26 @@ void Kubectl::delete_with_dependents(const std::string& resource, const std::str
 
 void Kubectl::delete_with_dependents(const std::string& resource,
                                      const std::vector<std::string>& names) {
-    KubectlCall call;
-    call.args = {"delete", resource};
-    call.args.insert(call.args.end(), names.begin(), names.end());
-    call.args.insert(call.args.end(),
-                     {"--namespace", ns_, "--ignore-not-found", "--cascade=foreground"});
-    run_checked(call);
+    in_calls_of(kFourRequestsEach, names, [&](const std::vector<std::string>& part) {
+        KubectlCall call;
+        call.args = {"delete", resource};
+        call.args.insert(call.args.end(), part.begin(), part.end());
+        call.args.insert(call.args.end(),
+                         {"--namespace", ns_, "--ignore-not-found", "--cascade=foreground"});
+        run_checked(call);
+    });
 }
 
 void Kubectl::delete_without_waiting(const std::string& resource,
                                      const std::vector<std::string>& names) {
-    KubectlCall call;
-    call.args = {"delete", resource};
-    call.args.insert(call.args.end(), names.begin(), names.end());
-    call.args.insert(call.args.end(), {"--namespace", ns_, "--ignore-not-found", "--wait=false"});
-    run_checked(call);
+    in_calls_of(kOneRequestEach, names, [&](const std::vector<std::string>& part) {
+        KubectlCall call;
+        call.args = {"delete", resource};
+        call.args.insert(call.args.end(), part.begin(), part.end());
+        call.args.insert(call.args.end(),
+                         {"--namespace", ns_, "--ignore-not-found", "--wait=false"});
+        run_checked(call);
+    });
 }
 
 void Kubectl::delete_without_waiting(const std::string& resource, const std::string& name) {

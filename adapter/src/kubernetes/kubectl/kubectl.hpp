@@ -53,6 +53,8 @@ public:
     void list_items(const std::string& resources, const std::string& selector,
                     const ListOptions& options,
                     const std::function<void(nlohmann::json item)>& on_item);
+    // The calls below that name several objects are split into calls that
+    // each fit kubectl's burst of requests (kubectl.cpp).
     // Creates an object or every item of a List, sent on stdin.
     void create(const nlohmann::json& objects);
     void delete_by_label(const std::string& resources, const std::string& selector);

@@ -25,4 +25,10 @@ void destroy_sandbox(OperationContext& context, const std::string& id) {
     remove_sandbox(kube, id);
 }
 
+void destroy_sandboxes(OperationContext& context, const std::vector<std::string>& ids) {
+    const auto settings = sandbox::read_settings(context.getenv);
+    kubectl::Kubectl kube(context.runner, settings.ns);
+    remove_sandboxes(kube, ids);
+}
+
 } // namespace osf::kubernetes

@@ -5,6 +5,7 @@
 #include "kubernetes/operations/operation_context.hpp"
 
 #include <string>
+#include <vector>
 
 namespace osf::kubernetes {
 
@@ -12,5 +13,7 @@ namespace osf::kubernetes {
 void check_sandbox_exists(OperationContext& context, const std::string& id);
 // Deletes them (what is already gone is not an error).
 void destroy_sandbox(OperationContext& context, const std::string& id);
+// Several at once (remove_sandboxes): a few kubectl calls whatever their number.
+void destroy_sandboxes(OperationContext& context, const std::vector<std::string>& ids);
 
 } // namespace osf::kubernetes

@@ -50,10 +50,4 @@ void gc_remove_sandbox(OperationContext& context, const std::string& id) {
     remove_sandbox(kube, id);
 }
 
-void gc_remove_sandboxes(OperationContext& context, const std::vector<std::string>& ids) {
-    const auto settings = sandbox::read_settings(context.getenv);
-    kubectl::Kubectl kube(context.runner, settings.ns);
-    remove_sandboxes(kube, ids);
-}
-
 } // namespace osf::kubernetes

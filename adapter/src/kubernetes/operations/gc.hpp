@@ -12,7 +12,5 @@ namespace osf::kubernetes {
 
 std::vector<manifests::GcRemoval> plan_gc(OperationContext& context);
 void gc_remove_sandbox(OperationContext& context, const std::string& id);
-// Several at once (remove_sandboxes): a few kubectl calls per batch.
-void gc_remove_sandboxes(OperationContext& context, const std::vector<std::string>& ids);
 
 } // namespace osf::kubernetes

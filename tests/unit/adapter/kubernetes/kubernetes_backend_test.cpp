@@ -158,8 +158,8 @@ TEST_CASE("gc: removes by label what the plan says, one line each; --dry-run rem
     CHECK(t.out.str() == kId + " expired at 2026-11-29T18:30:00Z\n");
     const auto deletes = t.kubectl.find({"delete"});
     // The Secret by name; the claim, then the Sandbox, with their dependents (waited for:
-    // nothing a controller could start again is left); the rest by name, in one call.
-    REQUIRE(deletes.size() == 4);
+    // nothing a controller could start again is left); the rest by name, four a call.
+    REQUIRE(deletes.size() == 6);
     CHECK(deletes[0].args ==
           std::vector<std::string>{"delete", "secrets", "osf-sandbox-" + kId + "-secrets",
                                    "--namespace", "default", "--ignore-not-found", "--wait=false"});
@@ -221,9 +221,9 @@ TEST_CASE("gc --batch: a few calls per batch naming each sandbox of it, progress
                                    "osf-sandbox-aaaaaaaaaaaa", "osf-sandbox-bbbbbbbbbbbb",
                                    "--namespace", "default", "--ignore-not-found", "-o", "name"});
     const auto deletes = t.kubectl.find({"delete"});
-    // First batch: Secrets, claims, Sandboxes, the named rest, the claimless one by label;
-    // second batch: remove_sandbox's four.
-    REQUIRE(deletes.size() == 9);
+    // First batch: Secrets, claims, Sandboxes, the named rest (20, four a call), the
+    // claimless one by label; second batch: remove_sandbox's, its 10 named in three calls.
+    REQUIRE(deletes.size() == 9 + 6);
     CHECK(deletes[0].args ==
           std::vector<std::string>{"delete", "secrets", "osf-sandbox-aaaaaaaaaaaa-secrets",
                                    "osf-sandbox-bbbbbbbbbbbb-secrets", "--namespace", "default",
@@ -235,15 +235,19 @@ TEST_CASE("gc --batch: a few calls per batch naming each sandbox of it, progress
                                    "--cascade=foreground"});
     CHECK(deletes[2].args[1] == "sandboxes.v1beta1.agents.x-k8s.io");
     CHECK(deletes[2].args.back() == "--cascade=foreground");
-    const auto& named = deletes[3].args;
+    std::vector<std::string> named;
+    for (std::size_t at = 3; at < 8; ++at) {
+        CHECK(deletes[at].args.size() <= 1 + 4 + 3);
+        named.insert(named.end(), deletes[at].args.begin(), deletes[at].args.end());
+    }
     CHECK(std::count_if(named.begin(), named.end(), [](const std::string& arg) {
               return arg.find("aaaaaaaaaaaa") != std::string::npos;
           }) == std::count_if(named.begin(), named.end(), [](const std::string& arg) {
               return arg.find("bbbbbbbbbbbb") != std::string::npos;
           }));
-    CHECK(deletes[4].args[4] == "-l");
-    CHECK(deletes[4].args[5] == "osf.sandbox.id in (bbbbbbbbbbbb)");
-    CHECK(deletes[5].args[2] == "osf-sandbox-cccccccccccc-secrets");
+    CHECK(deletes[8].args[4] == "-l");
+    CHECK(deletes[8].args[5] == "osf.sandbox.id in (bbbbbbbbbbbb)");
+    CHECK(deletes[9].args[2] == "osf-sandbox-cccccccccccc-secrets");
 
     // A batch that fails is tried again one sandbox at a time: each failure named.
     TestContext failing;
@@ -260,13 +264,13 @@ TEST_CASE("gc --batch: a few calls per batch naming each sandbox of it, progress
     bounded.kubectl.on({"get", "--raw"}, ok(raw_list_of(claims)));
     bounded.kubectl.on({"get", kSandboxPartResources}, ok(R"({"items":[]})"));
     bounded.kubectl.while_running = [&](const auto& call) {
-        if (call.args[0] == "delete") bounded.now += 10s;
+        if (call.args[0] == "delete") bounded.now += 6s; // 7 deletes a sandbox: 42 s
     };
     CHECK(run(bounded, {"gc", "--batch", "1", "--max-seconds", "60"}) == 0);
     CHECK(bounded.out.str() == "aaaaaaaaaaaa expired at 2026-11-29T18:30:00Z\n"
                                "bbbbbbbbbbbb expired at 2026-11-29T18:30:00Z\n");
     CHECK_THAT(bounded.err.str(),
-               Catch::EndsWith("sandbox-kubernetes: gc: stopped after 100 s (--max-seconds 60): 1 "
+               Catch::EndsWith("sandbox-kubernetes: gc: stopped after 84 s (--max-seconds 60): 1 "
                                "sandboxes left for the next run\n"));
     TestContext bad;
     CHECK(run(bad, {"gc", "--batch", "0"}) == 2);

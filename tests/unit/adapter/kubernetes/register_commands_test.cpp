@@ -723,12 +723,17 @@ TEST_CASE("destroy: unknown ID exits 1; a known one deletes by name, or by label
               .find({"delete", "sandboxes.v1beta1.agents.x-k8s.io", "osf-sandbox-" + kId,
                      "--namespace", "default", "--ignore-not-found"})
               .size() == 1);
-    const auto named =
-        t.kubectl.find({"delete", "sandboxwarmpools.v1beta1.extensions.agents.x-k8s.io/"
-                                  "osf-sandbox-" +
-                                      kId});
-    REQUIRE(named.size() == 1);
-    CHECK(named[0].args ==
+    // The rest by name, in calls of four (each within kubectl's burst of ten requests).
+    std::vector<std::string> named = {"delete"};
+    for (const auto& call : t.kubectl.find({"delete"})) {
+        if (call.args[1].find('/') == std::string::npos) continue;
+        CHECK(call.args.size() <= 1 + 4 + 3);
+        CHECK(std::vector<std::string>(call.args.end() - 3, call.args.end()) ==
+              std::vector<std::string>{"--namespace", "default", "--ignore-not-found"});
+        named.insert(named.end(), call.args.begin() + 1, call.args.end() - 3);
+    }
+    named.insert(named.end(), {"--namespace", "default", "--ignore-not-found"});
+    CHECK(named ==
           std::vector<std::string>{
               "delete", "sandboxwarmpools.v1beta1.extensions.agents.x-k8s.io/osf-sandbox-" + kId,
               "sandboxtemplates.v1beta1.extensions.agents.x-k8s.io/osf-sandbox-" + kId,
@@ -753,6 +758,50 @@ TEST_CASE("destroy: unknown ID exits 1; a known one deletes by name, or by label
         swept = swept || std::find(call.args.begin(), call.args.end(), "osf.sandbox.id=" + kId) !=
                              call.args.end();
     CHECK(swept);
+}
+
+TEST_CASE("destroy of several: removed in batches, a few calls each; what fails is named") {
+    const std::string claims = "sandboxclaims.v1beta1.extensions.agents.x-k8s.io";
+    const std::vector<std::string> ids = {"aaaaaaaaaaaa", "bbbbbbbbbbbb", "cccccccccccc"};
+    const auto found_claim = [&](TestContext& t, const std::string& id) {
+        t.kubectl.on({"get", claims, "osf-sandbox-" + id, "--namespace"},
+                     ok("sandboxclaim.extensions.agents.x-k8s.io/osf-sandbox-" + id + "\n"));
+    };
+    TestContext t;
+    t.kubectl.on({"get"}, ok(R"({"kind":"List","items":[]})"));
+    found_claim(t, ids[0]);
+    found_claim(t, ids[1]);
+    t.kubectl.on({"get", claims, "osf-sandbox-" + ids[2]}, ok(""));
+    t.kubectl.on({"get", claims, "osf-sandbox-" + ids[0], "osf-sandbox-" + ids[1]},
+                 ok("sandboxclaim.extensions.agents.x-k8s.io/osf-sandbox-" + ids[0] +
+                    "\nsandboxclaim.extensions.agents.x-k8s.io/osf-sandbox-" + ids[1] + "\n"));
+    CHECK(run(t, {"destroy", ids[0], ids[1], ids[2]}) == 1);
+    CHECK(t.err.str() == "sandbox-kubernetes: no sandbox " + ids[2] + "\nremoved sandbox " +
+                             ids[0] + "\nremoved sandbox " + ids[1] + "\n");
+    // The two found go in one batch: one call per step, each naming both; their other
+    // objects by name, four a call (within kubectl's burst).
+    const auto deletes = t.kubectl.find({"delete"});
+    REQUIRE(deletes.size() == 3 + 5);
+    CHECK(deletes[0].args ==
+          std::vector<std::string>{"delete", "secrets", "osf-sandbox-" + ids[0] + "-secrets",
+                                   "osf-sandbox-" + ids[1] + "-secrets", "--namespace", "default",
+                                   "--ignore-not-found", "--wait=false"});
+    CHECK(deletes[1].args[1] == claims);
+    CHECK(deletes[1].args[3] == "osf-sandbox-" + ids[1]);
+    for (const auto& call : deletes)
+        CHECK(std::find(call.args.begin(), call.args.end(), "-l") == call.args.end());
+
+    // A batch that fails is done again one at a time: each failure named, exit 1.
+    TestContext failing;
+    failing.kubectl.on({"get"}, ok(R"({"kind":"List","items":[]})"));
+    found_claim(failing, ids[0]);
+    found_claim(failing, ids[1]);
+    failing.kubectl.on({"delete"}, fail("Error from server (Forbidden): no\n"));
+    CHECK(run(failing, {"destroy", ids[0], ids[1]}) == 1);
+    for (const auto& id : {ids[0], ids[1]})
+        CHECK_THAT(failing.err.str(), Catch::Contains("sandbox-kubernetes: " + id + ": ") &&
+                                          Catch::Contains("Forbidden"));
+    CHECK_THAT(failing.err.str(), !Catch::Contains("removed sandbox"));
 }
 
 TEST_CASE("list: IDs one per line; -o wide a table with a header; -o json and --json") {
