@@ -831,9 +831,15 @@ def test_gc_cronjob_is_on_by_default_and_its_role_is_exactly_what_gc_calls(helm)
     gc_sources = _read_sources("kubernetes/operations/gc.cpp")
     assert gc_sources, "adapter/src/kubernetes/operations/gc.cpp is missing"
     gc_text = next(iter(gc_sources.values()))
-    assert re.search(r"kube\.list_items\(\s*manifests::kSandboxResources", gc_text)
+    # It reads claims, warm pools and pods (list_items), and the other kinds in one `kube.list`:
+    # together every kind it may remove.
+    streamed = re.findall(r"kube\.list_items\(\s*manifests::(k\w+)", gc_text)
+    assert streamed == ["kSandboxClaims", "kSandboxWarmPools", "kPods"], streamed
+    assert re.search(r"kube\.list\(\s*manifests::kSandboxPartResources", gc_text)
+    read = {consts[k] for k in streamed} | set(consts["kSandboxPartResources"].split(","))
+    assert read == set(consts["kSandboxResources"].split(","))
     assert "remove_sandbox(kube" in gc_text
-    assert re.findall(r"\bkube\.(\w+)\(", gc_text) == ["list_items"], \
+    assert re.findall(r"\bkube\.(\w+)\(", gc_text) == ["list_items"] * 3 + ["list"], \
         "gc makes a kubectl call this test does not know"
     # remove_sandbox: the claim's existence by name (get), every other object by name (delete and
     # its wait), all among the kinds below.
