@@ -209,7 +209,9 @@ def test_create_writes_every_object(cluster, tmp_path, secrets_dir):
     assert "egress proxy" in result.stderr and "ready" in result.stderr  # progress on stderr
     assert SECRET_VALUE not in result.stdout + result.stderr
     name = f"osf-sandbox-{sandbox_id}"
-    labels = {"osf.sandbox.id": sandbox_id, "app.kubernetes.io/managed-by": "sandbox-kubernetes"}
+    # Everything but the claim is owned by the claim, and labelled so (gc leaves it out).
+    labels = {"osf.sandbox.id": sandbox_id, "app.kubernetes.io/managed-by": "sandbox-kubernetes",
+              "osf.sandbox.owned-by-claim": "true"}
 
     secret = get(kube, "secret", f"{name}-secrets")
     assert secret["metadata"]["labels"] == labels
