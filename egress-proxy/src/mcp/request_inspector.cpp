@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <variant>
+#include <vector>
 
 namespace osf::mcp {
 
@@ -68,16 +70,19 @@ std::optional<CallRefusal> refusal_of_call(const JsonTape& tape, const Message& 
                        RefusalReason::tool_argument_not_allowed, std::move(refusal->rule)};
 }
 
-} // namespace
+// The body read as JSON-RPC messages: a single object or a non-empty batch
+// of objects, each with, if any, a string method.
+struct ParsedBody {
+    JsonTape tape;
+    bool batch = false;
+    std::vector<Message> messages;
+};
 
-RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view content_type,
-                               std::string_view content_encoding, std::string_view body) {
-    return inspect_request(policy, content_type, content_encoding, body, RoutingHeaders{});
-}
-
-RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view content_type,
-                               std::string_view content_encoding, std::string_view body,
-                               const RoutingHeaders& routing) {
+// The body's messages, or the verdict on a body the filter cannot read.
+std::variant<ParsedBody, RequestVerdict> read_messages(const ServerPolicy& policy,
+                                                       std::string_view content_type,
+                                                       std::string_view content_encoding,
+                                                       std::string_view body) {
     if (!is_identity_encoding(content_encoding)) {
         return unreadable(415, kParseError, "Parse error: compressed request body",
                           "content-encoding is not identity");
@@ -114,7 +119,6 @@ RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view cont
                           "not a JSON-RPC message or non-empty batch");
     }
 
-    // Every message must be an object with, if any, a string method.
     std::vector<Message> messages;
     for (auto entry : entries) {
         if (tape->at(entry).kind != Kind::Object) {
@@ -133,87 +137,78 @@ RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view cont
         if (auto id = tape->member(entry, "id")) message.id_json = std::string(tape->span(*id));
         messages.push_back(std::move(message));
     }
+    return ParsedBody{std::move(*tape), batch, std::move(messages)};
+}
 
-    RequestVerdict verdict;
-    // For the log: each method once, the first kMaxLoggedMethods of them (a batch
-    // of many distinct methods costs no more than that per message).
+// For the log: each method once, the first kMaxLoggedMethods of them (a batch
+// of many distinct methods costs no more than that per message).
+std::vector<std::string> logged_methods(const std::vector<Message>& messages) {
     constexpr std::size_t kMaxLoggedMethods = 16;
+    std::vector<std::string> methods;
     for (const auto& message : messages) {
         if (!message.method) continue;
-        if (std::find(verdict.methods.begin(), verdict.methods.end(), *message.method) !=
-            verdict.methods.end())
-            continue;
-        if (verdict.methods.size() == kMaxLoggedMethods) break;
-        verdict.methods.push_back(*message.method);
+        if (std::find(methods.begin(), methods.end(), *message.method) != methods.end()) continue;
+        if (methods.size() == kMaxLoggedMethods) break;
+        methods.push_back(*message.method);
     }
+    return methods;
+}
 
-    // Headers a server or gateway may route on say what the body says, or nothing passes.
-    if (routing.any()) {
-        // Headers describe one message: a second is enough to show a batch.
-        std::vector<RoutedMessage> routed;
-        for (const auto& message : messages) {
-            if (routed.size() == 2) break;
-            RoutedMessage r{message.method, {}, {}};
-            if (auto params = tape->member(message.entry, "params")) {
-                if (auto name = tape->member(*params, "name");
-                    name && tape->at(*name).kind == Kind::String)
-                    r.name = tape->string_value(*name);
-                if (auto uri = tape->member(*params, "uri");
-                    uri && tape->at(*uri).kind == Kind::String)
-                    r.uri = tape->string_value(*uri);
-            }
-            routed.push_back(std::move(r));
+// Headers a server or gateway may route on say what the body says, or nothing
+// passes: true when `verdict` now refuses the request for it.
+bool refused_for_routing(const ParsedBody& parsed, const RoutingHeaders& routing,
+                         const ServerPolicy& policy, RequestVerdict& verdict) {
+    const auto& tape = parsed.tape;
+    const auto& messages = parsed.messages;
+    // Headers describe one message: a second is enough to show a batch.
+    std::vector<RoutedMessage> routed;
+    for (const auto& message : messages) {
+        if (routed.size() == 2) break;
+        RoutedMessage r{message.method, {}, {}};
+        if (auto params = tape.member(message.entry, "params")) {
+            if (auto name = tape.member(*params, "name");
+                name && tape.at(*name).kind == Kind::String)
+                r.name = tape.string_value(*name);
+            if (auto uri = tape.member(*params, "uri"); uri && tape.at(*uri).kind == Kind::String)
+                r.uri = tape.string_value(*uri);
         }
-        if (auto why = routing_mismatch(routing, routed); !why.empty()) {
-            const std::string id =
-                messages.size() == 1 ? messages.front().id_json.value_or("null") : "null";
-            // A header naming a tool the spec does not declare is a call to it.
-            std::vector<std::string_view> named(routing.name.begin(), routing.name.end());
-            named.insert(named.end(), routing.tool_name.begin(), routing.tool_name.end());
-            const bool about_call =
-                !routing.tool_name.empty() ||
-                std::any_of(routing.method.begin(), routing.method.end(),
-                            [](std::string_view m) { return m == "tools/call"; }) ||
-                std::any_of(routed.begin(), routed.end(),
-                            [](const RoutedMessage& r) { return r.method == "tools/call"; });
-            const bool undeclared =
-                about_call && std::any_of(named.begin(), named.end(), [&](std::string_view v) {
-                    const auto decoded = decode_routing_value(v);
-                    if (decoded) verdict.tools_called.push_back(*decoded);
-                    return !decoded || !policy.tools.contains(*decoded);
-                });
-            verdict.action = RequestVerdict::Action::Refuse;
-            verdict.status = 400;
-            verdict.body = error_answer(id, kHeaderMismatch, "Header mismatch: " + why);
-            verdict.refused_by =
-                undeclared ? RefusalReason::mcp_tool : RefusalReason::mcp_unreadable;
-            verdict.reason = std::move(why);
-            return verdict;
-        }
+        routed.push_back(std::move(r));
     }
+    auto why = routing_mismatch(routing, routed);
+    if (why.empty()) return false;
+    const std::string id =
+        messages.size() == 1 ? messages.front().id_json.value_or("null") : "null";
+    // A header naming a tool the spec does not declare is a call to it.
+    std::vector<std::string_view> named(routing.name.begin(), routing.name.end());
+    named.insert(named.end(), routing.tool_name.begin(), routing.tool_name.end());
+    const bool about_call = !routing.tool_name.empty() ||
+                            std::any_of(routing.method.begin(), routing.method.end(),
+                                        [](std::string_view m) { return m == "tools/call"; }) ||
+                            std::any_of(routed.begin(), routed.end(), [](const RoutedMessage& r) {
+                                return r.method == "tools/call";
+                            });
+    const bool undeclared =
+        about_call && std::any_of(named.begin(), named.end(), [&](std::string_view v) {
+            const auto decoded = decode_routing_value(v);
+            if (decoded) verdict.tools_called.push_back(*decoded);
+            return !decoded || !policy.tools.contains(*decoded);
+        });
+    verdict.action = RequestVerdict::Action::Refuse;
+    verdict.status = 400;
+    verdict.body = error_answer(id, kHeaderMismatch, "Header mismatch: " + why);
+    verdict.refused_by = undeclared ? RefusalReason::mcp_tool : RefusalReason::mcp_unreadable;
+    verdict.reason = std::move(why);
+    return true;
+}
 
-    std::vector<std::optional<CallRefusal>> refusals(messages.size());
-    bool any_refused = false;
-    for (std::size_t i = 0; i < messages.size(); ++i) {
-        const Message& message = messages[i];
-        // Exact, case-sensitive, after unescaping: as JSON-RPC servers compare.
-        if (message.method == "tools/call") {
-            refusals[i] = refusal_of_call(*tape, message, policy, verdict.tools_called);
-            any_refused = any_refused || refusals[i].has_value();
-        } else if (message.method == "tools/list" && message.id_json) {
-            verdict.tools_list_ids.push_back(canonical_json(*message.id_json));
-        }
-    }
-
-    if (!any_refused) {
-        verdict.action = RequestVerdict::Action::Forward;
-        verdict.status = 0;
-        return verdict;
-    }
-
-    // Nothing reaches the server: answer every request ourselves. Notifications
-    // (no id) and client responses (no method) get no answer, as JSON-RPC requires.
-    // An undeclared tool outweighs refused arguments: it is the wider overreach.
+// Nothing reaches the server: `verdict` answers every request itself.
+// Notifications (no id) and client responses (no method) get no answer, as
+// JSON-RPC requires. An undeclared tool outweighs refused arguments: it is
+// the wider overreach.
+void answer_refused(const ParsedBody& parsed, std::vector<std::optional<CallRefusal>>& refusals,
+                    RequestVerdict& verdict) {
+    const bool batch = parsed.batch;
+    const auto& messages = parsed.messages;
     verdict.action = RequestVerdict::Action::ReplyJsonRpc;
     const bool undeclared = std::any_of(refusals.begin(), refusals.end(), [](const auto& r) {
         return r && r->reason == RefusalReason::mcp_tool;
@@ -246,12 +241,12 @@ RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view cont
     if (answers.empty()) {
         // Only notifications: HTTP 202 with no body, like a server accepting them.
         verdict.status = 202;
-        return verdict;
+        return;
     }
     verdict.status = 200;
     if (!batch) {
         verdict.body = std::move(answers.front());
-        return verdict;
+        return;
     }
     verdict.body = "[";
     for (std::size_t i = 0; i < answers.size(); ++i) {
@@ -259,6 +254,45 @@ RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view cont
         verdict.body += answers[i];
     }
     verdict.body += "]";
+}
+
+} // namespace
+
+RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view content_type,
+                               std::string_view content_encoding, std::string_view body) {
+    return inspect_request(policy, content_type, content_encoding, body, RoutingHeaders{});
+}
+
+RequestVerdict inspect_request(const ServerPolicy& policy, std::string_view content_type,
+                               std::string_view content_encoding, std::string_view body,
+                               const RoutingHeaders& routing) {
+    auto read = read_messages(policy, content_type, content_encoding, body);
+    if (auto* refused = std::get_if<RequestVerdict>(&read)) return std::move(*refused);
+    const ParsedBody& parsed = std::get<ParsedBody>(read);
+    const auto& messages = parsed.messages;
+
+    RequestVerdict verdict;
+    verdict.methods = logged_methods(messages);
+    if (routing.any() && refused_for_routing(parsed, routing, policy, verdict)) return verdict;
+
+    std::vector<std::optional<CallRefusal>> refusals(messages.size());
+    bool any_refused = false;
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+        const Message& message = messages[i];
+        // Exact, case-sensitive, after unescaping: as JSON-RPC servers compare.
+        if (message.method == "tools/call") {
+            refusals[i] = refusal_of_call(parsed.tape, message, policy, verdict.tools_called);
+            any_refused = any_refused || refusals[i].has_value();
+        } else if (message.method == "tools/list" && message.id_json) {
+            verdict.tools_list_ids.push_back(canonical_json(*message.id_json));
+        }
+    }
+    if (!any_refused) {
+        verdict.action = RequestVerdict::Action::Forward;
+        verdict.status = 0;
+        return verdict;
+    }
+    answer_refused(parsed, refusals, verdict);
     return verdict;
 }
 
