@@ -212,75 +212,38 @@ void prepare_tls(SSL* ssl, const std::string& host) {
 
 } // namespace
 
-asio::awaitable<UpstreamResult> acquire_upstream(ProxyRuntime& ctx, UpstreamPool& pool,
-                                                 const std::string& host, std::uint16_t port,
-                                                 bool tls,
-                                                 const std::vector<tcp::endpoint>* checked,
-                                                 bool allow_pooled, bool offer_h2) {
-    UpstreamResult out;
-    offer_h2 = offer_h2 && tls;
-    const auto key = upstream_key(host, port, tls, offer_h2);
-    const auto on_h2 = [&](std::shared_ptr<H2UpstreamConnection> shared, bool reused) {
-        auto connection = std::make_unique<UpstreamConnection>();
-        connection->key = key;
-        connection->buffer.max_size(ctx.config.limits().read_buffer_bytes());
-        connection->stream.emplace<H2UpstreamStream>(std::move(shared),
-                                                     ctx.config.limits().max_header_bytes);
-        connection->reused = reused;
-        return connection;
-    };
-    const Deadline deadline =
-        std::chrono::steady_clock::now() + ctx.config.limits().upstream_timeout;
-    // Ends this request's dial for the others waiting on it, however it ends.
-    struct DialGuard {
-        UpstreamPool* pool = nullptr;
-        std::string key;
-        ~DialGuard() {
-            if (pool) pool->end_h2_dial(key);
-        }
-    } dial_guard;
-    if (allow_pooled && offer_h2) {
-        if (auto pending = pool.h2_dial_under_way(key)) {
-            auto [ignored] = co_await pending->async_wait(asio::as_tuple(asio::use_awaitable));
-            (void)ignored; // cancelled when that dial ended, or expired at its deadline
-        }
-        if (auto shared = pool.take_h2(key)) {
-            ctx.metrics.upstream_reused.fetch_add(1, std::memory_order_relaxed);
-            out.connection = on_h2(std::move(shared), true);
-            co_return out;
-        }
-        if (!pool.h2_dial_under_way(key)) {
-            auto done = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor);
-            done->expires_at(deadline);
-            pool.start_h2_dial(key, std::move(done));
-            dial_guard.pool = &pool;
-            dial_guard.key = key;
-        }
-    }
-    if (allow_pooled) {
-        if (auto pooled = pool.take(key)) {
-            ctx.metrics.upstream_reused.fetch_add(1, std::memory_order_relaxed);
-            out.connection = std::move(pooled);
-            co_return out;
-        }
-    }
-    std::vector<tcp::endpoint> endpoints;
-    if (checked && !checked->empty()) {
-        endpoints = *checked;
-    } else {
-        auto resolved = co_await resolve_checked(ctx, host, port, deadline);
-        if (resolved.error) {
-            out.error = resolved.error;
-            out.detail = std::move(resolved.detail);
-            co_return out;
-        }
-        if (!resolved.refusal.allowed) {
-            out.refusal = std::move(resolved.refusal);
-            co_return out;
-        }
-        endpoints = std::move(resolved.endpoints);
-    }
+namespace {
 
+// A request's connection that is a stream of a shared HTTP/2 connection.
+std::unique_ptr<UpstreamConnection>
+h2_stream_connection(ProxyRuntime& ctx, const std::string& key,
+                     std::shared_ptr<H2UpstreamConnection> shared, bool reused) {
+    auto connection = std::make_unique<UpstreamConnection>();
+    connection->key = key;
+    connection->buffer.max_size(ctx.config.limits().read_buffer_bytes());
+    connection->stream.emplace<H2UpstreamStream>(std::move(shared),
+                                                 ctx.config.limits().max_header_bytes);
+    connection->reused = reused;
+    return connection;
+}
+
+// Ends this request's dial for the others waiting on it, however it ends.
+struct DialGuard {
+    UpstreamPool* pool = nullptr;
+    std::string key;
+    ~DialGuard() {
+        if (pool) pool->end_h2_dial(key);
+    }
+};
+
+// A new connection to one of `endpoints`: TCP, then TLS when asked (the
+// origin verified, h2 offered when asked); one that speaks h2 joins the pool.
+asio::awaitable<UpstreamResult> connect_new(ProxyRuntime& ctx, UpstreamPool& pool,
+                                            const std::string& key, const std::string& host,
+                                            std::uint16_t port, bool tls, bool offer_h2,
+                                            std::vector<tcp::endpoint> endpoints,
+                                            Deadline deadline) {
+    UpstreamResult out;
     auto connection = std::make_unique<UpstreamConnection>();
     connection->key = key;
     connection->buffer.max_size(ctx.config.limits().read_buffer_bytes());
@@ -345,11 +308,70 @@ asio::awaitable<UpstreamResult> acquire_upstream(ProxyRuntime& ctx, UpstreamPool
             co_return out;
         }
         pool.add_h2(shared);
-        out.connection = on_h2(std::move(shared), false);
+        out.connection = h2_stream_connection(ctx, key, std::move(shared), false);
         co_return out;
     }
     out.connection = std::move(connection);
     co_return out;
+}
+
+} // namespace
+
+asio::awaitable<UpstreamResult> acquire_upstream(ProxyRuntime& ctx, UpstreamPool& pool,
+                                                 const std::string& host, std::uint16_t port,
+                                                 bool tls,
+                                                 const std::vector<tcp::endpoint>* checked,
+                                                 bool allow_pooled, bool offer_h2) {
+    UpstreamResult out;
+    offer_h2 = offer_h2 && tls;
+    const auto key = upstream_key(host, port, tls, offer_h2);
+    const Deadline deadline =
+        std::chrono::steady_clock::now() + ctx.config.limits().upstream_timeout;
+    DialGuard dial_guard;
+    if (allow_pooled && offer_h2) {
+        if (auto pending = pool.h2_dial_under_way(key)) {
+            auto [ignored] = co_await pending->async_wait(asio::as_tuple(asio::use_awaitable));
+            (void)ignored; // cancelled when that dial ended, or expired at its deadline
+        }
+        if (auto shared = pool.take_h2(key)) {
+            ctx.metrics.upstream_reused.fetch_add(1, std::memory_order_relaxed);
+            out.connection = h2_stream_connection(ctx, key, std::move(shared), true);
+            co_return out;
+        }
+        if (!pool.h2_dial_under_way(key)) {
+            auto done = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor);
+            done->expires_at(deadline);
+            pool.start_h2_dial(key, std::move(done));
+            dial_guard.pool = &pool;
+            dial_guard.key = key;
+        }
+    }
+    if (allow_pooled) {
+        if (auto pooled = pool.take(key)) {
+            ctx.metrics.upstream_reused.fetch_add(1, std::memory_order_relaxed);
+            out.connection = std::move(pooled);
+            co_return out;
+        }
+    }
+    std::vector<tcp::endpoint> endpoints;
+    if (checked && !checked->empty()) {
+        endpoints = *checked;
+    } else {
+        auto resolved = co_await resolve_checked(ctx, host, port, deadline);
+        if (resolved.error) {
+            out.error = resolved.error;
+            out.detail = std::move(resolved.detail);
+            co_return out;
+        }
+        if (!resolved.refusal.allowed) {
+            out.refusal = std::move(resolved.refusal);
+            co_return out;
+        }
+        endpoints = std::move(resolved.endpoints);
+    }
+    // The dial guard lives until the new connection is made (or fails).
+    co_return co_await connect_new(ctx, pool, key, host, port, tls, offer_h2, std::move(endpoints),
+                                   deadline);
 }
 
 } // namespace osf::net
