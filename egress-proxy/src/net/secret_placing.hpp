@@ -9,12 +9,12 @@
 
 #include "admission/request_admission.hpp"
 #include "net/body_relay.hpp"
-#include "net/client_session.hpp"
 #include "net/exchange.hpp"
 #include "net/forwarding.hpp"
 #include "net/http_messages.hpp"
 #include "net/local_reply.hpp"
 #include "net/proxy_runtime.hpp"
+#include "net/session_types.hpp"
 #include "secrets/secret_placement.hpp"
 
 #include <boost/asio/awaitable.hpp>
