@@ -7,7 +7,7 @@
 #include <boost/asio/ip/address_v6.hpp>
 #include <cstdint>
 
-namespace osf::policy {
+namespace osf::hosts {
 namespace {
 
 constexpr std::size_t max_label_length = 63;
@@ -193,4 +193,4 @@ std::optional<HostPort> split_host_port(std::string_view authority, std::uint16_
     return HostPort{std::string(host), port};
 }
 
-} // namespace osf::policy
+} // namespace osf::hosts

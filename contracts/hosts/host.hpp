@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace osf::policy {
+namespace osf::hosts {
 
 // A destination host in canonical form: lower case, no trailing dot, IPv6
 // without brackets; an IPv4 literal in any form inet_aton accepts (decimal
@@ -32,4 +32,4 @@ struct HostPort {
 };
 std::optional<HostPort> split_host_port(std::string_view authority, std::uint16_t default_port);
 
-} // namespace osf::policy
+} // namespace osf::hosts

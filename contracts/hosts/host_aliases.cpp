@@ -6,7 +6,7 @@
 
 #include <boost/asio/ip/address.hpp>
 
-namespace osf::policy {
+namespace osf::hosts {
 namespace {
 
 // An environment value may carry a newline (a file read into it, a YAML block).
@@ -60,4 +60,4 @@ AliasParse parse_host_aliases(std::string_view text) {
     return result;
 }
 
-} // namespace osf::policy
+} // namespace osf::hosts

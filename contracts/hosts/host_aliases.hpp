@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace osf::policy {
+namespace osf::hosts {
 
 // Canonical host (hosts/host.hpp) -> the address it stands for.
 using HostAliases = std::map<std::string, boost::asio::ip::address>;
@@ -18,4 +18,4 @@ struct AliasParse {
 };
 AliasParse parse_host_aliases(std::string_view text);
 
-} // namespace osf::policy
+} // namespace osf::hosts

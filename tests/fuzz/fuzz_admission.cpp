@@ -103,7 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     const auto& plan = admitted.plan();
-    OSF_FUZZ_CHECK(osf::policy::canonical_host(plan.host) == plan.host);
+    OSF_FUZZ_CHECK(osf::hosts::canonical_host(plan.host) == plan.host);
     OSF_FUZZ_CHECK(plan.port != 0);
     // Inside a tunnel too: each request is admitted by the rules in force when it
     // comes, whatever admitted the CONNECT (a revoke holds from the next request).
@@ -116,8 +116,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     OSF_FUZZ_CHECK(plan.path == plan.target.substr(0, plan.target.find('?')));
     OSF_FUZZ_CHECK(facts.host_fields <= 1);
     if (!facts.host_field.empty()) {
-        const auto hp = osf::policy::split_host_port(facts.host_field, plan.port);
-        OSF_FUZZ_CHECK(hp && osf::policy::canonical_host(hp->host) == plan.host &&
+        const auto hp = osf::hosts::split_host_port(facts.host_field, plan.port);
+        OSF_FUZZ_CHECK(hp && osf::hosts::canonical_host(hp->host) == plan.host &&
                        hp->port == plan.port);
     } else {
         OSF_FUZZ_CHECK(facts.version == 10 && plan.host_field);

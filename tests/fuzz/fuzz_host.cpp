@@ -37,7 +37,7 @@ const osf::policy::Policy& policy() {
 // The fixed spec's egress list, restated.
 bool expected_allowed(const std::string& host, std::uint16_t port) {
     if (port == 0) return false;
-    const bool literal = osf::policy::host_as_address(host).has_value();
+    const bool literal = osf::hosts::host_as_address(host).has_value();
     const std::string_view suffix = ".githubusercontent.com";
     return host == "api.example.com" ||
            (!literal && host.size() > suffix.size() && host.ends_with(suffix)) ||
@@ -76,11 +76,11 @@ bool expected_not_public(const ip::address& address) {
 }
 
 std::optional<std::string> checked_canonical(std::string_view raw) {
-    auto canonical = osf::policy::canonical_host(raw);
+    auto canonical = osf::hosts::canonical_host(raw);
     if (!canonical) return canonical;
     OSF_FUZZ_CHECK(!canonical->empty() && canonical->back() != '.');
-    OSF_FUZZ_CHECK(osf::policy::canonical_host(*canonical) == canonical);
-    if (auto address = osf::policy::host_as_address(*canonical)) {
+    OSF_FUZZ_CHECK(osf::hosts::canonical_host(*canonical) == canonical);
+    if (auto address = osf::hosts::host_as_address(*canonical)) {
         OSF_FUZZ_CHECK(address->to_string() == *canonical);
     } else {
         OSF_FUZZ_CHECK(canonical->size() <= 253);
@@ -105,7 +105,7 @@ void check_address(const std::string& host, const ip::address& address) {
 
 void check_destination(std::string_view raw, std::uint16_t port) {
     const auto decision = policy().check_destination(raw, port);
-    const auto canonical = osf::policy::canonical_host(raw);
+    const auto canonical = osf::hosts::canonical_host(raw);
     OSF_FUZZ_CHECK(decision.allowed == (canonical && expected_allowed(*canonical, port)));
     if (!decision.allowed) OSF_FUZZ_CHECK(decision.refused_by.has_value());
 }
@@ -117,13 +117,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     // The input as a host.
     if (auto canonical = checked_canonical(text)) {
-        if (auto address = osf::policy::host_as_address(*canonical))
+        if (auto address = osf::hosts::host_as_address(*canonical))
             check_address(*canonical, *address);
         check_destination(text, 443);
     }
 
     // The input as an authority (CONNECT target, Host header).
-    if (auto hp = osf::policy::split_host_port(text, 443)) {
+    if (auto hp = osf::hosts::split_host_port(text, 443)) {
         OSF_FUZZ_CHECK(!hp->host.empty() && hp->port != 0);
         checked_canonical(hp->host);
         check_destination(hp->host, hp->port);
@@ -135,12 +135,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!error) check_address("api.example.com", address), check_address("other.example", address);
 
     // The input as OSF_SANDBOX_HOST_ALIASES.
-    const auto aliases = osf::policy::parse_host_aliases(text);
+    const auto aliases = osf::hosts::parse_host_aliases(text);
     if (aliases.error.empty()) {
         const osf::policy::Policy with_aliases(osf::Spec{}, aliases.aliases);
         for (const auto& [host, target] : aliases.aliases) {
             OSF_FUZZ_CHECK(checked_canonical(host) == host);
-            OSF_FUZZ_CHECK(!osf::policy::host_as_address(host));
+            OSF_FUZZ_CHECK(!osf::hosts::host_as_address(host));
             OSF_FUZZ_CHECK(with_aliases.alias_for(host) == target);
             OSF_FUZZ_CHECK(with_aliases.check_address(host, target).allowed);
         }

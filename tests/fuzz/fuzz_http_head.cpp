@@ -74,20 +74,20 @@ HeadResult read_head(Parser& parser, std::string_view text, std::size_t first) {
 
 // canonical_host's contract, checked on every host the proxy canonicalises.
 std::optional<std::string> checked_canonical(std::string_view raw) {
-    auto canonical = osf::policy::canonical_host(raw);
+    auto canonical = osf::hosts::canonical_host(raw);
     if (!canonical) return canonical;
     OSF_FUZZ_CHECK(!canonical->empty());
     OSF_FUZZ_CHECK(canonical->back() != '.');
     OSF_FUZZ_CHECK(std::none_of(canonical->begin(), canonical->end(), [](char c) {
         return (c >= 'A' && c <= 'Z') || c == '[' || c == ']';
     }));
-    OSF_FUZZ_CHECK(osf::policy::canonical_host(*canonical) == canonical);
+    OSF_FUZZ_CHECK(osf::hosts::canonical_host(*canonical) == canonical);
     return canonical;
 }
 
-std::optional<osf::policy::HostPort> checked_split(std::string_view authority,
-                                                   std::uint16_t default_port) {
-    auto hp = osf::policy::split_host_port(authority, default_port);
+std::optional<osf::hosts::HostPort> checked_split(std::string_view authority,
+                                                  std::uint16_t default_port) {
+    auto hp = osf::hosts::split_host_port(authority, default_port);
     if (hp) {
         OSF_FUZZ_CHECK(!hp->host.empty());
         OSF_FUZZ_CHECK(hp->port != 0);

@@ -28,10 +28,10 @@ void check_accepted(const osf::Spec& spec) {
         OSF_FUZZ_CHECK(!rule.port || *rule.port != 0);
         const std::string_view host =
             rule.wildcard() ? std::string_view(rule.host).substr(2) : std::string_view(rule.host);
-        const auto canonical = osf::policy::canonical_host(host);
+        const auto canonical = osf::hosts::canonical_host(host);
         OSF_FUZZ_CHECK(canonical.has_value());
         if (rule.wildcard()) {
-            OSF_FUZZ_CHECK(!osf::policy::host_as_address(*canonical));
+            OSF_FUZZ_CHECK(!osf::hosts::host_as_address(*canonical));
             if (canonical->size() + 2 <= 253)
                 OSF_FUZZ_CHECK(
                     policy.check_destination("x." + *canonical, rule.port.value_or(443)).allowed);
@@ -47,7 +47,7 @@ void check_accepted(const osf::Spec& spec) {
         OSF_FUZZ_CHECK(server.path.starts_with("/"));
         const std::set<std::string> tools(server.tools.begin(), server.tools.end());
         OSF_FUZZ_CHECK(tools.size() == server.tools.size());
-        const auto canonical = osf::policy::canonical_host(server.host);
+        const auto canonical = osf::hosts::canonical_host(server.host);
         OSF_FUZZ_CHECK(canonical.has_value());
         OSF_FUZZ_CHECK(policy.check_destination(*canonical, server.port).allowed);
         OSF_FUZZ_CHECK(policy.mcp_server_for(*canonical, server.port, server.path) != nullptr);

@@ -152,7 +152,7 @@ Settings read_settings(const EnvLookup& getenv) {
     if (settings.host_aliases) {
         // The proxy would exit on a value it cannot read, long after the
         // sandbox started: refuse it here with the proxy's own words.
-        const auto aliases = osf::policy::parse_host_aliases(*settings.host_aliases);
+        const auto aliases = osf::hosts::parse_host_aliases(*settings.host_aliases);
         if (!aliases.error.empty()) throw SettingsError(aliases.error);
     }
     if (auto v = non_empty(getenv, "OSF_SANDBOX_ALLOWED_IMAGES"))

@@ -8,8 +8,8 @@ namespace http = boost::beast::http;
 
 ConnectAdmission admit_connect(const policy::Policy& destinations, std::string_view authority) {
     ConnectAdmission a;
-    const auto hp = policy::split_host_port(authority, 443);
-    const auto host = hp ? policy::canonical_host(hp->host) : std::nullopt;
+    const auto hp = hosts::split_host_port(authority, 443);
+    const auto host = hp ? hosts::canonical_host(hp->host) : std::nullopt;
     a.logged.host = host ? *host : (hp ? hp->host : std::string(authority));
     a.logged.port = hp ? hp->port : 0;
     // A CONNECT carries no body the proxy would leave unread, but its client

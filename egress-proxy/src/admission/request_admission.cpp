@@ -69,7 +69,7 @@ private:
             return refuse(http::status::forbidden, *decision.refused_by, decision.detail);
         if (request_.target.starts_with('/')) return true;
         auto url = boost::urls::parse_absolute_uri(request_.target);
-        const auto named = url ? policy::canonical_host(url->encoded_host()) : std::nullopt;
+        const auto named = url ? hosts::canonical_host(url->encoded_host()) : std::nullopt;
         logged_.path = url ? std::string(url->encoded_path()) : std::string();
         const bool web = url && (url->scheme_id() == boost::urls::scheme::http ||
                                  url->scheme_id() == boost::urls::scheme::https);
@@ -101,7 +101,7 @@ private:
                           "a proxy request needs an absolute http:// URL or CONNECT");
         plan_.upstream_tls = url->scheme() == "https";
         logged_.scheme = std::string(url->scheme());
-        const auto named = policy::canonical_host(url->encoded_host());
+        const auto named = hosts::canonical_host(url->encoded_host());
         logged_.host = named ? *named : std::string(url->encoded_host());
         logged_.path = std::string(url->encoded_path());
         if (!named)
@@ -132,8 +132,8 @@ private:
                 return refuse(http::status::bad_request, RefusalReason::bad_request,
                               "no Host header");
         } else {
-            const auto hp = policy::split_host_port(request_.host_field, port);
-            const auto named = hp ? policy::canonical_host(hp->host) : std::nullopt;
+            const auto hp = hosts::split_host_port(request_.host_field, port);
+            const auto named = hp ? hosts::canonical_host(hp->host) : std::nullopt;
             if (!named || *named != host || hp->port != port)
                 return refuse(http::status::forbidden, RefusalReason::host_mismatch,
                               "the Host header names another destination");

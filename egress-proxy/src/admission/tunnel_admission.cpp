@@ -8,7 +8,7 @@ namespace osf::admission {
 TunnelAdmission admit_socks_connect(const policy::Policy& destinations, std::string_view raw_host,
                                     std::uint16_t port) {
     TunnelAdmission a;
-    const auto host = policy::canonical_host(raw_host);
+    const auto host = hosts::canonical_host(raw_host);
     a.logged.scheme = "tcp";
     a.logged.host = host ? *host : std::string(raw_host);
     a.logged.port = port;

@@ -27,7 +27,7 @@ const mcp::ServerPolicy* EgressRules::mcp_policy(std::string_view server) const 
 }
 
 std::shared_ptr<const EgressRules> make_egress_rules(std::string spec_text, osf::Spec spec,
-                                                     policy::HostAliases aliases,
+                                                     hosts::HostAliases aliases,
                                                      const Limits& limits,
                                                      std::uint64_t generation) {
     auto mcp_policies = mcp_policies_of(spec, limits);

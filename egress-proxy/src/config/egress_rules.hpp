@@ -21,7 +21,7 @@ namespace osf::config {
 struct EgressRules {
     std::string spec_text; // the spec the rules come from, as read
     osf::Spec spec;
-    policy::HostAliases aliases; // OSF_SANDBOX_HOST_ALIASES: never changes while running
+    hosts::HostAliases aliases; // OSF_SANDBOX_HOST_ALIASES: never changes while running
     policy::Policy policy;
     std::map<std::string, mcp::ServerPolicy, std::less<>> mcp_policies; // by server name
     // 0: the spec the proxy started with; each policy change adds one.
@@ -31,7 +31,7 @@ struct EgressRules {
 };
 
 std::shared_ptr<const EgressRules> make_egress_rules(std::string spec_text, osf::Spec spec,
-                                                     policy::HostAliases aliases,
+                                                     hosts::HostAliases aliases,
                                                      const Limits& limits,
                                                      std::uint64_t generation);
 

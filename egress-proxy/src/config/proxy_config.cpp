@@ -76,9 +76,9 @@ std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const G
         spdlog::warn("spec {}: {} (a secret bound there never goes there)", options.spec_path,
                      error.to_string());
 
-    policy::HostAliases aliases;
+    hosts::HostAliases aliases;
     if (auto text = getenv("OSF_SANDBOX_HOST_ALIASES"); text && !text->empty()) {
-        auto result = policy::parse_host_aliases(*text);
+        auto result = hosts::parse_host_aliases(*text);
         // The parser's message already names the variable.
         if (!result.error.empty()) return result.error;
         aliases = std::move(result.aliases);

@@ -81,12 +81,12 @@ asio::awaitable<void> answer_bad_request(ProxyRuntime& ctx, Stream& stream,
     ex.rec.scheme = tunnel && tunnel->tls ? "https" : "http";
     if (!tunnel && !req.target().empty()) {
         if (auto url = boost::urls::parse_absolute_uri(req.target())) {
-            const auto named = policy::canonical_host(url->encoded_host());
+            const auto named = hosts::canonical_host(url->encoded_host());
             ex.rec.host = named ? *named : std::string(url->encoded_host());
             ex.rec.scheme = url->scheme() == "https" ? "https" : "http";
             ex.rec.path = std::string(url->encoded_path());
         } else if (req.method() == http::verb::connect) {
-            if (const auto hp = policy::split_host_port(req.target(), 443)) {
+            if (const auto hp = hosts::split_host_port(req.target(), 443)) {
                 ex.rec.host = hp->host;
                 ex.rec.port = hp->port;
             }
@@ -258,7 +258,7 @@ asio::awaitable<void> serve_intercepted_tunnel(ClientSession<beast::tcp_stream>&
         co_return;
     }
     if (const char* sni = SSL_get_servername(tls.native_handle(), TLSEXT_NAMETYPE_host_name)) {
-        const auto named = policy::canonical_host(sni);
+        const auto named = hosts::canonical_host(sni);
         if (!named || *named != target.host)
             target.sni_problem = "the TLS server name (SNI) names another host";
     }

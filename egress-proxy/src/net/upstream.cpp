@@ -162,7 +162,7 @@ asio::awaitable<ResolvedDestination> resolve_checked(ProxyRuntime& ctx, std::str
     const auto rules = ctx.rules();
     if (auto alias = rules->policy.alias_for(host)) {
         candidates.push_back(*alias);
-    } else if (auto literal = policy::host_as_address(host)) {
+    } else if (auto literal = hosts::host_as_address(host)) {
         candidates.push_back(*literal);
     } else {
         auto resolved = co_await resolve_by(host, port, deadline);
@@ -202,7 +202,7 @@ asio::awaitable<ResolvedDestination> resolve_checked(ProxyRuntime& ctx, std::str
 namespace {
 
 void prepare_tls(SSL* ssl, const std::string& host) {
-    if (policy::host_as_address(host)) {
+    if (hosts::host_as_address(host)) {
         X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host.c_str());
     } else {
         SSL_set_tlsext_host_name(ssl, host.c_str());

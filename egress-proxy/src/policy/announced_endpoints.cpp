@@ -42,7 +42,7 @@ std::optional<AnnouncedEndpoint> resolve_announced_endpoint(const StreamUrl& str
     if (resolved.has_userinfo()) return std::nullopt;
     const std::string host_text(resolved.encoded_host());
     if (host_text.find('%') != std::string::npos) return std::nullopt;
-    auto host = canonical_host(host_text);
+    auto host = hosts::canonical_host(host_text);
     if (!host) return std::nullopt;
     std::uint16_t port = scheme == "http" ? 80 : 443;
     if (resolved.has_port() && !resolved.port().empty()) {

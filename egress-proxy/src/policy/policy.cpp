@@ -17,10 +17,10 @@ namespace {
 // canonicalise is kept as written and simply never matches.
 std::string canonical_rule_host(const std::string& host) {
     if (host.starts_with("*.")) {
-        auto parent = canonical_host(std::string_view(host).substr(2));
+        auto parent = hosts::canonical_host(std::string_view(host).substr(2));
         return parent ? "*." + *parent : host;
     }
-    auto canonical = canonical_host(host);
+    auto canonical = hosts::canonical_host(host);
     return canonical ? *canonical : host;
 }
 
@@ -28,18 +28,18 @@ std::string canonical_rule_host(const std::string& host) {
 // "example.com"; it never matches an IP literal.
 bool host_matches(const std::string& pattern, std::string_view host) {
     if (!pattern.starts_with("*.")) return pattern == host;
-    if (host_as_address(host)) return false;
+    if (hosts::host_as_address(host)) return false;
     std::string_view suffix = std::string_view(pattern).substr(1); // ".example.com"
     return host.size() > suffix.size() && host.ends_with(suffix);
 }
 
 } // namespace
 
-Policy::Policy(const osf::Spec& spec, HostAliases aliases)
+Policy::Policy(const osf::Spec& spec, hosts::HostAliases aliases)
     : egress_(spec.egress), mcp_(spec.mcp), tcp_(spec.tcp) {
-    // parse_host_aliases gives canonical keys; a hand-built map may not.
+    // hosts::parse_host_aliases gives canonical keys; a hand-built map may not.
     for (auto& [name, address] : aliases)
-        if (auto canonical = canonical_host(name)) aliases_.emplace(*canonical, address);
+        if (auto canonical = hosts::canonical_host(name)) aliases_.emplace(*canonical, address);
     for (auto& rule : egress_) {
         rule.host = canonical_rule_host(rule.host);
         rules_of_entry_.push_back(rule.has_rules ? static_cast<int>(rules_.size()) : -1);
@@ -55,7 +55,7 @@ Policy::Policy(const osf::Spec& spec, HostAliases aliases)
 
 bool Policy::is_tcp_destination(std::string_view raw_host, std::uint16_t port) const {
     if (tcp_.empty()) return false;
-    const auto host = canonical_host(raw_host);
+    const auto host = hosts::canonical_host(raw_host);
     return host && std::any_of(tcp_.begin(), tcp_.end(), [&](const osf::TcpDestination& d) {
                return d.port == port && host_matches(d.host, *host);
            });
@@ -77,7 +77,7 @@ bool Policy::named_literally(const std::string& host) const {
 }
 
 Decision Policy::check_destination(std::string_view raw_host, std::uint16_t port) const {
-    auto host = canonical_host(raw_host);
+    auto host = hosts::canonical_host(raw_host);
     if (!host) return Decision::refuse(RefusalReason::bad_host, "not a valid host name or address");
     if (port == 0)
         return Decision::refuse(RefusalReason::port_not_allowed, "port 0 is not allowed");
@@ -103,7 +103,7 @@ Decision Policy::check_address(std::string_view host,
     if (alias && *alias == address) return Decision::allow();
     AddressClass c = classify(address);
     if (c == AddressClass::Public) return Decision::allow();
-    auto canonical = canonical_host(host);
+    auto canonical = hosts::canonical_host(host);
     // A private address (a pod, a service, the node's network) only for a host
     // the spec names itself: a wildcard would let any name under it, which DNS
     // may point anywhere, into the cluster.
@@ -117,7 +117,7 @@ Decision Policy::check_address(std::string_view host,
 }
 
 std::optional<boost::asio::ip::address> Policy::alias_for(std::string_view host) const {
-    auto canonical = canonical_host(host);
+    auto canonical = hosts::canonical_host(host);
     if (!canonical) return std::nullopt;
     auto it = aliases_.find(*canonical);
     if (it == aliases_.end()) return std::nullopt;
@@ -125,13 +125,13 @@ std::optional<boost::asio::ip::address> Policy::alias_for(std::string_view host)
 }
 
 bool Policy::substitutes_secrets(std::string_view host, std::uint16_t port) const {
-    auto canonical = canonical_host(host);
+    auto canonical = hosts::canonical_host(host);
     return canonical && in_egress(*canonical, port);
 }
 
 const osf::McpServer* Policy::mcp_server_for(std::string_view host, std::uint16_t port,
                                              std::string_view path) const {
-    auto canonical = canonical_host(host);
+    auto canonical = hosts::canonical_host(host);
     return canonical ? mcp_server_at(*canonical, port, path) : nullptr;
 }
 
@@ -172,7 +172,7 @@ const osf::McpServer* Policy::server_on_host(const std::string& canonical,
 
 bool Policy::has_mcp_endpoint(std::string_view host, std::uint16_t) const {
     if (mcp_.empty()) return false; // most requests: nothing to canonicalise for
-    auto canonical = canonical_host(host);
+    auto canonical = hosts::canonical_host(host);
     return canonical && mcp_endpoint_at(*canonical);
 }
 
@@ -184,7 +184,7 @@ bool Policy::mcp_endpoint_at(const std::string& canonical) const {
 Policy::Reading Policy::read_request(std::string_view host, std::uint16_t port,
                                      std::string_view path) const {
     Reading reading;
-    const auto canonical = canonical_host(host);
+    const auto canonical = hosts::canonical_host(host);
     if (!canonical) return reading;
     reading.substitutes_secrets = in_egress(*canonical, port);
     if (!rules_.empty()) reading.rules = rules_at(*canonical, port);
@@ -198,7 +198,7 @@ Policy::Reading Policy::read_request(std::string_view host, std::uint16_t port,
 
 const RequestRules* Policy::rules_for(std::string_view host, std::uint16_t port) const {
     if (rules_.empty()) return nullptr;
-    const auto canonical = canonical_host(host);
+    const auto canonical = hosts::canonical_host(host);
     return canonical ? rules_at(*canonical, port) : nullptr;
 }
 

@@ -34,7 +34,7 @@ struct Decision {
 
 class Policy {
 public:
-    Policy(const osf::Spec& spec, HostAliases aliases);
+    Policy(const osf::Spec& spec, hosts::HostAliases aliases);
 
     // Before DNS: may this canonical host and port be reached at all? Allowed
     // when the host matches an `egress` entry (wildcards included, port
@@ -96,7 +96,7 @@ public:
     std::vector<std::string> permitted_names() const;
 
 private:
-    // These take a host canonical_host() made.
+    // These take a host that hosts::canonical_host() made.
     bool in_egress(std::string_view host, std::uint16_t port) const;
     bool named_literally(const std::string& host) const; // not only by a wildcard
     bool mcp_endpoint_at(const std::string& host) const;
@@ -111,7 +111,7 @@ private:
     std::vector<int> rules_of_entry_; // egress_[i]'s index in rules_, or -1
     std::vector<osf::McpServer> mcp_;
     std::vector<osf::TcpDestination> tcp_;
-    HostAliases aliases_;
+    hosts::HostAliases aliases_;
 };
 
 } // namespace osf::policy

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 using boost::asio::ip::make_address;
-using osf::policy::parse_host_aliases;
+using osf::hosts::parse_host_aliases;
 
 TEST_CASE("parse_host_aliases reads host=ip lists", "[aliases]") {
     auto r = parse_host_aliases(" upstream.test = 127.0.0.1 ,B.Example.=::1,\tc.test=[fd00::2]\n");

@@ -4,9 +4,9 @@
 #include <arpa/inet.h>
 #include <catch2/catch.hpp>
 
-using osf::policy::canonical_host;
-using osf::policy::host_as_address;
-using osf::policy::split_host_port;
+using osf::hosts::canonical_host;
+using osf::hosts::host_as_address;
+using osf::hosts::split_host_port;
 
 namespace {
 struct CanonicalCase {

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 using Reason = osf::RefusalReason;
-using osf::policy::HostAliases;
+using osf::hosts::HostAliases;
 using osf::policy::Policy;
 
 namespace {
