@@ -1,3 +1,4 @@
+#include "commands/batch_removal.hpp"
 #include "commands/command_errors.hpp"
 #include "commands/label_selection.hpp"
 #include "commands/log_saving.hpp"
@@ -64,14 +65,7 @@ int destroy_several(CommandContext& context, const std::vector<std::string>& ids
             found.begin() + static_cast<std::ptrdiff_t>(first),
             found.begin() +
                 static_cast<std::ptrdiff_t>(std::min(found.size(), first + kDestroyBatch)));
-        bool removed = false;
-        try {
-            removed = batch.size() > 1 && context.backend->remove_batch(batch);
-        } catch (const Interrupted&) {
-            throw;
-        } catch (const std::exception&) {
-            removed = false; // each one again, alone, to name what fails
-        }
+        const bool removed = removed_as_batch(*context.backend, batch);
         for (const auto& id : batch) {
             if (!removed) {
                 try {

@@ -1,3 +1,4 @@
+#include "commands/batch_removal.hpp"
 #include "commands/command_errors.hpp"
 #include "commands/interrupt.hpp"
 #include "commands/label_selection.hpp"
@@ -131,14 +132,7 @@ private:
         std::vector<std::string> ids;
         for (const auto* removal : chunk)
             ids.push_back(removal->id);
-        bool all_removed = false;
-        try {
-            all_removed = chunk.size() > 1 && context_.backend->remove_batch(ids);
-        } catch (const Interrupted&) {
-            throw;
-        } catch (const std::exception&) {
-            all_removed = false; // each one again, alone, to name what fails
-        }
+        const bool all_removed = removed_as_batch(*context_.backend, ids);
         for (const auto* removal : chunk) {
             if (!all_removed) {
                 check_signal();

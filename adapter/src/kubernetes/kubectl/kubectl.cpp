@@ -179,52 +179,39 @@ void Kubectl::delete_named(const std::string& resource, const std::string& name)
     run_checked(call);
 }
 
-void Kubectl::delete_all_named(const std::vector<std::string>& objects) {
-    in_calls_of(kTwoRequestsEach, objects, [&](const std::vector<std::string>& part) {
+void Kubectl::delete_in_calls(const std::vector<std::string>& command,
+                              const std::vector<std::string>& names, std::size_t per_call,
+                              const std::vector<std::string>& flags) {
+    in_calls_of(per_call, names, [&](const std::vector<std::string>& part) {
         KubectlCall call;
-        call.args = {"delete"};
+        call.args = command;
         call.args.insert(call.args.end(), part.begin(), part.end());
         call.args.insert(call.args.end(), {"--namespace", ns_, "--ignore-not-found"});
+        call.args.insert(call.args.end(), flags.begin(), flags.end());
         run_checked(call);
     });
 }
 
+void Kubectl::delete_all_named(const std::vector<std::string>& objects) {
+    delete_in_calls({"delete"}, objects, kTwoRequestsEach, {});
+}
+
 void Kubectl::delete_with_dependents(const std::string& resource, const std::string& name) {
-    KubectlCall call;
-    call.args = {
-        "delete", resource, name, "--namespace", ns_, "--ignore-not-found", "--cascade=foreground"};
-    run_checked(call);
+    delete_with_dependents(resource, std::vector<std::string>{name});
 }
 
 void Kubectl::delete_with_dependents(const std::string& resource,
                                      const std::vector<std::string>& names) {
-    in_calls_of(kFourRequestsEach, names, [&](const std::vector<std::string>& part) {
-        KubectlCall call;
-        call.args = {"delete", resource};
-        call.args.insert(call.args.end(), part.begin(), part.end());
-        call.args.insert(call.args.end(),
-                         {"--namespace", ns_, "--ignore-not-found", "--cascade=foreground"});
-        run_checked(call);
-    });
+    delete_in_calls({"delete", resource}, names, kFourRequestsEach, {"--cascade=foreground"});
 }
 
 void Kubectl::delete_without_waiting(const std::string& resource,
                                      const std::vector<std::string>& names) {
-    in_calls_of(kOneRequestEach, names, [&](const std::vector<std::string>& part) {
-        KubectlCall call;
-        call.args = {"delete", resource};
-        call.args.insert(call.args.end(), part.begin(), part.end());
-        call.args.insert(call.args.end(),
-                         {"--namespace", ns_, "--ignore-not-found", "--wait=false"});
-        run_checked(call);
-    });
+    delete_in_calls({"delete", resource}, names, kOneRequestEach, {"--wait=false"});
 }
 
 void Kubectl::delete_without_waiting(const std::string& resource, const std::string& name) {
-    KubectlCall call;
-    call.args = {"delete",      resource, name, "--namespace", ns_, "--ignore-not-found",
-                 "--wait=false"};
-    run_checked(call);
+    delete_without_waiting(resource, std::vector<std::string>{name});
 }
 
 std::string Kubectl::exec_output(const std::string& pod, const std::string& container,

@@ -4,6 +4,7 @@
 
 #include "kubernetes/kubectl/kubectl_runner.hpp"
 
+#include <cstddef>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -78,6 +79,12 @@ public:
     KubectlResult run_checked(const KubectlCall& call);
 
 private:
+    // `command`, then `names` in calls of `per_call` at most, each ending
+    // with the namespace, --ignore-not-found and `flags`.
+    void delete_in_calls(const std::vector<std::string>& command,
+                         const std::vector<std::string>& names, std::size_t per_call,
+                         const std::vector<std::string>& flags);
+
     KubectlRunner& runner_;
     std::string ns_;
 };
