@@ -768,7 +768,8 @@ def test_list_reads_in_pages_and_of_configmaps_only_the_spec(cluster, tmp_path):
     """list -o json at more sandboxes than a page: every read a `get --raw` of one page (`limit`:
     5,000 claims, which are small, or 1,000 templates or ConfigMaps), the next asked for with
     `continue`; the spec ConfigMaps streamed (a CA bundle's megabyte is never held), never a
-    whole `kubectl get configmaps -o json`."""
+    whole `kubectl get configmaps -o json`. It takes up to 3 minutes at load 4: more than a
+    page needs 1,001 sandboxes stored in the test server and read back through kubectl."""
     kube = cluster
     bulk = "b" + os.urandom(4).hex()
     ids = [f"{bulk[1:]}{n:04x}" for n in range(1001)]
@@ -877,7 +878,9 @@ def test_gc_reads_claims_pools_ended_pods_and_only_the_parts_no_claim_owns(clust
 def test_destroy_of_many_removes_in_batches_each_kubectl_call_within_its_burst(cluster, tmp_path):
     """destroy -l (and --all, and several IDs) removes 50 sandboxes per batch, each step naming
     the batch's objects, in kubectl calls of at most 8 objects: kubectl throttles itself to 5
-    requests a second after a burst of 10, so one call naming 500 objects would wait minutes."""
+    requests a second after a burst of 10, so one call naming 500 objects would wait minutes.
+    About a minute at load 4: three batches need more than 100 sandboxes, each removed through
+    kubectl."""
     kube = cluster
     bulk = "d" + os.urandom(4).hex()
     ids = sorted(f"{bulk[1:]}{n:04x}" for n in range(120))
