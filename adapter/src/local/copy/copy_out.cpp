@@ -3,8 +3,9 @@
 #include "commands/command_errors.hpp"
 #include "local/copy/copy_out_policy.hpp"
 #include "local/host/host_program.hpp"
-#include "local/host/tree_removal.hpp"
+#include "local/protocol/sandbox_text.hpp"
 #include "local/protocol/unix_socket.hpp"
+#include "local/state/tree_removal.hpp"
 
 #include <array>
 #include <cerrno>

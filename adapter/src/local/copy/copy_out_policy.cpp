@@ -1,5 +1,7 @@
 #include "local/copy/copy_out_policy.hpp"
 
+#include "local/protocol/sandbox_text.hpp"
+
 #include <array>
 #include <cstdio>
 #include <limits>
@@ -51,35 +53,6 @@ CopyOutVerdict copy_out_verdict(const std::string& shown, EntryType type,
 
 mode_t copied_mode(mode_t mode) {
     return mode & 0777;
-}
-
-namespace {
-
-std::string escaped(const std::string& text, bool keep_lines) {
-    std::string out;
-    for (const char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (keep_lines && (c == '\n' || c == '\t')) {
-            out += c;
-        } else if (byte < 0x20 || byte == 0x7f || c == '\\') {
-            char hex[5];
-            std::snprintf(hex, sizeof hex, "\\x%02x", byte);
-            out += hex;
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
-
-} // namespace
-
-std::string printable_name(const std::string& name) {
-    return escaped(name, false);
-}
-
-std::string printable_text(const std::string& text) {
-    return escaped(text, true);
 }
 
 namespace {

@@ -30,14 +30,6 @@ CopyOutVerdict copy_out_verdict(const std::string& shown, EntryType type,
 // and others; never setuid, setgid or sticky.
 mode_t copied_mode(mode_t mode);
 
-// A name the sandbox chose, safe to print on a terminal: control bytes and
-// backslashes written as \xNN.
-std::string printable_name(const std::string& name);
-
-// Text the sandbox wrote (a copy's stderr), safe to pass on as the CLI's own:
-// as printable_name, but newlines and tabs stay.
-std::string printable_text(const std::string& text);
-
 // How much a copy out of a sandbox (or a snapshot of it) may write on the
 // host, and how long each of its steps inside may take: the sandbox decides
 // what it sends, so both are bounded.

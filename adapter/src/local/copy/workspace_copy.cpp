@@ -2,6 +2,7 @@
 
 #include "commands/command_errors.hpp"
 #include "local/copy/copy_out_policy.hpp"
+#include "local/protocol/sandbox_text.hpp"
 #include "process/fd.hpp"
 
 #include <algorithm>

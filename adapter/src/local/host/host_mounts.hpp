@@ -4,7 +4,6 @@
 // decisions are bwrap_command's; this only looks.
 #pragma once
 
-#include "local/host/mount_staging.hpp"
 #include "local/launch/bwrap_command.hpp"
 #include "local/state/local_layout.hpp"
 #include "sandbox/sandbox_request.hpp"
@@ -21,10 +20,5 @@ bool bwrap_gets_user_namespace();
 // `cache`: the directory bound at /cache. Sources as on the host.
 SandboxMounts read_host_mounts(const SandboxPaths& paths, const sandbox::SandboxRequest& request,
                                const std::string& root, const std::string& cache);
-
-// For a sandbox that runs as a host id of its own (`staged`): the binds its
-// bwrap process makes first (mount_staging.hpp), and `mounts` changed to bind
-// from there. Pure.
-std::vector<StagedBind> stage_sources(SandboxMounts& mounts);
 
 } // namespace osf::local

@@ -9,10 +9,6 @@
 
 namespace osf::local {
 
-std::string staged_path(const std::string& name) {
-    return std::string(kStagingDir) + "/" + name;
-}
-
 int stage_binds(const std::vector<StagedBind>& binds) {
     if (::unshare(CLONE_NEWNS) != 0) return errno;
     if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return errno;

@@ -7,21 +7,11 @@
 // stay as they are. An ordinary user's bwrap needs none of this.
 #pragma once
 
-#include <string>
+#include "local/launch/staged_binds.hpp"
+
 #include <vector>
 
 namespace osf::local {
-
-inline constexpr const char* kStagingDir = "/run/osf-stage";
-
-struct StagedBind {
-    std::string source; // the host path; empty: only a directory made there
-    std::string target; // below kStagingDir
-    bool directory = true;
-};
-
-// Where `name` is staged.
-std::string staged_path(const std::string& name);
 
 // In the child, after fork and before the switch to the host id: system
 // calls only. 0, or the errno of the step that failed.

@@ -1,6 +1,5 @@
 #include "local/launch/launch_plan.hpp"
 
-#include "local/host/host_mounts.hpp"
 #include "local/launch/cgroup_limits.hpp"
 #include "local/launch/ssh_client_config.hpp"
 

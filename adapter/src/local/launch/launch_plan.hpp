@@ -6,10 +6,10 @@
 // shown is what runs.
 #pragma once
 
-#include "local/host/mount_staging.hpp"
 #include "local/launch/bwrap_command.hpp"
 #include "local/launch/cgroup_limits.hpp"
 #include "local/launch/sandbox_environment.hpp"
+#include "local/launch/staged_binds.hpp"
 #include "local/state/local_layout.hpp"
 #include "sandbox/sandbox_request.hpp"
 #include "sandbox/settings.hpp"

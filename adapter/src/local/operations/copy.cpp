@@ -5,6 +5,7 @@
 #include "local/host/host_mounts.hpp"
 #include "local/host/host_program.hpp"
 #include "local/operations/in_sandbox.hpp"
+#include "local/protocol/sandbox_text.hpp"
 #include "process/spawn.hpp"
 #include "sandbox/sandbox_id.hpp"
 

@@ -2,7 +2,7 @@
 
 #include "commands/command_errors.hpp"
 #include "egress_log/request_lines.hpp"
-#include "local/state/local_log_access.hpp"
+#include "local/operations/local_log_access.hpp"
 #include "local/state/sandbox_store.hpp"
 #include "process/spawn.hpp"
 

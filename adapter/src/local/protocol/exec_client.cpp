@@ -1,6 +1,6 @@
 #include "local/protocol/exec_client.hpp"
 
-#include "local/copy/copy_out_policy.hpp"
+#include "local/protocol/sandbox_text.hpp"
 #include "local/protocol/unix_socket.hpp"
 #include "process/fd.hpp"
 #include "sandbox/exec_stop.hpp"

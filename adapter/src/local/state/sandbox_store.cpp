@@ -1,6 +1,6 @@
 #include "local/state/sandbox_store.hpp"
 
-#include "local/host/tree_removal.hpp"
+#include "local/state/tree_removal.hpp"
 #include "osf/atomic_file.hpp"
 #include "osf/whole_file.hpp"
 #include "sandbox/sandbox_id.hpp"

@@ -1,4 +1,4 @@
-#include "local/host/tree_removal.hpp"
+#include "local/state/tree_removal.hpp"
 
 #include "process/fd.hpp"
 

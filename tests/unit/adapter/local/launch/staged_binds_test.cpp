@@ -1,7 +1,7 @@
 // stage_sources: a root-run sandbox's bwrap binds from a staging directory
 // its own process made; every source it needs is staged, a foreign root
 // entry by entry.
-#include "local/host/host_mounts.hpp"
+#include "local/launch/staged_binds.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-#include "local/state/local_log_access.hpp"
+#include "local/operations/local_log_access.hpp"
 
 #include "commands/command_errors.hpp"
 #include "local/host/host_program.hpp"

@@ -2,8 +2,8 @@
 // save-log options: the stored key is read and checked, a suspended sandbox
 // needs no checkpoint, a stopped one cannot give one.
 #include "commands/command_errors.hpp"
+#include "local/operations/local_log_access.hpp"
 #include "local/state/local_layout.hpp"
-#include "local/state/local_log_access.hpp"
 #include "local/state/sandbox_store.hpp"
 
 #include <catch2/catch.hpp>
