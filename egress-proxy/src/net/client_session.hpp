@@ -1,9 +1,8 @@
-// A sandbox's connection to the proxy: plain proxy requests, or CONNECT and
-// then an intercepted TLS tunnel (or plain HTTP inside the tunnel), or a raw
-// TCP tunnel to a `tcp` destination; or SOCKS5 (net/socks5_session.hpp).
+// A sandbox's connection to the proxy, from accept() to its end: HTTP
+// (net/http_proxy_session.hpp) or SOCKS5 (net/socks5_session.hpp), told
+// apart by the first byte.
 #pragma once
 
-#include "net/exchange.hpp"
 #include "net/proxy_runtime.hpp"
 #include "net/session_types.hpp"
 #include "net/worker.hpp"
@@ -20,12 +19,5 @@ namespace osf::net {
 boost::asio::awaitable<void> run_client_session(ProxyRuntime& ctx, Worker& worker,
                                                 boost::asio::ip::tcp::socket socket,
                                                 std::string client);
-
-// A tunnel to an `egress` or MCP destination, once the client has been told it
-// is open (a CONNECT's 200, a SOCKS5 success reply; `ex.rec.status` is what it
-// got): TLS is intercepted, plain HTTP is served as it is, anything else is cut
-// off and logged. `target` is resolved and checked.
-boost::asio::awaitable<void> serve_intercepted_tunnel(ClientSession<boost::beast::tcp_stream>& s,
-                                                      Exchange& ex, TunnelTarget& target);
 
 } // namespace osf::net

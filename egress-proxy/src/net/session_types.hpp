@@ -1,6 +1,7 @@
 // Plain data shared by the session stages.
 #pragma once
 
+#include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <cstdint>
@@ -12,6 +13,13 @@ namespace osf::net {
 struct ProxyRuntime;
 struct Worker;
 class ClientRegistration;
+
+// Counts a connection (or tunnel) as open for as long as it lives.
+struct OpenGauge {
+    std::atomic<std::int64_t>& gauge;
+    explicit OpenGauge(std::atomic<std::int64_t>& g) : gauge(g) { gauge.fetch_add(1); }
+    ~OpenGauge() { gauge.fetch_sub(1); }
+};
 
 struct ConnectionInfo {
     std::uint64_t id = 0;

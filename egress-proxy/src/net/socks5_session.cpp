@@ -3,8 +3,8 @@
 #include "admission/socks5_messages.hpp"
 #include "admission/tunnel_admission.hpp"
 #include "net/body_relay.hpp"
-#include "net/client_session.hpp"
 #include "net/exchange.hpp"
+#include "net/http_proxy_session.hpp"
 #include "net/raw_tunnel.hpp"
 #include "net/upstream.hpp"
 
