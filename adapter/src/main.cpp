@@ -7,7 +7,7 @@
 #include "kubernetes/kubectl/cluster_flags.hpp"
 #include "kubernetes/kubectl/process_kubectl_runner.hpp"
 #include "kubernetes/kubectl/version_checking_runner.hpp"
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 #include "kubernetes/register_commands.hpp"
 #include "osf/process_env.hpp"
 

@@ -2,7 +2,7 @@
 // files, output streams, clocks, signals and random bytes, and the backend that
 // does the work. main() wires the real ones; unit tests substitute fakes. The
 // Kubernetes backend's context is this one with kubectl added
-// (kubernetes/operations/operation_context.hpp): one object, not a copy.
+// (kubernetes/operation_context.hpp): one object, not a copy.
 #pragma once
 
 #include "commands/command_errors.hpp"

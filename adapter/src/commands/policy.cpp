@@ -1,6 +1,8 @@
 #include "commands/command_errors.hpp"
 #include "commands/sandbox_id_argument.hpp"
 #include "commands/subcommands.hpp"
+#include "osf/policy_edit.hpp"
+#include "sandbox/policy_changer.hpp"
 
 #include <memory>
 #include <ostream>

@@ -3,7 +3,7 @@
 // (backend_commands.cpp) calls them in the order --help lists them.
 #pragma once
 
-#include "commands/backend_commands.hpp"
+#include "commands/command_context.hpp"
 
 #include <CLI/CLI.hpp>
 #include <functional>

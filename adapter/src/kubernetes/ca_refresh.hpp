@@ -6,7 +6,7 @@
 #pragma once
 
 #include "kubernetes/kubectl/kubectl.hpp"
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 
 #include <chrono>
 #include <string>

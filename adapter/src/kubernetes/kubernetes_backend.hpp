@@ -3,7 +3,7 @@
 // command holds its work (create_command, exec_command, ...).
 #pragma once
 
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 #include "sandbox/backend.hpp"
 #include "sandbox/policy_changer.hpp"
 

@@ -5,7 +5,7 @@
 
 #include "commands/cli_parsing.hpp"
 #include "kubernetes/kubectl/cluster_flags.hpp"
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 
 #include <CLI/CLI.hpp>
 #include <iosfwd>

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "kubernetes/kubectl/kubectl.hpp"
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 
 #include <optional>
 #include <string>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "kubernetes/kubectl/kubectl_runner.hpp"
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 
 #include <chrono>
 #include <functional>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "commands/copy_endpoint.hpp"
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 
 namespace osf::kubernetes {
 

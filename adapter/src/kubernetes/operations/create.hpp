@@ -1,7 +1,7 @@
 // sandbox-kubernetes create: the objects of a checked request, and starting them.
 #pragma once
 
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 #include "sandbox/sandbox_request.hpp"
 
 #include <iosfwd>

@@ -2,7 +2,7 @@
 // Snapshots (labelled osf.snapshot.of) stay.
 #pragma once
 
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 
 #include <string>
 #include <vector>

@@ -4,7 +4,7 @@
 // one line per check with the fix (kubernetes/manifests/doctor_checks).
 #pragma once
 
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 
 namespace osf::kubernetes {
 

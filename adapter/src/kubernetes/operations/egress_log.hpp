@@ -2,7 +2,7 @@
 // proxy prints it (--verify and --summary read it through KubeLogAccess).
 #pragma once
 
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 
 #include <iosfwd>
 #include <string>

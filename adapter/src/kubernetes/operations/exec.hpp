@@ -2,7 +2,7 @@
 #pragma once
 
 #include "commands/exec_timeout.hpp"
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 
 #include <chrono>
 #include <string>

@@ -2,7 +2,7 @@
 // lifecycle.shutdownTime), within `max` of its creation.
 #pragma once
 
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 #include "sandbox/lifetime.hpp"
 
 #include <chrono>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "kubernetes/manifests/gc_plan.hpp"
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 
 #include <string>
 #include <vector>

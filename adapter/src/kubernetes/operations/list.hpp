@@ -1,7 +1,7 @@
 // sandbox-kubernetes list: the sandboxes in the namespace.
 #pragma once
 
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 #include "sandbox/sandbox_list.hpp"
 
 #include <vector>

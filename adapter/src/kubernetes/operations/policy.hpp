@@ -6,7 +6,7 @@
 // A suspended sandbox gets the spec ConfigMap only.
 #pragma once
 
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 #include "sandbox/policy_changer.hpp"
 
 #include <string>

@@ -2,7 +2,7 @@
 // then the sandbox pod again on the same workspace claim.
 #pragma once
 
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 
 #include <string>
 

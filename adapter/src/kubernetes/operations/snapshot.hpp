@@ -2,7 +2,7 @@
 // SandboxTemplate whose pods start from that copy.
 #pragma once
 
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 
 #include <string>
 

@@ -2,7 +2,7 @@
 // persistent workspace; resume starts them again (resume.hpp).
 #pragma once
 
-#include "kubernetes/operations/operation_context.hpp"
+#include "kubernetes/operation_context.hpp"
 
 #include <string>
 
