@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """sandbox-local beside two peers installed from npm, in one run: Anthropic's
 sandbox runtime (srt) and OpenAI's Codex CLI (`codex sandbox`, its bubblewrap
-sandbox with its network proxy on). Each makes a sandbox whose only way out is
-its own proxy and runs `true` in it.
+sandbox with its network proxy on; timed both as npm installs it, a Node
+wrapper, and as its native binary, which the wrapper starts). Each makes a
+sandbox whose only way out is its own proxy and runs `true` in it.
 
   npm install --prefix PEERS @anthropic-ai/sandbox-runtime @openai/codex
   apt-get install ripgrep socat            # srt refuses to start without them
@@ -10,12 +11,13 @@ its own proxy and runs `true` in it.
 
 Rows: a fresh sandbox with its proxy and a first command (sandbox-local
 `create` then `exec -- true`; `srt -c true`; `codex sandbox --enable
-network_proxy -- true`), and a command in a running sandbox (sandbox-local
-`exec`; srt as a library, initialized once; Codex has no running sandbox, so
-each command is a fresh one). The tools take turns within each round;
+network_proxy -- true`, native and through npm's wrapper), and a command in a
+running sandbox (sandbox-local `exec`; srt as a library, initialized once;
+Codex has no running sandbox, so each command is a fresh one). The tools take turns within each round;
 medians, and ratios to `true` started directly in the same run.
 """
 import argparse
+import glob
 import json
 import os
 import shutil
@@ -65,7 +67,12 @@ def main():
                OSF_EGRESS_PROXY_BIN=os.path.join(args.build, "egress-proxy", "egress-proxy"),
                CODEX_HOME=codex_home, PATH=binaries + ":" + os.environ["PATH"])
 
-    fresh = {"local": [], "srt": [], "codex": []}
+    native = glob.glob(os.path.join(peers, "node_modules", "@openai", "codex-*", "vendor", "*",
+                                    "bin", "codex"))
+    if not native:
+        raise SystemExit("sandbox_peers: no native codex binary under " + peers)
+    codex_args = ["sandbox", "--enable", "network_proxy", "--", "true"]
+    fresh = {"local": [], "srt": [], "codex": [], "codex native": []}
     direct = []
     for _ in range(args.rounds):
         direct.append(run_timed(["true"]))
@@ -76,8 +83,8 @@ def main():
         fresh["local"].append(time.perf_counter() - start)
         subprocess.run([local, "destroy", sandbox_id], env=env, capture_output=True, check=True)
         fresh["srt"].append(run_timed(["srt", "-s", srt_settings, "-c", "true"], env=env))
-        fresh["codex"].append(run_timed(["codex", "sandbox", "--enable", "network_proxy", "--",
-                                         "true"], env=env))
+        fresh["codex"].append(run_timed(["codex", *codex_args], env=env))
+        fresh["codex native"].append(run_timed([native[0], *codex_args], env=env))
 
     sandbox_id = subprocess.run([local, "create", spec], env=env, capture_output=True, text=True,
                                 check=True).stdout.strip()
@@ -95,15 +102,16 @@ def main():
     print(f"srt {peer_version(peers, '@anthropic-ai/sandbox-runtime')}, "
           f"codex {peer_version(peers, '@openai/codex')}; {args.rounds} rounds, medians; "
           f"`true` directly: {base * 1000:.2f} ms")
-    print("| | sandbox-local | srt | codex |")
-    print("| --- | ---: | ---: | ---: |")
+    print("| | sandbox-local | srt | codex (native binary) | codex (npm's Node wrapper) |")
+    print("| --- | ---: | ---: | ---: | ---: |")
     print(f"| fresh sandbox and proxy, then `true` | {ms(median(fresh['local']))} | "
-          f"{ms(median(fresh['srt']))} | {ms(median(fresh['codex']))} |")
+          f"{ms(median(fresh['srt']))} | {ms(median(fresh['codex native']))} | "
+          f"{ms(median(fresh['codex']))} |")
     print(f"| `true` in a running sandbox | {ms(median(local_exec))} | "
           f"{ms(median(srt_library['command_ms']) / 1000)} (library) | "
-          f"{ms(median(fresh['codex']))} (a fresh sandbox each time) |")
+          f"a fresh sandbox each time | |")
     print(f"| srt's initialize() (its proxies start) | | "
-          f"{srt_library['initialize_ms']:.1f} ms | |")
+          f"{srt_library['initialize_ms']:.1f} ms | | |")
 
 
 if __name__ == "__main__":

@@ -573,8 +573,26 @@ def test_dry_run_shows_the_plan_and_starts_nothing(local, upstream):
     # The ssh client configuration the sandbox gets at /etc/ssh/ssh_config, shown whole.
     ssh_config = plan["sandbox"]["sshConfig"]
     assert "    ProxyCommand /run/osf/sandbox-local __connect %h %p\n" in ssh_config
-    i = argv.index("/etc/ssh/ssh_config")
-    assert argv[i - 2] == "--ro-bind" and argv[i - 1].endswith("/ssh_config")
+    # Run by root, /etc is staged as one tree, the ssh client configuration in it; run by an
+    # ordinary user, bwrap binds it itself.
+    staged = {bind["target"]: bind for bind in plan["sandbox"]["staged"]}
+    if os.geteuid() == 0:
+        i = argv.index("/etc")
+        assert argv[i - 2:i] == ["--ro-bind", "/run/osf-stage/etc"]
+        assert staged["/run/osf-stage/etc/ssh/ssh_config"]["source"].endswith("/ssh_config")
+        hidden = {"shadow", "shadow-", "gshadow", "gshadow-", "sudoers", "sudoers.d", "ssh",
+                  "resolv.conf", "krb5.keytab", "credstore", "credstore.encrypted",
+                  "NetworkManager", "wpa_supplicant", "openvpn", "wireguard", "osf"}
+        links = [name for name in os.listdir("/etc")
+                 if os.path.islink(os.path.join("/etc", name)) and name not in hidden]
+        for name in links:  # a link is made there, nothing bound
+            assert staged[f"/run/osf-stage/etc/{name}"] == {
+                "link": os.readlink(os.path.join("/etc", name)),
+                "target": f"/run/osf-stage/etc/{name}"}
+        assert "/run/osf-stage/etc/shadow" not in staged
+    else:
+        i = argv.index("/etc/ssh/ssh_config")
+        assert argv[i - 2] == "--ro-bind" and argv[i - 1].endswith("/ssh_config")
     assert SECRET not in res.stdout and PLACEHOLDER in res.stdout
     # The policy it would start with, shaped as list -o json shows it.
     assert plan["policy"] == {"egress": ["allowed.test"], "mcp": {"tools": ["search"]}}

@@ -16,6 +16,10 @@ int stage_binds(const std::vector<StagedBind>& binds) {
         return errno;
     if (::mkdir(kStagingDir, 0755) != 0) return errno;
     for (const auto& bind : binds) {
+        if (!bind.link_target.empty()) {
+            if (::symlink(bind.link_target.c_str(), bind.target.c_str()) != 0) return errno;
+            continue;
+        }
         if (bind.directory) {
             if (::mkdir(bind.target.c_str(), 0755) != 0) return errno;
         } else {

@@ -74,6 +74,44 @@ std::string host_library_dir(std::size_t index) {
     return "/run/osf/lib/" + std::to_string(index);
 }
 
+// /etc, with its masks, the CA and the ssh client configuration; `read_only`
+// gains the masks. Made after every other mount: bwrap rereads the whole
+// mount table for each bind it makes, and /etc adds one mount per entry.
+void add_etc(std::vector<std::string>& args, const SandboxMounts& mounts,
+             const std::string& root_dir, std::vector<std::string>& read_only) {
+    if (mounts.staged_etc.empty()) {
+        add(args, {"--dir", "/etc"});
+        const std::string etc_dir = join(root_dir, "etc");
+        for (const auto& entry : mounts.etc_entries)
+            if (etc_entry_shown(entry)) show_entry(args, etc_dir, "/etc", entry);
+    } else {
+        add(args, {"--ro-bind", mounts.staged_etc, "/etc"}); // its files in place already
+    }
+    for (const auto& masked : mounts.etc_masks_present) {
+        const std::string name = masked.substr(std::string_view("/etc/").size());
+        const auto slash = name.find('/');
+        const std::string top = name.substr(0, slash);
+        const bool parent_shown = std::any_of(
+            mounts.etc_entries.begin(), mounts.etc_entries.end(), [&](const HostEntry& e) {
+                return e.name == top && e.kind == HostEntry::Kind::Directory && etc_entry_shown(e);
+            });
+        // Empty, small and read-only, as everything under / but the
+        // documented writable places (kWritableMounts).
+        if (parent_shown) {
+            add(args, {"--size", std::to_string(kMaskBytes), "--perms", "0755", "--tmpfs", masked});
+            read_only.push_back(masked);
+        }
+    }
+    if (mounts.staged_etc.empty()) {
+        add(args, {"--dir", sandbox::kCaDir, "--ro-bind", mounts.ca_file, sandbox::kCaPath});
+        // Over an /etc/ssh that is otherwise absent (never the host's), which
+        // every user inside can read, as a staged one.
+        if (!mounts.ssh_config.empty())
+            add(args, {"--perms", "0755", "--dir", "/etc/ssh", "--ro-bind", mounts.ssh_config,
+                       kSshConfigPath});
+    }
+}
+
 } // namespace
 
 std::vector<std::string> agent_command(const SandboxMounts& mounts) {
@@ -136,28 +174,6 @@ std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
     // Mounts made writable by their kind (tmpfs) that must not be: remounted
     // read-only last, once what they hold is in place.
     std::vector<std::string> read_only = {"/run", "/dev"};
-    add(args, {"--dir", "/etc"});
-    const std::string etc_dir = join(root_dir, "etc");
-    for (const auto& entry : mounts.etc_entries)
-        if (etc_entry_shown(entry)) show_entry(args, etc_dir, "/etc", entry);
-    for (const auto& masked : mounts.etc_masks_present) {
-        const std::string name = masked.substr(std::string_view("/etc/").size());
-        const auto slash = name.find('/');
-        const std::string top = name.substr(0, slash);
-        const bool parent_shown = std::any_of(
-            mounts.etc_entries.begin(), mounts.etc_entries.end(), [&](const HostEntry& e) {
-                return e.name == top && e.kind == HostEntry::Kind::Directory && etc_entry_shown(e);
-            });
-        // Empty, small and read-only, as everything under / but the
-        // documented writable places (kWritableMounts).
-        if (parent_shown) {
-            add(args, {"--size", std::to_string(kMaskBytes), "--perms", "0755", "--tmpfs", masked});
-            read_only.push_back(masked);
-        }
-    }
-    add(args, {"--dir", sandbox::kCaDir, "--ro-bind", mounts.ca_file, sandbox::kCaPath});
-    // Over an /etc/ssh that is otherwise absent (never the host's).
-    if (!mounts.ssh_config.empty()) add(args, {"--ro-bind", mounts.ssh_config, kSshConfigPath});
 
     add(args, {"--proc",
                "/proc",
@@ -193,6 +209,7 @@ std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
         for (std::size_t i = 0; i < mounts.host_library_dirs.size(); ++i)
             add(args, {"--ro-bind", mounts.host_library_dirs[i], host_library_dir(i)});
     }
+    add_etc(args, mounts, root_dir, read_only);
     for (const auto& mount : read_only)
         add(args, {"--remount-ro", mount});
     add(args, {"--remount-ro", "/", "--"});

@@ -43,6 +43,12 @@ struct SandboxMounts {
     std::string egress_socket; // bound at /run/osf/egress.sock
     std::string ssh_config;    // bound at /etc/ssh/ssh_config (ssh_client_config.hpp)
     std::string agent_binary;  // bound at /run/osf/sandbox-local
+    // Set when /etc is staged (staged_binds.hpp): a directory holding /etc's
+    // shown entries, the CA and the ssh client config, bound whole at /etc.
+    // bwrap rereads the mount table for every bind it makes, so 150 binds of
+    // /etc's entries cost it about 50 ms of CPU; one bind of a prepared tree
+    // costs one read.
+    std::string staged_etc;
     // Any root but the host's: the agent runs with the host's dynamic loader
     // and the directories of the libraries it uses, bound under /run/osf.
     std::string host_loader;

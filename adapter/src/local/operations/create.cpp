@@ -146,7 +146,10 @@ nlohmann::json describe(OperationContext& context, const sandbox::SandboxRequest
                      root_caller, host_size()});
     nlohmann::json staged = nlohmann::json::array();
     for (const auto& bind : plan.staged)
-        staged.push_back({{"source", bind.source}, {"target", bind.target}});
+        if (bind.link_target.empty())
+            staged.push_back({{"source", bind.source}, {"target", bind.target}});
+        else
+            staged.push_back({{"link", bind.link_target}, {"target", bind.target}});
     nlohmann::json proxy_variables = nlohmann::json::array();
     for (const auto& [name, value] : plan.proxy_environment)
         proxy_variables.push_back(name); // names only: values may be secrets

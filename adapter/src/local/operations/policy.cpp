@@ -1,6 +1,7 @@
 #include "local/operations/policy.hpp"
 
 #include "commands/command_errors.hpp"
+#include "local/host/bound_file.hpp"
 #include "local/protocol/admin_client.hpp"
 #include "local/state/sandbox_store.hpp"
 #include "osf/atomic_file.hpp"
@@ -26,25 +27,6 @@ std::string read_required(const std::string& path) {
     auto text = osf::read_whole_file(path);
     if (!text) throw CommandFailed("cannot read " + path);
     return std::move(*text);
-}
-
-// The sandbox's CA file is bound into it (a file bind: the inode), so it is
-// rewritten in place, never replaced: processes started from now on trust the
-// proxy's new CA too.
-void rewrite_in_place(const std::string& path, const std::string& content) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (fd < 0) throw CommandFailed("cannot rewrite " + path + ": " + std::strerror(errno));
-    std::size_t done = 0;
-    while (done < content.size()) {
-        const auto n = ::write(fd, content.data() + done, content.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            ::close(fd);
-            throw CommandFailed("cannot rewrite " + path + ": " + std::strerror(errno));
-        }
-        done += static_cast<std::size_t>(n);
-    }
-    ::close(fd);
 }
 
 } // namespace
@@ -90,7 +72,12 @@ sandbox::PolicyChangeResult change_policy(OperationContext& context, const std::
         parsed["generation"].is_number_unsigned())
         result.generation = parsed["generation"].get<std::uint64_t>();
     result.live = true;
-    rewrite_in_place(paths.sandbox_ca, read_required(paths.ca()));
+    // Processes started from now on trust the proxy's new CA too.
+    try {
+        rewrite_bound_file(paths.sandbox_ca, read_required(paths.ca()));
+    } catch (const std::runtime_error& e) {
+        throw CommandFailed(e.what());
+    }
     return result;
 }
 

@@ -1,5 +1,6 @@
 #include "local/supervisor/proxy_start.hpp"
 
+#include "local/host/bound_file.hpp"
 #include "local/launch/sandbox_environment.hpp"
 #include "osf/proxy_state.hpp"
 
@@ -28,8 +29,13 @@ void keep_log_key(const SandboxPaths& paths) {
         throw StartFailed("the egress proxy published no egress log key in " +
                           paths.published_log_key());
     write_file(paths.log_key, pem, 0644);
-    // The CA certificate, readable by the sandbox's host id.
-    write_file(paths.sandbox_ca, read_file(paths.ca()), 0644);
+    // The CA certificate, readable by the sandbox's host id, in the file the
+    // sandbox (started meanwhile) has bound.
+    try {
+        rewrite_bound_file(paths.sandbox_ca, read_file(paths.ca()));
+    } catch (const std::runtime_error& e) {
+        throw StartFailed(e.what());
+    }
 }
 
 } // namespace

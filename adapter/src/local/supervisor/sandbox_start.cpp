@@ -1,5 +1,6 @@
 #include "local/supervisor/sandbox_start.hpp"
 
+#include "local/host/bound_file.hpp"
 #include "local/host/cgroup_placement.hpp"
 #include "local/host/mount_staging.hpp"
 #include "local/host/user_namespaces.hpp"
@@ -37,10 +38,9 @@ void drain(const Fd& output, const Fd& log) {
         write_all(log.get(), buffer.data(), static_cast<std::size_t>(got));
 }
 
-// The agent says kAgentReady once it listens on 127.0.0.1:8080. Until then
-// bwrap's and the agent's output goes to sandbox.log (bounded); after,
-// its pipe is closed.
-void wait_until_ready(SupervisedSandbox& sandbox, Fd output) {
+} // namespace
+
+void wait_for_agent(SupervisedSandbox& sandbox, Fd output) {
     Fd log(
         ::open(sandbox.paths.sandbox_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
     std::size_t logged = 0;
@@ -90,8 +90,6 @@ void wait_until_ready(SupervisedSandbox& sandbox, Fd output) {
     }
 }
 
-} // namespace
-
 SandboxSockets listen_for_sandbox(const SupervisedSandbox& sandbox) {
     SandboxSockets sockets;
     sockets.egress = listen_unix(sandbox.paths.egress_socket);
@@ -134,7 +132,12 @@ void place_in_cgroups(SupervisedSandbox& sandbox,
              "namespace instead");
 }
 
-void start_sandbox(SupervisedSandbox& sandbox) {
+Fd spawn_sandbox(SupervisedSandbox& sandbox) {
+    try {
+        make_bound_file(sandbox.paths.sandbox_ca, 0644); // filled in once the proxy listens
+    } catch (const std::runtime_error& e) {
+        throw StartFailed(e.what());
+    }
     std::array<int, 2> pair{};
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair.data()) != 0)
         throw StartFailed(std::string("socketpair: ") + std::strerror(errno));
@@ -177,7 +180,7 @@ void start_sandbox(SupervisedSandbox& sandbox) {
     }
     agent_end = Fd();
     output.write = Fd();
-    wait_until_ready(sandbox, std::move(output.read));
+    return std::move(output.read);
 }
 
 } // namespace osf::local::supervisor

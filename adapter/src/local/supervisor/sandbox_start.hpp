@@ -22,8 +22,14 @@ SandboxSockets listen_for_sandbox(const SupervisedSandbox& sandbox);
 void place_in_cgroups(SupervisedSandbox& sandbox,
                       const std::function<void(const std::string&)>& warn);
 
-// Starts bwrap (sandbox.sandbox_pid) and waits for the agent, which
-// sandbox.agent then reaches.
-void start_sandbox(SupervisedSandbox& sandbox);
+// Starts bwrap (sandbox.sandbox_pid) with the agent inside, which
+// sandbox.agent reaches; the CA file it binds is made empty first (the
+// proxy's start fills it in). Its output, for wait_for_agent.
+Fd spawn_sandbox(SupervisedSandbox& sandbox);
+
+// The agent says kAgentReady once it listens on 127.0.0.1:8080. Until then
+// bwrap's and the agent's `output` goes to sandbox.log (bounded); after, its
+// pipe is closed. StartFailed when bwrap or the agent fails first.
+void wait_for_agent(SupervisedSandbox& sandbox, Fd output);
 
 } // namespace osf::local::supervisor

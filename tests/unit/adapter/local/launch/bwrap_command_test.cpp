@@ -69,8 +69,12 @@ TEST_CASE("bwrap: every namespace, no capabilities, only the system directories"
     CHECK(has_sequence(args, {"--symlink", "usr/bin", "/bin"}));
     CHECK(has_sequence(args, {"--ro-bind", "/lib", "/lib"}));
     for (const char* hidden : {"/home", "/root", "/var", "/opt", "/vmlinuz", "/etc/shadow",
-                               "/etc/ssh", "/etc/resolv.conf", "/etc/secret.conf"})
+                               "/etc/resolv.conf", "/etc/secret.conf"})
         CHECK(std::find(args.begin(), args.end(), hidden) == args.end());
+    // /etc/ssh is never the host's: a directory of bwrap's holding only ours.
+    CHECK_FALSE(has_sequence(args, {"--ro-bind", "/etc/ssh", "/etc/ssh"}));
+    CHECK(has_sequence(args, {"--perms", "0755", "--dir", "/etc/ssh", "--ro-bind",
+                              "/state/run/ssh_config", "/etc/ssh/ssh_config"}));
     CHECK(has_sequence(args, {"--ro-bind", "/etc/passwd", "/etc/passwd"}));
     // A mask is small and read-only: nothing under / but the documented
     // writable places can be written (issue 42: /etc/ssl/private was a
@@ -175,32 +179,40 @@ TEST_CASE("bwrap: in a foreign root the agent runs with the host's loader and li
     mounts.host_library_dirs = {"/usr/lib/x86_64-linux-gnu", "/opt/lib"};
     mounts.control_fd = 4;
     const auto args = bwrap_arguments(mounts);
-    CHECK(has_sequence(args, {"--ro-bind",
-                              "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
-                              "/run/osf/ld.so",
-                              "--ro-bind",
-                              "/usr/lib/x86_64-linux-gnu",
-                              "/run/osf/lib/0",
-                              "--ro-bind",
-                              "/opt/lib",
-                              "/run/osf/lib/1",
-                              "--remount-ro",
-                              "/run",
-                              "--remount-ro",
-                              "/dev",
-                              "--remount-ro",
-                              "/",
-                              "--",
-                              "/run/osf/ld.so",
-                              "--library-path",
-                              "/run/osf/lib/0:/run/osf/lib/1",
-                              "/run/osf/sandbox-local",
-                              "__agent",
-                              "4"}));
+    CHECK(has_sequence(args, {"--ro-bind", "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+                              "/run/osf/ld.so", "--ro-bind", "/usr/lib/x86_64-linux-gnu",
+                              "/run/osf/lib/0", "--ro-bind", "/opt/lib", "/run/osf/lib/1"}));
+    // Then /etc (made last: it adds a mount per entry), then the read-only remounts.
+    CHECK(has_sequence(args,
+                       {"--remount-ro", "/run", "--remount-ro", "/dev", "--remount-ro", "/", "--",
+                        "/run/osf/ld.so", "--library-path", "/run/osf/lib/0:/run/osf/lib/1",
+                        "/run/osf/sandbox-local", "__agent", "4"}));
     // ssh's ProxyCommand runs the product's binary the same way.
     CHECK(agent_command(mounts) == std::vector<std::string>{"/run/osf/ld.so", "--library-path",
                                                             "/run/osf/lib/0:/run/osf/lib/1",
                                                             "/run/osf/sandbox-local"});
     mounts.host_template = true;
     CHECK(agent_command(mounts) == std::vector<std::string>{"/run/osf/sandbox-local"});
+}
+
+TEST_CASE("bwrap: a staged /etc is one read-only bind with the CA and ssh config in it") {
+    SandboxMounts mounts;
+    mounts.id = "0123456789ab";
+    mounts.etc_entries = {file("passwd"), dir("ssl")};
+    mounts.etc_masks_present = {"/etc/ssl/private"};
+    mounts.ca_file = "/run/osf-stage/egress-ca.crt";
+    mounts.ssh_config = "/run/osf-stage/ssh_config";
+    mounts.staged_etc = "/run/osf-stage/etc";
+    const auto args = bwrap_arguments(mounts);
+    CHECK(has_sequence(args, {"--ro-bind", "/run/osf-stage/etc", "/etc"}));
+    for (std::size_t i = 0; i + 2 < args.size(); ++i)
+        if (args[i] == "--ro-bind" || args[i] == "--symlink" || args[i] == "--dir")
+            CHECK((args[i + 2].rfind("/etc/", 0) != 0 || args[i + 2] == "/etc/ssl/private"));
+    // /etc comes after every other mount, before the read-only remounts.
+    const auto etc_at = std::find(args.begin(), args.end(), "/run/osf-stage/etc");
+    CHECK(std::find(etc_at, args.end(), "/workspace") == args.end());
+    CHECK(std::find(etc_at, args.end(), "/proc") == args.end());
+    // The mask still covers what the bound /etc/ssl holds.
+    CHECK(has_sequence(args, {"--tmpfs", "/etc/ssl/private"}));
+    CHECK(has_sequence(args, {"--remount-ro", "/etc/ssl/private"}));
 }

@@ -126,11 +126,17 @@ TEST_CASE("launch plan: one table of specs and callers, each part from the same 
         // The ssh client configuration the supervisor writes is the one bound.
         CHECK(plan.ssh_config.find("ProxyCommand /run/osf/sandbox-local __connect %h %p") !=
               std::string::npos);
-        CHECK(binds_from(plan.sandbox_argv,
-                         row.own_host_id ? "/run/osf-stage/ssh_config" : paths.ssh_config,
-                         "/etc/ssh/ssh_config"));
+        // Staged, /etc is one tree bound whole, the ssh client configuration in it.
+        CHECK(binds_from(plan.sandbox_argv, paths.ssh_config, "/etc/ssh/ssh_config") ==
+              !row.own_host_id);
+        CHECK(binds_from(plan.sandbox_argv, "/run/osf-stage/etc", "/etc") == row.own_host_id);
+        CHECK(std::any_of(plan.staged.begin(), plan.staged.end(), [&](const StagedBind& bind) {
+                  return bind.source == paths.ssh_config &&
+                         bind.target == "/run/osf-stage/etc/ssh/ssh_config";
+              }) == row.own_host_id);
         for (const auto& bind : plan.staged)
-            CHECK(std::find(plan.sandbox_argv.begin(), plan.sandbox_argv.end(), bind.target) !=
-                  plan.sandbox_argv.end());
+            CHECK((std::find(plan.sandbox_argv.begin(), plan.sandbox_argv.end(), bind.target) !=
+                       plan.sandbox_argv.end() ||
+                   bind.target.rfind("/run/osf-stage/etc/", 0) == 0));
     }
 }
