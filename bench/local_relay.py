@@ -5,12 +5,13 @@ port 127.0.0.1:8080, the egress socket, the supervisor) and their stalls.
 
 Each round creates a sandbox per build, then times --requests plain HTTP GETs (curl's
 time_total, one connection each) from inside it through HTTP_PROXY, and as many from the
-host straight to the proxy's Unix socket; the builds' order is reversed every other
-round. The origin is a loopback HTTP/1.1 server that writes its head and body in two
+host straight to the proxy's Unix socket, then one download of --bulk-mib MiB from inside
+(its time, and the CPU of every process of the sandbox: supervisor, proxy, bwrap, agent,
+curl); the builds' order is reversed every other round. The origin is a loopback HTTP/1.1 server that writes its head and body in two
 writes (as most servers do), so an answer crosses each relay as two small writes.
 
   /usr/bin/python3 bench/local_relay.py --build build/default [--baseline OLD_BUILD_DIR]
-      [--rounds 3] [--requests 40]
+      [--rounds 3] [--requests 40] [--bulk-mib 256]
 
 A build directory holds adapter/sandbox-local and egress-proxy/egress-proxy.
 """
@@ -22,15 +23,25 @@ import statistics
 import subprocess
 import tempfile
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 BODY = b"x" * 1024
+BULK_PIECE = b"x" * (1 << 20)
 
 
 class Origin(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def do_GET(self):
+        if self.path.startswith("/bulk/"):  # /bulk/MIB
+            mib = int(self.path[len("/bulk/"):])
+            self.send_response(200)
+            self.send_header("Content-Length", str(mib * len(BULK_PIECE)))
+            self.end_headers()
+            for _ in range(mib):
+                self.wfile.write(BULK_PIECE)
+            return
         self.send_response(200)
         self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", str(len(BODY)))
@@ -50,7 +61,26 @@ CURL_LOOP = ("i=0; while [ $i -lt {n} ]; do i=$((i+1)); "
              "curl -s -o /dev/null -w '%{{time_total}}\\n' {extra} http://origin.test:{port}/r; done")
 
 
-def measure(build, state, port, requests):
+def sandbox_cpu_seconds(root_pid):
+    """utime + stime of root_pid and every process below it."""
+    children = {}
+    for line in subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True,
+                               text=True, check=True).stdout.splitlines():
+        pid, ppid = map(int, line.split())
+        children.setdefault(ppid, []).append(pid)
+    tree, total = [root_pid], 0
+    for pid in tree:
+        tree += children.get(pid, [])
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except FileNotFoundError:
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def measure(build, state, port, requests, bulk_mib):
     local = os.path.join(build, "adapter", "sandbox-local")
     env = dict(os.environ, OSF_SANDBOX_LOCAL_STATE_DIR=state,
                OSF_EGRESS_PROXY_BIN=os.path.join(build, "egress-proxy", "egress-proxy"),
@@ -74,10 +104,18 @@ def measure(build, state, port, requests):
                                 "%{http_code}", f"http://origin.test:{port}/check"],
                                env=env, capture_output=True, text=True, timeout=60).stdout
         assert codes == "200", f"the sandbox's request got {codes!r}"
+        with open(os.path.join(state, "sandboxes", sandbox_id, "supervisor.pid")) as f:
+            supervisor = int(f.read().split()[0])
+        cpu_before, started = sandbox_cpu_seconds(supervisor), time.perf_counter()
+        got = subprocess.run([local, "exec", sandbox_id, "--", "curl", "-s", "-o", "/dev/null", "-w",
+                              "%{size_download}", f"http://origin.test:{port}/bulk/{bulk_mib}"],
+                             env=env, capture_output=True, text=True, check=True, timeout=300).stdout
+        bulk = (time.perf_counter() - started, sandbox_cpu_seconds(supervisor) - cpu_before)
+        assert int(got) == bulk_mib << 20, f"the download got {got} bytes"
     finally:
         subprocess.run([local, "destroy", sandbox_id], env=env, capture_output=True, timeout=120)
     to_ms = lambda out: [float(line) * 1000 for line in out.split()]
-    return to_ms(inside.stdout), to_ms(direct.stdout)
+    return to_ms(inside.stdout), to_ms(direct.stdout), bulk
 
 
 def main():
@@ -86,6 +124,7 @@ def main():
     parser.add_argument("--baseline", help="another build directory, measured in the same run")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--requests", type=int, default=40)
+    parser.add_argument("--bulk-mib", type=int, default=256)
     args = parser.parse_args()
     builds = {"head": os.path.abspath(args.build)}
     if args.baseline:
@@ -97,14 +136,17 @@ def main():
         load_before = f.read().split()[0]
     samples = {name: {"inside": [], "direct": []} for name in builds}
     stalls = {name: {"inside": 0, "direct": 0} for name in builds}
+    bulks = {name: [] for name in builds}
     order = list(builds)
     for round_number in range(args.rounds):
         for name in (order if round_number % 2 == 0 else list(reversed(order))):
             state = tempfile.mkdtemp(prefix="osl-relay-", dir="/tmp")
             try:
-                inside, direct = measure(builds[name], state, port, args.requests)
+                inside, direct, bulk = measure(builds[name], state, port, args.requests,
+                                               args.bulk_mib)
             finally:
                 shutil.rmtree(state, ignore_errors=True)
+            bulks[name].append(bulk)
             samples[name]["inside"] += inside
             samples[name]["direct"] += direct
             # A stall: 35 ms or more, the delayed acknowledgement's 40 ms less its jitter.
@@ -127,6 +169,12 @@ def main():
                   f"{max(s):.2f} | {stalls[name][path]} | "
                   f"{statistics.median(s) / statistics.median(d):.2f}x | "
                   f"{percentile(s, 99) / percentile(d, 99):.2f}x |")
+    print(f"\n| build | {args.bulk_mib} MiB from inside: seconds (median) | CPU seconds of the "
+          "sandbox's processes (median) |")
+    print("|---|---:|---:|")
+    for name in builds:
+        print(f"| {name} | {statistics.median(b[0] for b in bulks[name]):.2f} | "
+              f"{statistics.median(b[1] for b in bulks[name]):.2f} |")
 
 
 if __name__ == "__main__":

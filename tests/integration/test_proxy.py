@@ -528,3 +528,51 @@ def test_ca_key_is_never_written_to_disk(proxy):
                                                    "listen.json", "log-key.pub"]
     # The admin token: the proxy's user alone may read it.
     assert os.stat(os.path.join(proxy.state_dir, "admin-token")).st_mode & 0o777 == 0o600
+
+
+def test_listens_on_a_unix_listener_it_was_started_with(tmp_path):
+    """--listen fd:N: sandbox-local's supervisor binds the socket its sandbox reaches and
+    hands it to the proxy as descriptor 3, so the sandbox's connections need no relay. The
+    proxy serves it and names its path in listen.json; a descriptor that is not a listening
+    Unix stream socket, or none at all, is a configuration error (exit 2) before anything
+    listens."""
+    from osftest.paths import proxy_bin
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"egress": ["allowed.test"]}))
+    path = str(tmp_path / "egress.sock")
+
+    def start(fd, state):
+        # The shell moves the descriptor to 3, as the supervisor's spawn does.
+        return subprocess.Popen(["bash", "-c", f'exec 3<&{fd}; exec "$@"', "bash", proxy_bin(),
+                                 "--spec", str(spec), "--listen", "fd:3", "--admin-listen",
+                                 "127.0.0.1:0", "--state-dir", str(state)],
+                                pass_fds=(fd,), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True)
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+        listener.bind(path)
+        listener.listen(8)
+        proc = start(listener.fileno(), tmp_path / "state")
+    try:
+        listen_file = tmp_path / "state" / "listen.json"
+        wait_until(lambda: listen_file.exists() or proc.poll() is not None, 30,
+                   "the proxy to listen")
+        assert proc.poll() is None, proc.stderr.read()
+        assert json.loads(listen_file.read_text())["proxy"] == "unix:" + path
+        with socket.socket(socket.AF_UNIX) as client:
+            client.settimeout(15)
+            client.connect(path)
+            client.sendall(b"GET http://denied.test/ HTTP/1.1\r\nHost: denied.test\r\n\r\n")
+            assert client.recv(64).startswith(b"HTTP/1.1 403 ")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+    with open(spec, "rb") as not_a_socket:
+        proc = start(not_a_socket.fileno(), tmp_path / "state2")
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 2
+    assert "not a listening Unix stream socket" in err
+    assert not (tmp_path / "state2" / "listen.json").exists()
+    res = run_proxy(["--spec", str(spec), "--listen", "fd:9", "--state-dir", str(tmp_path / "s3")])
+    assert res.returncode == 2 and "fd:9" in res.stderr

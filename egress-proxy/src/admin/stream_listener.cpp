@@ -5,7 +5,13 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <fcntl.h>
+#include <stdexcept>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 namespace osf::admin {
@@ -56,6 +62,39 @@ std::unique_ptr<StreamListener> StreamListener::on_unix(asio::any_io_executor ex
     if (::chmod(unix_path.c_str(), 0600) != 0) fail(errno, "chmod");
     acceptor.listen(asio::socket_base::max_listen_connections);
     listener->unix_path_ = unix_path;
+    return listener;
+}
+
+std::unique_ptr<StreamListener> StreamListener::on_inherited(asio::any_io_executor executor,
+                                                             int fd) {
+    int domain = 0, type = 0, listening = 0;
+    socklen_t size = sizeof(int);
+    const char* not_a_listener = "not a listening Unix stream socket";
+    if (::getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &size) != 0) {
+        if (errno == ENOTSOCK) throw std::invalid_argument(not_a_listener);
+        fail(errno, "the inherited listener");
+    }
+    size = sizeof(int);
+    ::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &size);
+    size = sizeof(int);
+    ::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size);
+    if (domain != AF_UNIX || type != SOCK_STREAM || listening != 1)
+        throw std::invalid_argument(not_a_listener);
+    sockaddr_un bound{};
+    socklen_t bound_size = sizeof(bound);
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &bound_size) != 0)
+        fail(errno, "the inherited listener");
+    ::fcntl(fd, F_SETFD, FD_CLOEXEC); // no program the proxy starts holds it
+    std::unique_ptr<StreamListener> listener(new StreamListener(executor));
+    auto& acceptor = listener->unix_.emplace(executor);
+    boost::system::error_code assigned;
+    acceptor.assign(Local(), fd, assigned);
+    if (assigned) throw boost::system::system_error(assigned);
+    // Its path, for listen.json: what the starter bound (and keeps there).
+    const auto path_bytes = bound_size > offsetof(sockaddr_un, sun_path)
+                                ? bound_size - offsetof(sockaddr_un, sun_path)
+                                : 0;
+    listener->unix_path_ = std::string(bound.sun_path, ::strnlen(bound.sun_path, path_bytes));
     return listener;
 }
 

@@ -34,6 +34,11 @@ public:
                                                   const boost::asio::ip::tcp::endpoint& at);
     static std::unique_ptr<StreamListener> on_unix(boost::asio::any_io_executor executor,
                                                    const std::string& unix_path);
+    // A listening Unix stream socket this process was started with; throws
+    // std::invalid_argument when `fd` is something else, boost::system::system_error
+    // when it is not open.
+    static std::unique_ptr<StreamListener> on_inherited(boost::asio::any_io_executor executor,
+                                                        int fd);
 
     // The next connection, its socket on `into`'s executor.
     boost::asio::awaitable<Accepted> accept(boost::asio::io_context& into);

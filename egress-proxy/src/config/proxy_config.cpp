@@ -13,6 +13,17 @@
 namespace osf::config {
 
 std::variant<ListenAddress, std::string> parse_listen(std::string_view text) {
+    if (text.starts_with(fd_listen_prefix)) {
+        const auto number = text.substr(fd_listen_prefix.size());
+        int fd = -1;
+        const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), fd);
+        if (ec != std::errc() || ptr != number.data() + number.size() || fd < 3)
+            return "\"" + std::string(text) +
+                   "\" does not name a descriptor of 3 or more after fd:";
+        ListenAddress inherited;
+        inherited.inherited_fd = fd;
+        return inherited;
+    }
     if (text.starts_with(unix_listen_prefix)) {
         const auto path = text.substr(unix_listen_prefix.size());
         if (path.empty() || path.front() != '/')

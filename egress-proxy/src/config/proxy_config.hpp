@@ -82,14 +82,18 @@ std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const G
 
 // "0.0.0.0:8080", "127.0.0.1:0", "[::]:8080" -> address and port;
 // "unix:/abs/path" -> a Unix socket (made mode 0600: reachable only by the
-// proxy's user, through directories that let it; sandbox-local's proxies listen
-// so, never on a host port); or an error text.
+// proxy's user, through directories that let it); "fd:N" -> a listening Unix
+// socket the proxy was started with as descriptor N (3 or more), bound by
+// whoever started it (sandbox-local's supervisor: the socket its sandbox
+// reaches, so its connections come straight to the proxy); or an error text.
 struct ListenAddress {
     std::string address;
     std::uint16_t port = 0;
     std::string unix_path; // set for unix:PATH (address and port then unused)
+    int inherited_fd = -1; // set for fd:N
 };
 inline constexpr std::string_view unix_listen_prefix = "unix:";
+inline constexpr std::string_view fd_listen_prefix = "fd:";
 inline constexpr std::size_t max_unix_path_bytes = 107; // sockaddr_un's sun_path, less its NUL
 std::variant<ListenAddress, std::string> parse_listen(std::string_view text);
 

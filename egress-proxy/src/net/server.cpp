@@ -58,6 +58,8 @@ std::unique_ptr<admin::StreamListener> listen_at(asio::any_io_executor executor,
                                                  const std::string& text) {
     auto parsed = config::parse_listen(text);
     const auto& listen = std::get<config::ListenAddress>(parsed);
+    if (listen.inherited_fd >= 0)
+        return admin::StreamListener::on_inherited(executor, listen.inherited_fd);
     if (!listen.unix_path.empty())
         return admin::StreamListener::on_unix(executor, listen.unix_path);
     return admin::StreamListener::on_tcp(
@@ -236,6 +238,8 @@ ProxyServer::ProxyServer(const config::ProxyConfig& config)
         impl_->acceptor = listen_at(impl_->main_io.get_executor(), options.listen);
     } catch (const boost::system::system_error& e) {
         throw std::runtime_error("cannot listen on " + options.listen + ": " + e.code().message());
+    } catch (const std::invalid_argument& e) {
+        throw std::runtime_error("cannot listen on " + options.listen + ": " + e.what());
     }
     try {
         auto* ctx = impl_->ctx.get();
@@ -257,6 +261,8 @@ ProxyServer::ProxyServer(const config::ProxyConfig& config)
     } catch (const boost::system::system_error& e) {
         throw std::runtime_error("cannot listen on " + options.admin_listen + ": " +
                                  e.code().message());
+    } catch (const std::invalid_argument& e) {
+        throw std::runtime_error("cannot listen on " + options.admin_listen + ": " + e.what());
     }
 }
 

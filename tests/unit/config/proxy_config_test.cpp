@@ -121,3 +121,20 @@ TEST_CASE("parse_listen: unix:PATH is a Unix socket, absolute and short enough f
     CHECK(std::get<ListenAddress>(tcp).unix_path.empty());
     CHECK(std::get<ListenAddress>(tcp).address == "127.0.0.1");
 }
+
+TEST_CASE("parse_listen: fd:N is a listener the proxy was started with, never 0, 1 or 2") {
+    using osf::config::ListenAddress;
+    using osf::config::parse_listen;
+    const auto at = parse_listen("fd:3");
+    REQUIRE(std::holds_alternative<ListenAddress>(at));
+    CHECK(std::get<ListenAddress>(at).inherited_fd == 3);
+    CHECK(std::get<ListenAddress>(at).unix_path.empty());
+    CHECK(std::get<ListenAddress>(parse_listen("fd:17")).inherited_fd == 17);
+    CHECK(std::get<ListenAddress>(parse_listen("unix:/a.sock")).inherited_fd == -1);
+    for (const std::string bad :
+         {"fd:", "fd:0", "fd:2", "fd:-3", "fd:3x", "fd: 3", "fd:99999999999"}) {
+        INFO(bad);
+        REQUIRE(std::holds_alternative<std::string>(parse_listen(bad)));
+        CHECK(std::get<std::string>(parse_listen(bad)).find("descriptor") != std::string::npos);
+    }
+}

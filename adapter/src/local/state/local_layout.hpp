@@ -24,11 +24,11 @@ struct SandboxPaths {
     std::string workspace;       // bound at /workspace
     std::string proxy_state;     // the proxy's --state-dir: ca.crt, egress.jsonl
     std::string proxy_output;    // the proxy's stdout and stderr
-    std::string proxy_socket;    // the proxy's listener: a Unix socket only this user reaches
+    std::string proxy_socket;    // an earlier version's proxy listener, removed if there
     std::string admin_socket;    // the proxy's admin listener, likewise
     std::string log_key;         // the running proxy's egress log key, copied when it started
     std::string run;             // sockets the sandbox may see (bound under /run/osf)
-    std::string egress_socket;   // the proxy as a Unix socket, relayed by the supervisor
+    std::string egress_socket;   // the proxy's listener, bound by the supervisor (in run)
     std::string control;         // exec requests to the supervisor (never inside)
     std::string lock;            // held by the supervisor while it runs
     std::string pid;             // the supervisor's process ID
@@ -61,7 +61,7 @@ std::string snapshots_dir(const std::string& root);
 // Shared package caches, one directory per `cache.claimName`.
 std::string caches_dir(const std::string& root);
 // Where earlier versions listed each running proxy's TCP ports; the proxies
-// listen on Unix sockets now (SandboxPaths::proxy_socket), and gc removes the
+// listen on Unix sockets now (SandboxPaths::egress_socket), and gc removes the
 // files still there.
 std::string listeners_dir(const std::string& root);
 // Held while a host id is chosen for a new sandbox.

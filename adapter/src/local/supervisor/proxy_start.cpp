@@ -40,9 +40,12 @@ void keep_log_key(const SandboxPaths& paths) {
 
 } // namespace
 
-Fd start_proxy(SupervisedSandbox& sandbox) {
+Fd start_proxy(SupervisedSandbox& sandbox, const Fd& egress_listener) {
     std::vector<Fd> keep_open;
     process::SpawnSpec spec = output_to(sandbox.paths.proxy_output, keep_open);
+    // The sandbox's egress socket, as the proxy's listener (proxy_argv's
+    // fd:N): the sandbox's connections reach the proxy with no relay between.
+    spec.fds.push_back({kProxyListenerFd, egress_listener.get()});
     spec.argv = sandbox.plan.proxy_argv;
     spec.env = to_envp(sandbox.plan.proxy_environment);
     spec.die_with_parent = true;
@@ -77,7 +80,7 @@ void wait_for_proxy(SupervisedSandbox& sandbox, Fd listened) {
         }
         if (const auto listen = osf::proxy_state::parse_listen(read_file(listen_file))) {
             // Only where it was told: a Unix socket in this sandbox's directory.
-            if (listen->proxy != "unix:" + sandbox.paths.proxy_socket ||
+            if (listen->proxy != "unix:" + sandbox.paths.egress_socket ||
                 listen->admin != "unix:" + sandbox.paths.admin_socket)
                 throw StartFailed("the egress proxy listens elsewhere than told (" + listen->proxy +
                                   ", " + listen->admin + ")");

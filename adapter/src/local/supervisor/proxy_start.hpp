@@ -1,6 +1,6 @@
 // The supervisor's proxy part: the sandbox's egress proxy started outside its
-// network namespace, as the launch plan says, and waited for until it listens
-// where it was told; then the egress log's key and the CA copied out of its
+// network namespace, as the launch plan says, on the sandbox's egress socket,
+// and waited for until it listens there; then the egress log's key and the CA copied out of its
 // state directory for the sandbox and for verification.
 #pragma once
 
@@ -8,9 +8,10 @@
 
 namespace osf::local::supervisor {
 
-// Starts the proxy (sandbox.proxy_pid); the watch wait_for_proxy wakes on, or
-// none (it then polls).
-Fd start_proxy(SupervisedSandbox& sandbox);
+// Starts the proxy (sandbox.proxy_pid) listening on `egress_listener`, the
+// sandbox's egress socket; the watch wait_for_proxy wakes on, or none (it
+// then polls).
+Fd start_proxy(SupervisedSandbox& sandbox, const Fd& egress_listener);
 
 // Until the proxy listens; StartFailed when it exits, listens elsewhere, or
 // the start's deadline passes.

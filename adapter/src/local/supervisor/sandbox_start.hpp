@@ -10,7 +10,8 @@
 
 namespace osf::local::supervisor {
 
-// The sandbox's egress socket (given to its host id) and control socket.
+// The sandbox's egress socket (given to its host id; the proxy listens on it,
+// start_proxy) and control socket.
 struct SandboxSockets {
     Fd egress;
     Fd control;

@@ -1,6 +1,5 @@
 #include "local/supervisor/serving.hpp"
 
-#include "local/protocol/byte_relay.hpp"
 #include "local/protocol/unix_socket.hpp"
 #include "local/state/local_lifecycle.hpp"
 
@@ -22,16 +21,14 @@ namespace {
 class SandboxServer {
 public:
     SandboxServer(SupervisedSandbox& sandbox, SandboxSockets sockets)
-        : sandbox_(sandbox), sockets_(std::move(sockets)), signal_stream_(io_), egress_(io_),
-          control_(io_), agent_stream_(io_), expiry_timer_(io_) {}
+        : sandbox_(sandbox), sockets_(std::move(sockets)), signal_stream_(io_), control_(io_),
+          agent_stream_(io_), expiry_timer_(io_) {}
 
     bool serve() {
         signal_stream_.assign(::dup(sandbox_.signals.get()));
-        egress_.assign(Local(), sockets_.egress.release());
         control_.assign(Local(), sockets_.control.release());
         agent_stream_.assign(::dup(sandbox_.agent.get()));
         wait_for_signal();
-        accept_egress();
         accept_control();
         watch_agent();
         arm_expiry();
@@ -58,22 +55,6 @@ private:
                 if (child_ended()) return finish();
                 wait_for_signal();
             });
-    }
-
-    void accept_egress() {
-        egress_.async_accept([this](boost::system::error_code error, Local::socket client) {
-            if (error == asio::error::operation_aborted) return;
-            if (!error && !relays_.full()) {
-                Local::socket proxy(io_);
-                boost::system::error_code connect_error;
-                proxy.connect(Local::endpoint(sandbox_.paths.proxy_socket), connect_error);
-                if (!connect_error)
-                    relay(std::move(client), std::move(proxy), relays_);
-                else
-                    std::cerr << "egress proxy: " << connect_error.message() << std::endl;
-            }
-            accept_egress();
-        });
     }
 
     void accept_control() {
@@ -167,11 +148,9 @@ private:
 
     asio::io_context io_;
     asio::posix::stream_descriptor signal_stream_;
-    Local::acceptor egress_;
     Local::acceptor control_;
     asio::posix::stream_descriptor agent_stream_;
     asio::steady_timer expiry_timer_;
-    RelayCount relays_;
 };
 
 } // namespace

@@ -1,6 +1,6 @@
 // The supervisor's serving part, once the sandbox started: one event loop
-// that relays the sandbox's egress socket to the proxy, hands each exec
-// request on the control socket to the agent, rereads the expiry on SIGHUP,
+// that hands each exec request on the control socket to the agent (the
+// sandbox's egress socket is the proxy's own listener), rereads the expiry on SIGHUP,
 // and ends on a stop signal, the proxy's, the sandbox's or the agent's end,
 // or the expiry.
 #pragma once

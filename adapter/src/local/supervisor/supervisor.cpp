@@ -139,14 +139,15 @@ private:
         if (sandbox_.meta.workspace_bytes > 0) mount_workspace_volume(sandbox_.paths);
         plan_launch();
         write_file(sandbox_.paths.ssh_config, sandbox_.plan.ssh_config, 0644);
-        // The proxy and the sandbox start side by side: the proxy first (its
-        // spawn returns at once; the sandbox's returns only once bwrap runs,
-        // after joining cgroups and staging), then the sandbox's sockets,
-        // cgroups, bwrap and agent. The sandbox runs nothing but the agent
-        // until create hears it is ready, after both; the proxy's start fills
-        // in the CA file it binds.
-        Fd proxy_listened = start_proxy(sandbox_);
+        // The proxy and the sandbox start side by side: the sandbox's sockets
+        // (the proxy listens on its egress socket), the proxy (its spawn
+        // returns at once; the sandbox's only once bwrap runs, after joining
+        // cgroups and staging), then the cgroups, bwrap and the agent. The
+        // sandbox runs nothing but the agent until create hears it is ready,
+        // after both; the proxy's start fills in the CA file it binds.
         sockets_ = listen_for_sandbox(sandbox_);
+        Fd proxy_listened = start_proxy(sandbox_, sockets_.egress);
+        sockets_.egress = Fd(); // the proxy's now
         place_in_cgroups(sandbox_, [this](const std::string& warning) {
             report(status_line(StartStatus::Warning, warning));
         });

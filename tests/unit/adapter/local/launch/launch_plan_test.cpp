@@ -9,7 +9,7 @@
 
 using namespace osf::local;
 
-TEST_CASE("the proxy listens on Unix sockets in the sandbox's private directory, no host port") {
+TEST_CASE("the proxy listens on the sandbox's egress socket and a private admin socket") {
     const auto paths = sandbox_paths("/var/lib/osf-sandbox", "abc123def456");
     const auto argv = proxy_argv("/usr/bin/egress-proxy", paths);
     REQUIRE(argv.size() % 2 == 1);
@@ -17,19 +17,19 @@ TEST_CASE("the proxy listens on Unix sockets in the sandbox's private directory,
     std::map<std::string, std::string> flags;
     for (std::size_t i = 1; i + 1 < argv.size(); i += 2)
         CHECK(flags.emplace(argv[i], argv[i + 1]).second);
-    CHECK(flags.size() == 4);
-    CHECK(flags["--listen"] == "unix:" + paths.proxy_socket);
+    CHECK(flags.size() == 5);
+    // The listener the supervisor hands it: the egress socket the sandbox sees.
+    CHECK(flags["--listen"] == "fd:" + std::to_string(kProxyListenerFd));
+    CHECK(kProxyListenerFd > 2);
+    CHECK(flags["--max-connections"] == std::to_string(kProxyMaxConnections));
     CHECK(flags["--admin-listen"] == "unix:" + paths.admin_socket);
     CHECK(flags["--spec"] == paths.spec);
     CHECK(flags["--state-dir"] == paths.proxy_state);
-    // Directly in the sandbox's directory (0700, the owner's), never in run/,
-    // the directory the sandbox itself sees.
-    for (const auto& socket : {paths.proxy_socket, paths.admin_socket}) {
-        CHECK(socket.rfind('/') == paths.dir.size());
-        CHECK(socket.starts_with(paths.dir + "/"));
-        CHECK_FALSE(socket.starts_with(paths.run + "/"));
-    }
-    CHECK(paths.proxy_socket != paths.admin_socket);
+    // The admin socket directly in the sandbox's directory (0700, the owner's),
+    // never in run/, the directory the sandbox itself sees; the egress socket in run/.
+    CHECK(paths.admin_socket.rfind('/') == paths.dir.size());
+    CHECK_FALSE(paths.admin_socket.starts_with(paths.run + "/"));
+    CHECK(paths.egress_socket.starts_with(paths.run + "/"));
     CHECK(paths.spec.starts_with(paths.dir + "/"));
     CHECK(paths.proxy_state.starts_with(paths.dir + "/"));
 }
