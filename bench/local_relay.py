@@ -5,7 +5,8 @@ port 127.0.0.1:8080, the egress socket, the supervisor) and their stalls.
 
 Each round creates a sandbox per build, then times --requests plain HTTP GETs (curl's
 time_total, one connection each) from inside it through HTTP_PROXY, and as many from the
-host straight to the proxy's Unix socket, then one download of --bulk-mib MiB from inside
+host straight to the proxy's Unix socket, and to a proxy of the same build on a host TCP
+port (a sandbox's connection is TCP: this is its cost without the sandbox), then one download of --bulk-mib MiB from inside
 (its time, and the CPU of every process of the sandbox: supervisor, proxy, bwrap, agent,
 curl); the builds' order is reversed every other round. The origin is a loopback HTTP/1.1 server that writes its head and body in two
 writes (as most servers do), so an answer crosses each relay as two small writes.
@@ -80,6 +81,31 @@ def sandbox_cpu_seconds(root_pid):
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def over_tcp(build, state, env, spec, port, requests):
+    """The same requests to the same build's proxy on a TCP port of the host (a proxy of its
+    own, same spec and aliases): what a sandbox's TCP connection costs without a sandbox."""
+    proxy_state = os.path.join(state, "tcp-proxy")
+    proxy = subprocess.Popen([os.path.join(build, "egress-proxy", "egress-proxy"), "--spec", spec,
+                              "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+                              "--state-dir", proxy_state], env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    try:
+        listen = os.path.join(proxy_state, "listen.json")
+        deadline = time.monotonic() + 30
+        while not os.path.exists(listen):
+            if proxy.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("local_relay: the TCP proxy did not start")
+            time.sleep(0.01)
+        with open(listen) as f:
+            address = json.load(f)["proxy"]
+        return subprocess.run(["sh", "-c", CURL_LOOP.format(
+            n=requests, port=port, extra=f"-x http://{address}")], capture_output=True, text=True,
+            check=True, timeout=300).stdout
+    finally:
+        proxy.terminate()
+        proxy.wait(timeout=30)
+
+
 def measure(build, state, port, requests, bulk_mib):
     local = os.path.join(build, "adapter", "sandbox-local")
     env = dict(os.environ, OSF_SANDBOX_LOCAL_STATE_DIR=state,
@@ -100,6 +126,7 @@ def measure(build, state, port, requests, bulk_mib):
         direct = subprocess.run(["sh", "-c", CURL_LOOP.format(
             n=requests, port=port, extra=f"--unix-socket {socket_path} -x http://127.0.0.1:8080")],
             capture_output=True, text=True, check=True, timeout=300)
+        direct_tcp = over_tcp(build, state, env, spec, port, requests)
         codes = subprocess.run([local, "exec", sandbox_id, "--", "curl", "-s", "-o", "/dev/null", "-w",
                                 "%{http_code}", f"http://origin.test:{port}/check"],
                                env=env, capture_output=True, text=True, timeout=60).stdout
@@ -115,7 +142,7 @@ def measure(build, state, port, requests, bulk_mib):
     finally:
         subprocess.run([local, "destroy", sandbox_id], env=env, capture_output=True, timeout=120)
     to_ms = lambda out: [float(line) * 1000 for line in out.split()]
-    return to_ms(inside.stdout), to_ms(direct.stdout), bulk
+    return to_ms(inside.stdout), to_ms(direct.stdout), to_ms(direct_tcp), bulk
 
 
 def main():
@@ -134,41 +161,45 @@ def main():
     port = server.server_address[1]
     with open("/proc/loadavg") as f:
         load_before = f.read().split()[0]
-    samples = {name: {"inside": [], "direct": []} for name in builds}
-    stalls = {name: {"inside": 0, "direct": 0} for name in builds}
+    paths = ("inside", "direct", "direct TCP")
+    samples = {name: {path: [] for path in paths} for name in builds}
+    stalls = {name: {path: 0 for path in paths} for name in builds}
     bulks = {name: [] for name in builds}
     order = list(builds)
     for round_number in range(args.rounds):
         for name in (order if round_number % 2 == 0 else list(reversed(order))):
             state = tempfile.mkdtemp(prefix="osl-relay-", dir="/tmp")
             try:
-                inside, direct, bulk = measure(builds[name], state, port, args.requests,
-                                               args.bulk_mib)
+                inside, direct, direct_tcp, bulk = measure(builds[name], state, port,
+                                                           args.requests, args.bulk_mib)
             finally:
                 shutil.rmtree(state, ignore_errors=True)
             bulks[name].append(bulk)
-            samples[name]["inside"] += inside
-            samples[name]["direct"] += direct
-            # A stall: 35 ms or more, the delayed acknowledgement's 40 ms less its jitter.
-            stalls[name]["inside"] += sum(1 for s in inside if s >= 35)
-            stalls[name]["direct"] += sum(1 for s in direct if s >= 35)
+            for path, got in zip(paths, (inside, direct, direct_tcp)):
+                samples[name][path] += got
+                # A stall: 35 ms or more, the delayed acknowledgement's 40 ms less its jitter.
+                stalls[name][path] += sum(1 for s in got if s >= 35)
             print(f"round {round_number + 1} {name}: inside p50 {statistics.median(inside):.2f} ms, "
-                  f"direct p50 {statistics.median(direct):.2f} ms", flush=True)
+                  f"direct p50 {statistics.median(direct):.2f} ms, direct TCP p50 "
+                  f"{statistics.median(direct_tcp):.2f} ms", flush=True)
     server.shutdown()
     with open("/proc/loadavg") as f:
         load_after = f.read().split()[0]
     print(f"\n1-minute load {load_before} before, {load_after} after; {args.rounds} rounds of "
           f"{args.requests} requests per build and path\n")
-    print("| build | path | requests | p50 ms | p99 ms | max ms | >= 35 ms | p50 of direct | p99 of direct |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| build | path | requests | p50 ms | p99 ms | max ms | >= 35 ms | p50 of direct | "
+          "p99 of direct | p50 of direct TCP | p99 of direct TCP |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in builds:
-        d = samples[name]["direct"]
-        for path in ("inside", "direct"):
+        d, t = samples[name]["direct"], samples[name]["direct TCP"]
+        for path in paths:
             s = samples[name][path]
             print(f"| {name} | {path} | {len(s)} | {statistics.median(s):.2f} | {percentile(s, 99):.2f} | "
                   f"{max(s):.2f} | {stalls[name][path]} | "
                   f"{statistics.median(s) / statistics.median(d):.2f}x | "
-                  f"{percentile(s, 99) / percentile(d, 99):.2f}x |")
+                  f"{percentile(s, 99) / percentile(d, 99):.2f}x | "
+                  f"{statistics.median(s) / statistics.median(t):.2f}x | "
+                  f"{percentile(s, 99) / percentile(t, 99):.2f}x |")
     print(f"\n| build | {args.bulk_mib} MiB from inside: seconds (median) | CPU seconds of the "
           "sandbox's processes (median) |")
     print("|---|---:|---:|")

@@ -39,8 +39,9 @@ Exit codes: 0 ok; 1 failure (unknown ID, start failure, no bwrap, an egress log 
 int main(int argc, char** argv) {
     using namespace osf;
     const std::string_view first = argc >= 2 ? argv[1] : "";
-    if (first == "__agent" && argc == 3)
-        return osf::local::agent::run_sandbox_agent(std::atoi(argv[2]));
+    if (first == "__agent" && (argc == 3 || argc == 4))
+        return osf::local::agent::run_sandbox_agent(std::atoi(argv[2]),
+                                                    argc == 4 ? std::atoi(argv[3]) : -1);
     // ssh's ProxyCommand inside a sandbox (local/ssh_client_config.hpp).
     if (first == "__connect" && argc == 4)
         return osf::local::agent::run_proxy_connect(argv[2], argv[3]);

@@ -576,3 +576,68 @@ def test_listens_on_a_unix_listener_it_was_started_with(tmp_path):
     assert not (tmp_path / "state2" / "listen.json").exists()
     res = run_proxy(["--spec", str(spec), "--listen", "fd:9", "--state-dir", str(tmp_path / "s3")])
     assert res.returncode == 2 and "fd:9" in res.stderr
+
+
+def test_serves_sockets_another_process_hands_over(tmp_path):
+    """--handoff-fd N: sandbox-local's agent hands the proxy its listeners on 127.0.0.1:8080 and
+    :1080 inside the sandbox's network namespace (SCM_RIGHTS on a SOCK_SEQPACKET socket), so
+    the sandbox's connections reach the proxy with no process between. A handed TCP listener
+    is accepted on, a handed connection served; anything else (a datagram socket, a Unix
+    listener) is closed unused, and the proxy goes on."""
+    from osftest.paths import proxy_bin
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"egress": ["allowed.test"]}))
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    proc = subprocess.Popen(["bash", "-c", f'exec 4<&{theirs.fileno()}; exec "$@"', "bash",
+                             proxy_bin(), "--spec", str(spec), "--listen", "127.0.0.1:0",
+                             "--admin-listen", "127.0.0.1:0", "--handoff-fd", "4", "--state-dir",
+                             str(tmp_path / "state")],
+                            pass_fds=(theirs.fileno(),), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    theirs.close()
+
+    def refused(client):
+        client.settimeout(15)
+        client.sendall(b"GET http://denied.test/ HTTP/1.1\r\nHost: denied.test\r\n\r\n")
+        return client.recv(64).startswith(b"HTTP/1.1 403 ")
+
+    try:
+        listen_file = tmp_path / "state" / "listen.json"
+        wait_until(lambda: listen_file.exists() or proc.poll() is not None, 30,
+                   "the proxy to listen")
+        assert proc.poll() is None, proc.stderr.read()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as datagram, \
+                socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as unix_listener:
+            unix_listener.bind(str(tmp_path / "l.sock"))
+            unix_listener.listen(1)
+            socket.send_fds(ours, [b"c"], [datagram.fileno(), unix_listener.fileno()])
+        # A TCP listener: the proxy accepts on it; this process no longer does.
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        port = listener.getsockname()[1]
+        socket.send_fds(ours, [b"l"], [listener.fileno()])
+        listener.close()
+        for _ in range(3):
+            with socket.create_connection(("127.0.0.1", port), timeout=15) as client:
+                assert refused(client)
+        # A connection: served as if the proxy had accepted it.
+        client, handed = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        with client:
+            socket.send_fds(ours, [b"c"], [handed.fileno()])
+            handed.close()
+            assert refused(client)
+        log = tmp_path / "state" / "egress.jsonl"
+        wait_until(lambda: log.read_text().count('"denied.test"') >= 4, 30, "four log lines")
+        assert all(json.loads(line).get("client") == "unix"
+                   for line in log.read_text().splitlines() if '"denied.test"' in line)
+    finally:
+        ours.close()
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert proc.returncode == 0, proc.stderr.read()
+    res = run_proxy(["--spec", str(spec), "--listen", "127.0.0.1:0", "--admin-listen",
+                     "127.0.0.1:0", "--handoff-fd", "9", "--state-dir", str(tmp_path / "s2")])
+    assert res.returncode == 2 and "--handoff-fd 9" in res.stderr
+    res = run_proxy(["--spec", str(spec), "--handoff-fd", "1", "--state-dir", str(tmp_path / "s3")])
+    assert res.returncode == 2 and "3 or more" in res.stderr

@@ -66,6 +66,9 @@ std::variant<ProxyConfig, std::string> load_config(ProxyOptions options, const G
         const auto listen = parse_listen(*value);
         if (const auto* bad = std::get_if<std::string>(&listen)) return flag + (" " + *bad);
     }
+    if (options.handoff_fd != -1 && options.handoff_fd < 3)
+        return "--handoff-fd " + std::to_string(options.handoff_fd) +
+               " does not name a descriptor of 3 or more";
     if (options.listen == options.admin_listen && !options.listen.ends_with(":0"))
         return "--admin-listen must differ from --listen (" + options.listen + ")";
 

@@ -36,6 +36,9 @@ struct ProxyOptions {
     std::string state_dir = "/var/lib/egress-proxy";
     std::string upstream_ca;    // extra trust bundle for upstreams (OSF_UPSTREAM_CA_BUNDLE)
     std::string peer_listeners; // a directory of other proxies' listeners, never a destination
+    // --handoff-fd: a Unix SOCK_SEQPACKET socket on which another process hands
+    // over connections it accepted (admin/connection_handoff.hpp); -1: none.
+    int handoff_fd = -1;
     bool log_stdout = false;
     unsigned threads = 1; // 0: one per CPU the process may use (usable_cpus)
     std::chrono::seconds grace{10};

@@ -2,6 +2,7 @@
 
 #include "admin/accept_pause.hpp"
 #include "admin/admin_server.hpp"
+#include "admin/connection_handoff.hpp"
 #include "config/cpu_budget.hpp"
 #include "config/policy_change.hpp"
 #include "net/client_session.hpp"
@@ -22,6 +23,7 @@
 #include <filesystem>
 #include <functional>
 #include <future>
+#include <list>
 #include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
@@ -75,6 +77,8 @@ struct ProxyServer::Impl {
     std::vector<std::unique_ptr<Worker>> workers;
     asio::io_context main_io{1};
     std::unique_ptr<admin::StreamListener> acceptor;
+    std::unique_ptr<admin::ConnectionHandoff> handoff;   // --handoff-fd
+    std::list<asio::ip::tcp::acceptor> handed_listeners; // what it brought
     std::unique_ptr<admin::AdminServer> admin;
     std::size_t next_worker = 0;
 
@@ -160,6 +164,11 @@ struct ProxyServer::Impl {
         spdlog::info("signal {}: draining (grace {} s)", signo, grace.count());
         ctx->draining.store(true);
         acceptor->close();
+        if (handoff) handoff->close();
+        for (auto& listener : handed_listeners) {
+            boost::system::error_code ignored;
+            listener.close(ignored);
+        }
         close_idle_clients();
         asio::co_spawn(
             main_io,
@@ -197,13 +206,60 @@ struct ProxyServer::Impl {
                 }
                 continue;
             }
-            if (static_cast<std::size_t>(ctx->metrics.open_connections.load()) >=
-                config.limits().max_connections) {
-                refuse_over_limit(socket, client);
+            serve(std::move(socket), worker, client);
+        }
+    }
+
+    // A connection, accepted here or handed over: served on its worker,
+    // unless as many as --max-connections are open.
+    void serve(asio::ip::tcp::socket socket, Worker& worker, const std::string& client) {
+        if (static_cast<std::size_t>(ctx->metrics.open_connections.load()) >=
+            config.limits().max_connections) {
+            refuse_over_limit(socket, client);
+            return;
+        }
+        asio::co_spawn(worker.io, run_client_session(*ctx, worker, std::move(socket), client),
+                       asio::detached);
+    }
+
+    // Sockets handed over (--handoff-fd): a listener is accepted on as the
+    // proxy's own, a connection served. Their clients are the sandbox's, as
+    // on the egress socket ("unix").
+    asio::awaitable<void> handoff_loop() {
+        for (;;) {
+            const auto handed = co_await handoff->receive();
+            if (handed.empty()) co_return;
+            for (const int fd : handed) {
+                boost::system::error_code error;
+                if (admin::handed_kind(fd) == admin::Handed::listener) {
+                    auto& listener =
+                        handed_listeners.emplace_back(admin::as_acceptor(main_io, fd, error));
+                    if (!error)
+                        asio::co_spawn(main_io, handed_accept_loop(listener), asio::detached);
+                    continue;
+                }
+                auto& worker = *workers[next_worker++ % workers.size()];
+                auto socket = admin::as_client_socket(worker.io, fd, error);
+                if (!error) serve(std::move(socket), worker, "unix");
+            }
+        }
+    }
+
+    asio::awaitable<void> handed_accept_loop(asio::ip::tcp::acceptor& listener) {
+        for (;;) {
+            auto& worker = *workers[next_worker++ % workers.size()];
+            auto [ec, socket] =
+                co_await listener.async_accept(worker.io, asio::as_tuple(asio::use_awaitable));
+            if (ec) {
+                const auto next = admin::after_accept_error(ec, listener.is_open());
+                if (next == admin::AcceptNext::stop) co_return;
+                if (next == admin::AcceptNext::pause) {
+                    asio::steady_timer pause(main_io, admin::kAcceptPause);
+                    co_await pause.async_wait(asio::use_awaitable);
+                }
                 continue;
             }
-            asio::co_spawn(worker.io, run_client_session(*ctx, worker, std::move(socket), client),
-                           asio::detached);
+            serve(std::move(socket), worker, "unix");
         }
     }
 };
@@ -240,6 +296,15 @@ ProxyServer::ProxyServer(const config::ProxyConfig& config)
         throw std::runtime_error("cannot listen on " + options.listen + ": " + e.code().message());
     } catch (const std::invalid_argument& e) {
         throw std::runtime_error("cannot listen on " + options.listen + ": " + e.what());
+    }
+    if (options.handoff_fd >= 0) {
+        try {
+            impl_->handoff =
+                std::make_unique<admin::ConnectionHandoff>(impl_->main_io, options.handoff_fd);
+        } catch (const std::exception& e) {
+            throw std::runtime_error("cannot use --handoff-fd " +
+                                     std::to_string(options.handoff_fd) + ": " + e.what());
+        }
     }
     try {
         auto* ctx = impl_->ctx.get();
@@ -293,6 +358,7 @@ int ProxyServer::run() {
     } stop_on_exit{stop_workers};
     im.admin->start();
     asio::co_spawn(im.main_io, im.accept_loop(), asio::detached);
+    if (im.handoff) asio::co_spawn(im.main_io, im.handoff_loop(), asio::detached);
 
     // SIGUSR1 (handled before listen.json names the pid): sign the log now, for
     // `egress-proxy log checkpoint` before a copy of the log is taken.

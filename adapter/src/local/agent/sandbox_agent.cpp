@@ -28,6 +28,7 @@
 #include <set>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,9 +41,10 @@ using Tcp = asio::ip::tcp;
 using Local = asio::local::stream_protocol;
 
 // The agent: the sandbox's PID 1 (bwrap --as-pid-1), one event loop. It
-// relays the sandbox's connections to 127.0.0.1:8080 (HTTP) and
-// 127.0.0.1:1080 (SOCKS5) to the egress socket and
-// forks one helper per exec request (exec_helper.hpp). As PID 1 it is every
+// listens on 127.0.0.1:8080 (HTTP) and 127.0.0.1:1080 (SOCKS5) in the
+// sandbox's network namespace and hands both listeners to the proxy, which
+// accepts on them itself (were that to fail, it relays each connection to the
+// egress socket), and forks one helper per exec request (exec_helper.hpp). As PID 1 it is every
 // orphan's parent: a process that ends up its child without being a helper
 // got there because its helper died (killed despite the filter, or by the OOM
 // killer), so nothing can prove which exec it belongs to, and it is killed.
@@ -57,7 +59,8 @@ using Local = asio::local::stream_protocol;
 // as orphans of the agent, everything its command started.
 class Agent {
 public:
-    explicit Agent(int control) : control_(io_, control), signals_(io_, SIGCHLD) {}
+    Agent(int control, int handoff)
+        : control_(io_, control), handoff_(handoff), signals_(io_, SIGCHLD) {}
 
     int run() {
         // The sandbox's process budget, set here inside its own user namespace:
@@ -90,8 +93,11 @@ public:
                 return 1;
             }
         }
-        for (auto& listener : listeners_)
-            accept_connection(listener);
+        // The proxy accepts on them itself when it can take them: then no
+        // process stands between the sandbox's connections and the proxy.
+        if (!hand_listeners_to_proxy())
+            for (auto& listener : listeners_)
+                accept_connection(listener);
         wait_for_children();
         send_with_fds(control_.native_handle(), kAgentReady, {});
         wait_for_request();
@@ -116,6 +122,28 @@ private:
                 }
                 accept_connection(listener); // a refused client sees its connection closed
             });
+    }
+
+    // The listeners, in one message on the proxy's handoff channel; true when
+    // it went (the agent's copies are then closed: the proxy accepts), false
+    // when there is no channel or it failed (the agent relays instead).
+    bool hand_listeners_to_proxy() {
+        if (handoff_ < 0) return false;
+        std::vector<int> fds;
+        for (auto& listener : listeners_)
+            fds.push_back(listener.native_handle());
+        try {
+            send_with_fds(handoff_, "l", fds);
+        } catch (const std::exception& e) {
+            std::cerr << "sandbox-local agent: relaying, the proxy's handoff failed: " << e.what()
+                      << "\n";
+            return false;
+        }
+        for (auto& listener : listeners_) {
+            boost::system::error_code ignored;
+            listener.close(ignored);
+        }
+        return true;
     }
 
     void wait_for_request() {
@@ -226,6 +254,7 @@ private:
 
     asio::io_context io_;
     asio::posix::stream_descriptor control_;
+    int handoff_; // the proxy's handoff channel, or -1
     asio::signal_set signals_;
     std::list<Tcp::acceptor> listeners_; // a list: accept handlers hold references
     RelayCount relays_;
@@ -239,12 +268,14 @@ private:
 
 } // namespace
 
-int run_sandbox_agent(int control_fd) {
+int run_sandbox_agent(int control_fd, int handoff_fd) {
     ::prctl(PR_SET_DUMPABLE, 0); // the sandbox's own processes cannot read its descriptors
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
     ::fcntl(control_fd, F_SETFD, FD_CLOEXEC);
+    if (handoff_fd >= 0 && ::fcntl(handoff_fd, F_SETFD, FD_CLOEXEC) != 0)
+        handoff_fd = -1; // not open: relay instead
     ::signal(SIGPIPE, SIG_IGN);
-    return Agent(control_fd).run();
+    return Agent(control_fd, handoff_fd).run();
 }
 
 } // namespace osf::local::agent

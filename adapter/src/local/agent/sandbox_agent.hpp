@@ -10,6 +10,8 @@ namespace osf::local::agent {
 
 // `control_fd`: the agent's end of the supervisor's SOCK_SEQPACKET channel.
 // Returns when the supervisor goes away.
-int run_sandbox_agent(int control_fd);
+// `handoff_fd`: the agent's end of the proxy's handoff channel (-1: none;
+// connections are then relayed to the egress socket).
+int run_sandbox_agent(int control_fd, int handoff_fd);
 
 } // namespace osf::local::agent

@@ -215,7 +215,7 @@ std::vector<std::string> bwrap_arguments(const SandboxMounts& mounts) {
     add(args, {"--remount-ro", "/", "--"});
     const auto command = agent_command(mounts);
     args.insert(args.end(), command.begin(), command.end());
-    add(args, {"__agent", std::to_string(mounts.control_fd)});
+    add(args, {"__agent", std::to_string(mounts.control_fd), std::to_string(mounts.handoff_fd)});
     return args;
 }
 

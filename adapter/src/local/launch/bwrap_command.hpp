@@ -13,6 +13,9 @@ namespace osf::local {
 
 // The agent's end of the supervisor's channel, by number in the agent.
 inline constexpr int kAgentControlFd = 3;
+// The agent's end of the proxy's handoff channel (the proxy's --handoff-fd):
+// it hands each connection it accepts to the proxy there.
+inline constexpr int kAgentHandoffFd = 4;
 
 // One entry of a host directory (its top level, or /etc), as listed by the caller.
 struct HostEntry {
@@ -54,6 +57,7 @@ struct SandboxMounts {
     std::string host_loader;
     std::vector<std::string> host_library_dirs;
     int control_fd = kAgentControlFd; // the agent's end of the supervisor's channel
+    int handoff_fd = kAgentHandoffFd; // the agent's end of the proxy's handoff channel
     // The IDs the sandbox's processes have inside their user namespace: root,
     // or the spec's `user`. Outside they are the sandbox's host id.
     std::int64_t uid = 0, gid = 0;

@@ -13,6 +13,8 @@ std::vector<std::string> proxy_argv(const std::string& binary, const SandboxPath
             "fd:" + std::to_string(kProxyListenerFd),
             "--max-connections",
             std::to_string(kProxyMaxConnections),
+            "--handoff-fd",
+            std::to_string(kProxyHandoffFd),
             "--admin-listen",
             "unix:" + paths.admin_socket,
             "--state-dir",

@@ -43,14 +43,17 @@ struct LaunchPlan {
 LaunchPlan launch_plan(LaunchInputs inputs);
 
 // The proxy listens on the sandbox's egress socket, which the supervisor binds
-// and hands it as descriptor kProxyListenerFd (the sandbox's connections come
-// straight to it: no relay between), and serves its admin port on a Unix
+// and hands it as descriptor kProxyListenerFd, and takes the connections the
+// agent accepted on kProxyHandoffFd (no process relays them), and serves its admin port on a Unix
 // socket in the sandbox's 0700 state directory; never on a host port: only the
 // sandbox's host id, this sandbox's supervisor and the CLI of the user who
 // owns it can connect, whatever other users, sandboxes or state directories
 // the machine has. At most kProxyMaxConnections at once, as the agent relays.
 // The sandbox's own spec and state directory.
 inline constexpr int kProxyListenerFd = 3;
+// Where the agent hands it the sandbox's connections (--handoff-fd): the
+// proxy's end of a SOCK_SEQPACKET pair whose other end is the agent's.
+inline constexpr int kProxyHandoffFd = 4;
 inline constexpr int kProxyMaxConnections = 1024;
 std::vector<std::string> proxy_argv(const std::string& binary, const SandboxPaths& paths);
 

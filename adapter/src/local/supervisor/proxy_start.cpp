@@ -5,10 +5,13 @@
 #include "osf/proxy_state.hpp"
 
 #include <array>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <poll.h>
 #include <sys/inotify.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -40,12 +43,20 @@ void keep_log_key(const SandboxPaths& paths) {
 
 } // namespace
 
-Fd start_proxy(SupervisedSandbox& sandbox, const Fd& egress_listener) {
+HandoffChannel handoff_channel() {
+    std::array<int, 2> pair{};
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair.data()) != 0)
+        throw StartFailed(std::string("socketpair: ") + std::strerror(errno));
+    return {Fd(pair[0]), Fd(pair[1])};
+}
+
+Fd start_proxy(SupervisedSandbox& sandbox, const Fd& egress_listener, const Fd& handoff) {
     std::vector<Fd> keep_open;
     process::SpawnSpec spec = output_to(sandbox.paths.proxy_output, keep_open);
     // The sandbox's egress socket, as the proxy's listener (proxy_argv's
     // fd:N): the sandbox's connections reach the proxy with no relay between.
     spec.fds.push_back({kProxyListenerFd, egress_listener.get()});
+    spec.fds.push_back({kProxyHandoffFd, handoff.get()});
     spec.argv = sandbox.plan.proxy_argv;
     spec.env = to_envp(sandbox.plan.proxy_environment);
     spec.die_with_parent = true;

@@ -132,7 +132,7 @@ void place_in_cgroups(SupervisedSandbox& sandbox,
              "namespace instead");
 }
 
-Fd spawn_sandbox(SupervisedSandbox& sandbox) {
+Fd spawn_sandbox(SupervisedSandbox& sandbox, const Fd& handoff) {
     try {
         make_bound_file(sandbox.paths.sandbox_ca, 0644); // filled in once the proxy listens
     } catch (const std::runtime_error& e) {
@@ -155,7 +155,8 @@ Fd spawn_sandbox(SupervisedSandbox& sandbox) {
     spec.fds = {{0, null.get()},
                 {1, output.write.get()},
                 {2, output.write.get()},
-                {kAgentControlFd, agent_end.get()}};
+                {kAgentControlFd, agent_end.get()},
+                {kAgentHandoffFd, handoff.get()}};
     spec.die_with_parent = true;
     spec.new_session_keyring = true;
     spec.join_cgroups = sandbox.placement.procs_files;

@@ -26,7 +26,8 @@ void place_in_cgroups(SupervisedSandbox& sandbox,
 // Starts bwrap (sandbox.sandbox_pid) with the agent inside, which
 // sandbox.agent reaches; the CA file it binds is made empty first (the
 // proxy's start fills it in). Its output, for wait_for_agent.
-Fd spawn_sandbox(SupervisedSandbox& sandbox);
+// `handoff`: the agent's end of the proxy's handoff channel.
+Fd spawn_sandbox(SupervisedSandbox& sandbox, const Fd& handoff);
 
 // The agent says kAgentReady once it listens on 127.0.0.1:8080. Until then
 // bwrap's and the agent's `output` goes to sandbox.log (bounded); after, its

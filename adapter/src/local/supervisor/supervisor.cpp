@@ -146,12 +146,15 @@ private:
         // sandbox runs nothing but the agent until create hears it is ready,
         // after both; the proxy's start fills in the CA file it binds.
         sockets_ = listen_for_sandbox(sandbox_);
-        Fd proxy_listened = start_proxy(sandbox_, sockets_.egress);
+        HandoffChannel handoff = handoff_channel();
+        Fd proxy_listened = start_proxy(sandbox_, sockets_.egress, handoff.proxy_end);
         sockets_.egress = Fd(); // the proxy's now
+        handoff.proxy_end = Fd();
         place_in_cgroups(sandbox_, [this](const std::string& warning) {
             report(status_line(StartStatus::Warning, warning));
         });
-        Fd sandbox_output = spawn_sandbox(sandbox_);
+        Fd sandbox_output = spawn_sandbox(sandbox_, handoff.agent_end);
+        handoff.agent_end = Fd();
         wait_for_proxy(sandbox_, std::move(proxy_listened));
         wait_for_agent(sandbox_, std::move(sandbox_output));
         std::ofstream(sandbox_.paths.ready) << "";

@@ -111,7 +111,10 @@ TEST_CASE("bwrap: every namespace, no capabilities, only the system directories"
         CHECK((target == "/tmp" || target == "/dev/shm" ||
                has_sequence(args, {"--remount-ro", target})));
     }
-    CHECK(args.back() == "3");
+    // The agent's two channels: the supervisor's, then the proxy's handoff.
+    REQUIRE(args.size() > 3);
+    CHECK(std::vector<std::string>(args.end() - 3, args.end()) ==
+          std::vector<std::string>{"__agent", "3", "4"});
 }
 
 TEST_CASE("bwrap: /tmp and /dev/shm are sized, /cache is bound") {
@@ -178,6 +181,7 @@ TEST_CASE("bwrap: in a foreign root the agent runs with the host's loader and li
     mounts.host_loader = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2";
     mounts.host_library_dirs = {"/usr/lib/x86_64-linux-gnu", "/opt/lib"};
     mounts.control_fd = 4;
+    mounts.handoff_fd = 5;
     const auto args = bwrap_arguments(mounts);
     CHECK(has_sequence(args, {"--ro-bind", "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
                               "/run/osf/ld.so", "--ro-bind", "/usr/lib/x86_64-linux-gnu",
@@ -186,7 +190,7 @@ TEST_CASE("bwrap: in a foreign root the agent runs with the host's loader and li
     CHECK(has_sequence(args,
                        {"--remount-ro", "/run", "--remount-ro", "/dev", "--remount-ro", "/", "--",
                         "/run/osf/ld.so", "--library-path", "/run/osf/lib/0:/run/osf/lib/1",
-                        "/run/osf/sandbox-local", "__agent", "4"}));
+                        "/run/osf/sandbox-local", "__agent", "4", "5"}));
     // ssh's ProxyCommand runs the product's binary the same way.
     CHECK(agent_command(mounts) == std::vector<std::string>{"/run/osf/ld.so", "--library-path",
                                                             "/run/osf/lib/0:/run/osf/lib/1",

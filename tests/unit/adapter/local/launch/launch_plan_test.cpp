@@ -17,11 +17,15 @@ TEST_CASE("the proxy listens on the sandbox's egress socket and a private admin 
     std::map<std::string, std::string> flags;
     for (std::size_t i = 1; i + 1 < argv.size(); i += 2)
         CHECK(flags.emplace(argv[i], argv[i + 1]).second);
-    CHECK(flags.size() == 5);
+    CHECK(flags.size() == 6);
     // The listener the supervisor hands it: the egress socket the sandbox sees.
     CHECK(flags["--listen"] == "fd:" + std::to_string(kProxyListenerFd));
     CHECK(kProxyListenerFd > 2);
     CHECK(flags["--max-connections"] == std::to_string(kProxyMaxConnections));
+    // The agent hands it the connections it accepts on a channel of their own.
+    CHECK(flags["--handoff-fd"] == std::to_string(kProxyHandoffFd));
+    CHECK(kProxyHandoffFd != kProxyListenerFd);
+    CHECK(kProxyHandoffFd > 2);
     CHECK(flags["--admin-listen"] == "unix:" + paths.admin_socket);
     CHECK(flags["--spec"] == paths.spec);
     CHECK(flags["--state-dir"] == paths.proxy_state);
