@@ -35,7 +35,8 @@ void ServeFlags::add_serving(CLI::App& app) {
         ->capture_default_str();
     app.add_option("--handoff-fd", options_.handoff_fd,
                    "A Unix SOCK_SEQPACKET socket this process was started with, on which "
-                   "another process hands over connections it accepted (sandbox-local's agent)");
+                   "another process hands it listeners to accept on or connections to serve "
+                   "(sandbox-local's agent)");
     app.add_option("--peer-listeners", options_.peer_listeners,
                    "Directory of files listing other proxies' ADDR:PORT listeners, never "
                    "connected to (sandbox-local's other sandboxes)");
