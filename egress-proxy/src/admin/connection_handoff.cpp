@@ -90,26 +90,31 @@ void ConnectionHandoff::close() {
     descriptor_.close(ignored);
 }
 
-asio::ip::tcp::socket as_client_socket(asio::io_context& into, int fd,
-                                       boost::system::error_code& error) {
-    asio::ip::tcp::socket socket(into);
-    // A Unix connection goes in a TCP socket object as StreamListener's do:
-    // only read and written.
-    socket.assign(socket_option(fd, SO_DOMAIN) == AF_INET6 ? asio::ip::tcp::v6()
+namespace {
+
+// A handed socket in an Asio object of `io` (a socket or an acceptor); a
+// Unix connection goes in a TCP socket object, as StreamListener's do: only
+// read and written.
+template <class Handed>
+Handed assigned(asio::io_context& io, int fd, boost::system::error_code& error) {
+    Handed object(io);
+    object.assign(socket_option(fd, SO_DOMAIN) == AF_INET6 ? asio::ip::tcp::v6()
                                                            : asio::ip::tcp::v4(),
                   fd, error);
     if (error) ::close(fd);
-    return socket;
+    return object;
+}
+
+} // namespace
+
+asio::ip::tcp::socket as_client_socket(asio::io_context& into, int fd,
+                                       boost::system::error_code& error) {
+    return assigned<asio::ip::tcp::socket>(into, fd, error);
 }
 
 asio::ip::tcp::acceptor as_acceptor(asio::io_context& io, int fd,
                                     boost::system::error_code& error) {
-    asio::ip::tcp::acceptor acceptor(io);
-    acceptor.assign(socket_option(fd, SO_DOMAIN) == AF_INET6 ? asio::ip::tcp::v6()
-                                                             : asio::ip::tcp::v4(),
-                    fd, error);
-    if (error) ::close(fd);
-    return acceptor;
+    return assigned<asio::ip::tcp::acceptor>(io, fd, error);
 }
 
 } // namespace osf::admin

@@ -102,18 +102,17 @@ TEST_CASE("staging: /etc is one tree of its shown entries, the CA and the ssh co
         CHECK_FALSE(staged_at(binds, std::string("/run/osf-stage/etc/") + hidden));
     // The product's own: the CA's directory (never the root's /etc/osf), and an
     // /etc/ssh holding only the ssh client config.
-    const auto* osf = staged_at(binds, "/run/osf-stage/etc/osf");
-    REQUIRE(osf);
-    CHECK(osf->source.empty());
-    const auto* ca = staged_at(binds, "/run/osf-stage/etc/osf/egress-ca.crt");
-    REQUIRE(ca);
-    CHECK(ca->source == "/state/sandboxes/x/run/egress-ca.crt");
-    const auto* ssh = staged_at(binds, "/run/osf-stage/etc/ssh");
-    REQUIRE(ssh);
-    CHECK(ssh->source.empty());
-    const auto* config = staged_at(binds, "/run/osf-stage/etc/ssh/ssh_config");
-    REQUIRE(config);
-    CHECK(config->source == "/state/sandboxes/x/run/ssh_config");
+    const std::pair<const char*, const char*> ours[] = {
+        {"/run/osf-stage/etc/osf", ""},
+        {"/run/osf-stage/etc/osf/egress-ca.crt", "/state/sandboxes/x/run/egress-ca.crt"},
+        {"/run/osf-stage/etc/ssh", ""},
+        {"/run/osf-stage/etc/ssh/ssh_config", "/state/sandboxes/x/run/ssh_config"}};
+    for (const auto& [target, source] : ours) {
+        INFO(target);
+        const auto* bind = staged_at(binds, target);
+        REQUIRE(bind);
+        CHECK(bind->source == source); // empty: a directory made there
+    }
     // Each target's directory is made before it.
     for (std::size_t i = 0; i < binds.size(); ++i) {
         const auto parent = binds[i].target.substr(0, binds[i].target.rfind('/'));
