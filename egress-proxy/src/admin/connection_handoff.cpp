@@ -15,8 +15,8 @@ namespace asio = boost::asio;
 
 namespace {
 
-// At most this many connections in one message; more are cut off (and closed
-// by the kernel). The agent sends one at a time.
+// At most this many sockets in one message; more are cut off (and closed by
+// the kernel). sandbox-local's agent sends its two listeners in one.
 constexpr std::size_t kFdsPerMessage = 8;
 
 int socket_option(int fd, int name) {
@@ -68,7 +68,7 @@ asio::awaitable<std::vector<int>> ConnectionHandoff::receive() {
             ::recvmsg(descriptor_.native_handle(), &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
         if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
         if (n <= 0) co_return std::vector<int>{}; // the sender is gone
-        std::vector<int> connections;
+        std::vector<int> handed;
         for (cmsghdr* c = CMSG_FIRSTHDR(&message); c; c = CMSG_NXTHDR(&message, c)) {
             if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
             const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -76,12 +76,12 @@ asio::awaitable<std::vector<int>> ConnectionHandoff::receive() {
                 int fd = -1;
                 std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
                 if (handed_kind(fd) != Handed::unusable)
-                    connections.push_back(fd);
+                    handed.push_back(fd);
                 else
                     ::close(fd);
             }
         }
-        if (!connections.empty()) co_return connections;
+        if (!handed.empty()) co_return handed;
     }
 }
 
@@ -95,9 +95,9 @@ namespace {
 // A handed socket in an Asio object of `io` (a socket or an acceptor); a
 // Unix connection goes in a TCP socket object, as StreamListener's do: only
 // read and written.
-template <class Handed>
-Handed assigned(asio::io_context& io, int fd, boost::system::error_code& error) {
-    Handed object(io);
+template <class Object>
+Object assigned(asio::io_context& io, int fd, boost::system::error_code& error) {
+    Object object(io);
     object.assign(socket_option(fd, SO_DOMAIN) == AF_INET6 ? asio::ip::tcp::v6()
                                                            : asio::ip::tcp::v4(),
                   fd, error);
