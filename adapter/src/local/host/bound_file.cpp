@@ -1,5 +1,7 @@
 #include "local/host/bound_file.hpp"
 
+#include "process/fd.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -29,16 +31,11 @@ void make_bound_file(const std::string& path, mode_t mode) {
 void rewrite_bound_file(const std::string& path, std::string_view content) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) fail("cannot rewrite ", path, errno);
-    std::size_t done = 0;
-    while (done < content.size()) {
-        const auto n = ::write(fd, content.data() + done, content.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            const int error = n < 0 ? errno : EIO;
-            ::close(fd);
-            fail("cannot rewrite ", path, error);
-        }
-        done += static_cast<std::size_t>(n);
+    errno = 0;
+    if (!process::write_all(fd, content.data(), content.size())) {
+        const int error = errno ? errno : EIO;
+        ::close(fd);
+        fail("cannot rewrite ", path, error);
     }
     ::close(fd);
 }

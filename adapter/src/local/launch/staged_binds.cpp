@@ -13,6 +13,11 @@ std::string staged_path(const std::string& name) {
 
 namespace {
 
+// `path` ("/etc", "/usr") inside the root file system at `root` ("/": the host's).
+std::string in_root(const std::string& root, const std::string& path) {
+    return (root == "/" ? std::string() : root) + path;
+}
+
 // Below /etc: "/etc/osf/egress-ca.crt" -> "osf/egress-ca.crt".
 std::string below_etc(std::string_view path) {
     return std::string(path.substr(std::string_view("/etc/").size()));
@@ -22,8 +27,7 @@ std::string below_etc(std::string_view path) {
 // bwrap_arguments would bind entry by entry, and the product's two files.
 void stage_etc(std::vector<StagedBind>& binds, SandboxMounts& mounts, const std::string& ca_file,
                const std::string& ssh_config) {
-    const std::string source =
-        (mounts.root_source == "/" ? std::string() : mounts.root_source) + "/etc";
+    const std::string source = in_root(mounts.root_source, "/etc");
     const std::string etc = staged_path("etc");
     binds.push_back({"", etc, true, ""});
     for (const auto& entry : mounts.etc_entries) {
@@ -70,7 +74,7 @@ std::vector<StagedBind> stage_sources(SandboxMounts& mounts) {
         binds.push_back({"", mounts.root_source, true, ""});
         for (const auto& entry : mounts.root_entries)
             if (entry.kind == HostEntry::Kind::Directory || entry.kind == HostEntry::Kind::File)
-                binds.push_back({(real_root == "/" ? "" : real_root) + "/" + entry.name,
+                binds.push_back({in_root(real_root, "/" + entry.name),
                                  mounts.root_source + "/" + entry.name,
                                  entry.kind == HostEntry::Kind::Directory, ""});
     }

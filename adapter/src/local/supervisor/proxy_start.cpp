@@ -44,10 +44,8 @@ void keep_log_key(const SandboxPaths& paths) {
 } // namespace
 
 HandoffChannel handoff_channel() {
-    std::array<int, 2> pair{};
-    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair.data()) != 0)
-        throw StartFailed(std::string("socketpair: ") + std::strerror(errno));
-    return {Fd(pair[0]), Fd(pair[1])};
+    auto [proxy_end, agent_end] = seqpacket_pair();
+    return {std::move(proxy_end), std::move(agent_end)};
 }
 
 Fd start_proxy(SupervisedSandbox& sandbox, const Fd& egress_listener, const Fd& handoff) {

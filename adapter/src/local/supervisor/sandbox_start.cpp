@@ -138,11 +138,8 @@ Fd spawn_sandbox(SupervisedSandbox& sandbox, const Fd& handoff) {
     } catch (const std::runtime_error& e) {
         throw StartFailed(e.what());
     }
-    std::array<int, 2> pair{};
-    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair.data()) != 0)
-        throw StartFailed(std::string("socketpair: ") + std::strerror(errno));
-    sandbox.agent = Fd(pair[0]);
-    Fd agent_end(pair[1]);
+    auto [supervisor_end, agent_end] = seqpacket_pair();
+    sandbox.agent = std::move(supervisor_end);
 
     const std::vector<StagedBind>& binds = sandbox.plan.staged;
 

@@ -3,12 +3,14 @@
 #include "osf/atomic_file.hpp"
 #include "osf/whole_file.hpp"
 
+#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 namespace osf::local::supervisor {
@@ -35,6 +37,13 @@ void write_file(const std::string& path, const std::string& text, mode_t mode) {
     } catch (const std::runtime_error& e) {
         throw StartFailed(e.what());
     }
+}
+
+std::pair<Fd, Fd> seqpacket_pair() {
+    std::array<int, 2> pair{};
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair.data()) != 0)
+        throw StartFailed(std::string("socketpair: ") + std::strerror(errno));
+    return {Fd(pair[0]), Fd(pair[1])};
 }
 
 void check_stop_signal(const SupervisedSandbox& sandbox) {

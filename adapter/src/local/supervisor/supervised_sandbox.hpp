@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <sys/types.h>
+#include <utility>
 #include <vector>
 
 namespace osf::local::supervisor {
@@ -50,6 +51,10 @@ std::string read_file(const std::string& path);
 std::string last_line(const std::string& path);
 // Written whole or not at all; StartFailed when it cannot be.
 void write_file(const std::string& path, const std::string& text, mode_t mode);
+
+// A connected SOCK_SEQPACKET pair, close-on-exec (the agent's channels);
+// StartFailed when it cannot be made.
+std::pair<Fd, Fd> seqpacket_pair();
 
 // A SIGTERM or SIGINT while the sandbox starts (create gave up): StartFailed.
 void check_stop_signal(const SupervisedSandbox& sandbox);
